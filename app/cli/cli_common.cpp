@@ -1,0 +1,112 @@
+#include "cli_common.hpp"
+
+#include "io/result_writer.hpp"
+
+#include <cmath>
+#include <iostream>
+
+namespace gpurec::cli {
+
+void addInputOptions(CLI::App& app, InputOptions& o) {
+    app.add_option("-s,--species-tree", o.species, "Rooted binary species tree (Newick)")->required();
+    app.add_option("-f,--families", o.families, "AleRax families file");
+    app.add_option("gene_trees", o.geneTrees, "Gene-tree files, one family each (instead of or besides -f)");
+    app.add_option("--transfer-constraint", o.transferConstraint, "PARENTS (default) or NONE")
+        ->check(CLI::IsMember({"PARENTS", "NONE"}));
+    app.add_option("--gene-tree-rooting", o.rooting, "UNIFORM (every rooting of unrooted samples) or ROOTED")
+        ->check(CLI::IsMember({"UNIFORM", "ROOTED"}));
+    app.add_option("--min-covered-species", o.minCoveredSpecies,
+                   "Exclude families covering fewer species (default 4)")
+        ->check(CLI::NonNegativeNumber);
+}
+
+void addRateOptions(CLI::App& app, RateOptions& o) {
+    app.add_option("--d", o.d, "Duplication rate (default 0.1)")->check(CLI::PositiveNumber);
+    app.add_option("--l", o.l, "Loss rate (default 0.1)")->check(CLI::PositiveNumber);
+    app.add_option("--t", o.t, "Transfer rate (default 0.1)")->check(CLI::PositiveNumber);
+    app.add_option("--rates-file", o.ratesFile, "AleRax model_parameters.txt (# node D L T)");
+}
+
+void addEngineOptions(CLI::App& app, EngineOptions& o, bool withDevice) {
+    app.add_option("--schedule", o.schedule, "converged (default) or alerax (AleRax v1.4's 4 sweeps)")
+        ->check(CLI::IsMember({"converged", "alerax"}));
+    app.add_option("--threads", o.threads, "CPU threads (default: all cores)")->check(CLI::NonNegativeNumber);
+    std::string names;
+    for (const SolverOptionInfo& i : solverOptionInfo()) names += "\n  " + i.name + " (" + i.range + "): " + i.help;
+    app.add_option("--solver", o.solverSettings, "Solver option name=value, repeatable:" + names);
+    if (withDevice) {
+        app.add_option("--device", o.device, "auto, cpu, cuda or cuda:N (default cpu)");
+        app.add_option("--gpu-memory-limit", o.gpuMemoryLimit, "Device memory budget, e.g. 20GB");
+    }
+}
+
+LoadedInput loadOrExplain(const InputOptions& o, int threads) {
+    InputPaths paths{o.species, o.families, o.geneTrees};
+    LoadOptions lo;
+    lo.rooting = parseGeneTreeRooting(o.rooting);
+    lo.minCoveredSpecies = o.minCoveredSpecies;
+    lo.threads = threads;
+    LoadedInput in = loadInput(paths, parseTransferConstraint(o.transferConstraint), lo);
+    for (const FamilyProblem& p : in.excluded) std::cerr << "excluded family " << p.family << ": " << p.message << "\n";
+    if (!in.errors.empty()) {
+        std::string all;
+        for (const FamilyProblem& p : in.errors) all += "\n  family " + p.family + ": " + p.message;
+        throw std::runtime_error(std::to_string(in.errors.size()) + " famil" + (in.errors.size() == 1 ? "y" : "ies") +
+                                 " could not be read:" + all);
+    }
+    if (in.dataset->families.empty()) throw std::runtime_error("no family left to reconcile after exclusions");
+    return in;
+}
+
+SolverOptions solverOptionsFrom(const EngineOptions& o) {
+    SolverOptions s;
+    s.schedule = parseSchedule(o.schedule);
+    s.threads = o.threads;
+    for (const std::string& kv : o.solverSettings) {
+        auto eq = kv.find('=');
+        if (eq == std::string::npos) throw std::invalid_argument("--solver expects name=value, got '" + kv + "'");
+        setSolverOption(s, kv.substr(0, eq), kv.substr(eq + 1));
+    }
+    s.validate();
+    return s;
+}
+
+RateParameters initialRates(const RateOptions& o, const Dataset& data, RateMode mode) {
+    const int S = data.species.size(), F = static_cast<int>(data.families.size());
+    if (o.ratesFile.empty()) return RateParameters(mode, S, F, {o.d, o.l, o.t});
+    RateParameters fromFile = readModelParameters(o.ratesFile, data.species, F);
+    if (mode == RateMode::Global && fromFile.mode() == RateMode::Global) return fromFile;
+    RateParameters out(mode, S, F, fromFile.rates(0));
+    if (mode == RateMode::Specieswise)
+        for (int e = 0; e < S; ++e) out.setRates(e, fromFile.rates(fromFile.row(0, e)));
+    else if (fromFile.mode() != RateMode::Global)
+        throw std::invalid_argument("--rates-file holds per-species rates; use the specieswise mode");
+    return out;
+}
+
+double parseByteSize(const std::string& text) {
+    std::size_t used = 0;
+    double v = std::stod(text, &used);
+    std::string unit = text.substr(used);
+    double mult = 1;
+    if (unit == "" || unit == "B") mult = 1;
+    else if (unit == "KB" || unit == "K") mult = 1e3;
+    else if (unit == "MB" || unit == "M") mult = 1e6;
+    else if (unit == "GB" || unit == "G") mult = 1e9;
+    else if (unit == "KiB") mult = 1024.0;
+    else if (unit == "MiB") mult = 1024.0 * 1024;
+    else if (unit == "GiB") mult = 1024.0 * 1024 * 1024;
+    else throw std::invalid_argument("bad size '" + text + "' (examples: 20GB, 512MiB)");
+    if (!(v > 0)) throw std::invalid_argument("size must be positive: '" + text + "'");
+    return v * mult;
+}
+
+BackendChoice backendFrom(const EngineOptions& o, std::shared_ptr<const Dataset> data) {
+    BatchLimits limits;
+    if (!o.gpuMemoryLimit.empty()) limits.memoryBytes = parseByteSize(o.gpuMemoryLimit);
+    BackendChoice c = selectBackend(o.device, std::move(data), limits);
+    if (!c.note.empty()) std::cerr << c.note << "\n";
+    return c;
+}
+
+} // namespace gpurec::cli

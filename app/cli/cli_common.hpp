@@ -1,0 +1,49 @@
+#pragma once
+// Option groups shared by the gpurec subcommands, and the input/rates set-up they all need.
+#include "data/load.hpp"
+#include "device_selection.hpp"
+#include "engine/backend.hpp"
+#include "model/rate_parameters.hpp"
+#include "model/solver_options.hpp"
+
+#include <CLI/CLI.hpp>
+#include <string>
+#include <vector>
+
+namespace gpurec::cli {
+
+struct InputOptions {
+    std::string species;
+    std::string families;
+    std::vector<std::string> geneTrees;
+    std::string transferConstraint = "PARENTS";
+    std::string rooting = "UNIFORM";
+    int minCoveredSpecies = 4;
+};
+
+struct RateOptions {
+    double d = 0.1, l = 0.1, t = 0.1;
+    std::string ratesFile;
+};
+
+struct EngineOptions {
+    std::string device = "cpu";
+    std::string schedule = "converged";
+    int threads = 0;
+    std::vector<std::string> solverSettings; // name=value
+    std::string gpuMemoryLimit;
+};
+
+void addInputOptions(CLI::App& app, InputOptions& o);
+void addRateOptions(CLI::App& app, RateOptions& o);
+void addEngineOptions(CLI::App& app, EngineOptions& o, bool withDevice);
+
+// Loads the dataset and prints excluded families; exits with a message on per-family errors.
+LoadedInput loadOrExplain(const InputOptions& o, int threads);
+SolverOptions solverOptionsFrom(const EngineOptions& o);
+RateParameters initialRates(const RateOptions& o, const Dataset& data, RateMode mode);
+BackendChoice backendFrom(const EngineOptions& o, std::shared_ptr<const Dataset> data);
+// "20GB", "512MiB", "1e9" -> bytes.
+double parseByteSize(const std::string& text);
+
+} // namespace gpurec::cli

@@ -1,0 +1,20 @@
+// gpurec command-line tool: a thin client of the core engine.
+#include "commands.hpp"
+
+#include <iostream>
+
+int main(int argc, char** argv) {
+    CLI::App app{"gpurec: gene-tree / species-tree reconciliation under the undated DTL model"};
+    app.set_version_flag("--version", GPUREC_VERSION);
+    app.require_subcommand(1);
+    gpurec::cli::registerEval(app);
+    try {
+        app.parse(argc, argv);
+    } catch (const CLI::ParseError& e) {
+        return app.exit(e);
+    } catch (const std::exception& e) {
+        std::cerr << "gpurec: error: " << e.what() << "\n";
+        return 2;
+    }
+    return 0;
+}

@@ -1,0 +1,54 @@
+#pragma once
+// Inputs prepared for the engines: the species tree and the families' clade sets with mapped genes.
+#include "ccp/clade_set.hpp"
+#include "io/families_file.hpp"
+#include "tree/species_tree.hpp"
+
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace gpurec {
+
+struct GeneFamily {
+    std::string name;
+    std::string geneTreePath;
+    CladeSet clades;
+    std::vector<int> geneSpecies; // gene index -> species leaf index
+    int coveredSpecies = 0;
+};
+
+struct Dataset {
+    SpeciesTree species;
+    TransferConstraint transferConstraint = TransferConstraint::Parents;
+    std::vector<GeneFamily> families;
+
+    long long cladeCount() const;
+    long long splitCount() const;
+};
+
+struct LoadOptions {
+    GeneTreeRooting rooting = GeneTreeRooting::Unrooted;
+    int minCoveredSpecies = 4;
+    int threads = 0; // 0: all cores
+};
+
+struct FamilyProblem {
+    std::string family;
+    std::string message; // "file:line:column: problem" or the exclusion reason
+};
+
+struct LoadReport {
+    std::vector<GeneFamily> families;   // valid families, in input order
+    std::vector<FamilyProblem> excluded; // valid but below the coverage threshold
+    std::vector<FamilyProblem> errors;   // unreadable or invalid input
+};
+
+// Reads, amalgamates and maps one family. Throws InputError on bad input.
+GeneFamily prepareFamily(const SpeciesTree& species, const FamilyInput& input, GeneTreeRooting rooting);
+
+// Prepares all families in parallel; bad families are reported, never fatal.
+LoadReport loadFamilies(const SpeciesTree& species, const std::vector<FamilyInput>& inputs, const LoadOptions& options,
+                        const std::function<void(int done, int total)>& progress = {});
+
+} // namespace gpurec

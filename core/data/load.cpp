@@ -1,0 +1,23 @@
+#include "data/load.hpp"
+
+#include "io/input_error.hpp"
+
+namespace gpurec {
+
+LoadedInput loadInput(const InputPaths& paths, TransferConstraint constraint, const LoadOptions& options,
+                      const std::function<void(int done, int total)>& progress) {
+    if (paths.speciesTree.empty()) throw InputError("", 0, 0, "no species tree given");
+    auto dataset = std::make_shared<Dataset>();
+    dataset->species = SpeciesTree::readFile(paths.speciesTree);
+    dataset->transferConstraint = constraint;
+    std::vector<FamilyInput> inputs;
+    if (!paths.familiesFile.empty()) inputs = readFamiliesFile(paths.familiesFile);
+    std::vector<FamilyInput> listed = familiesFromGeneTreeFiles(paths.geneTrees);
+    inputs.insert(inputs.end(), listed.begin(), listed.end());
+    if (inputs.empty()) throw InputError("", 0, 0, "no gene families given (use a families file or gene-tree files)");
+    LoadReport report = loadFamilies(dataset->species, inputs, options, progress);
+    dataset->families = std::move(report.families);
+    return {dataset, std::move(report.excluded), std::move(report.errors)};
+}
+
+} // namespace gpurec

@@ -1,0 +1,29 @@
+#pragma once
+// From paths to a Dataset: species tree, families (file or gene-tree list), mapping, CCPs.
+#include "data/dataset.hpp"
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace gpurec {
+
+struct InputPaths {
+    std::string speciesTree;
+    std::string familiesFile;            // AleRax families file, or
+    std::vector<std::string> geneTrees;  // plain list of gene-tree files (one family each)
+};
+
+struct LoadedInput {
+    std::shared_ptr<Dataset> dataset;
+    std::vector<FamilyProblem> excluded;
+    std::vector<FamilyProblem> errors;
+};
+
+// Throws InputError for an unreadable species tree or families file; per-family problems are
+// collected in the result.
+LoadedInput loadInput(const InputPaths& paths, TransferConstraint constraint, const LoadOptions& options,
+                      const std::function<void(int done, int total)>& progress = {});
+
+} // namespace gpurec

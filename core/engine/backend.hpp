@@ -1,0 +1,53 @@
+#pragma once
+// The engine's one narrow interface: prepared families and rates in, per-family results out.
+// The CPU reference and the CUDA backend implement it; the CLI and the GUI only talk to it.
+#include "data/dataset.hpp"
+#include "model/rate_parameters.hpp"
+#include "model/solver_options.hpp"
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace gpurec {
+
+struct SolverStats {
+    int eIterations = 0;      // largest over E solves
+    double eResidual = 0.0;   // largest last relative change
+    long piIterations = 0;    // self-loop iterations summed over clades
+    int maxPiIterations = 0;  // largest for one clade
+    long bicgstabIterations = 0;
+    long bicgstabBreakdowns = 0;
+    long prunedClades = 0;
+    double seconds = 0.0;     // wall time of the evaluation
+};
+
+struct Evaluation {
+    std::vector<double> logLikelihood; // per family, natural log
+    double totalLogLikelihood = 0.0;
+    double totalNllBits = 0.0;
+    std::vector<double> gradient;      // d totalNllBits / dθ, same shape as θ (empty without gradient)
+    SolverStats stats;
+};
+
+// Device memory budget and batch shape; the CPU ignores what it does not need.
+struct BatchLimits {
+    double memoryBytes = 0; // 0: backend default
+    int maxFamiliesPerBatch = 0;
+};
+
+class LikelihoodBackend {
+  public:
+    virtual ~LikelihoodBackend() = default;
+    virtual std::string name() const = 0;
+    virtual Evaluation evaluate(const RateParameters& theta, const SolverOptions& options, bool withGradient) = 0;
+    // Forget cached E and Π (warm starts); results never depend on them beyond tolerance.
+    virtual void clearWarmStarts() = 0;
+    virtual void replan(const BatchLimits& limits) = 0;
+    // A short description of the work plan (batches, peak memory) for logs.
+    virtual std::string planSummary() const = 0;
+};
+
+std::unique_ptr<LikelihoodBackend> makeCpuBackend(std::shared_ptr<const Dataset> data);
+
+} // namespace gpurec

@@ -1,0 +1,384 @@
+#include "engine/family_solver.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <numbers>
+#include <stdexcept>
+
+namespace gpurec {
+
+namespace {
+
+constexpr int kAleRaxSweeps = 4;
+
+// Least root of pD x² + (pT Ē − 1) x + c = 0, written to avoid cancellation.
+double leastRoot(double pD, double pTEbar, double c) {
+    double b = 1.0 - pTEbar;
+    double disc = std::max(0.0, b * b - 4.0 * pD * c);
+    return 2.0 * c / (b + std::sqrt(disc));
+}
+
+double maxRelativeChange(const std::vector<double>& a, const std::vector<double>& b) {
+    double m = 0;
+    for (std::size_t i = 0; i < a.size(); ++i) {
+        double scale = std::max(std::abs(a[i]), std::abs(b[i]));
+        if (scale > 0) m = std::max(m, std::abs(a[i] - b[i]) / scale);
+    }
+    return m;
+}
+
+// Split terms of clade c relative to 2^rowScale: S (without pS), D (without pD), T (without pT).
+struct SplitTerms {
+    std::vector<double> S, D, T;
+    explicit SplitTerms(int n) : S(n), D(n), T(n) {}
+};
+
+int largestSplitScale(const GeneFamily& family, const CladeTables& t, int c) {
+    const CladeSet& cs = family.clades;
+    int best = 0;
+    bool any = false;
+    for (int k = cs.splitOffset[c]; k < cs.splitOffset[c + 1]; ++k) {
+        int sc = t.scale[cs.splits[k].left] + t.scale[cs.splits[k].right];
+        if (!any || sc > best) best = sc;
+        any = true;
+    }
+    return best;
+}
+
+void computeSplitTerms(const SpeciesLayout& s, const GeneFamily& family, const CladeTables& t, int c, int rowScale,
+                       double pibarSideThreshold, SplitTerms& out) {
+    const int n = s.size;
+    std::fill(out.S.begin(), out.S.end(), 0.0);
+    std::fill(out.D.begin(), out.D.end(), 0.0);
+    std::fill(out.T.begin(), out.T.end(), 0.0);
+    const CladeSet& cs = family.clades;
+    for (int k = cs.splitOffset[c]; k < cs.splitOffset[c + 1]; ++k) {
+        const CladeSplit& sp = cs.splits[k];
+        double fac = std::ldexp(sp.weight, t.scale[sp.left] + t.scale[sp.right] - rowScale);
+        if (fac == 0.0) continue;
+        const double* a = t.piRow(sp.left);
+        const double* b = t.piRow(sp.right);
+        const double* abar = t.pibarRow(sp.left);
+        const double* bbar = t.pibarRow(sp.right);
+        bool transfers = true;
+        if (pibarSideThreshold > 0) {
+            // Rows are normalised to a peak in [1/2, 1): the transfer terms are bounded by the Π̄ peaks.
+            double peak = std::max(*std::max_element(abar, abar + n), *std::max_element(bbar, bbar + n));
+            transfers = peak >= pibarSideThreshold;
+        }
+        for (int e = 0; e < n; ++e) {
+            if (s.left[e] >= 0) {
+                int f = s.left[e], g = s.right[e];
+                out.S[e] += fac * (a[f] * b[g] + b[f] * a[g]);
+            }
+            out.D[e] += fac * a[e] * b[e];
+            if (transfers) out.T[e] += fac * (a[e] * bbar[e] + b[e] * abar[e]);
+        }
+    }
+}
+
+// Rescales a row so its peak lies in [1/2, 1); returns the exponent moved into the scale.
+int normaliseRow(double* row, double* barRow, int n) {
+    double peak = *std::max_element(row, row + n);
+    if (!(peak > 0) || !std::isfinite(peak)) return 0;
+    int k = 0;
+    std::frexp(peak, &k);
+    for (int e = 0; e < n; ++e) {
+        row[e] = std::ldexp(row[e], -k);
+        barRow[e] = std::ldexp(barRow[e], -k);
+    }
+    return k;
+}
+
+} // namespace
+
+ExtinctionState solveExtinction(const SpeciesLayout& s, const EventProbabilities& p, const SolverOptions& options,
+                                const std::vector<double>* warmStart) {
+    const int n = s.size;
+    ExtinctionState st;
+    st.E.assign(n, options.e_init);
+    if (warmStart && static_cast<int>(warmStart->size()) == n) st.E = *warmStart;
+    st.Ebar.assign(n, 0.0);
+    std::vector<double> scratch(3 * n);
+    if (options.schedule == Schedule::AleRax) {
+        // AleRax v1.4: E = Ē = 0, then 4 Gauss–Seidel sweeps with Ē refreshed after each.
+        std::fill(st.E.begin(), st.E.end(), 0.0);
+        for (int sweep = 0; sweep < kAleRaxSweeps; ++sweep) {
+            for (int e = 0; e < n; ++e) {
+                double spec = s.left[e] >= 0 ? st.E[s.left[e]] * st.E[s.right[e]] : 0.0;
+                st.E[e] = p.pL[e] + p.pS[e] * spec + p.pD[e] * st.E[e] * st.E[e] + p.pT[e] * st.E[e] * st.Ebar[e];
+            }
+            recipientAverage(s, st.E.data(), st.Ebar.data(), scratch.data());
+        }
+        st.iterations = kAleRaxSweeps;
+        return st;
+    }
+    recipientAverage(s, st.E.data(), st.Ebar.data(), scratch.data());
+    std::vector<double> previous;
+    for (int it = 1; it <= options.e_max_iter; ++it) {
+        previous = st.E;
+        // Each node's quadratic solved exactly given its children and Ē: far fewer sweeps than
+        // plain substitution, and the same least fixed point.
+        for (int e = 0; e < n; ++e) {
+            double c = p.pL[e] + (s.left[e] >= 0 ? p.pS[e] * st.E[s.left[e]] * st.E[s.right[e]] : 0.0);
+            st.E[e] = leastRoot(p.pD[e], p.pT[e] * st.Ebar[e], c);
+        }
+        recipientAverage(s, st.E.data(), st.Ebar.data(), scratch.data());
+        st.iterations = it;
+        st.residual = maxRelativeChange(previous, st.E);
+        if (st.residual <= options.e_tol) break;
+    }
+    return st;
+}
+
+CladeTables solveClades(const SpeciesLayout& s, const GeneFamily& family, const EventProbabilities& p,
+                        const ExtinctionState& ext, const SolverOptions& options, const CladeTables* warm) {
+    const int n = s.size;
+    const CladeSet& cs = family.clades;
+    const int C = cs.cladeCount();
+    CladeTables t;
+    t.clades = C;
+    t.species = n;
+    t.pi.assign(static_cast<std::size_t>(C) * n, 0.0);
+    t.pibar.assign(static_cast<std::size_t>(C) * n, 0.0);
+    t.scale.assign(C, 0);
+    if (warm && (warm->clades != C || warm->species != n)) warm = nullptr;
+
+    SplitTerms terms(n);
+    std::vector<double> K(n), diag(n), bar(n), denom(n), barGuess(n), scratch(3 * n);
+    for (int e = 0; e < n; ++e) {
+        diag[e] = 2.0 * p.pD[e] * ext.E[e] + p.pT[e] * ext.Ebar[e];
+        bar[e] = p.pT[e] * ext.E[e];
+        denom[e] = 1.0 - diag[e];
+        if (!(denom[e] > 0))
+            throw std::runtime_error("the self loop of species node " + std::to_string(e) +
+                                     " diverges (2 pD E + pT Ē >= 1): rates out of the model's range");
+    }
+    const bool alerax = options.schedule == Schedule::AleRax;
+    for (int c = 0; c < C; ++c) {
+        double* row = t.pi.data() + static_cast<std::size_t>(c) * n;
+        double* barRow = t.pibar.data() + static_cast<std::size_t>(c) * n;
+        int rowScale = 0;
+        if (cs.cladeGene[c] >= 0) {
+            std::fill(K.begin(), K.end(), 0.0);
+            int e = family.geneSpecies[cs.cladeGene[c]];
+            K[e] = p.pS[e];
+        } else {
+            rowScale = largestSplitScale(family, t, c);
+            computeSplitTerms(s, family, t, c, rowScale, options.pibar_side_threshold, terms);
+            for (int e = 0; e < n; ++e) K[e] = p.pS[e] * terms.S[e] + p.pD[e] * terms.D[e] + p.pT[e] * terms.T[e];
+        }
+        int iterations = 0;
+        if (alerax) {
+            // AleRax v1.4 (spec 5.2): Π = Π̄ = 0, 4 Gauss–Seidel sweeps in postorder, Π̄ after each.
+            for (int sweep = 0; sweep < kAleRaxSweeps; ++sweep) {
+                for (int e = 0; e < n; ++e) {
+                    double v = K[e] + diag[e] * row[e] + bar[e] * barRow[e];
+                    if (s.left[e] >= 0) {
+                        int f = s.left[e], g = s.right[e];
+                        v += p.pS[e] * (row[f] * ext.E[g] + row[g] * ext.E[f]);
+                    }
+                    row[e] = v;
+                }
+                recipientAverage(s, row, barRow, scratch.data());
+            }
+            iterations = kAleRaxSweeps;
+        } else {
+            // Given Π̄, one postorder pass solves the clade's equations exactly; only the Π̄
+            // coupling (weight pT E / |R|) is iterated.
+            if (warm) {
+                const double* w = warm->pibarRow(c);
+                for (int e = 0; e < n; ++e) barGuess[e] = std::ldexp(w[e], warm->scale[c] - rowScale);
+            } else {
+                std::fill(barGuess.begin(), barGuess.end(), 0.0);
+            }
+            for (iterations = 1; iterations <= options.pi_iters; ++iterations) {
+                for (int e = 0; e < n; ++e) {
+                    double v = K[e] + bar[e] * barGuess[e];
+                    if (s.left[e] >= 0) {
+                        int f = s.left[e], g = s.right[e];
+                        v += p.pS[e] * (row[f] * ext.E[g] + row[g] * ext.E[f]);
+                    }
+                    row[e] = v / denom[e];
+                }
+                recipientAverage(s, row, barRow, scratch.data());
+                double peak = 0, change = 0;
+                for (int e = 0; e < n; ++e) {
+                    peak = std::max(peak, barRow[e]);
+                    change = std::max(change, std::abs(barRow[e] - barGuess[e]));
+                }
+                std::copy(barRow, barRow + n, barGuess.begin());
+                if (change <= options.pi_tol * peak) break;
+            }
+            iterations = std::min(iterations, options.pi_iters);
+        }
+        t.scale[c] = rowScale + normaliseRow(row, barRow, n);
+        t.selfIterations += iterations;
+        t.maxSelfIterations = std::max(t.maxSelfIterations, iterations);
+    }
+    return t;
+}
+
+double familyLogLikelihood(const CladeTables& tables, const ExtinctionState& ext) {
+    const int root = tables.clades - 1;
+    const double* row = tables.piRow(root);
+    double sum = 0, survive = 0;
+    for (int e = 0; e < tables.species; ++e) sum += row[e];
+    for (double E : ext.E) survive += 1.0 - E;
+    return std::log(sum) + tables.scale[root] * std::numbers::ln2 - std::log(survive);
+}
+
+void ProbabilityGradient::add(const ProbabilityGradient& o) {
+    for (std::size_t e = 0; e < gS.size(); ++e) {
+        gS[e] += o.gS[e];
+        gD[e] += o.gD[e];
+        gL[e] += o.gL[e];
+        gT[e] += o.gT[e];
+        gE[e] += o.gE[e];
+        gEbar[e] += o.gEbar[e];
+    }
+}
+
+// Adjoint rows are scaled like their clade: the true ∂NLL/∂Π(c, e) is w[c*S+e] * 2^-scale[c], so
+// products of adjoints and Π entries need no scale at all.
+void accumulateCladeAdjoint(const SpeciesLayout& s, const GeneFamily& family, const EventProbabilities& p,
+                            const ExtinctionState& ext, const CladeTables& t, const SolverOptions& options,
+                            ProbabilityGradient& grad, AdjointStats& stats) {
+    const int n = s.size;
+    const CladeSet& cs = family.clades;
+    const int C = cs.cladeCount();
+    std::vector<double> rhs(static_cast<std::size_t>(C) * n, 0.0), rhsBar(static_cast<std::size_t>(C) * n, 0.0);
+    std::vector<double> w(n), b(n), tmp(n), scratch(3 * n);
+    SplitTerms terms(n);
+    SelfLoopOperator loop(s, p, ext.E, ext.Ebar);
+    NeumannBicgstab solver(n);
+    auto transposeLoop = [&](const double* in, double* out) { loop.applyTranspose(in, out); };
+
+    const int root = C - 1;
+    {
+        double sum = 0;
+        for (int e = 0; e < n; ++e) sum += t.piRow(root)[e];
+        for (int e = 0; e < n; ++e) rhs[static_cast<std::size_t>(root) * n + e] = -1.0 / (std::numbers::ln2 * sum);
+    }
+    double largest = 0;
+    for (int c = C - 1; c >= 0; --c) {
+        double* r = rhs.data() + static_cast<std::size_t>(c) * n;
+        const double* rb = rhsBar.data() + static_cast<std::size_t>(c) * n;
+        recipientAverageTranspose(s, rb, tmp.data(), scratch.data());
+        double peak = 0;
+        for (int e = 0; e < n; ++e) {
+            b[e] = r[e] + tmp[e];
+            peak = std::max(peak, std::abs(b[e]));
+        }
+        largest = std::max(largest, peak);
+        if (peak == 0 || (options.use_adjoint_pruning && peak < options.adjoint_pruning_threshold * largest)) {
+            ++stats.prunedClades;
+            continue;
+        }
+        solver.solve(transposeLoop, b.data(), w.data(), options, stats.krylov);
+
+        const double* pi = t.piRow(c);
+        const double* pibar = t.pibarRow(c);
+        bool leafClade = cs.cladeGene[c] >= 0;
+        if (leafClade) {
+            int e = family.geneSpecies[cs.cladeGene[c]];
+            grad.gS[e] += w[e] * std::ldexp(1.0, -t.scale[c]);
+        } else {
+            computeSplitTerms(s, family, t, c, t.scale[c], options.pibar_side_threshold, terms);
+            for (int e = 0; e < n; ++e) {
+                grad.gS[e] += w[e] * terms.S[e];
+                grad.gD[e] += w[e] * terms.D[e];
+                grad.gT[e] += w[e] * terms.T[e];
+            }
+        }
+        for (int e = 0; e < n; ++e) {
+            grad.gD[e] += w[e] * 2.0 * ext.E[e] * pi[e];
+            grad.gT[e] += w[e] * (ext.Ebar[e] * pi[e] + ext.E[e] * pibar[e]);
+            grad.gE[e] += w[e] * (2.0 * p.pD[e] * pi[e] + p.pT[e] * pibar[e]);
+            grad.gEbar[e] += w[e] * p.pT[e] * pi[e];
+            if (s.left[e] >= 0) {
+                int f = s.left[e], g = s.right[e];
+                grad.gS[e] += w[e] * (pi[f] * ext.E[g] + pi[g] * ext.E[f]);
+                grad.gE[g] += w[e] * p.pS[e] * pi[f];
+                grad.gE[f] += w[e] * p.pS[e] * pi[g];
+            }
+        }
+        if (leafClade) continue;
+        // Push the adjoint through the split terms into the child clades.
+        for (int k = cs.splitOffset[c]; k < cs.splitOffset[c + 1]; ++k) {
+            const CladeSplit& sp = cs.splits[k];
+            double fac = std::ldexp(sp.weight, t.scale[sp.left] + t.scale[sp.right] - t.scale[c]);
+            if (fac == 0.0) continue;
+            const double* a = t.piRow(sp.left);
+            const double* bb = t.piRow(sp.right);
+            const double* abar = t.pibarRow(sp.left);
+            const double* bbar = t.pibarRow(sp.right);
+            double* ra = rhs.data() + static_cast<std::size_t>(sp.left) * n;
+            double* rbb = rhs.data() + static_cast<std::size_t>(sp.right) * n;
+            double* raBar = rhsBar.data() + static_cast<std::size_t>(sp.left) * n;
+            double* rbBar = rhsBar.data() + static_cast<std::size_t>(sp.right) * n;
+            bool transfers = true;
+            if (options.pibar_side_threshold > 0) {
+                double pk = std::max(*std::max_element(abar, abar + n), *std::max_element(bbar, bbar + n));
+                transfers = pk >= options.pibar_side_threshold;
+            }
+            for (int e = 0; e < n; ++e) {
+                double we = fac * w[e];
+                if (we == 0.0) continue;
+                if (s.left[e] >= 0) {
+                    int f = s.left[e], g = s.right[e];
+                    double ws = we * p.pS[e];
+                    ra[f] += ws * bb[g];
+                    rbb[g] += ws * a[f];
+                    rbb[f] += ws * a[g];
+                    ra[g] += ws * bb[f];
+                }
+                double wd = we * p.pD[e];
+                ra[e] += wd * bb[e];
+                rbb[e] += wd * a[e];
+                if (transfers) {
+                    double wt = we * p.pT[e];
+                    ra[e] += wt * bbar[e];
+                    rbBar[e] += wt * a[e];
+                    rbb[e] += wt * abar[e];
+                    raBar[e] += wt * bb[e];
+                }
+            }
+        }
+    }
+}
+
+void eliminateExtinction(const SpeciesLayout& s, const EventProbabilities& p, const ExtinctionState& ext,
+                         int familyCount, const SolverOptions& options, ProbabilityGradient& grad, KrylovStats& stats) {
+    const int n = s.size;
+    double survive = 0;
+    for (double E : ext.E) survive += 1.0 - E;
+    std::vector<double> q(n), tmp(n), scratch(3 * n), u(n);
+    recipientAverageTranspose(s, grad.gEbar.data(), tmp.data(), scratch.data());
+    for (int e = 0; e < n; ++e) q[e] = grad.gE[e] + tmp[e] - familyCount / (std::numbers::ln2 * survive);
+    SelfLoopOperator loop(s, p, ext.E, ext.Ebar); // the Jacobian of the E equations
+    NeumannBicgstab solver(n);
+    solver.solve([&](const double* in, double* out) { loop.applyTranspose(in, out); }, q.data(), u.data(), options,
+                 stats);
+    for (int e = 0; e < n; ++e) {
+        grad.gL[e] += u[e];
+        if (s.left[e] >= 0) grad.gS[e] += u[e] * ext.E[s.left[e]] * ext.E[s.right[e]];
+        grad.gD[e] += u[e] * ext.E[e] * ext.E[e];
+        grad.gT[e] += u[e] * ext.E[e] * ext.Ebar[e];
+    }
+    std::fill(grad.gE.begin(), grad.gE.end(), 0.0);
+    std::fill(grad.gEbar.begin(), grad.gEbar.end(), 0.0);
+}
+
+void addThetaGradient(const RateParameters& theta, int family, const EventProbabilities& p,
+                      const ProbabilityGradient& grad, std::vector<double>& out) {
+    for (int e = 0; e < static_cast<int>(p.pS.size()); ++e) {
+        double mean = grad.gS[e] * p.pS[e] + grad.gD[e] * p.pD[e] + grad.gL[e] * p.pL[e] + grad.gT[e] * p.pT[e];
+        int row = theta.row(family, e);
+        out[3 * row + 0] += std::numbers::ln2 * p.pD[e] * (grad.gD[e] - mean);
+        out[3 * row + 1] += std::numbers::ln2 * p.pL[e] * (grad.gL[e] - mean);
+        out[3 * row + 2] += std::numbers::ln2 * p.pT[e] * (grad.gT[e] - mean);
+    }
+}
+
+} // namespace gpurec

@@ -1,0 +1,72 @@
+#pragma once
+// The per-family mathematics of the CPU reference engine, in double precision: the extinction
+// fixed point (spec 4), the clade probabilities Π and Π̄ (spec 5), the log-likelihood (spec 6) and
+// the implicit adjoint for gradients (spec 7).
+//
+// Underflow: every clade row is stored as a mantissa row with a power-of-two scale,
+// Π(c, e) = pi[c*S + e] * 2^scale[c], with the row maximum in [1/2, 1). Powers of two are exact,
+// so scaling costs no precision and families far below exp(-745) come out exact.
+#include "data/dataset.hpp"
+#include "engine/krylov.hpp"
+#include "engine/species_operators.hpp"
+#include "model/rate_parameters.hpp"
+#include "model/solver_options.hpp"
+
+#include <vector>
+
+namespace gpurec {
+
+struct ExtinctionState {
+    std::vector<double> E, Ebar;
+    int iterations = 0;
+    double residual = 0.0; // last max relative change
+};
+
+ExtinctionState solveExtinction(const SpeciesLayout& s, const EventProbabilities& p, const SolverOptions& options,
+                                const std::vector<double>* warmStart = nullptr);
+
+struct CladeTables {
+    int clades = 0, species = 0;
+    std::vector<double> pi, pibar; // scaled rows, clade-major
+    std::vector<int> scale;
+    long selfIterations = 0;   // sum over clades
+    int maxSelfIterations = 0; // largest per clade
+    const double* piRow(int c) const { return pi.data() + static_cast<std::size_t>(c) * species; }
+    const double* pibarRow(int c) const { return pibar.data() + static_cast<std::size_t>(c) * species; }
+};
+
+// Π and Π̄ of every clade. `warm` (tables of an earlier evaluation of the same family) seeds the
+// converged schedule's Π̄ iteration.
+CladeTables solveClades(const SpeciesLayout& s, const GeneFamily& family, const EventProbabilities& p,
+                        const ExtinctionState& ext, const SolverOptions& options, const CladeTables* warm = nullptr);
+
+// ln Σ_e Π(root, e) − ln Σ_e (1 − E_e) (natural log, spec 6.2).
+double familyLogLikelihood(const CladeTables& tables, const ExtinctionState& ext);
+
+// Derivatives of one family's NLL (bits) with respect to its event probabilities and to E, Ē,
+// with Π eliminated by the adjoint (E still to be eliminated by the caller, since E may be shared).
+struct ProbabilityGradient {
+    std::vector<double> gS, gD, gL, gT, gE, gEbar;
+    explicit ProbabilityGradient(int n = 0) : gS(n), gD(n), gL(n), gT(n), gE(n), gEbar(n) {}
+    void add(const ProbabilityGradient& other);
+};
+
+struct AdjointStats {
+    KrylovStats krylov;
+    long prunedClades = 0;
+};
+
+void accumulateCladeAdjoint(const SpeciesLayout& s, const GeneFamily& family, const EventProbabilities& p,
+                            const ExtinctionState& ext, const CladeTables& tables, const SolverOptions& options,
+                            ProbabilityGradient& grad, AdjointStats& stats);
+
+// Eliminates E: adds the conditioning term's derivative for `familyCount` families sharing E,
+// solves the E adjoint and adds ∂G/∂p. Leaves grad.gE/gEbar consumed.
+void eliminateExtinction(const SpeciesLayout& s, const EventProbabilities& p, const ExtinctionState& ext,
+                         int familyCount, const SolverOptions& options, ProbabilityGradient& grad, KrylovStats& stats);
+
+// d NLL / dθ for the rows used by (family, e): chain rule through the base-2 softmax.
+void addThetaGradient(const RateParameters& theta, int family, const EventProbabilities& p,
+                      const ProbabilityGradient& grad, std::vector<double>& out);
+
+} // namespace gpurec

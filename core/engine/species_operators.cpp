@@ -1,0 +1,99 @@
+#include "engine/species_operators.hpp"
+
+namespace gpurec {
+
+SpeciesLayout::SpeciesLayout(const SpeciesTree& tree, TransferConstraint c) : size(tree.size()), constraint(c) {
+    left.resize(size);
+    right.resize(size);
+    parent.resize(size);
+    invRecipients.resize(size);
+    for (int e = 0; e < size; ++e) {
+        left[e] = tree.left(e);
+        right[e] = tree.right(e);
+        parent[e] = tree.parent(e);
+        invRecipients[e] = 1.0 / tree.recipientCount(e, c);
+    }
+}
+
+// sub(e) = Σ over the subtree of e; outside(e) = Σ over nodes neither in subtree(e) nor ancestors
+// of e; anc(e) = Σ over strict ancestors of e.
+void recipientAverage(const SpeciesLayout& s, const double* x, double* out, double* scratch) {
+    const int n = s.size;
+    double* sub = scratch;
+    double* outside = scratch + n;
+    double* anc = scratch + 2 * n;
+    for (int e = 0; e < n; ++e) sub[e] = x[e] + (s.left[e] >= 0 ? sub[s.left[e]] + sub[s.right[e]] : 0.0);
+    outside[n - 1] = 0.0;
+    anc[n - 1] = 0.0;
+    for (int e = n - 1; e >= 0; --e) {
+        if (s.left[e] < 0) continue;
+        outside[s.left[e]] = outside[e] + sub[s.right[e]];
+        outside[s.right[e]] = outside[e] + sub[s.left[e]];
+        anc[s.left[e]] = anc[s.right[e]] = anc[e] + x[e];
+    }
+    const bool parents = s.constraint == TransferConstraint::Parents;
+    for (int e = 0; e < n; ++e) {
+        double below = s.left[e] >= 0 ? sub[s.left[e]] + sub[s.right[e]] : 0.0;
+        out[e] = (outside[e] + below + (parents ? 0.0 : anc[e])) * s.invRecipients[e];
+    }
+}
+
+void recipientAverageTranspose(const SpeciesLayout& s, const double* u, double* out, double* scratch) {
+    const int n = s.size;
+    double* sub = scratch;    // Σ of v over the subtree
+    double* above = scratch + n; // Σ of v over nodes outside the subtree of e
+    auto v = [&](int e) { return u[e] * s.invRecipients[e]; };
+    for (int e = 0; e < n; ++e) sub[e] = v(e) + (s.left[e] >= 0 ? sub[s.left[e]] + sub[s.right[e]] : 0.0);
+    above[n - 1] = 0.0;
+    for (int e = n - 1; e >= 0; --e) {
+        if (s.left[e] < 0) continue;
+        above[s.left[e]] = above[e] + v(e) + sub[s.right[e]];
+        above[s.right[e]] = above[e] + v(e) + sub[s.left[e]];
+    }
+    // PARENTS: h ∈ R(e) iff e is outside the subtree of h. NONE: iff e ≠ h.
+    for (int h = 0; h < n; ++h) {
+        double below = s.left[h] >= 0 ? sub[s.left[h]] + sub[s.right[h]] : 0.0;
+        out[h] = s.constraint == TransferConstraint::Parents ? above[h] : above[h] + below;
+    }
+}
+
+SelfLoopOperator::SelfLoopOperator(const SpeciesLayout& s, const EventProbabilities& p, const std::vector<double>& E,
+                                   const std::vector<double>& Ebar)
+    : s_(s), p_(p), E_(E), diag_(s.size), bar_(s.size), scratch_(3 * s.size), tmp_(s.size) {
+    for (int e = 0; e < s.size; ++e) {
+        diag_[e] = 2.0 * p.pD[e] * E[e] + p.pT[e] * Ebar[e];
+        bar_[e] = p.pT[e] * E[e];
+    }
+}
+
+double SelfLoopOperator::childCoefficient(int e, int child) const {
+    int sibling = s_.left[e] == child ? s_.right[e] : s_.left[e];
+    return p_.pS[e] * E_[sibling];
+}
+
+void SelfLoopOperator::apply(const double* x, double* out) const {
+    recipientAverage(s_, x, tmp_.data(), scratch_.data());
+    for (int e = 0; e < s_.size; ++e) {
+        double v = diag_[e] * x[e] + bar_[e] * tmp_[e];
+        if (s_.left[e] >= 0) {
+            int f = s_.left[e], g = s_.right[e];
+            v += p_.pS[e] * (x[f] * E_[g] + x[g] * E_[f]);
+        }
+        out[e] = v;
+    }
+}
+
+void SelfLoopOperator::applyTranspose(const double* x, double* out) const {
+    for (int e = 0; e < s_.size; ++e) tmp_[e] = bar_[e] * x[e];
+    recipientAverageTranspose(s_, tmp_.data(), out, scratch_.data());
+    for (int e = 0; e < s_.size; ++e) {
+        out[e] += diag_[e] * x[e];
+        if (s_.left[e] >= 0) {
+            int f = s_.left[e], g = s_.right[e];
+            out[f] += p_.pS[e] * E_[g] * x[e];
+            out[g] += p_.pS[e] * E_[f] * x[e];
+        }
+    }
+}
+
+} // namespace gpurec

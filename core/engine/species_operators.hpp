@@ -1,0 +1,49 @@
+#pragma once
+// Linear maps over per-species vectors shared by the E and Π equations (spec 4-5, 7).
+#include "model/rate_parameters.hpp"
+#include "tree/species_tree.hpp"
+
+#include <vector>
+
+namespace gpurec {
+
+// The species tree reduced to what the engine reads: postorder arrays and |R(e)|.
+struct SpeciesLayout {
+    int size = 0;
+    std::vector<int> left, right, parent; // -1 where absent
+    std::vector<double> invRecipients;    // 1/|R(e)|
+    TransferConstraint constraint = TransferConstraint::Parents;
+
+    SpeciesLayout() = default;
+    SpeciesLayout(const SpeciesTree& tree, TransferConstraint constraint);
+    bool isLeaf(int e) const { return left[e] < 0; }
+};
+
+// out_e = (1/|R(e)|) Σ_{h∈R(e)} x_h, computed from sums of non-negative terms only (no
+// cancellation). `scratch` needs 3*size doubles.
+void recipientAverage(const SpeciesLayout& s, const double* x, double* out, double* scratch);
+// The transpose: out_h = Σ_{e : h∈R(e)} u_e/|R(e)|.
+void recipientAverageTranspose(const SpeciesLayout& s, const double* u, double* out, double* scratch);
+
+// The self-loop operator A shared by the E and Π fixed points (their Jacobian in Π and in E):
+// (A x)_e = pS_e (x_f E_g + x_g E_f) + (2 pD_e E_e + pT_e Ē_e) x_e + pT_e E_e x̄_e.
+class SelfLoopOperator {
+  public:
+    SelfLoopOperator(const SpeciesLayout& s, const EventProbabilities& p, const std::vector<double>& E,
+                     const std::vector<double>& Ebar);
+    void apply(const double* x, double* out) const;
+    void applyTranspose(const double* x, double* out) const;
+    const SpeciesLayout& layout() const { return s_; }
+    double diagonal(int e) const { return diag_[e]; }
+    double barCoefficient(int e) const { return bar_[e]; }
+    double childCoefficient(int e, int child) const; // pS_e E_sibling
+
+  private:
+    const SpeciesLayout& s_;
+    const EventProbabilities& p_;
+    const std::vector<double>& E_;
+    std::vector<double> diag_, bar_;
+    mutable std::vector<double> scratch_, tmp_;
+};
+
+} // namespace gpurec

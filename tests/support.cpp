@@ -1,0 +1,49 @@
+#include "support.hpp"
+
+#include "io/text_file.hpp"
+
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <random>
+
+namespace gpurec::test {
+
+std::string sharedData(const std::string& relative) { return std::string(GPUREC_SHARED_DATA) + "/" + relative; }
+std::string sourcePath(const std::string& relative) { return std::string(GPUREC_SOURCE_DIR) + "/" + relative; }
+
+nlohmann::json readJson(const std::string& path) { return nlohmann::json::parse(readTextFile(path)); }
+
+LoadedInput loadShared(const std::string& folder, const std::string& speciesFile, int minCoveredSpecies,
+                       GeneTreeRooting rooting) {
+    InputPaths paths;
+    paths.speciesTree = sharedData(folder + "/" + speciesFile);
+    paths.familiesFile = sharedData(folder + "/families.txt");
+    LoadOptions options;
+    options.minCoveredSpecies = minCoveredSpecies;
+    options.rooting = rooting;
+    return loadInput(paths, TransferConstraint::Parents, options);
+}
+
+double relativeError(double a, double b) { return b == 0 ? std::abs(a) : std::abs(a - b) / std::abs(b); }
+
+std::string temporaryFolder(const std::string& tag) {
+    static std::mt19937_64 rng(std::random_device{}());
+    auto dir = std::filesystem::temp_directory_path() / ("gpurec_" + tag + "_" + std::to_string(rng()));
+    std::filesystem::create_directories(dir);
+    static std::vector<std::filesystem::path> created;
+    if (created.empty())
+        std::atexit([] {
+            for (auto& d : created) std::filesystem::remove_all(d);
+        });
+    created.push_back(dir);
+    return dir.string();
+}
+
+void writeFile(const std::string& path, const std::string& text) {
+    std::filesystem::create_directories(std::filesystem::path(path).parent_path());
+    std::ofstream(path) << text;
+}
+
+} // namespace gpurec::test
