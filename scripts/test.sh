@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# Builds and runs every test: the release build (CLI, workbench, CUDA code compiled when nvcc is
+# present, all Qt Test suites), the core tests again under ASan+UBSan with a coverage report of
+# core/, and a short libFuzzer campaign on the parsers.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/install-deps.sh
+jobs=$(nproc)
+
+cmake --preset release
+cmake --build --preset release -j "$jobs"
+ctest --preset release -j "$jobs"
+
+cmake --preset sanitize
+cmake --build --preset sanitize -j "$jobs"
+find build/sanitize -name '*.gcda' -delete
+ctest --preset sanitize -j "$jobs"
+mkdir -p build/coverage
+gcovr --root . --filter 'core/' --object-directory build/sanitize --print-summary \
+  --txt build/coverage/core.txt --exclude-throw-branches
+tail -n 3 build/coverage/core.txt
+
+bash scripts/fuzz.sh 30
