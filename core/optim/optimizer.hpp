@@ -4,6 +4,7 @@
 
 #include <functional>
 #include <string>
+#include <vector>
 
 namespace gpurec {
 
@@ -20,28 +21,41 @@ struct OptimizerSettings {
     double max_rate = 2.0;
     double learning_rate = 0.1; // Adam, in log2-rate units
     double beta1 = 0.9, beta2 = 0.999;
+    double adam_epsilon = 1e-8; // Adam's denominator guard
+    int lbfgsb_memory = 10;     // L-BFGS-B correction pairs
+
+    // Throws std::invalid_argument naming the field, its value and the valid range.
+    void validate() const;
 };
 
 struct IterationReport {
-    int iteration = 0;
+    int iteration = 0; // 0: the starting point
     double nllBits = 0.0;
     double gradNorm = 0.0; // max norm of the projected gradient
     const RateParameters* theta = nullptr;
+    const std::vector<double>* gradient = nullptr; // d NLL / dθ at theta (unprojected)
     SolverStats stats;
+    int evaluations = 0;  // likelihood evaluations so far (line-search trials included)
     double seconds = 0.0; // since the start of the run
 };
 
 struct OptimizationResult {
-    RateParameters best; // best θ found (also left in the model)
+    RateParameters best; // best θ found (also left in the model, with its evaluation)
     double bestNllBits = 0.0;
+    double initialNllBits = 0.0;
     int iterations = 0;
+    int evaluations = 0;
     bool converged = false;
     std::string stopReason;
+    double seconds = 0.0;
 };
 
 // Called after every iteration; return false to stop (the best θ so far stays in the model).
 using ProgressCallback = std::function<bool(const IterationReport&)>;
 
+// Minimises the model's total NLL from its current θ. Every rate is first projected into
+// [min_rate, max_rate]. Under the alerax schedule the gradient is that of the converged equations
+// (an approximation of the 4-sweep NLL's); the run then ends when no descent is found, keeping the best θ.
 OptimizationResult optimizeRates(ReconModel& model, const OptimizerSettings& settings,
                                  const ProgressCallback& progress = {});
 

@@ -34,8 +34,10 @@ SpeciesTree SpeciesTree::fromNewick(const NewickTree& tree) {
         if (!n.children.empty() && n.children.size() != 2)
             throw InputError(tree.source, n.line, n.column,
                              "species tree must be rooted and binary, but a node has " +
-                                 std::to_string(n.children.size()) + " children");
+                                 std::to_string(n.children.size()) + (n.children.size() == 1 ? " child" : " children"));
     }
+    if (tree.leaves().size() < 2)
+        throw InputError(tree.source, tree.line, 0, "species tree needs at least 2 leaves");
     SpeciesTree st;
     std::vector<int> order = tree.postorder();
     std::vector<int> indexOf(tree.nodes.size(), -1);
