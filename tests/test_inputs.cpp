@@ -95,7 +95,10 @@ class Inputs : public QObject {
         writeFile(dir + "/i.nwk", "((A_1,AB_1),(C_1,D_1));");
         LoadOptions lo;
         lo.threads = 1;
-        LoadedInput in = loadInput({dir + "/s.nwk", dir + "/fams.txt", {}}, TransferConstraint::Parents, lo);
+        InputPaths paths;
+        paths.speciesTree = dir + "/s.nwk";
+        paths.familiesFile = dir + "/fams.txt";
+        LoadedInput in = loadInput(paths, TransferConstraint::Parents, lo);
         QCOMPARE(in.dataset->families.size(), std::size_t(0));
         QCOMPARE(in.errors.size(), std::size_t(3));
         QCOMPARE(QString::fromStdString(in.errors[0].message),

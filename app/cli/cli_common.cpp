@@ -3,6 +3,7 @@
 #include "io/result_writer.hpp"
 
 #include <cmath>
+#include <omp.h>
 #include <iostream>
 
 namespace gpurec::cli {
@@ -41,7 +42,10 @@ void addEngineOptions(CLI::App& app, EngineOptions& o, bool withDevice) {
 }
 
 LoadedInput loadOrExplain(const InputOptions& o, int threads) {
-    InputPaths paths{o.species, o.families, o.geneTrees};
+    InputPaths paths;
+    paths.speciesTree = o.species;
+    paths.familiesFile = o.families;
+    paths.geneTrees = o.geneTrees;
     LoadOptions lo;
     lo.rooting = parseGeneTreeRooting(o.rooting);
     lo.minCoveredSpecies = o.minCoveredSpecies;
@@ -102,6 +106,7 @@ double parseByteSize(const std::string& text) {
 }
 
 BackendChoice backendFrom(const EngineOptions& o, std::shared_ptr<const Dataset> data) {
+    if (o.threads > 0) omp_set_num_threads(o.threads);
     BatchLimits limits;
     if (!o.gpuMemoryLimit.empty()) limits.memoryBytes = parseByteSize(o.gpuMemoryLimit);
     BackendChoice c = selectBackend(o.device, std::move(data), limits);

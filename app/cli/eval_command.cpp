@@ -22,9 +22,9 @@ void registerEval(CLI::App& root) {
     addEngineOptions(*app, o->engine, true);
     app->add_option("-p,--prefix", o->outdir, "Output folder (default gpurec_output)");
     app->callback([o] {
+        SolverOptions solver = solverOptionsFrom(o->engine); // bad knobs fail before any loading
         LoadedInput in = loadOrExplain(o->input, o->engine.threads);
         const Dataset& data = *in.dataset;
-        SolverOptions solver = solverOptionsFrom(o->engine);
         RateParameters theta = initialRates(o->rates, data,
                                             o->rates.ratesFile.empty() ? RateMode::Global : RateMode::Specieswise);
         BackendChoice backend = backendFrom(o->engine, in.dataset);

@@ -57,6 +57,7 @@ class CpuBackend final : public LikelihoodBackend {
         std::lock_guard lock(mutex_);
         if (warmE_.size() != static_cast<std::size_t>(F)) warmE_.assign(F, {});
         if (keepTables_ && warmTables_.size() != static_cast<std::size_t>(F)) warmTables_.assign(F, {});
+        if (threadTables_.size() < static_cast<std::size_t>(threads)) threadTables_.resize(threads);
         const bool useWarm = options.schedule == Schedule::Converged;
 
         EventProbabilities sharedP;
@@ -88,8 +89,10 @@ class CpuBackend final : public LikelihoodBackend {
             const ExtinctionState& ext = shared ? sharedE : ownE;
             st.eIterations = std::max(st.eIterations, ext.iterations);
             st.eResidual = std::max(st.eResidual, ext.residual);
-            const CladeTables* warm = keepTables_ && useWarm && warmTables_[f].clades ? &warmTables_[f] : nullptr;
-            CladeTables tables = solveClades(layout_, family, p, ext, options, warm);
+            // Each family keeps its tables (warm start, and memory that is already mapped) when they
+            // fit the budget; otherwise each thread reuses one scratch table.
+            CladeTables& tables = keepTables_ ? warmTables_[f] : threadTables_[tid];
+            solveClades(layout_, family, p, ext, options, tables, keepTables_ && useWarm);
             out.logLikelihood[f] = familyLogLikelihood(tables, ext);
             st.piIterations += tables.selfIterations;
             st.maxPiIterations = std::max(st.maxPiIterations, tables.maxSelfIterations);
@@ -110,7 +113,6 @@ class CpuBackend final : public LikelihoodBackend {
                     addThetaGradient(theta, f, p, g, threadTheta[tid]);
                 }
             }
-            if (keepTables_) warmTables_[f] = std::move(tables);
             } catch (...) {
 #pragma omp critical(gpurec_cpu_failure)
                 if (!failure) failure = std::current_exception();
@@ -151,6 +153,7 @@ class CpuBackend final : public LikelihoodBackend {
     std::mutex mutex_;
     std::vector<std::vector<double>> warmE_;
     std::vector<CladeTables> warmTables_;
+    std::vector<CladeTables> threadTables_;
 };
 
 } // namespace

@@ -77,16 +77,24 @@ void computeSplitTerms(const SpeciesLayout& s, const GeneFamily& family, const C
     }
 }
 
+// out = in * 2^k, exact; one multiplication per entry unless 2^k itself is out of range.
+void scaleInto(const double* in, double* out, int n, int k) {
+    if (k > -1000 && k < 1000) {
+        const double f = std::ldexp(1.0, k);
+        for (int e = 0; e < n; ++e) out[e] = in[e] * f;
+    } else {
+        for (int e = 0; e < n; ++e) out[e] = std::ldexp(in[e], k);
+    }
+}
+
 // Rescales a row so its peak lies in [1/2, 1); returns the exponent moved into the scale.
 int normaliseRow(double* row, double* barRow, int n) {
     double peak = *std::max_element(row, row + n);
     if (!(peak > 0) || !std::isfinite(peak)) return 0;
     int k = 0;
     std::frexp(peak, &k);
-    for (int e = 0; e < n; ++e) {
-        row[e] = std::ldexp(row[e], -k);
-        barRow[e] = std::ldexp(barRow[e], -k);
-    }
+    scaleInto(row, row, n, -k);
+    scaleInto(barRow, barRow, n, -k);
     return k;
 }
 
@@ -132,17 +140,25 @@ ExtinctionState solveExtinction(const SpeciesLayout& s, const EventProbabilities
 }
 
 CladeTables solveClades(const SpeciesLayout& s, const GeneFamily& family, const EventProbabilities& p,
-                        const ExtinctionState& ext, const SolverOptions& options, const CladeTables* warm) {
+                        const ExtinctionState& ext, const SolverOptions& options) {
+    CladeTables t;
+    solveClades(s, family, p, ext, options, t, false);
+    return t;
+}
+
+void solveClades(const SpeciesLayout& s, const GeneFamily& family, const EventProbabilities& p,
+                 const ExtinctionState& ext, const SolverOptions& options, CladeTables& t, bool warm) {
     const int n = s.size;
     const CladeSet& cs = family.clades;
     const int C = cs.cladeCount();
-    CladeTables t;
+    warm = warm && t.clades == C && t.species == n;
     t.clades = C;
     t.species = n;
-    t.pi.assign(static_cast<std::size_t>(C) * n, 0.0);
-    t.pibar.assign(static_cast<std::size_t>(C) * n, 0.0);
-    t.scale.assign(C, 0);
-    if (warm && (warm->clades != C || warm->species != n)) warm = nullptr;
+    t.pi.resize(static_cast<std::size_t>(C) * n);
+    t.pibar.resize(static_cast<std::size_t>(C) * n);
+    t.scale.resize(C);
+    t.selfIterations = 0;
+    t.maxSelfIterations = 0;
 
     SplitTerms terms(n);
     std::vector<double> K(n), diag(n), bar(n), denom(n), barGuess(n), scratch(3 * n);
@@ -171,6 +187,8 @@ CladeTables solveClades(const SpeciesLayout& s, const GeneFamily& family, const 
         int iterations = 0;
         if (alerax) {
             // AleRax v1.4 (spec 5.2): Π = Π̄ = 0, 4 Gauss–Seidel sweeps in postorder, Π̄ after each.
+            std::fill(row, row + n, 0.0);
+            std::fill(barRow, barRow + n, 0.0);
             for (int sweep = 0; sweep < kAleRaxSweeps; ++sweep) {
                 for (int e = 0; e < n; ++e) {
                     double v = K[e] + diag[e] * row[e] + bar[e] * barRow[e];
@@ -187,8 +205,7 @@ CladeTables solveClades(const SpeciesLayout& s, const GeneFamily& family, const 
             // Given Π̄, one postorder pass solves the clade's equations exactly; only the Π̄
             // coupling (weight pT E / |R|) is iterated.
             if (warm) {
-                const double* w = warm->pibarRow(c);
-                for (int e = 0; e < n; ++e) barGuess[e] = std::ldexp(w[e], warm->scale[c] - rowScale);
+                scaleInto(barRow, barGuess.data(), n, t.scale[c] - rowScale);
             } else {
                 std::fill(barGuess.begin(), barGuess.end(), 0.0);
             }
@@ -216,7 +233,6 @@ CladeTables solveClades(const SpeciesLayout& s, const GeneFamily& family, const 
         t.selfIterations += iterations;
         t.maxSelfIterations = std::max(t.maxSelfIterations, iterations);
     }
-    return t;
 }
 
 double familyLogLikelihood(const CladeTables& tables, const ExtinctionState& ext) {

@@ -35,10 +35,13 @@ struct CladeTables {
     const double* pibarRow(int c) const { return pibar.data() + static_cast<std::size_t>(c) * species; }
 };
 
-// Π and Π̄ of every clade. `warm` (tables of an earlier evaluation of the same family) seeds the
-// converged schedule's Π̄ iteration.
+// Π and Π̄ of every clade, written into `t` (its memory is reused: fresh pages are costly). With
+// `warm`, `t` must hold this family's tables from an earlier evaluation; they seed the converged
+// schedule's Π̄ iteration clade by clade before being overwritten.
+void solveClades(const SpeciesLayout& s, const GeneFamily& family, const EventProbabilities& p,
+                 const ExtinctionState& ext, const SolverOptions& options, CladeTables& t, bool warm);
 CladeTables solveClades(const SpeciesLayout& s, const GeneFamily& family, const EventProbabilities& p,
-                        const ExtinctionState& ext, const SolverOptions& options, const CladeTables* warm = nullptr);
+                        const ExtinctionState& ext, const SolverOptions& options);
 
 // ln Σ_e Π(root, e) − ln Σ_e (1 − E_e) (natural log, spec 6.2).
 double familyLogLikelihood(const CladeTables& tables, const ExtinctionState& ext);
