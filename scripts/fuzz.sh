@@ -4,7 +4,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${1:-60}
 cmake --preset fuzz >/dev/null
-cmake --build --preset fuzz -j "$(nproc)"
+cmake --build --preset fuzz -j "$(nproc)" --target fuzz_newick fuzz_families
 for target in fuzz_newick fuzz_families; do
   corpus=build/fuzz/corpus/$target
   mkdir -p "$corpus"

@@ -11,7 +11,9 @@ using namespace gpurec::test;
 
 namespace {
 
-SpeciesTree tinySpecies() { return SpeciesTree::fromNewick(parseNewick("((A:1,B:2)AB:0.5,C:3)R;", "tiny")[0]); }
+SpeciesTree tinySpecies() {
+    return SpeciesTree::fromNewick(parseNewick("((A:1,B:2)AB:0.5,C:3)R;", "tiny")[0]);
+}
 
 // Appends a node with the given events under `parent` (nodes are added in preorder).
 int addNode(Reconciliation& r, int parent, std::vector<ReconEvent> events, std::string name = {}) {
@@ -21,8 +23,10 @@ int addNode(Reconciliation& r, int parent, std::vector<ReconEvent> events, std::
     n.events = std::move(events);
     n.name = std::move(name);
     r.nodes.push_back(n);
-    if (parent >= 0) r.nodes[parent].children.push_back(index);
-    else r.root = index;
+    if (parent >= 0)
+        r.nodes[parent].children.push_back(index);
+    else
+        r.root = index;
     return index;
 }
 
@@ -72,9 +76,10 @@ std::string expectError(const std::string& xml) {
     return "no error";
 }
 
-const char* kHeader = "<recPhylo><spTree><phylogeny><clade><name>R</name>"
-                      "<clade><name>AB</name><clade><name>A</name></clade><clade><name>B</name></clade></clade>"
-                      "<clade><name>C</name></clade></clade></phylogeny></spTree>\n";
+const char* kHeader =
+    "<recPhylo><spTree><phylogeny><clade><name>R</name>"
+    "<clade><name>AB</name><clade><name>A</name></clade><clade><name>B</name></clade></clade>"
+    "<clade><name>C</name></clade></clade></phylogeny></spTree>\n";
 
 } // namespace
 
@@ -113,7 +118,8 @@ class RecPhyloXmlTest : public QObject {
   </recGeneTree>)";
         QVERIFY2(xml.find(expected) != std::string::npos, xml.c_str());
         QVERIFY(xml.find("<recPhylo xmlns:xsi=") != std::string::npos);
-        QVERIFY(xml.find("<name>AB</name>\n          <branch_length>0.5</branch_length>") != std::string::npos);
+        QVERIFY(xml.find("<name>AB</name>\n          <branch_length>0.5</branch_length>") !=
+                std::string::npos);
     }
 
     void roundTripEveryEvent() {
@@ -144,15 +150,16 @@ class RecPhyloXmlTest : public QObject {
     void olderTagsAndPrefixes() {
         // speciationLoss / speciationOutLoss + transferBack inside one eventsRec, speciationOut as a
         // transfer, and namespace-prefixed element names.
-        std::string xml = std::string(kHeader) +
-                          "<recGeneTree><phylogeny><clade><name>x</name><eventsRec>"
-                          "<speciationLoss speciesLocation='R'/><speciationOut speciesLocation='AB'/></eventsRec>"
-                          "<clade><name>B_1</name><eventsRec><speciationLoss speciesLocation='AB'/>"
-                          "<leaf speciesLocation='B'/></eventsRec></clade>"
-                          "<clade><name>C_1</name><eventsRec><transferBack destinationSpecies='C'/>"
-                          "<speciationOutLoss speciesLocation='C'/><transferBack destinationSpecies='A'/>"
-                          "<r:leaf speciesLocation='A'/></eventsRec></clade>"
-                          "</clade></phylogeny></recGeneTree></recPhylo>";
+        std::string xml =
+            std::string(kHeader) +
+            "<recGeneTree><phylogeny><clade><name>x</name><eventsRec>"
+            "<speciationLoss speciesLocation='R'/><speciationOut speciesLocation='AB'/></eventsRec>"
+            "<clade><name>B_1</name><eventsRec><speciationLoss speciesLocation='AB'/>"
+            "<leaf speciesLocation='B'/></eventsRec></clade>"
+            "<clade><name>C_1</name><eventsRec><transferBack destinationSpecies='C'/>"
+            "<speciationOutLoss speciesLocation='C'/><transferBack destinationSpecies='A'/>"
+            "<r:leaf speciesLocation='A'/></eventsRec></clade>"
+            "</clade></phylogeny></recGeneTree></recPhylo>";
         RecPhyloDocument doc = parseRecPhyloXml(xml, "old.xml");
         QCOMPARE(doc.reconciliations.size(), std::size_t(1));
         const Reconciliation& r = doc.reconciliations[0];
@@ -173,27 +180,33 @@ class RecPhyloXmlTest : public QObject {
     void errorsAreLocated_data() {
         QTest::addColumn<QString>("xml");
         QTest::addColumn<QString>("message");
-        QTest::newRow("not xml") << "<recPhylo><spTree>" << "bad.xml:1:19: not well-formed XML: Start-end tags mismatch";
-        QTest::newRow("root") << "<phylogeny/>" << "bad.xml:1:1: the document element must be <recPhylo>";
-        QTest::newRow("no species tree") << "<recPhylo>\n<x/></recPhylo>" << "bad.xml:1:1: <recPhylo> has no <spTree>";
+        QTest::newRow("not xml") << "<recPhylo><spTree>"
+                                 << "bad.xml:1:18: not well-formed XML: Start-end tags mismatch";
+        QTest::newRow("root") << "<phylogeny/>"
+                              << "bad.xml:1:1: the document element must be <recPhylo>";
+        QTest::newRow("no species tree") << "<recPhylo>\n<x/></recPhylo>"
+                                         << "bad.xml:1:1: <recPhylo> has no <spTree>";
         QTest::newRow("unknown species")
-            << QString(kHeader) + "<recGeneTree><phylogeny><clade><name>a</name><eventsRec>\n"
-                                  "  <leaf speciesLocation='Z'/></eventsRec></clade></phylogeny></recGeneTree></recPhylo>"
+            << QString(kHeader) +
+                   "<recGeneTree><phylogeny><clade><name>a</name><eventsRec>\n"
+                   "  <leaf speciesLocation='Z'/></eventsRec></clade></phylogeny></recGeneTree></recPhylo>"
             << "bad.xml:3:3: unknown species 'Z' in <leaf>";
         QTest::newRow("unsupported event")
             << QString(kHeader) + "<recGeneTree><phylogeny><clade><name>a</name><eventsRec>"
                                   "<bifurcationOut/></eventsRec></clade></phylogeny></recGeneTree></recPhylo>"
-            << "bad.xml:2:58: unsupported event <bifurcationOut>";
-        QTest::newRow("event order")
-            << QString(kHeader) + "<recGeneTree><phylogeny><clade><name>a</name><eventsRec>"
-                                  "<leaf speciesLocation='A'/><speciationLoss speciesLocation='R'/>"
-                                  "</eventsRec></clade></phylogeny></recGeneTree></recPhylo>"
-            << "bad.xml:2:47: the last event of a clade must be leaf, speciation, duplication, branchingOut or loss";
+            << "bad.xml:2:57: unsupported event <bifurcationOut>";
+        QTest::newRow("event order") << QString(kHeader) +
+                                            "<recGeneTree><phylogeny><clade><name>a</name><eventsRec>"
+                                            "<leaf speciesLocation='A'/><speciationLoss speciesLocation='R'/>"
+                                            "</eventsRec></clade></phylogeny></recGeneTree></recPhylo>"
+                                     << "bad.xml:2:46: the last event of a clade must be leaf, speciation, "
+                                        "duplication, branchingOut or loss";
         QTest::newRow("leaf with children")
-            << QString(kHeader) + "<recGeneTree><phylogeny><clade><name>a</name><eventsRec>"
-                                  "<leaf speciesLocation='A'/></eventsRec><clade/></clade></phylogeny></recGeneTree>"
-                                  "</recPhylo>"
-            << "bad.xml:2:26: a clade ending with <leaf> has 1 child clades";
+            << QString(kHeader) +
+                   "<recGeneTree><phylogeny><clade><name>a</name><eventsRec>"
+                   "<leaf speciesLocation='A'/></eventsRec><clade/></clade></phylogeny></recGeneTree>"
+                   "</recPhylo>"
+            << "bad.xml:2:25: a clade ending with <leaf> has 1 child clades";
     }
     void errorsAreLocated() {
         QFETCH(QString, xml);
@@ -210,8 +223,9 @@ class RecPhyloXmlTest : public QObject {
             toRecPhyloXml(s, {r});
             QFAIL("no error");
         } catch (const std::invalid_argument& e) {
-            QCOMPARE(std::string(e.what()),
-                     std::string("reconciliation of family 'bad' has a gene node with event D and 0 children"));
+            QCOMPARE(
+                std::string(e.what()),
+                std::string("reconciliation of family 'bad' has a gene node with event D and 0 children"));
         }
     }
 };

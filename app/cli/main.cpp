@@ -8,6 +8,12 @@ int main(int argc, char** argv) {
     app.set_version_flag("--version", GPUREC_VERSION);
     app.require_subcommand(1);
     gpurec::cli::registerEval(app);
+    gpurec::cli::registerOptimize(app);
+    gpurec::cli::registerSample(app);
+    gpurec::cli::registerSampleRecovery(app);
+    gpurec::cli::registerSimulate(app);
+    gpurec::cli::registerCheck(app);
+    gpurec::cli::registerBench(app);
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {

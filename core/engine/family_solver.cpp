@@ -98,6 +98,53 @@ int normaliseRow(double* row, double* barRow, int n) {
     return k;
 }
 
+// Solves (I − Aᵀ) w = b for the self-loop operator A = T + B shared by the Π and E equations.
+// T (diagonal and child couplings) is triangular in postorder and is inverted exactly by one
+// preorder pass; only the weak Π̄ (or Ē) coupling B, of weight pT E, is left to the Neumann/BiCGSTAB
+// solver: (I − M) w = (I − Tᵀ)⁻¹ b with M = (I − Tᵀ)⁻¹ Bᵀ. Without this the solver also had to
+// iterate the SL chains, and the gradient cost over 3 forward evaluations under the alerax schedule.
+class AdjointSelfLoopSolve {
+  public:
+    AdjointSelfLoopSolve(const SpeciesLayout& s, const EventProbabilities& p, const std::vector<double>& E,
+                         const std::vector<double>& Ebar)
+        : s_(s), loop_(s, p, E, Ebar), solver_(s.size), fromParent_(s.size), invDiagonal_(s.size),
+          start_(s.size), tmp_(s.size), scratch_(3 * s.size) {
+        for (int h = 0; h < s.size; ++h) {
+            fromParent_[h] = s.parent[h] >= 0 ? loop_.childCoefficient(s.parent[h], h) : 0.0;
+            invDiagonal_[h] = 1.0 / (1.0 - loop_.diagonal(h));
+        }
+    }
+
+    void solve(const double* b, double* w, const SolverOptions& options, KrylovStats& stats) {
+        std::copy(b, b + s_.size, start_.begin());
+        treeSolve(start_.data());
+        solver_.solve([this](const double* in, double* out) { coupling(in, out); }, start_.data(), w, options,
+                      stats);
+    }
+
+  private:
+    // x ← (I − Tᵀ)⁻¹ x; parents have larger postorder indices, so they are final when read.
+    void treeSolve(double* x) const {
+        for (int h = s_.size - 1; h >= 0; --h) {
+            const int e = s_.parent[h];
+            x[h] = (x[h] + (e >= 0 ? fromParent_[h] * x[e] : 0.0)) * invDiagonal_[h];
+        }
+    }
+    // out = (I − Tᵀ)⁻¹ Bᵀ in
+    void coupling(const double* in, double* out) {
+        for (int e = 0; e < s_.size; ++e) tmp_[e] = loop_.barCoefficient(e) * in[e];
+        recipientAverageTranspose(s_, tmp_.data(), out, scratch_.data());
+        treeSolve(out);
+    }
+
+    const SpeciesLayout& s_;
+    SelfLoopOperator loop_;
+    NeumannBicgstab solver_;
+    // T's coefficients: pS of the parent times E of the sibling, and 1 / (1 − diagonal).
+    std::vector<double> fromParent_, invDiagonal_;
+    std::vector<double> start_, tmp_, scratch_;
+};
+
 } // namespace
 
 ExtinctionState solveExtinction(const SpeciesLayout& s, const EventProbabilities& p, const SolverOptions& options,
@@ -263,12 +310,13 @@ void accumulateCladeAdjoint(const SpeciesLayout& s, const GeneFamily& family, co
     const int n = s.size;
     const CladeSet& cs = family.clades;
     const int C = cs.cladeCount();
-    std::vector<double> rhs(static_cast<std::size_t>(C) * n, 0.0), rhsBar(static_cast<std::size_t>(C) * n, 0.0);
+    // The adjoint tables are reused by the thread's next family: freshly allocated ones cost more in
+    // page faults than the backward pass itself on large families.
+    thread_local std::vector<double> rhs, rhsBar;
+    rhs.assign(static_cast<std::size_t>(C) * n, 0.0);
+    rhsBar.assign(static_cast<std::size_t>(C) * n, 0.0);
     std::vector<double> w(n), b(n), tmp(n), scratch(3 * n);
-    SplitTerms terms(n);
-    SelfLoopOperator loop(s, p, ext.E, ext.Ebar);
-    NeumannBicgstab solver(n);
-    auto transposeLoop = [&](const double* in, double* out) { loop.applyTranspose(in, out); };
+    AdjointSelfLoopSolve selfLoop(s, p, ext.E, ext.Ebar);
 
     const int root = C - 1;
     {
@@ -291,7 +339,7 @@ void accumulateCladeAdjoint(const SpeciesLayout& s, const GeneFamily& family, co
             ++stats.prunedClades;
             continue;
         }
-        solver.solve(transposeLoop, b.data(), w.data(), options, stats.krylov);
+        selfLoop.solve(b.data(), w.data(), options, stats.krylov);
 
         const double* pi = t.piRow(c);
         const double* pibar = t.pibarRow(c);
@@ -299,13 +347,6 @@ void accumulateCladeAdjoint(const SpeciesLayout& s, const GeneFamily& family, co
         if (leafClade) {
             int e = family.geneSpecies[cs.cladeGene[c]];
             grad.gS[e] += w[e] * std::ldexp(1.0, -t.scale[c]);
-        } else {
-            computeSplitTerms(s, family, t, c, t.scale[c], options.pibar_side_threshold, terms);
-            for (int e = 0; e < n; ++e) {
-                grad.gS[e] += w[e] * terms.S[e];
-                grad.gD[e] += w[e] * terms.D[e];
-                grad.gT[e] += w[e] * terms.T[e];
-            }
         }
         for (int e = 0; e < n; ++e) {
             grad.gD[e] += w[e] * 2.0 * ext.E[e] * pi[e];
@@ -320,7 +361,8 @@ void accumulateCladeAdjoint(const SpeciesLayout& s, const GeneFamily& family, co
             }
         }
         if (leafClade) continue;
-        // Push the adjoint through the split terms into the child clades.
+        // Push the adjoint through the split terms into the child clades, and take the split
+        // terms' derivatives in pS, pD, pT on the way (one pass over the splits).
         for (int k = cs.splitOffset[c]; k < cs.splitOffset[c + 1]; ++k) {
             const CladeSplit& sp = cs.splits[k];
             double fac = std::ldexp(sp.weight, t.scale[sp.left] + t.scale[sp.right] - t.scale[c]);
@@ -348,16 +390,19 @@ void accumulateCladeAdjoint(const SpeciesLayout& s, const GeneFamily& family, co
                     rbb[g] += ws * a[f];
                     rbb[f] += ws * a[g];
                     ra[g] += ws * bb[f];
+                    grad.gS[e] += we * (a[f] * bb[g] + bb[f] * a[g]);
                 }
                 double wd = we * p.pD[e];
                 ra[e] += wd * bb[e];
                 rbb[e] += wd * a[e];
+                grad.gD[e] += we * a[e] * bb[e];
                 if (transfers) {
                     double wt = we * p.pT[e];
                     ra[e] += wt * bbar[e];
                     rbBar[e] += wt * a[e];
                     rbb[e] += wt * abar[e];
                     raBar[e] += wt * bb[e];
+                    grad.gT[e] += we * (a[e] * bbar[e] + bb[e] * abar[e]);
                 }
             }
         }
@@ -372,10 +417,8 @@ void eliminateExtinction(const SpeciesLayout& s, const EventProbabilities& p, co
     std::vector<double> q(n), tmp(n), scratch(3 * n), u(n);
     recipientAverageTranspose(s, grad.gEbar.data(), tmp.data(), scratch.data());
     for (int e = 0; e < n; ++e) q[e] = grad.gE[e] + tmp[e] - familyCount / (std::numbers::ln2 * survive);
-    SelfLoopOperator loop(s, p, ext.E, ext.Ebar); // the Jacobian of the E equations
-    NeumannBicgstab solver(n);
-    solver.solve([&](const double* in, double* out) { loop.applyTranspose(in, out); }, q.data(), u.data(), options,
-                 stats);
+    AdjointSelfLoopSolve selfLoop(s, p, ext.E, ext.Ebar); // its operator is the Jacobian of the E equations
+    selfLoop.solve(q.data(), u.data(), options, stats);
     for (int e = 0; e < n; ++e) {
         grad.gL[e] += u[e];
         if (s.left[e] >= 0) grad.gS[e] += u[e] * ext.E[s.left[e]] * ext.E[s.right[e]];

@@ -8,6 +8,10 @@
 namespace gpurec {
 
 namespace {
+// Below this rate (log2 1e-4) the NLL is linear in the rate to about 1e-4 relative, so a rate whose
+// gradient points down gains most at the bound; larger ones may sit near an interior optimum.
+const double kLinearRegimeLog2Rate = std::log2(1e-4);
+
 std::string shortNumber(double v) {
     char buf[32];
     std::snprintf(buf, sizeof buf, "%.3g", v);
@@ -18,17 +22,20 @@ std::string shortNumber(double v) {
 OptimizationRun::OptimizationRun(ReconModel& model, const OptimizerSettings& settings,
                                  const ProgressCallback& progress)
     : model_(model), settings_(settings), progress_(progress), started_(std::chrono::steady_clock::now()),
-      lower_(std::log2(settings.min_rate)), upper_(std::log2(settings.max_rate)), current_(model.parameters()) {
+      lower_(std::log2(settings.min_rate)), upper_(std::log2(settings.max_rate)),
+      current_(model.parameters()) {
     settings_.validate();
     start_ = current_.theta();
     clampLogRate(start_, settings_.min_rate, settings_.max_rate);
 }
 
-double OptimizationRun::projectedGradNorm(const std::vector<double>& theta, const std::vector<double>& grad) const {
+double OptimizationRun::projectedGradNorm(const std::vector<double>& theta,
+                                          const std::vector<double>& grad) const {
     std::vector<double> projected = grad;
     projectRateGradient(theta, projected, settings_.min_rate, settings_.max_rate);
     double norm = 0;
-    for (double g : projected) norm = std::max(norm, std::abs(g));
+    for (double g : projected)
+        norm = std::max(norm, std::abs(g));
     return norm;
 }
 
@@ -40,10 +47,12 @@ double OptimizationRun::evaluate(const std::vector<double>& theta, std::vector<d
         lastTheta_ = bestTheta_;
         lastGrad_ = bestGrad_;
         lastNll_ = bestNll_;
+        lastStats_ = bestStats_;
         return bestNll_;
     }
     current_.theta() = point;
     model_.setParameters(current_);
+    if (!settings_.warm_starts) model_.clear_warm_starts();
     const double nll = model_.evaluate_with_gradient(grad);
     ++evaluations_;
     if (grad.size() != point.size())
@@ -58,6 +67,7 @@ double OptimizationRun::evaluate(const std::vector<double>& theta, std::vector<d
         bestTheta_ = point;
         bestGrad_ = grad;
         bestNll_ = nll;
+        bestStats_ = lastStats_;
         haveBest_ = true;
     }
     return nll;
@@ -79,16 +89,38 @@ void OptimizationRun::endIteration() {
     previousIterationNll_ = lastNll_;
     ++iteration_;
 
-    if (progress_ && !progress_(report)) throw StopOptimization{"stopped by the caller", false};
+    using Kind = StopOptimization::Kind;
+    if (progress_ && !progress_(report)) throw StopOptimization{Kind::Caller, "stopped by the caller"};
     if (report.gradNorm <= settings_.grad_tol)
-        throw StopOptimization{"projected gradient norm " + shortNumber(report.gradNorm) + " <= grad_tol", true};
+        throw StopOptimization{Kind::Converged,
+                               "projected gradient norm " + shortNumber(report.gradNorm) + " <= grad_tol"};
     if (report.iteration > 0 &&
         std::abs(previous - lastNll_) <= settings_.rel_tol * std::max(std::abs(lastNll_), 1.0))
-        throw StopOptimization{"relative NLL change <= rel_tol", true};
-    if (report.iteration >= settings_.max_iter) throw StopOptimization{"reached max_iter", false};
+        throw StopOptimization{Kind::Converged, "relative NLL change <= rel_tol"};
+    if (report.iteration >= settings_.max_iter)
+        throw StopOptimization{Kind::IterationCap, "reached max_iter"};
 }
 
-OptimizationResult OptimizationRun::finish(const std::string& reason, bool converged) {
+bool OptimizationRun::snapToLowerBound() {
+    if (!haveBest_ || iteration_ > settings_.max_iter) return false;
+    std::vector<double> candidate = bestTheta_, projected = bestGrad_;
+    projectRateGradient(bestTheta_, projected, settings_.min_rate, settings_.max_rate);
+    bool moved = false;
+    for (std::size_t i = 0; i < candidate.size(); ++i) {
+        if (projected[i] > 0 && candidate[i] < kLinearRegimeLog2Rate) {
+            candidate[i] = lower_;
+            moved = true;
+        }
+    }
+    if (!moved) return false;
+    const double before = bestNll_;
+    std::vector<double> grad;
+    if (!(evaluate(candidate, grad) < before)) return false;
+    endIteration();
+    return true;
+}
+
+OptimizationResult OptimizationRun::finish(const StopOptimization& stop) {
     OptimizationResult result;
     current_.theta() = bestTheta_;
     model_.setParameters(current_);
@@ -103,10 +135,16 @@ OptimizationResult OptimizationRun::finish(const std::string& reason, bool conve
     result.initialNllBits = initialNll_;
     result.iterations = std::max(iteration_ - 1, 0);
     result.evaluations = evaluations_;
-    result.converged = converged;
-    result.stopReason = reason;
+    result.converged = stop.kind == StopOptimization::Kind::Converged;
+    result.stopReason = stop.reason;
     result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count();
     return result;
+}
+
+void OptimizationRun::restoreBest() {
+    if (!haveBest_) return;
+    current_.theta() = bestTheta_;
+    model_.setParameters(current_);
 }
 
 } // namespace gpurec

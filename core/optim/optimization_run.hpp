@@ -10,10 +10,12 @@
 
 namespace gpurec {
 
-// Thrown out of OptimizationRun::endIteration when the run must stop.
+// Why a run stops; thrown out of OptimizationRun::endIteration, or returned by an algorithm that
+// cannot progress.
 struct StopOptimization {
+    enum class Kind { Converged, NoProgress, IterationCap, Caller };
+    Kind kind = Kind::NoProgress;
     std::string reason;
-    bool converged = false;
 };
 
 class OptimizationRun {
@@ -21,7 +23,8 @@ class OptimizationRun {
     OptimizationRun(ReconModel& model, const OptimizerSettings& settings, const ProgressCallback& progress);
 
     const OptimizerSettings& settings() const { return settings_; }
-    const std::vector<double>& startTheta() const { return start_; }
+    // Where an algorithm (re)starts: the best point so far, else the clamped starting θ.
+    const std::vector<double>& startTheta() const { return haveBest_ ? bestTheta_ : start_; }
     double lowerBound() const { return lower_; } // log2 of the rate bounds
     double upperBound() const { return upper_; }
 
@@ -33,10 +36,18 @@ class OptimizationRun {
     void endIteration();
     bool startReported() const { return iteration_ > 0; }
 
+    // Polish: near a zero rate the NLL is linear in the rate, so in θ = log2 rate it flattens out
+    // and the gradient test stops short of the bound. Moves every small rate (< 1e-4) whose
+    // projected gradient still points down to the lower bound, in one evaluation; on a gain, closes
+    // an iteration there (which may stop the run) and returns true.
+    bool snapToLowerBound();
+
     const std::vector<double>& bestTheta() const { return bestTheta_; }
     double bestNll() const { return bestNll_; }
     // Leaves the best θ and its evaluation in the model and summarises the run.
-    OptimizationResult finish(const std::string& reason, bool converged);
+    OptimizationResult finish(const StopOptimization& stop);
+    // After a failure: leaves the best θ found so far (if any) in the model, without evaluating.
+    void restoreBest();
 
   private:
     double projectedGradNorm(const std::vector<double>& theta, const std::vector<double>& grad) const;
@@ -53,6 +64,7 @@ class OptimizationRun {
     SolverStats lastStats_;
     std::vector<double> bestTheta_, bestGrad_;
     double bestNll_ = 0.0;
+    SolverStats bestStats_;
     bool haveBest_ = false;
     int iteration_ = 0; // the next iteration to report
     int evaluations_ = 0;

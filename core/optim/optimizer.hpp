@@ -23,6 +23,7 @@ struct OptimizerSettings {
     double beta1 = 0.9, beta2 = 0.999;
     double adam_epsilon = 1e-8; // Adam's denominator guard
     int lbfgsb_memory = 10;     // L-BFGS-B correction pairs
+    bool warm_starts = true;    // false: clear the backend's E and Π̄ guesses before every evaluation
 
     // Throws std::invalid_argument naming the field, its value and the valid range.
     void validate() const;

@@ -8,13 +8,13 @@
 namespace gpurec {
 
 enum class EventType {
-    Leaf,         // an observed gene at a species leaf
-    Speciation,   // S: both children continue, one in each child species
+    Leaf,           // an observed gene at a species leaf
+    Speciation,     // S: both children continue, one in each child species
     SpeciationLoss, // SL: one child species' copy is lost; the lineage continues in the other
-    Duplication,  // D: both children in the same species
-    Transfer,     // T: one child stays, the other goes to `recipient`
-    TransferLoss, // TL: the lineage leaves for `recipient`, the copy that stayed is lost
-    Loss          // an explicit lost lineage (child of SL in RecPhyloXML)
+    Duplication,    // D: both children in the same species
+    Transfer,       // T: one child stays, the other goes to `recipient`
+    TransferLoss,   // TL: the lineage leaves for `recipient`, the copy that stayed is lost
+    Loss            // an explicit lost lineage (child of SL in RecPhyloXML)
 };
 const char* eventName(EventType e); // "S", "SL", "D", "T", "TL", "L", "Leaf"
 
@@ -25,14 +25,20 @@ struct ReconEvent {
     int recipient = -1; // for T and TL
 };
 
+// Layout of a branch: the lineage enters at the species of its first event (the origination
+// species for the root, the parent's species, or the recipient of the parent's transfer), then
+// passes SL events (it continues in the child species of the next event; the other child's copy
+// is lost) and TL events (it leaves for `recipient`; the copy that stayed is lost) and ends with
+// the node's own event. Transfer nodes keep the staying child first when they are made by the
+// sampler; readers tell the two apart by the species their first events happen in.
 struct ReconNode {
-    std::string name;   // gene label for leaves
+    std::string name; // gene label for leaves
     int parent = -1;
     std::vector<int> children; // 0 or 2 (0 also for losses)
     // Events along the branch above this node, ending with the node's own event (Leaf, S, D, T or Loss).
     std::vector<ReconEvent> events;
-    double branchLength = 0.0;
-    int clade = -1; // clade index in the family's CladeSet when known
+    double branchLength = 0.0; // the root's two children share one unrooted edge: half of it each
+    int clade = -1;            // clade index in the family's CladeSet when known
 };
 
 struct Reconciliation {

@@ -33,7 +33,8 @@ pugi::xml_node appendClade(pugi::xml_node parent, const std::string& name) {
     return clade;
 }
 
-void appendEvent(pugi::xml_node eventsRec, const char* tag, const char* attribute, const std::string& species) {
+void appendEvent(pugi::xml_node eventsRec, const char* tag, const char* attribute,
+                 const std::string& species) {
     eventsRec.append_child(tag).append_attribute(attribute).set_value(species.c_str());
 }
 
@@ -43,7 +44,8 @@ void writeSpeciesTree(pugi::xml_node phylogeny, const SpeciesTree& s) {
         auto [e, parent] = stack.back();
         stack.pop_back();
         pugi::xml_node clade = appendClade(parent, s.name(e));
-        if (e != s.root()) clade.append_child("branch_length").text().set(formatNumber(s.branchLength(e)).c_str());
+        if (e != s.root())
+            clade.append_child("branch_length").text().set(formatNumber(s.branchLength(e)).c_str());
         if (!s.isLeaf(e)) {
             stack.emplace_back(s.right(e), clade);
             stack.emplace_back(s.left(e), clade);
@@ -58,7 +60,8 @@ class GeneTreeWriter {
     void write(pugi::xml_node phylogeny) {
         if (r_.root < 0 || r_.root >= int(r_.nodes.size())) fail("has no root node");
         // (gene node, empty clade element to fill, species it arrives in by transfer or -1)
-        std::vector<std::tuple<int, pugi::xml_node, int>> stack{{r_.root, phylogeny.append_child("clade"), -1}};
+        std::vector<std::tuple<int, pugi::xml_node, int>> stack{
+            {r_.root, phylogeny.append_child("clade"), -1}};
         while (!stack.empty()) {
             auto [node, slot, arrival] = stack.back();
             stack.pop_back();
@@ -76,8 +79,8 @@ class GeneTreeWriter {
 
     const std::string& speciesName(int e) const {
         if (e < 0 || e >= s_.size())
-            fail("refers to species index " + std::to_string(e) + " (the tree has " + std::to_string(s_.size()) +
-                 " nodes)");
+            fail("refers to species index " + std::to_string(e) + " (the tree has " +
+                 std::to_string(s_.size()) + " nodes)");
         return s_.name(e);
     }
 
@@ -112,7 +115,8 @@ class GeneTreeWriter {
             pugi::xml_node events = openEvents(slot, arrival);
             if (ev.type == EventType::SpeciationLoss) {
                 appendEvent(events, "speciation", "speciesLocation", speciesName(ev.species));
-                if (s_.isLeaf(ev.species)) fail("has a speciation-loss at species leaf " + s_.name(ev.species));
+                if (s_.isLeaf(ev.species))
+                    fail("has a speciation-loss at species leaf " + s_.name(ev.species));
                 speciesName(next);
                 bool keepsLeft = s_.isAncestorOrSelf(s_.left(ev.species), next);
                 if (!keepsLeft && !s_.isAncestorOrSelf(s_.right(ev.species), next))
@@ -139,16 +143,28 @@ class GeneTreeWriter {
                         own.type == EventType::Transfer;
         std::string name = !n.name.empty() ? n.name : own.type == EventType::Loss ? "loss" : "NULL";
         slot.append_child("name").text().set(name.c_str());
-        if (n.branchLength != 0.0) slot.append_child("branch_length").text().set(formatNumber(n.branchLength).c_str());
+        if (n.branchLength != 0.0)
+            slot.append_child("branch_length").text().set(formatNumber(n.branchLength).c_str());
         pugi::xml_node events = openEvents(slot, arrival);
         const std::string& where = speciesName(own.species);
         switch (own.type) {
-        case EventType::Leaf: appendEvent(events, "leaf", "speciesLocation", where); break;
-        case EventType::Loss: appendEvent(events, "loss", "speciesLocation", where); break;
-        case EventType::Speciation: appendEvent(events, "speciation", "speciesLocation", where); break;
-        case EventType::Duplication: appendEvent(events, "duplication", "speciesLocation", where); break;
-        case EventType::Transfer: appendEvent(events, "branchingOut", "speciesLocation", where); break;
-        default: fail(std::string("ends a branch with ") + eventName(own.type) + ", which is not a node event");
+        case EventType::Leaf:
+            appendEvent(events, "leaf", "speciesLocation", where);
+            break;
+        case EventType::Loss:
+            appendEvent(events, "loss", "speciesLocation", where);
+            break;
+        case EventType::Speciation:
+            appendEvent(events, "speciation", "speciesLocation", where);
+            break;
+        case EventType::Duplication:
+            appendEvent(events, "duplication", "speciesLocation", where);
+            break;
+        case EventType::Transfer:
+            appendEvent(events, "branchingOut", "speciesLocation", where);
+            break;
+        default:
+            fail(std::string("ends a branch with ") + eventName(own.type) + ", which is not a node event");
         }
         if (internal != (n.children.size() == 2))
             fail("has a gene node with event " + std::string(eventName(own.type)) + " and " +
@@ -195,15 +211,23 @@ std::vector<pugi::xml_node> childrenNamed(pugi::xml_node node, const char* name)
 std::string trimmed(const char* text) {
     std::string s(text);
     auto blank = [](char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; };
-    while (!s.empty() && blank(s.back())) s.pop_back();
+    while (!s.empty() && blank(s.back()))
+        s.pop_back();
     std::size_t start = 0;
-    while (start < s.size() && blank(s[start])) ++start;
+    while (start < s.size() && blank(s[start]))
+        ++start;
     return s.substr(start);
 }
 
 enum class XmlEvent {
-    Leaf, Speciation, Duplication, BranchingOut, Loss, // a node's own event (last in <eventsRec>)
-    TransferBack, SpeciationLoss, SpeciationOutLoss     // on the branch above it
+    Leaf,
+    Speciation,
+    Duplication,
+    BranchingOut,
+    Loss, // a node's own event (last in <eventsRec>)
+    TransferBack,
+    SpeciationLoss,
+    SpeciationOutLoss // on the branch above it
 };
 
 struct RawEvent {
@@ -229,17 +253,18 @@ class DocumentReader {
 
     RecPhyloDocument read() {
         pugi::xml_document doc;
-        pugi::xml_parse_result parsed = doc.load_buffer(text_.data(), text_.size(), pugi::parse_default,
-                                                        pugi::encoding_utf8);
+        pugi::xml_parse_result parsed =
+            doc.load_buffer(text_.data(), text_.size(), pugi::parse_default, pugi::encoding_utf8);
         if (!parsed) failAt(parsed.offset, std::string("not well-formed XML: ") + parsed.description());
         pugi::xml_node root = doc.document_element();
         if (!root || std::strcmp(localName(root), "recPhylo") != 0)
-            failAt(root ? root.offset_debug() : 0, "the document element must be <recPhylo>");
+            failAt(root ? start(root) : 0, "the document element must be <recPhylo>");
         RecPhyloDocument out;
         out.speciesNewick = readSpeciesTree(root);
         out.species = SpeciesTree::fromNewick(out.speciesNewick);
         species_ = &out.species;
-        for (pugi::xml_node gene : childrenNamed(root, "recGeneTree")) out.reconciliations.push_back(readGeneTree(gene));
+        for (pugi::xml_node gene : childrenNamed(root, "recGeneTree"))
+            out.reconciliations.push_back(readGeneTree(gene));
         return out;
     }
 
@@ -259,8 +284,13 @@ class DocumentReader {
         auto [line, column] = position(offset);
         throw InputError(source_, line, column, problem);
     }
+    // pugixml locates an element by its name; point at its '<' instead.
+    static std::ptrdiff_t start(pugi::xml_node node) {
+        std::ptrdiff_t offset = node.offset_debug();
+        return node.type() == pugi::node_element && offset > 0 ? offset - 1 : offset;
+    }
     [[noreturn]] void fail(pugi::xml_node node, const std::string& problem) const {
-        failAt(node.offset_debug(), problem);
+        failAt(start(node), problem);
     }
 
     pugi::xml_node requireChild(pugi::xml_node node, const char* name) const {
@@ -293,11 +323,12 @@ class DocumentReader {
             node.label = trimmed(childNamed(clade, "name").child_value());
             if (childNamed(clade, "branch_length")) node.length = branchLength(clade);
             node.parent = parent;
-            std::tie(node.line, node.column) = position(clade.offset_debug());
+            std::tie(node.line, node.column) = position(start(clade));
             tree.nodes.push_back(node);
             if (parent >= 0) tree.nodes[parent].children.push_back(index);
             std::vector<pugi::xml_node> kids = childrenNamed(clade, "clade");
-            for (auto it = kids.rbegin(); it != kids.rend(); ++it) stack.emplace_back(*it, index);
+            for (auto it = kids.rbegin(); it != kids.rend(); ++it)
+                stack.emplace_back(*it, index);
         }
         tree.root = 0;
         tree.line = tree.nodes[0].line;
@@ -308,7 +339,8 @@ class DocumentReader {
         pugi::xml_attribute a = event.attribute(attribute);
         if (!a) fail(event, "<" + std::string(localName(event)) + "> has no " + attribute + " attribute");
         int e = species_->find(a.value());
-        if (e < 0) fail(event, "unknown species '" + std::string(a.value()) + "' in <" + localName(event) + ">");
+        if (e < 0)
+            fail(event, "unknown species '" + std::string(a.value()) + "' in <" + localName(event) + ">");
         return e;
     }
 
@@ -349,25 +381,30 @@ class DocumentReader {
             for (pugi::xml_node ev : events.children())
                 if (ev.type() == pugi::node_element) c.events.push_back(readEvent(ev));
             if (c.events.empty() || !isNodeEvent(c.events.back().kind))
-                fail(events, "the last event of a clade must be leaf, speciation, duplication, branchingOut or loss");
+                fail(events,
+                     "the last event of a clade must be leaf, speciation, duplication, branchingOut or loss");
             for (std::size_t i = 0; i + 1 < c.events.size(); ++i)
                 if (isNodeEvent(c.events[i].kind))
-                    fail(events, "a node event (leaf, speciation, duplication, branchingOut, loss) must be the last "
-                                 "event of its clade");
+                    fail(events,
+                         "a node event (leaf, speciation, duplication, branchingOut, loss) must be the last "
+                         "event of its clade");
             std::vector<pugi::xml_node> kids = childrenNamed(element, "clade");
             bool leafLike = c.events.back().kind == XmlEvent::Leaf || c.events.back().kind == XmlEvent::Loss;
             if (leafLike != kids.empty() || kids.size() > 2)
-                fail(element, "a clade ending with <" + std::string(localName(events.last_child())) + "> has " +
-                                  std::to_string(kids.size()) + " child clades");
+                fail(element, "a clade ending with <" + std::string(localName(events.last_child())) +
+                                  "> has " + std::to_string(kids.size()) + " child clades");
             int index = int(clades.size());
             clades.push_back(std::move(c));
             if (parent >= 0) clades[parent].children.push_back(index);
-            for (auto it = kids.rbegin(); it != kids.rend(); ++it) stack.emplace_back(*it, index);
+            for (auto it = kids.rbegin(); it != kids.rend(); ++it)
+                stack.emplace_back(*it, index);
         }
         return clades;
     }
 
-    static bool isLossClade(const RawClade& c) { return c.children.empty() && c.events.back().kind == XmlEvent::Loss; }
+    static bool isLossClade(const RawClade& c) {
+        return c.children.empty() && c.events.back().kind == XmlEvent::Loss;
+    }
 
     Reconciliation readGeneTree(pugi::xml_node gene) const {
         pugi::xml_node phylogeny = requireChild(gene, "phylogeny");
@@ -384,7 +421,8 @@ class DocumentReader {
             if (parent >= 0) rec.nodes[parent].children.push_back(node);
             r = foldBranch(raw, r, rec.nodes[node]);
             const RawClade& c = raw[r];
-            for (auto it = c.children.rbegin(); it != c.children.rend(); ++it) stack.emplace_back(*it, node);
+            for (auto it = c.children.rbegin(); it != c.children.rend(); ++it)
+                stack.emplace_back(*it, node);
         }
         rec.root = 0;
         rec.originSpecies = rec.nodes[0].events.front().species;
@@ -409,7 +447,8 @@ class DocumentReader {
                 }
             }
             const RawEvent& own = c.events.back();
-            if ((own.kind == XmlEvent::Speciation || own.kind == XmlEvent::BranchingOut) && c.children.size() == 2 &&
+            if ((own.kind == XmlEvent::Speciation || own.kind == XmlEvent::BranchingOut) &&
+                c.children.size() == 2 &&
                 isLossClade(raw[c.children[0]]) != isLossClade(raw[c.children[1]])) {
                 int other = isLossClade(raw[c.children[0]]) ? c.children[1] : c.children[0];
                 const RawEvent& first = raw[other].events.front();
@@ -428,13 +467,24 @@ class DocumentReader {
                 if (ev.type == EventType::TransferLoss && ev.recipient < 0)
                     fail(c.element, "speciationOutLoss without a following <transferBack>");
             switch (own.kind) {
-            case XmlEvent::Leaf: node.events.push_back({EventType::Leaf, own.species}); break;
-            case XmlEvent::Loss: node.events.push_back({EventType::Loss, own.species}); break;
-            case XmlEvent::Speciation: node.events.push_back({EventType::Speciation, own.species}); break;
-            case XmlEvent::Duplication: node.events.push_back({EventType::Duplication, own.species}); break;
-            default: node.events.push_back({EventType::Transfer, own.species, transferRecipient(raw, c)}); break;
+            case XmlEvent::Leaf:
+                node.events.push_back({EventType::Leaf, own.species});
+                break;
+            case XmlEvent::Loss:
+                node.events.push_back({EventType::Loss, own.species});
+                break;
+            case XmlEvent::Speciation:
+                node.events.push_back({EventType::Speciation, own.species});
+                break;
+            case XmlEvent::Duplication:
+                node.events.push_back({EventType::Duplication, own.species});
+                break;
+            default:
+                node.events.push_back({EventType::Transfer, own.species, transferRecipient(raw, c)});
+                break;
             }
-            bool placeholder = own.kind == XmlEvent::Loss ? c.name == "loss" : own.kind != XmlEvent::Leaf && c.name == "NULL";
+            bool placeholder = own.kind == XmlEvent::Loss ? c.name == "loss"
+                                                          : own.kind != XmlEvent::Leaf && c.name == "NULL";
             node.name = placeholder ? std::string() : c.name;
             return r;
         }
@@ -442,14 +492,16 @@ class DocumentReader {
 
     int transferRecipient(const std::vector<RawClade>& raw, const RawClade& c) const {
         for (int child : c.children)
-            if (raw[child].events.front().kind == XmlEvent::TransferBack) return raw[child].events.front().species;
+            if (raw[child].events.front().kind == XmlEvent::TransferBack)
+                return raw[child].events.front().species;
         fail(c.element, "a transfer (branchingOut) without a child clade starting with <transferBack>");
     }
 };
 
 } // namespace
 
-std::string toRecPhyloXml(const SpeciesTree& species, const std::vector<Reconciliation>& reconciliations) {
+std::string toRecPhyloXml(const SpeciesTree& species, const std::vector<Reconciliation>& reconciliations,
+                          bool indent) {
     pugi::xml_document doc;
     pugi::xml_node root = doc.append_child("recPhylo");
     root.append_attribute("xmlns:xsi").set_value("http://www.w3.org/2001/XMLSchema-instance");
@@ -463,13 +515,13 @@ std::string toRecPhyloXml(const SpeciesTree& species, const std::vector<Reconcil
         GeneTreeWriter(species, rec).write(phylogeny);
     }
     std::ostringstream out;
-    doc.save(out, "  ");
+    doc.save(out, "  ", indent ? pugi::format_default : pugi::format_raw);
     return out.str();
 }
 
 void writeRecPhyloXml(const std::string& path, const SpeciesTree& species,
-                      const std::vector<Reconciliation>& reconciliations) {
-    std::string text = toRecPhyloXml(species, reconciliations);
+                      const std::vector<Reconciliation>& reconciliations, bool indent) {
+    std::string text = toRecPhyloXml(species, reconciliations, indent);
     std::ofstream file(path, std::ios::binary);
     file << text;
     if (!file) throw std::runtime_error("cannot write " + path);
@@ -479,6 +531,8 @@ RecPhyloDocument parseRecPhyloXml(const std::string& text, const std::string& so
     return DocumentReader(text, source).read();
 }
 
-RecPhyloDocument readRecPhyloXml(const std::string& path) { return parseRecPhyloXml(readTextFile(path), path); }
+RecPhyloDocument readRecPhyloXml(const std::string& path) {
+    return parseRecPhyloXml(readTextFile(path), path);
+}
 
 } // namespace gpurec

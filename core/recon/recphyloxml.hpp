@@ -15,10 +15,13 @@ namespace gpurec {
 // Throws std::invalid_argument when a reconciliation is inconsistent (an event list that is empty
 // or does not end with the node's own event, a species index out of range, a transfer whose
 // children cannot be told apart).
-std::string toRecPhyloXml(const SpeciesTree& species, const std::vector<Reconciliation>& reconciliations);
+// `indent`: one element per line, indented by depth; otherwise no whitespace between elements
+// (much smaller files for large datasets).
+std::string toRecPhyloXml(const SpeciesTree& species, const std::vector<Reconciliation>& reconciliations,
+                          bool indent = true);
 // Writes the file; std::runtime_error naming it when it cannot be written.
 void writeRecPhyloXml(const std::string& path, const SpeciesTree& species,
-                      const std::vector<Reconciliation>& reconciliations);
+                      const std::vector<Reconciliation>& reconciliations, bool indent = true);
 
 struct RecPhyloDocument {
     NewickTree speciesNewick; // the <spTree> as written (names, branch lengths)

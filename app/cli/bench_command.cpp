@@ -1,0 +1,158 @@
+// gpurec bench: times one evaluation (forward, and forward + gradient) of a dataset on a device and
+// sets it against the memory-bandwidth floor of the dataset (docs/performance.md).
+#include "cli_common.hpp"
+#include "commands.hpp"
+
+#include "io/result_writer.hpp"
+
+#ifdef GPUREC_HAVE_CUDA
+#include "cuda/cuda_backend.hpp"
+#endif
+
+#include <algorithm>
+#include <cstdio>
+
+namespace gpurec::cli {
+
+namespace {
+
+struct Timing {
+    double median = 0, min = 0, max = 0;
+    double peakBytes = 0, bytesMoved = 0;
+    std::vector<double> samples;
+    Evaluation last;
+};
+
+double median(std::vector<double> v) {
+    std::sort(v.begin(), v.end());
+    const std::size_t m = v.size() / 2;
+    return v.size() % 2 ? v[m] : 0.5 * (v[m - 1] + v[m]);
+}
+
+// Cold evaluations (warm starts cleared): device time from CUDA events on the GPU, wall time on the CPU.
+Timing timeEvaluations(LikelihoodBackend& backend, const RateParameters& theta, const SolverOptions& options,
+                       bool withGradient, int warmup, int repeats) {
+    Timing t;
+    for (int i = 0; i < warmup + repeats; ++i) {
+        backend.clearWarmStarts();
+        t.last = backend.evaluate(theta, options, withGradient);
+        double seconds = t.last.stats.seconds;
+#ifdef GPUREC_HAVE_CUDA
+        if (auto* cuda = dynamic_cast<CudaBackendControls*>(&backend)) {
+            const CudaRunInfo info = cuda->lastRun();
+            seconds = info.deviceSeconds;
+            t.peakBytes = std::max(t.peakBytes, info.peakBytes);
+            t.bytesMoved = info.tableBytesMoved;
+        }
+#endif
+        if (i >= warmup) t.samples.push_back(seconds);
+    }
+    t.median = median(t.samples);
+    t.min = *std::min_element(t.samples.begin(), t.samples.end());
+    t.max = *std::max_element(t.samples.begin(), t.samples.end());
+    return t;
+}
+
+// Fewest table bytes an evaluation must move (docs/performance.md): forward writes Π and Π̄ of every
+// clade once and reads every non-root clade's pair back once; the gradient writes and reads the
+// adjoint once and reads Π and Π̄ once more.
+double floorBytes(const Dataset& data, bool withGradient) {
+    const double row = 8.0 * data.species.size();
+    const double clades = static_cast<double>(data.cladeCount()),
+                 families = static_cast<double>(data.families.size());
+    const double forward = row * (2 * clades + 2 * (clades - families));
+    return withGradient ? forward + row * 4 * clades : forward;
+}
+
+double copyBandwidth(const std::string& device) {
+#ifdef GPUREC_HAVE_CUDA
+    if (device.rfind("cuda", 0) == 0) return measureCudaCopyBandwidth(std::stoi(device.substr(5)));
+#else
+    (void)device;
+#endif
+    return 0;
+}
+
+} // namespace
+
+void registerBench(CLI::App& root) {
+    struct Options {
+        InputOptions input;
+        RateOptions rates;
+        EngineOptions engine;
+        std::string mode = "global", output = "gpurec_bench.json";
+        int warmup = 1, repeats = 5;
+    };
+    auto o = std::make_shared<Options>();
+    o->engine.device = "auto";
+    CLI::App* app = root.add_subcommand("bench", "Time forward and forward+gradient evaluations on a device");
+    addInputOptions(*app, o->input);
+    addRateOptions(*app, o->rates);
+    addEngineOptions(*app, o->engine, true);
+    app->add_option("--mode", o->mode, "Rate mode: global (default), specieswise or genewise")
+        ->check(CLI::IsMember({"global", "specieswise", "genewise"}));
+    app->add_option("--warmup", o->warmup, "Untimed evaluations first (default 1)")
+        ->check(CLI::NonNegativeNumber);
+    app->add_option("--repeats", o->repeats, "Timed evaluations, median reported (default 5)")
+        ->check(CLI::PositiveNumber);
+    app->add_option("-o,--output", o->output, "JSON file written (default gpurec_bench.json)");
+    app->callback([o] {
+        LoadedInput in = loadOrExplain(o->input, o->engine.threads);
+        const Dataset& data = *in.dataset;
+        SolverOptions solver = solverOptionsFrom(o->engine);
+        RateParameters theta = initialRates(o->rates, data, parseRateMode(o->mode));
+        BackendChoice backend = backendFrom(o->engine, in.dataset);
+        const int species = data.species.size();
+        std::printf("dataset: %d species nodes, %zu families, %lld clades, %lld splits\n", species,
+                    data.families.size(), data.cladeCount(), data.splitCount());
+        std::printf("device: %s; %s\n", backend.description.c_str(), backend.backend->planSummary().c_str());
+        std::fflush(stdout);
+        Timing forward = timeEvaluations(*backend.backend, theta, solver, false, o->warmup, o->repeats);
+        Timing gradient = timeEvaluations(*backend.backend, theta, solver, true, o->warmup, o->repeats);
+        const std::string deviceId = backend.description.substr(0, backend.description.find(' '));
+        const double bandwidth = copyBandwidth(deviceId);
+
+        nlohmann::json j;
+        j["dataset"] = {{"species_tree", o->input.species}, {"families_file", o->input.families},
+                        {"species_nodes", species},         {"families", data.families.size()},
+                        {"clades", data.cladeCount()},      {"splits", data.splitCount()}};
+        j["device"] = backend.description;
+        j["plan"] = backend.backend->planSummary();
+        j["mode"] = o->mode;
+        j["schedule"] = toString(solver.schedule);
+        j["copy_bandwidth_bytes_per_s"] = bandwidth;
+        std::printf("\n| phase | median s | min s | max s | peak GB | table GB moved | floor GB | floor s | "
+                    "floor/measured |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+        for (const auto& [name, t, grad] :
+             {std::tuple{"forward", &forward, false}, {"forward+gradient", &gradient, true}}) {
+            const double floor = floorBytes(data, grad);
+            const double floorSeconds = bandwidth > 0 ? floor / bandwidth : 0;
+            std::printf("| %s | %.4f | %.4f | %.4f | %.2f | %.1f | %.1f | %.4f | %.1f%% |\n", name, t->median,
+                        t->min, t->max, t->peakBytes / 1e9, t->bytesMoved / 1e9, floor / 1e9, floorSeconds,
+                        floorSeconds > 0 ? 100 * floorSeconds / t->median : 0.0);
+            const SolverStats& st = t->last.stats;
+            j[name] = {{"median_seconds", t->median},
+                       {"min_seconds", t->min},
+                       {"max_seconds", t->max},
+                       {"samples_seconds", t->samples},
+                       {"peak_device_bytes", t->peakBytes},
+                       {"table_bytes_moved", t->bytesMoved},
+                       {"floor_bytes", floor},
+                       {"floor_seconds", floorSeconds},
+                       {"floor_fraction", floorSeconds > 0 ? floorSeconds / t->median : 0.0},
+                       {"total_nll_bits", t->last.totalNllBits},
+                       {"e_iterations", st.eIterations},
+                       {"pi_iterations", st.piIterations},
+                       {"max_pi_iterations", st.maxPiIterations},
+                       {"adjoint_iterations", st.bicgstabIterations}};
+        }
+        std::printf(
+            "\ntotal NLL %.10f bits; self-loop iterations %ld (max %d per clade); adjoint iterations %ld\n",
+            gradient.last.totalNllBits, gradient.last.stats.piIterations, gradient.last.stats.maxPiIterations,
+            gradient.last.stats.bicgstabIterations);
+        writeJson(o->output, j);
+        std::printf("wrote %s\n", o->output.c_str());
+    });
+}
+
+} // namespace gpurec::cli

@@ -1,0 +1,209 @@
+// gpurec sample: reconciliations drawn from their posterior at fixed rates, written in the forms
+// AleRax users read (docs/formats.md, "Reconciliation outputs").
+#include "cli_common.hpp"
+#include "commands.hpp"
+
+#include "io/result_writer.hpp"
+#include "recon/recon_newick.hpp"
+#include "recon/recon_summary.hpp"
+#include "recon/recon_tables.hpp"
+#include "recon/recphyloxml.hpp"
+#include "recon/sampling_run.hpp"
+
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <mutex>
+#include <set>
+
+namespace gpurec::cli {
+
+namespace {
+
+void writeText(const std::string& path, const std::string& text) {
+    std::ofstream out(path);
+    if (!out || !(out << text)) throw std::runtime_error("cannot write " + path);
+}
+
+nlohmann::json summaryJson(const ReconciliationSummary& s, const SpeciesTree& species) {
+    nlohmann::json events;
+    for (std::size_t k = 0; k < s.events.size(); ++k)
+        events[eventCountNames()[k]] = s.events[k];
+    nlohmann::json perSpecies = nlohmann::json::array();
+    for (int e = 0; e < species.size(); ++e) {
+        nlohmann::json row = {{"species", species.name(e)}};
+        bool any = false;
+        for (int k = 0; k < kSpeciesColumnCount; ++k) {
+            row[speciesColumnNames()[k]] = s.species[e][k];
+            any = any || s.species[e][k] != 0.0;
+        }
+        if (any) perSpecies.push_back(row);
+    }
+    nlohmann::json transfers = nlohmann::json::array();
+    for (const TransferFrequency& t : sortedTransfers(s.transfers, species))
+        transfers.push_back({{"source", species.name(t.source)},
+                             {"destination", species.name(t.destination)},
+                             {"frequency", t.count}});
+    nlohmann::json origins = nlohmann::json::array();
+    for (int e = 0; e < species.size(); ++e)
+        if (s.origination[e] != 0.0)
+            origins.push_back({{"species", species.name(e)}, {"frequency", s.origination[e]}});
+    return {{"mean_event_counts", events},
+            {"species_event_counts", perSpecies},
+            {"transfers", transfers},
+            {"originations", origins}};
+}
+
+// Dataset indices of the requested families (all when none is named).
+std::vector<int> selectFamilies(const LoadedInput& in, const std::vector<std::string>& requested,
+                                int minCovered) {
+    const Dataset& data = *in.dataset;
+    std::vector<int> out;
+    if (requested.empty()) {
+        for (int f = 0; f < static_cast<int>(data.families.size()); ++f)
+            out.push_back(f);
+        return out;
+    }
+    std::set<int> chosen;
+    for (const std::string& name : requested) {
+        int found = -1;
+        for (int f = 0; f < static_cast<int>(data.families.size()); ++f)
+            if (data.families[f].name == name) found = f;
+        if (found >= 0) {
+            chosen.insert(found);
+            continue;
+        }
+        for (const FamilyProblem& p : in.excluded)
+            if (p.family == name)
+                throw std::invalid_argument("family '" + name + "' was excluded (" + p.message +
+                                            "); lower --min-covered-species (now " +
+                                            std::to_string(minCovered) + ") to sample it");
+        throw std::invalid_argument("family '" + name + "' is not in the input");
+    }
+    return {chosen.begin(), chosen.end()};
+}
+
+} // namespace
+
+void registerSample(CLI::App& root) {
+    struct Options {
+        InputOptions input;
+        RateOptions rates;
+        EngineOptions engine;
+        int samples = 100;
+        std::uint64_t seed = 123;
+        std::vector<std::string> families;
+        bool xmlPerSample = false;
+        bool compactXml = false;
+        std::string outdir = "gpurec_output";
+    };
+    auto o = std::make_shared<Options>();
+    CLI::App* app =
+        root.add_subcommand("sample", "Sample reconciled gene trees from their posterior at fixed rates");
+    addInputOptions(*app, o->input);
+    addRateOptions(*app, o->rates);
+    addEngineOptions(*app, o->engine, false);
+    app->add_option("--samples", o->samples, "Reconciliations per family (default 100)");
+    app->add_option("--seed", o->seed, "Random seed (default 123); each family has its own stream");
+    app->add_option("--family", o->families, "Sample only this family (repeatable)");
+    app->add_flag("--xml-per-sample", o->xmlPerSample,
+                  "One RecPhyloXML file per sample instead of one per family");
+    app->add_flag("--compact-xml", o->compactXml,
+                  "RecPhyloXML without indentation (indenting deep gene trees makes large files)");
+    app->add_option("-p,--prefix", o->outdir, "Output folder (default gpurec_output)");
+    app->callback([o] {
+        auto start = std::chrono::steady_clock::now();
+        SamplingSettings settings;
+        settings.samples = o->samples;
+        settings.seed = o->seed;
+        settings.solver = solverOptionsFrom(o->engine);
+        settings.halveRootBranches = o->input.rooting == "UNIFORM";
+        validateSampleCount(settings.samples); // before the (possibly long) loading
+        LoadedInput in = loadOrExplain(o->input, o->engine.threads);
+        const Dataset& data = *in.dataset;
+        const SpeciesTree& species = data.species;
+        std::vector<int> families = selectFamilies(in, o->families, o->input.minCoveredSpecies);
+        RateParameters theta = initialRates(
+            o->rates, data, o->rates.ratesFile.empty() ? RateMode::Global : RateMode::Specieswise);
+        validateSampling(data, theta, settings);
+
+        const std::string recDir = o->outdir + "/reconciliations", sumDir = o->outdir + "/summaries";
+        ensureDirectory(recDir);
+        ensureDirectory(sumDir);
+        std::vector<nlohmann::json> familyJson(data.families.size());
+        ReconciliationSummary total;
+        std::mutex totalMutex;
+        sampleFamilies(data, theta, families, settings, [&](FamilySamples&& fs) {
+            const std::vector<Reconciliation>& recs = fs.reconciliations;
+            const std::string& name = data.families[fs.family].name;
+            const std::string base = recDir + "/" + name;
+            std::string newick, ale;
+            for (const Reconciliation& r : recs) {
+                newick += toNewickEvents(r) + "\n";
+                ale += toAleNewick(r, species) + "\n";
+            }
+            writeText(base + "_samples.newick", newick);
+            writeText(base + "_samples.alerec", ale);
+            if (o->xmlPerSample) {
+                for (std::size_t i = 0; i < recs.size(); ++i)
+                    writeRecPhyloXml(base + "_sample_" + std::to_string(i) + ".xml", species, {recs[i]},
+                                     !o->compactXml);
+            } else {
+                writeRecPhyloXml(base + "_samples.xml", species, recs, !o->compactXml);
+            }
+            writeText(base + "_eventCounts.csv", eventCountsCsv(recs));
+            writeText(base + "_speciesEventCounts.csv", speciesEventCountsCsv(recs, species));
+            TransferCounts transfers;
+            for (const Reconciliation& r : recs)
+                for (const auto& [pair, count] : transferCounts(r))
+                    transfers[pair] += count;
+            writeText(base + "_transfers.txt", transfersText(transfers, species));
+            ReconciliationSummary summary = summarize(recs, species);
+            writeText(sumDir + "/" + name + "_meanSpeciesEventCounts.csv",
+                      meanSpeciesEventCountsCsv(summary, species));
+            writeText(sumDir + "/" + name + "_meanTransfers.txt", transfersText(summary.transfers, species));
+            writeText(sumDir + "/" + name + "_originations.csv", originationsCsv(summary, species));
+            nlohmann::json j = summaryJson(summary, species);
+            j["name"] = name;
+            j["samples"] = recs.size();
+            j["ll_nats"] = fs.logLikelihood;
+            familyJson[fs.family] = std::move(j);
+            std::lock_guard lock(totalMutex);
+            addFamily(total, summary);
+        });
+        writeText(sumDir + "/totalSpeciesEventCounts.csv", meanSpeciesEventCountsCsv(total, species));
+        writeText(sumDir + "/totalTransfers.txt", transfersText(total.transfers, species));
+        writeText(sumDir + "/originations.csv", originationsCsv(total, species));
+
+        nlohmann::json j;
+        j["families"] = nlohmann::json::array();
+        for (int f : families)
+            j["families"].push_back(std::move(familyJson[f]));
+        j["total"] = summaryJson(total, species);
+        j["total"]["families"] = families.size();
+        nlohmann::json rates = {{"D", o->rates.d}, {"L", o->rates.l}, {"T", o->rates.t}};
+        if (!o->rates.ratesFile.empty()) rates = {{"rates_file", o->rates.ratesFile}};
+        j["options"] = {{"species_tree", o->input.species},
+                        {"families", o->input.families},
+                        {"transfer_constraint", o->input.transferConstraint},
+                        {"gene_tree_rooting", o->input.rooting},
+                        {"min_covered_species", o->input.minCoveredSpecies},
+                        {"samples", settings.samples},
+                        {"seed", settings.seed},
+                        {"rates", rates},
+                        {"solver", solverOptionsJson(settings.solver)}};
+        j["excluded_families"] = nlohmann::json::array();
+        for (const FamilyProblem& p : in.excluded)
+            j["excluded_families"].push_back({{"name", p.family}, {"reason", p.message}});
+        writeJson(o->outdir + "/result.json", j);
+        double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        std::printf("sampled %d reconciliations for each of %zu families (seed %llu) in %.2f s\n",
+                    settings.samples, families.size(), static_cast<unsigned long long>(settings.seed),
+                    seconds);
+        std::printf("wrote %s/reconciliations, %s/summaries and %s/result.json\n", o->outdir.c_str(),
+                    o->outdir.c_str(), o->outdir.c_str());
+    });
+}
+
+} // namespace gpurec::cli

@@ -1,0 +1,62 @@
+// gpurec-workbench: the Qt workbench. Opens the data given on the command line (a species tree
+// with -s and families with -f, or files and folders to recognise), or starts empty.
+#include "run_panel.hpp"
+#include "screenshot_tour.hpp"
+#include "workbench_window.hpp"
+
+#include <QApplication>
+#include <QCommandLineParser>
+#include <QIcon>
+#include <QTimer>
+
+int main(int argc, char** argv) {
+    QApplication app(argc, argv);
+    QApplication::setOrganizationName("gpurec");
+    QApplication::setApplicationName("gpurec-workbench");
+    QApplication::setApplicationVersion(GPUREC_VERSION);
+    QApplication::setWindowIcon(QIcon(":/icons/gpurec-workbench.svg"));
+
+    QCommandLineParser parser;
+    parser.setApplicationDescription("Gene-tree / species-tree reconciliation workbench (undated DTL model)");
+    parser.addHelpOption();
+    parser.addVersionOption();
+    QCommandLineOption species({"s", "species-tree"}, "Species tree (Newick).", "file");
+    QCommandLineOption families({"f", "families"}, "AleRax families file.", "file");
+    QCommandLineOption device("device", "auto, cpu, cuda or cuda:N (default auto).", "device", "auto");
+    QCommandLineOption minCovered("min-covered-species",
+                                  "Leave out families covering fewer species (default 4).", "n", "4");
+    QCommandLineOption rooted("rooted-gene-trees", "Use the gene trees' own roots instead of all rootings.");
+    QCommandLineOption screenshots(
+        "screenshots", "Take the user guide's screenshots into this folder, then quit.", "folder");
+    parser.addOptions({species, families, device, minCovered, rooted, screenshots});
+    parser.addPositionalArgument(
+        "paths", "Gene-tree files or folders, or a dataset folder (species tree + families file).",
+        "[paths...]");
+    parser.process(app);
+
+    gpurec::ui::WorkbenchWindow window;
+    window.runPanel()->setDevice(parser.value(device));
+    window.show();
+
+    gpurec::ui::LoadRequest request;
+    request.paths.speciesTree = parser.value(species).toStdString();
+    request.paths.familiesFile = parser.value(families).toStdString();
+    for (const QString& p : parser.positionalArguments())
+        request.paths.geneTrees.push_back(p.toStdString());
+    request.options.minCoveredSpecies = parser.value(minCovered).toInt();
+    request.options.rooting =
+        parser.isSet(rooted) ? gpurec::GeneTreeRooting::Rooted : gpurec::GeneTreeRooting::Unrooted;
+    if (parser.isSet(species)) {
+        if (request.paths.familiesFile.empty() && request.paths.geneTrees.empty())
+            window.showOpenDialog(&request);
+        else
+            window.openInput(request);
+    } else if (!parser.positionalArguments().isEmpty()) {
+        window.openPaths(parser.positionalArguments());
+    }
+    if (parser.isSet(screenshots))
+        QTimer::singleShot(0, &window, [&window, folder = parser.value(screenshots)] {
+            QApplication::exit(gpurec::ui::runScreenshotTour(window, folder));
+        });
+    return app.exec();
+}

@@ -1,0 +1,167 @@
+#include "screenshot_tour.hpp"
+
+#include "families_panel.hpp"
+#include "io/families_file.hpp"
+#include "live_plots.hpp"
+#include "open_input_dialog.hpp"
+#include "run_panel.hpp"
+#include "solver_knobs_panel.hpp"
+#include "species_tree_panel.hpp"
+#include "waves_panel.hpp"
+
+#include <QDir>
+#include <QDockWidget>
+#include <QEventLoop>
+#include <QFile>
+#include <QFileInfo>
+#include <QLineEdit>
+#include <QPushButton>
+#include <QTabWidget>
+#include <QTemporaryDir>
+#include <QTextStream>
+#include <QTimer>
+#include <cstdio>
+
+namespace gpurec::ui {
+
+namespace {
+constexpr int kTimeoutMs = 300000;
+
+// Runs the event loop until `signal` fires; false on timeout.
+template <typename Sender, typename Signal> bool waitFor(Sender* sender, Signal signal) {
+    QEventLoop loop;
+    QTimer timeout;
+    timeout.setSingleShot(true);
+    QObject::connect(&timeout, &QTimer::timeout, &loop, [&loop] { loop.exit(1); });
+    QObject::connect(sender, signal, &loop, [&loop] { loop.exit(0); });
+    timeout.start(kTimeoutMs);
+    return loop.exec() == 0;
+}
+
+// Lets queued replots and layouts finish before a grab (a tool, not a test: a pause is fine).
+void settle(int ms = 400) {
+    QEventLoop loop;
+    QTimer::singleShot(ms, &loop, &QEventLoop::quit);
+    loop.exec();
+}
+
+// A copy of the loaded families file plus three broken families, to show the Problems panel.
+QString writeBrokenInput(const QString& folder, const LoadRequest& loaded, const SpeciesTree& species) {
+    QString families = folder + "/families.txt";
+    QFile out(families);
+    if (!out.open(QIODevice::WriteOnly | QIODevice::Text)) return {};
+    QTextStream text(&out);
+    text << "[FAMILIES]\n";
+    int kept = 0;
+    for (const FamilyInput& f : readFamiliesFile(loaded.paths.familiesFile)) {
+        if (kept++ == 4) break;
+        text << "- " << QString::fromStdString(f.name) << "\n"
+             << "gene_tree = " << QFileInfo(QString::fromStdString(f.geneTreePath)).absoluteFilePath()
+             << "\n";
+        if (!f.mappingPath.empty())
+            text << "mapping = " << QFileInfo(QString::fromStdString(f.mappingPath)).absoluteFilePath()
+                 << "\n";
+    }
+    text << "- truncated_tree\ngene_tree = truncated.nwk\n"
+         << "- missing_file\ngene_tree = not_there.nwk\n"
+         << "- unknown_species\ngene_tree = unknown.nwk\n"
+         << "- two_species\ngene_tree = two_species.nwk\n";
+    auto write = [&](const QString& name, const char* content) {
+        QFile f(folder + "/" + name);
+        if (f.open(QIODevice::WriteOnly | QIODevice::Text)) f.write(content);
+    };
+    write("truncated.nwk", "((A_1,B_1),(C_1,\n  D_1);\n");
+    write("unknown.nwk", "((mouse_1,rat_1),(yeti_1,dragon_1));\n");
+    const QString a = QString::fromStdString(species.name(species.leaves()[0]));
+    const QString b = QString::fromStdString(species.name(species.leaves()[1]));
+    write("two_species.nwk", QString("((%1_1,%2_1),%1_2);\n").arg(a, b).toUtf8().constData());
+    return families;
+}
+} // namespace
+
+int runScreenshotTour(WorkbenchWindow& w, const QString& folder) {
+    auto fail = [](const char* what) {
+        std::fprintf(stderr, "screenshot tour: %s\n", what);
+        return 1;
+    };
+    QDir().mkpath(folder);
+    w.resize(1760, 1040);
+    settle();
+    // `height`/`width` > 0 keep only the top/left of the widget (panels in tall or wide docks).
+    auto save = [&](QWidget* widget, const QString& name, int height = 0, int width = 0) {
+        settle();
+        QRect area(0, 0, width > 0 ? std::min(width, widget->width()) : widget->width(),
+                   height > 0 ? std::min(height, widget->height()) : widget->height());
+        if (!widget->grab(area).save(folder + "/" + name))
+            std::fprintf(stderr, "could not write %s\n", qPrintable(name));
+    };
+    if (!w.dataset() && !waitFor(&w, &WorkbenchWindow::inputLoaded)) return fail("the data did not load");
+    if (!w.dataset()) return fail("the data given on the command line could not be loaded");
+    const std::shared_ptr<const Dataset> dataset = w.dataset(); // kept alive across the later reload
+    const Dataset& data = *dataset;
+    const LoadRequest loaded = w.lastRequest();
+
+    // A family small enough for a readable clade DAG: the one with most genes up to 30.
+    int family = 0;
+    for (int f = 0; f < static_cast<int>(data.families.size()); ++f) {
+        int genes = data.families[f].clades.geneCount();
+        if (genes <= 30 && genes > data.families[family].clades.geneCount()) family = f;
+    }
+    w.familiesPanel()->selectFamily(family);
+
+    w.runPanel()->maxIterations()->setValue(25);
+    w.runPanel()->optimiseButton()->click();
+    if (!waitFor(&w.session(), &EngineSession::runFinished)) return fail("the optimisation did not finish");
+
+    SpeciesTreePanel* tree = w.speciesTreePanel();
+    tree->setQuantity(SpeciesQuantity::Extinction);
+    if (!waitFor(tree, &SpeciesTreePanel::valuesShown)) return fail("no colouring");
+    tree->view()->fitAll();
+    save(&w, "workbench-overview.png");
+    save(tree, "species-tree.png");
+    save(w.livePlots(), "live-plots.png");
+    save(w.findChild<QDockWidget*>("familiesDock"), "families-table.png", 320);
+
+    w.viewTabs()->setCurrentWidget(w.wavesPanel());
+    const CladeSet& clades = data.families[family].clades;
+    int clade = clades.rootClade();
+    for (int c = 0; c < clades.cladeCount(); ++c)
+        if (std::abs(clades.cladeSize[c] - clades.geneCount() / 3) <
+            std::abs(clades.cladeSize[clade] - clades.geneCount() / 3))
+            clade = c;
+    w.wavesPanel()->dag()->selectClade(clade);
+    if (!waitFor(tree, &SpeciesTreePanel::valuesShown)) return fail("no Π colouring");
+    tree->view()->fitAll();
+    w.wavesPanel()->dag()->fitAll();
+    save(w.centralWidget(), "clade-waves.png");
+
+    w.raiseDock("knobsDock");
+    auto* eTol = qobject_cast<QLineEdit*>(w.knobsPanel()->editor("e_tol"));
+    eTol->setText("0.5");
+    emit eTol->editingFinished();
+    save(w.knobsPanel(), "solver-options.png", w.knobsPanel()->sizeHint().height());
+    w.raiseDock("runDock");
+    save(w.runPanel(), "run-panel.png", w.runPanel()->sizeHint().height());
+
+    OpenInputDialog dialog(&w);
+    dialog.setRequest(loaded);
+    dialog.show();
+    save(&dialog, "open-dialog.png");
+    dialog.close();
+
+    if (loaded.paths.familiesFile.empty()) return 0; // the broken copy is made from a families file
+    QTemporaryDir broken;
+    LoadRequest request = loaded;
+    request.paths.familiesFile = writeBrokenInput(broken.path(), loaded, data.species).toStdString();
+    request.paths.speciesTree =
+        QFileInfo(QString::fromStdString(loaded.paths.speciesTree)).absoluteFilePath().toStdString();
+    w.openInput(request);
+    if (!waitFor(&w, &WorkbenchWindow::inputLoaded)) return fail("the broken input did not load");
+    w.raiseDock("problemsDock");
+    auto* problems = w.findChild<QDockWidget*>("problemsDock");
+    w.resizeDocks({problems}, {260}, Qt::Vertical);
+    save(problems, "problems.png", 0, 1150);
+    return 0;
+}
+
+} // namespace gpurec::ui

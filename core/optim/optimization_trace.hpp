@@ -1,0 +1,20 @@
+#pragma once
+// One optimisation iteration as text: the CLI's progress line and a trace.csv row (the GUI plots
+// the same fields from IterationReport directly).
+#include "optim/optimizer.hpp"
+
+#include <string>
+
+namespace gpurec {
+
+// Each rate over the rows of θ (one row in the global mode): geometric mean, smallest, largest.
+struct RateSummary {
+    Rates geometricMean, smallest, largest;
+};
+RateSummary summarizeRates(const RateParameters& theta);
+
+std::string traceCsvHeader();
+std::string traceCsvRow(const IterationReport& report);
+std::string progressLine(const IterationReport& report);
+
+} // namespace gpurec

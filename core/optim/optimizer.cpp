@@ -1,0 +1,80 @@
+#include "optim/optimizer.hpp"
+
+#include "optim/optimization_run.hpp"
+
+#include <cmath>
+#include <cstdio>
+#include <stdexcept>
+
+namespace gpurec {
+
+OptimizerKind parseOptimizerKind(const std::string& text) {
+    if (text == "lbfgsb") return OptimizerKind::Lbfgsb;
+    if (text == "adam") return OptimizerKind::Adam;
+    throw std::invalid_argument("unknown optimizer '" + text + "' (expected lbfgsb or adam)");
+}
+
+std::string toString(OptimizerKind kind) {
+    return kind == OptimizerKind::Lbfgsb ? "lbfgsb" : "adam";
+}
+
+namespace {
+void require(bool ok, const char* field, double value, const char* range) {
+    if (ok) return;
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.17g", value);
+    throw std::invalid_argument(std::string("optimizer setting ") + field + " = " + buf +
+                                " is outside its range " + range);
+}
+} // namespace
+
+void OptimizerSettings::validate() const {
+    require(max_iter >= 0, "max_iter", max_iter, ">= 0");
+    require(grad_tol >= 0, "grad_tol", grad_tol, ">= 0");
+    require(rel_tol >= 0, "rel_tol", rel_tol, ">= 0");
+    require(min_rate > 0 && std::isfinite(min_rate), "min_rate", min_rate, "> 0");
+    require(max_rate > min_rate && std::isfinite(max_rate), "max_rate", max_rate, "(min_rate, inf)");
+    require(learning_rate > 0 && std::isfinite(learning_rate), "learning_rate", learning_rate, "> 0");
+    require(beta1 >= 0 && beta1 < 1, "beta1", beta1, "[0, 1)");
+    require(beta2 >= 0 && beta2 < 1, "beta2", beta2, "[0, 1)");
+    require(adam_epsilon > 0, "adam_epsilon", adam_epsilon, "> 0");
+    require(lbfgsb_memory >= 1 && lbfgsb_memory <= 1000, "lbfgsb_memory", lbfgsb_memory, "1..1000");
+}
+
+namespace {
+// Runs `step` until it returns or the run stops it.
+template <typename Step> StopOptimization untilStopped(Step&& step) {
+    try {
+        return step();
+    } catch (const StopOptimization& stop) {
+        return stop;
+    }
+}
+} // namespace
+
+OptimizationResult optimizeRates(ReconModel& model, const OptimizerSettings& settings,
+                                 const ProgressCallback& progress) {
+    OptimizationRun run(model, settings, progress);
+    auto algorithm = settings.kind == OptimizerKind::Lbfgsb ? runLbfgsb : runAdam;
+    using Kind = StopOptimization::Kind;
+    try {
+        StopOptimization stop = untilStopped([&] { return algorithm(run); });
+        // A stop for convergence or lack of progress may leave rates drifting to zero short of the
+        // bound: snap them onto it, and resume from there while that gains.
+        while (stop.kind == Kind::Converged || stop.kind == Kind::NoProgress) {
+            try {
+                if (!run.snapToLowerBound()) break;
+            } catch (const StopOptimization& atSnap) {
+                stop = atSnap; // the snapped point itself ends the run (or is snapped further)
+                continue;
+            }
+            stop = untilStopped([&] { return algorithm(run); });
+        }
+        return run.finish(stop);
+    } catch (...) {
+        run.restoreBest();
+        throw;
+    }
+}
+
+} // namespace gpurec

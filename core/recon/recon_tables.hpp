@@ -1,0 +1,25 @@
+#pragma once
+// Text tables of sampled reconciliations (docs/formats.md, "Reconciliation outputs"): CSV files
+// with a header row, and AleRax's `source destination count` transfer lists.
+#include "recon/recon_summary.hpp"
+
+#include <string>
+#include <vector>
+
+namespace gpurec {
+
+// `sample,S,SL,D,T,TL,L,Leaf`, one row per reconciliation (samples numbered from 0).
+std::string eventCountsCsv(const std::vector<Reconciliation>& samples);
+// `sample,species_label,speciations,...,transfers_to`, rows for species with a non-zero count.
+std::string speciesEventCountsCsv(const std::vector<Reconciliation>& samples, const SpeciesTree& species);
+// `species_label,speciations,...,transfers_to` of a summary, rows for species with a non-zero value.
+std::string meanSpeciesEventCountsCsv(const ReconciliationSummary& summary, const SpeciesTree& species);
+// `source destination count` lines, decreasing count.
+std::string transfersText(const TransferCounts& counts, const SpeciesTree& species);
+// `species_label,frequency`, every species node with a non-zero frequency, decreasing frequency.
+std::string originationsCsv(const ReconciliationSummary& summary, const SpeciesTree& species);
+
+// Shortest text that reads back to the same double.
+std::string formatCount(double value);
+
+} // namespace gpurec

@@ -1,0 +1,112 @@
+#include "recon/sampling_run.hpp"
+
+#include "engine/family_solver.hpp"
+
+#include <atomic>
+#include <cmath>
+#include <exception>
+#include <omp.h>
+#include <sstream>
+#include <stdexcept>
+
+namespace gpurec {
+
+namespace {
+
+// FNV-1a: a fixed, platform-independent hash of the family name.
+std::uint64_t nameHash(const std::string& name) {
+    std::uint64_t h = 0xcbf29ce484222325ull;
+    for (unsigned char c : name) {
+        h ^= c;
+        h *= 0x100000001b3ull;
+    }
+    return h;
+}
+
+std::string rowOwner(const Dataset& data, const RateParameters& theta, int row) {
+    switch (theta.mode()) {
+    case RateMode::Global:
+        return "the global rates";
+    case RateMode::Specieswise:
+        return "species node " + data.species.name(row);
+    case RateMode::Genewise:
+        return "family " + data.families[row].name;
+    }
+    return "";
+}
+
+} // namespace
+
+std::mt19937_64 familyGenerator(std::uint64_t seed, const std::string& familyName) {
+    std::uint64_t h = nameHash(familyName);
+    std::seed_seq seq{static_cast<std::uint32_t>(seed), static_cast<std::uint32_t>(seed >> 32),
+                      static_cast<std::uint32_t>(h), static_cast<std::uint32_t>(h >> 32)};
+    return std::mt19937_64(seq);
+}
+
+void validateSampleCount(int samples) {
+    if (samples < 1)
+        throw std::invalid_argument("the number of samples must be at least 1 (got " +
+                                    std::to_string(samples) + ")");
+}
+
+void validateSampling(const Dataset& data, const RateParameters& theta, const SamplingSettings& settings) {
+    validateSampleCount(settings.samples);
+    if (theta.speciesCount() != data.species.size() ||
+        (theta.mode() == RateMode::Genewise && theta.familyCount() != static_cast<int>(data.families.size())))
+        throw std::invalid_argument("rate parameters do not match the dataset's shape");
+    // Rates read back from 6-digit files may sit a rounding step outside the bounds.
+    const double lo = settings.minRate * (1 - 1e-6), hi = settings.maxRate * (1 + 1e-6);
+    for (int row = 0; row < theta.rowCount(); ++row) {
+        Rates r = theta.rates(row);
+        const std::pair<const char*, double> named[] = {
+            {"duplication", r.d}, {"loss", r.l}, {"transfer", r.t}};
+        for (auto [name, value] : named) {
+            if (value >= lo && value <= hi) continue;
+            std::ostringstream msg;
+            msg << name << " rate " << value << " of " << rowOwner(data, theta, row) << " is out of bounds ["
+                << settings.minRate << ", " << settings.maxRate << "]";
+            throw std::invalid_argument(msg.str());
+        }
+    }
+}
+
+void sampleFamilies(const Dataset& data, const RateParameters& theta, const std::vector<int>& families,
+                    const SamplingSettings& settings, const std::function<void(FamilySamples&&)>& consume,
+                    const TableSource& tableSource) {
+    validateSampling(data, theta, settings);
+    const SpeciesLayout layout(data.species, data.transferConstraint);
+    const int threads = settings.solver.threads > 0 ? settings.solver.threads : omp_get_max_threads();
+    const int count = static_cast<int>(families.size());
+    std::exception_ptr failure;
+    std::atomic<bool> failed{false};
+#pragma omp parallel for schedule(dynamic) num_threads(threads)
+    for (int i = 0; i < count; ++i) {
+        if (failed) continue;
+        try {
+            const int f = families[i];
+            const GeneFamily& family = data.families.at(f);
+            EventProbabilities p = theta.probabilities(f);
+            FamilyTables tables =
+                tableSource ? tableSource(f, p) : computeFamilyTables(layout, family, p, settings.solver);
+            ReconciliationSampler sampler(layout, family, tables, settings.halveRootBranches);
+            std::mt19937_64 rng = familyGenerator(settings.seed, family.name);
+            FamilySamples out;
+            out.family = f;
+            ExtinctionState ext;
+            ext.E = tables.E;
+            out.logLikelihood = familyLogLikelihood(tables.clades, ext);
+            out.reconciliations.reserve(settings.samples);
+            for (int k = 0; k < settings.samples; ++k)
+                out.reconciliations.push_back(sampler.draw(rng));
+            consume(std::move(out));
+        } catch (...) {
+#pragma omp critical(gpurec_sampling_failure)
+            if (!failure) failure = std::current_exception();
+            failed = true;
+        }
+    }
+    if (failure) std::rethrow_exception(failure);
+}
+
+} // namespace gpurec

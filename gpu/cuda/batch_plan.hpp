@@ -1,0 +1,47 @@
+#pragma once
+// Splits the families into contiguous batches whose tables fit a device-memory budget. Batches are
+// contiguous in input order so every per-family and cross-family sum is taken in the same order
+// whatever the plan: results do not depend on the budget. Batches are independent units of work, so
+// a later version can hand them to several GPUs.
+#include <string>
+#include <vector>
+
+namespace gpurec::gpu {
+
+struct BatchPlanInput {
+    int species = 0;                      // species tree nodes
+    std::vector<int> familyClades;        // clades per family, input order
+    std::vector<std::string> familyNames; // for messages (optional)
+    double budgetBytes = 0;               // for everything the backend allocates
+    double fixedBytes = 0;                // allocations independent of the batch shape (structure, rates, E)
+    int maxFamiliesPerBatch = 0;          // 0: no limit
+    int chunkClades = 1024;               // gradient partial sums: one row set per chunk of a family's clades
+};
+
+struct Batch {
+    int familyBegin = 0, familyEnd = 0;
+    int cladeBegin = 0, cladeEnd = 0; // global clade ids (families concatenated)
+    int chunkBegin = 0, chunkEnd = 0; // global gradient-chunk ids
+    int families() const { return familyEnd - familyBegin; }
+    int clades() const { return cladeEnd - cladeBegin; }
+    int chunks() const { return chunkEnd - chunkBegin; }
+};
+
+struct BatchPlan {
+    std::vector<Batch> batches;
+    std::vector<int> familyChunkBegin; // per family, plus one past the end
+    int maxClades = 0, maxFamilies = 0, maxChunks = 0;
+    double fixedBytes = 0;
+    double batchBytes = 0; // buffers sized for the largest batch
+    double budgetBytes = 0;
+    double peakBytes() const { return fixedBytes + batchBytes; }
+    std::string summary() const;
+};
+
+// Bytes of the per-batch buffers for a batch of this shape.
+double batchBufferBytes(int species, long long clades, long long families, long long chunks);
+
+// Throws std::runtime_error when a single family does not fit the budget.
+BatchPlan planBatches(const BatchPlanInput& input);
+
+} // namespace gpurec::gpu

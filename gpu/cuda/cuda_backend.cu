@@ -1,0 +1,623 @@
+// The CUDA LikelihoodBackend: dataset structure resident on the device, families in contiguous
+// batches sized to the memory budget, each batch's clades solved in cross-family waves (forward from
+// the leaves, adjoint from the roots), E and the per-family results on the device.
+#include "batch_plan.hpp"
+#include "cuda_backend.hpp"
+#include "cuda_support.hpp"
+#include "host_structure.hpp"
+#include "solver_kernels.hpp"
+
+#include "engine/family_solver.hpp"
+#include "engine/species_operators.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <limits>
+#include <mutex>
+
+namespace gpurec {
+
+namespace gpu {
+namespace {
+
+std::string gib(double bytes) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%.1f GiB", bytes / (1024.0 * 1024 * 1024));
+    return text;
+}
+
+// Device copies of the HostStructure arrays.
+struct Structure {
+    DeviceArray<int> left, right, parent, sibling, upOffset, downOffset;
+    DeviceArray<NodeRecord> upRecords, downRecords;
+    DeviceArray<double> upInvRecipients, downInvRecipients;
+    DeviceArray<int> splitOffset, splitLeft, splitRight, splitParent, parentOffset, parentSplits, geneSpecies,
+        cladeFamily, familyRoot, chunkFirst, chunkEnd;
+    DeviceArray<double> splitWeight;
+};
+
+// Per parameter set arrays (one set, or one per family in the genewise mode).
+struct SetArrays {
+    int sets = 0;
+    DeviceArray<double> pS, pD, pL, pT, E, Ebar, diag, bar, denom, survive, eResidual;
+    DeviceArray<UpCoefficients> up;
+    DeviceArray<double> upDiag, upBarInv;
+    DeviceArray<DownCoefficients> down;
+    DeviceArray<int> eIterations, divergentNode;
+};
+
+// Buffers sized for the largest batch of the plan.
+struct BatchBuffers {
+    DeviceArray<double> pi, pibar, adjoint, pibarPeak, partial, logLikelihood, rootSum, largestDone,
+        largestRunning;
+    DeviceArray<int> scale;
+    DeviceArray<long long> iterations;
+    DeviceArray<int> waveClades, familyChunkBegin;
+    void release() { *this = BatchBuffers{}; }
+};
+
+// The backend's stream and the events bracketing an evaluation.
+struct StreamAndEvents {
+    cudaStream_t stream = nullptr;
+    cudaEvent_t start = nullptr, stop = nullptr;
+    StreamAndEvents() {
+        check(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), "creating a CUDA stream");
+        check(cudaEventCreate(&start), "creating CUDA events");
+        check(cudaEventCreate(&stop), "creating CUDA events");
+    }
+    StreamAndEvents(const StreamAndEvents&) = delete;
+    StreamAndEvents& operator=(const StreamAndEvents&) = delete;
+    ~StreamAndEvents() {
+        cudaStreamSynchronize(stream);
+        cudaEventDestroy(start);
+        cudaEventDestroy(stop);
+        cudaStreamDestroy(stream);
+    }
+};
+
+enum Counter {
+    ForwardSum,
+    ForwardMax,
+    ForwardZero,
+    AdjointSum,
+    AdjointMax,
+    AdjointZero,
+    Unwritten,
+    CounterCount
+};
+
+class CudaBackend final : public LikelihoodBackend, public CudaBackendControls {
+  public:
+    CudaBackend(std::shared_ptr<const Dataset> data, int device, const BatchLimits& limits)
+        : data_(std::move(data)), device_(device), layout_(data_->species, data_->transferConstraint),
+          host_(*data_) {
+        check(cudaSetDevice(device_), "selecting the CUDA device");
+        cudaDeviceProp prop{};
+        check(cudaGetDeviceProperties(&prop, device_), "reading the device properties");
+        deviceName_ = "cuda:" + std::to_string(device_) + " " + prop.name;
+        if (layout_.size > maxTeamSpecies())
+            throw std::runtime_error(
+                "the species tree has " + std::to_string(layout_.size) +
+                " nodes; the CUDA backend keeps a clade's rows in one block's shared memory, "
+                "which holds at most " +
+                std::to_string(maxTeamSpecies()) + " nodes on this device (use --device cpu)");
+        teamsPerSM_ = teamsPerMultiprocessor(layout_.size);
+        timing_ = std::make_unique<StreamAndEvents>();
+        stream_ = timing_->stream;
+        uploadStructure();
+        const int F = familyCount();
+        theta_.allocate(3 * static_cast<std::size_t>(std::max(F, layout_.size)), memory_,
+                        "allocating the rates");
+        thetaGradient_.allocate(3 * static_cast<std::size_t>(F), memory_, "allocating the rate gradient");
+        sharedTotal_.allocate(kGradientRows * static_cast<std::size_t>(layout_.size), memory_,
+                              "allocating the gradient accumulators");
+        counters_.allocate(CounterCount, memory_, "allocating counters");
+        replan(limits);
+    }
+
+    ~CudaBackend() override { cudaSetDevice(device_); }
+
+    std::string name() const override { return "cuda"; }
+
+    void clearWarmStarts() override {
+        std::lock_guard lock(mutex_);
+        eWarm_ = false;
+        tablesWarm_ = false;
+    }
+
+    void replan(const BatchLimits& limits) override {
+        std::lock_guard lock(mutex_);
+        check(cudaSetDevice(device_), "selecting the CUDA device");
+        limits_ = limits;
+        tablesWarm_ = false;
+        batch_.release();
+        std::size_t freeBytes = 0, totalBytes = 0;
+        check(cudaMemGetInfo(&freeBytes, &totalBytes), "reading the free device memory");
+        // What is already held counts against the budget; keep a margin for the CUDA runtime.
+        const double usable = memory_.current + 0.95 * static_cast<double>(freeBytes) - 256e6;
+        double budget = limits.memoryBytes > 0 ? std::min(limits.memoryBytes, usable) : usable;
+        for (int attempt = 0;; ++attempt) {
+            plan_ = makePlan(budget);
+            try {
+                allocateBatchBuffers();
+                return;
+            } catch (const CudaError& e) {
+                batch_.release();
+                if (!e.outOfMemory() || attempt >= 8 || plan_.maxFamilies == 1) throw;
+                budget *= 0.75; // out of memory despite the plan (fragmentation, other processes)
+            }
+        }
+    }
+
+    std::string planSummary() const override {
+        return deviceName_ + ": " + plan_.summary() + "; species tree height " +
+               std::to_string(host_.maxHeight) + ", depth " + std::to_string(host_.maxDepth) + "; " +
+               std::to_string(teamsPerSM_) + " clades per SM (" + std::to_string(teamSize(layout_.size)) +
+               " threads each)";
+    }
+
+    void setPoisonOutputs(bool poison) override {
+        std::lock_guard lock(mutex_);
+        poison_ = poison;
+        tablesWarm_ = false;
+    }
+
+    CudaRunInfo lastRun() const override { return last_; }
+
+    Evaluation evaluate(const RateParameters& theta, const SolverOptions& options,
+                        bool withGradient) override {
+        options.validate();
+        const auto wallStart = std::chrono::steady_clock::now();
+        const int F = familyCount();
+        const int n = layout_.size;
+        if (theta.speciesCount() != n || (theta.mode() == RateMode::Genewise && theta.familyCount() != F))
+            throw std::invalid_argument("rate parameters do not match the dataset's shape");
+        std::lock_guard lock(mutex_);
+        check(cudaSetDevice(device_), "selecting the CUDA device");
+        const bool genewise = theta.mode() == RateMode::Genewise;
+        const bool converged = options.schedule == Schedule::Converged;
+        const int sets = genewise ? F : 1;
+        if (sets_.sets != sets) allocateSets(sets);
+
+        Evaluation out;
+        out.logLikelihood.assign(F, poison_ ? std::numeric_limits<double>::quiet_NaN() : 0.0);
+        if (withGradient) out.gradient.assign(theta.theta().size(), 0.0);
+        check(cudaEventRecord(timing_->start, stream_), "recording a CUDA event");
+        check(cudaMemsetAsync(counters_.get(), 0, counters_.bytes(), stream_), "clearing counters");
+
+        const SetView sv = setView();
+        check(cudaMemcpyAsync(theta_.get(), theta.theta().data(), theta.theta().size() * sizeof(double),
+                              cudaMemcpyHostToDevice, stream_),
+              "uploading the rates");
+        launchProbabilities(theta_.get(), static_cast<int>(theta.mode()), sets, n, sv, stream_);
+        ExtinctionSettings ext{!converged, options.e_max_iter, options.e_tol, options.e_init,
+                               converged && eWarm_};
+        launchExtinction(speciesView(), sv, sets, ext, stream_);
+        checkExtinction(out.stats);
+        eWarm_ = converged;
+
+        const CladeView cv = cladeView(genewise);
+        ForwardSettings fwd{!converged, options.pi_iters, options.pi_tol, options.pibar_side_threshold,
+                            converged && tablesWarm_ && plan_.batches.size() == 1 && !poison_};
+        AdjointSettings adj{options.bicgstab_max_iter, options.bicgstab_tol, options.pibar_side_threshold,
+                            options.use_adjoint_pruning, options.adjoint_pruning_threshold};
+        if (withGradient && !genewise)
+            check(cudaMemsetAsync(sharedTotal_.get(), 0, sharedTotal_.bytes(), stream_),
+                  "clearing the gradient");
+        if (withGradient && genewise && poison_)
+            check(cudaMemsetAsync(thetaGradient_.get(), 0xff, thetaGradient_.bytes(), stream_),
+                  "poisoning the gradient");
+        double bytesMoved = 0;
+        for (std::size_t b = 0; b < plan_.batches.size(); ++b) {
+            bytesMoved += runBatch(b, sv, cv, fwd, adj, withGradient, genewise, out);
+        }
+        if (withGradient) finishGradient(theta, options, genewise, out);
+        check(cudaEventRecord(timing_->stop, stream_), "recording a CUDA event");
+        check(cudaStreamSynchronize(stream_), "running the evaluation");
+        tablesWarm_ = converged && !poison_;
+
+        unsigned long long counters[CounterCount];
+        check(cudaMemcpy(counters, counters_.get(), sizeof counters, cudaMemcpyDeviceToHost),
+              "reading counters");
+        out.stats.piIterations += static_cast<long>(counters[ForwardSum]);
+        out.stats.maxPiIterations = static_cast<int>(counters[ForwardMax]);
+        if (withGradient) {
+            out.stats.bicgstabIterations += static_cast<long>(counters[AdjointSum]);
+            out.stats.prunedClades = static_cast<long>(counters[AdjointZero]);
+        }
+        for (double ll : out.logLikelihood)
+            out.totalLogLikelihood += ll;
+        out.totalNllBits = -out.totalLogLikelihood / std::log(2.0);
+        float ms = 0;
+        check(cudaEventElapsedTime(&ms, timing_->start, timing_->stop), "reading CUDA event times");
+        last_ = CudaRunInfo{deviceName_,
+                            ms / 1e3,
+                            memory_.peak,
+                            plan_.budgetBytes,
+                            static_cast<int>(plan_.batches.size()),
+                            poison_ ? static_cast<long long>(counters[Unwritten]) : -1,
+                            bytesMoved};
+        out.stats.seconds =
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - wallStart).count();
+        return out;
+    }
+
+  private:
+    int familyCount() const { return static_cast<int>(data_->families.size()); }
+
+    void uploadStructure() {
+        const HostStructure& h = host_;
+        const char* species = "uploading the species tree";
+        s_.left.upload(h.left, memory_, species);
+        s_.right.upload(h.right, memory_, species);
+        s_.parent.upload(h.parent, memory_, species);
+        s_.sibling.upload(h.sibling, memory_, species);
+        s_.upOffset.upload(h.upOffset, memory_, species);
+        s_.upRecords.upload(h.upRecords, memory_, species);
+        s_.upInvRecipients.upload(h.upInvRecipients, memory_, species);
+        s_.downOffset.upload(h.downOffset, memory_, species);
+        s_.downRecords.upload(h.downRecords, memory_, species);
+        s_.downInvRecipients.upload(h.downInvRecipients, memory_, species);
+        const char* what = "uploading the clade structure";
+        s_.splitOffset.upload(h.splitOffset, memory_, what);
+        s_.splitLeft.upload(h.splitLeft, memory_, what);
+        s_.splitRight.upload(h.splitRight, memory_, what);
+        s_.splitWeight.upload(h.splitWeight, memory_, what);
+        s_.splitParent.upload(h.splitParent, memory_, what);
+        s_.parentOffset.upload(h.parentOffset, memory_, what);
+        s_.parentSplits.upload(h.parentSplits, memory_, what);
+        s_.geneSpecies.upload(h.geneSpecies, memory_, what);
+        s_.cladeFamily.upload(h.cladeFamily, memory_, what);
+        s_.familyRoot.upload(h.familyRoot, memory_, what);
+        s_.chunkFirst.upload(h.chunkFirst, memory_, what);
+        s_.chunkEnd.upload(h.chunkEnd, memory_, what);
+    }
+
+    BatchPlan makePlan(double budget) const {
+        const int F = familyCount();
+        const double n = layout_.size;
+        BatchPlanInput in;
+        in.species = layout_.size;
+        in.familyClades = host_.familyCladeCounts();
+        for (const GeneFamily& f : data_->families)
+            in.familyNames.push_back(f.name);
+        in.budgetBytes = budget;
+        // Held now (structure and rates, less batch buffers), the genewise worst case of the parameter
+        // sets, and the wave lists.
+        const double setBytes =
+            static_cast<double>(F) *
+            ((11 * 8 + sizeof(UpCoefficients) + sizeof(DownCoefficients)) * n + 8 + 8 + 4 + 4);
+        in.fixedBytes =
+            memory_.current - setArrayBytes() + setBytes + 4.0 * host_.cladeCount() + 4.0 * (F + 1);
+        in.maxFamiliesPerBatch = limits_.maxFamiliesPerBatch;
+        in.chunkClades = kChunkClades;
+        return planBatches(in);
+    }
+
+    double setArrayBytes() const {
+        return static_cast<double>(sets_.pS.bytes()) + sets_.up.bytes() + sets_.upDiag.bytes() +
+               sets_.upBarInv.bytes() + sets_.down.bytes() + sets_.pD.bytes() + sets_.pL.bytes() +
+               sets_.pT.bytes() + sets_.E.bytes() + sets_.Ebar.bytes() + sets_.diag.bytes() +
+               sets_.bar.bytes() + sets_.denom.bytes() + sets_.survive.bytes() + sets_.eResidual.bytes() +
+               sets_.eIterations.bytes() + sets_.divergentNode.bytes();
+    }
+
+    void allocateBatchBuffers() {
+        const std::size_t n = layout_.size;
+        const std::size_t C = plan_.maxClades, Fb = plan_.maxFamilies, chunks = plan_.maxChunks;
+        const char* what = "allocating the batch tables";
+        batch_.pi.allocate(C * n, memory_, what);
+        batch_.pibar.allocate(C * n, memory_, what);
+        batch_.adjoint.allocate(C * n, memory_, what);
+        batch_.scale.allocate(C, memory_, what);
+        batch_.pibarPeak.allocate(C, memory_, what);
+        batch_.iterations.allocate(C, memory_, what);
+        batch_.partial.allocate(chunks * kGradientRows * n, memory_, what);
+        batch_.logLikelihood.allocate(Fb, memory_, what);
+        batch_.rootSum.allocate(Fb, memory_, what);
+        batch_.largestDone.allocate(Fb, memory_, what);
+        batch_.largestRunning.allocate(Fb, memory_, what);
+        BatchWaves waves = batchWaves(*data_, host_, plan_);
+        batch_.waveClades.upload(waves.clades, memory_, "uploading the wave schedule");
+        waves_ = std::move(waves.waves);
+        batch_.familyChunkBegin.upload(plan_.familyChunkBegin, memory_, "uploading the gradient chunks");
+    }
+
+    void allocateSets(int sets) {
+        sets_ = SetArrays{};
+        const std::size_t count = static_cast<std::size_t>(sets) * layout_.size;
+        const char* what = "allocating the rate and extinction arrays";
+        for (DeviceArray<double>* a : {&sets_.pS, &sets_.pD, &sets_.pL, &sets_.pT, &sets_.E, &sets_.Ebar,
+                                       &sets_.diag, &sets_.bar, &sets_.denom})
+            a->allocate(count, memory_, what);
+        sets_.up.allocate(count, memory_, what);
+        sets_.upDiag.allocate(count, memory_, what);
+        sets_.upBarInv.allocate(count, memory_, what);
+        sets_.down.allocate(count, memory_, what);
+        sets_.survive.allocate(sets, memory_, what);
+        sets_.eResidual.allocate(sets, memory_, what);
+        sets_.eIterations.allocate(sets, memory_, what);
+        sets_.divergentNode.allocate(sets, memory_, what);
+        sets_.sets = sets;
+        eWarm_ = false;
+    }
+
+    SpeciesView speciesView() const {
+        SpeciesView v = host_.speciesView();
+        v.left = s_.left.get();
+        v.right = s_.right.get();
+        v.parent = s_.parent.get();
+        v.sibling = s_.sibling.get();
+        v.upOffset = s_.upOffset.get();
+        v.upRecords = s_.upRecords.get();
+        v.upInvRecipients = s_.upInvRecipients.get();
+        v.downOffset = s_.downOffset.get();
+        v.downRecords = s_.downRecords.get();
+        v.downInvRecipients = s_.downInvRecipients.get();
+        return v;
+    }
+
+    SetView setView() {
+        return SetView{sets_.pS.get(),
+                       sets_.pD.get(),
+                       sets_.pL.get(),
+                       sets_.pT.get(),
+                       sets_.E.get(),
+                       sets_.Ebar.get(),
+                       sets_.diag.get(),
+                       sets_.bar.get(),
+                       sets_.denom.get(),
+                       sets_.up.get(),
+                       sets_.upDiag.get(),
+                       sets_.upBarInv.get(),
+                       sets_.down.get(),
+                       sets_.survive.get(),
+                       sets_.eIterations.get(),
+                       sets_.eResidual.get(),
+                       sets_.divergentNode.get()};
+    }
+
+    CladeView cladeView(bool genewise) const {
+        return CladeView{s_.splitOffset.get(),
+                         s_.splitLeft.get(),
+                         s_.splitRight.get(),
+                         s_.splitWeight.get(),
+                         s_.splitParent.get(),
+                         s_.parentOffset.get(),
+                         s_.parentSplits.get(),
+                         s_.geneSpecies.get(),
+                         s_.cladeFamily.get(),
+                         s_.familyRoot.get(),
+                         genewise};
+    }
+
+    ChunkView chunkView() const {
+        return ChunkView{s_.chunkFirst.get(), s_.chunkEnd.get(), batch_.familyChunkBegin.get()};
+    }
+
+    // Iterations and residual of the E solves; the CPU's message when a self loop diverges.
+    void checkExtinction(SolverStats& stats) {
+        const int sets = sets_.sets;
+        std::vector<int> iterations(sets), divergent(sets);
+        std::vector<double> residual(sets);
+        check(cudaMemcpyAsync(iterations.data(), sets_.eIterations.get(), sets * sizeof(int),
+                              cudaMemcpyDeviceToHost, stream_),
+              "reading the extinction solve");
+        check(cudaMemcpyAsync(divergent.data(), sets_.divergentNode.get(), sets * sizeof(int),
+                              cudaMemcpyDeviceToHost, stream_),
+              "reading the extinction solve");
+        check(cudaMemcpyAsync(residual.data(), sets_.eResidual.get(), sets * sizeof(double),
+                              cudaMemcpyDeviceToHost, stream_),
+              "reading the extinction solve");
+        check(cudaStreamSynchronize(stream_), "solving the extinction probabilities");
+        for (int s = 0; s < sets; ++s) {
+            if (divergent[s] >= 0) {
+                eWarm_ = false;
+                throw std::runtime_error("the self loop of species node " + std::to_string(divergent[s]) +
+                                         " diverges (2 pD E + pT Ē >= 1): rates out of the model's range");
+            }
+            stats.eIterations = std::max(stats.eIterations, iterations[s]);
+            stats.eResidual = std::max(stats.eResidual, residual[s]);
+        }
+    }
+
+    TableView tableView(const Batch& b) {
+        return TableView{
+            batch_.pi.get(),        batch_.pibar.get(),      batch_.adjoint.get(), batch_.scale.get(),
+            batch_.pibarPeak.get(), batch_.iterations.get(), b.cladeBegin,         layout_.size};
+    }
+
+    void poisonBatch(const Batch& b) {
+        const std::size_t rows = static_cast<std::size_t>(b.clades()) * layout_.size * sizeof(double);
+        for (DeviceArray<double>* a : {&batch_.pi, &batch_.pibar, &batch_.adjoint})
+            check(cudaMemsetAsync(a->get(), 0xff, rows, stream_), "poisoning the tables");
+        check(cudaMemsetAsync(batch_.logLikelihood.get(), 0xff, batch_.logLikelihood.bytes(), stream_),
+              "poisoning the tables");
+        check(cudaMemsetAsync(batch_.partial.get(), 0xff, batch_.partial.bytes(), stream_),
+              "poisoning the tables");
+    }
+
+    // Forward (and adjoint) of one batch; returns the table bytes its kernels move.
+    double runBatch(std::size_t index, const SetView& sv, const CladeView& cv, const ForwardSettings& fwd,
+                    const AdjointSettings& adj, bool withGradient, bool genewise, Evaluation& out) {
+        const Batch& b = plan_.batches[index];
+        const SpeciesView s = speciesView();
+        const TableView tab = tableView(b);
+        const int* waveClades = batch_.waveClades.get();
+        if (poison_) poisonBatch(b);
+        for (const auto& [offset, count] : waves_[index])
+            launchForwardWave(s, sv, cv, tab, waveClades + offset, count, fwd, stream_);
+        launchLikelihood(s, sv, cv, tab, b.familyBegin, b.families(), batch_.logLikelihood.get(),
+                         batch_.rootSum.get(), stream_);
+        check(cudaMemcpyAsync(out.logLikelihood.data() + b.familyBegin, batch_.logLikelihood.get(),
+                              b.families() * sizeof(double), cudaMemcpyDeviceToHost, stream_),
+              "reading the log-likelihoods");
+        launchCountStats(batch_.iterations.get(), b.clades(), counters_.get() + ForwardSum, stream_);
+        const std::size_t n = layout_.size;
+        long long splits = 0;
+        for (int f = b.familyBegin; f < b.familyEnd; ++f)
+            splits += data_->families[f].clades.splitCount();
+        const double rowBytes = 8.0 * n;
+        double moved = rowBytes * (2.0 * b.clades() + 4.0 * splits);
+        const std::size_t tableEntries = static_cast<std::size_t>(b.clades()) * n;
+        if (withGradient) {
+            const std::size_t familyBytes = b.families() * sizeof(double);
+            check(cudaMemsetAsync(batch_.largestDone.get(), 0, familyBytes, stream_),
+                  "clearing the adjoint maxima");
+            check(cudaMemsetAsync(batch_.largestRunning.get(), 0, familyBytes, stream_),
+                  "clearing the adjoint maxima");
+            for (auto wave = waves_[index].rbegin(); wave != waves_[index].rend(); ++wave) {
+                launchAdjointWave(s, sv, cv, tab, waveClades + wave->first, wave->second, b.familyBegin,
+                                  batch_.rootSum.get(), batch_.largestDone.get(), batch_.largestRunning.get(),
+                                  adj, stream_);
+                if (adj.pruning)
+                    check(cudaMemcpyAsync(batch_.largestDone.get(), batch_.largestRunning.get(), familyBytes,
+                                          cudaMemcpyDeviceToDevice, stream_),
+                          "updating the adjoint maxima");
+            }
+            launchCountStats(batch_.iterations.get(), b.clades(), counters_.get() + AdjointSum, stream_);
+            const ChunkView chunks = chunkView();
+            launchGradientGather(s, sv, cv, tab, chunks, b.chunkBegin, b.chunkEnd, adj.pibarSideThreshold,
+                                 batch_.partial.get(), stream_);
+            launchFoldChunks(chunks, b.familyBegin, b.familyEnd, b.chunkBegin, layout_.size,
+                             batch_.partial.get(), stream_);
+            if (genewise)
+                launchGenewiseTheta(s, sv, chunks, b.familyBegin, b.familyEnd, b.chunkBegin,
+                                    batch_.partial.get(), adj, thetaGradient_.get(), stream_);
+            else
+                launchAccumulateShared(chunks, b.familyBegin, b.familyEnd, b.chunkBegin, layout_.size,
+                                       batch_.partial.get(), sharedTotal_.get(), stream_);
+            moved += rowBytes * (4.0 * b.clades() + 10.0 * splits);
+            if (poison_)
+                launchCountNaN(batch_.adjoint.get(), tableEntries, counters_.get() + Unwritten, stream_);
+        }
+        if (poison_) {
+            launchCountNaN(batch_.pi.get(), tableEntries, counters_.get() + Unwritten, stream_);
+            launchCountNaN(batch_.pibar.get(), tableEntries, counters_.get() + Unwritten, stream_);
+        }
+        return moved;
+    }
+
+    // θ gradient: genewise rows come from the device; shared modes eliminate E on the host with the
+    // CPU reference's code (one small solve).
+    void finishGradient(const RateParameters& theta, const SolverOptions& options, bool genewise,
+                        Evaluation& out) {
+        const int n = layout_.size;
+        if (genewise) {
+            check(cudaMemcpyAsync(out.gradient.data(), thetaGradient_.get(),
+                                  out.gradient.size() * sizeof(double), cudaMemcpyDeviceToHost, stream_),
+                  "reading the gradient");
+            check(cudaStreamSynchronize(stream_), "computing the gradient");
+            return;
+        }
+        std::vector<double> total(kGradientRows * static_cast<std::size_t>(n));
+        ExtinctionState ext;
+        ext.E.resize(n);
+        ext.Ebar.resize(n);
+        check(cudaMemcpyAsync(total.data(), sharedTotal_.get(), total.size() * sizeof(double),
+                              cudaMemcpyDeviceToHost, stream_),
+              "reading the gradient");
+        check(
+            cudaMemcpyAsync(ext.E.data(), sets_.E.get(), n * sizeof(double), cudaMemcpyDeviceToHost, stream_),
+            "reading E");
+        check(cudaMemcpyAsync(ext.Ebar.data(), sets_.Ebar.get(), n * sizeof(double), cudaMemcpyDeviceToHost,
+                              stream_),
+              "reading E");
+        check(cudaStreamSynchronize(stream_), "computing the gradient");
+        ProbabilityGradient g(n);
+        auto rowOf = [&](int r) {
+            return std::vector<double>(total.begin() + r * n, total.begin() + (r + 1) * n);
+        };
+        g.gS = rowOf(RowS);
+        g.gD = rowOf(RowD);
+        g.gT = rowOf(RowT);
+        g.gE = rowOf(RowE);
+        g.gEbar = rowOf(RowEbar);
+        const EventProbabilities p = theta.probabilities(0);
+        KrylovStats ks;
+        eliminateExtinction(layout_, p, ext, familyCount(), options, g, ks);
+        out.stats.bicgstabIterations += ks.iterations;
+        out.stats.bicgstabBreakdowns += ks.breakdowns;
+        addThetaGradient(theta, 0, p, g, out.gradient);
+    }
+
+    std::shared_ptr<const Dataset> data_;
+    int device_;
+    std::string deviceName_;
+    SpeciesLayout layout_;
+    HostStructure host_;
+    BatchLimits limits_;
+    std::unique_ptr<StreamAndEvents> timing_; // declared before the device arrays: freed after them
+    cudaStream_t stream_ = nullptr;
+    MemoryCounter memory_;
+    Structure s_;
+    SetArrays sets_;
+    BatchBuffers batch_;
+    DeviceArray<double> theta_, thetaGradient_, sharedTotal_;
+    DeviceArray<unsigned long long> counters_;
+    BatchPlan plan_;
+    std::vector<std::vector<std::pair<int, int>>> waves_; // per batch: (offset, count) of each wave
+    int teamsPerSM_ = 0;
+    bool eWarm_ = false, tablesWarm_ = false, poison_ = false;
+    CudaRunInfo last_;
+    std::mutex mutex_;
+};
+
+} // namespace
+} // namespace gpu
+
+int cudaDeviceCount() {
+    int count = 0;
+    if (cudaGetDeviceCount(&count) != cudaSuccess) {
+        cudaGetLastError();
+        return 0;
+    }
+    return count;
+}
+
+std::vector<std::string> cudaDeviceDescriptions() {
+    std::vector<std::string> out;
+    const int count = cudaDeviceCount();
+    for (int d = 0; d < count; ++d) {
+        cudaDeviceProp prop{};
+        if (cudaGetDeviceProperties(&prop, d) != cudaSuccess) continue;
+        out.push_back("cuda:" + std::to_string(d) + " " + prop.name + " (" +
+                      gpu::gib(static_cast<double>(prop.totalGlobalMem)) + ")");
+    }
+    return out;
+}
+
+std::unique_ptr<LikelihoodBackend> makeCudaBackend(std::shared_ptr<const Dataset> data, int device,
+                                                   const BatchLimits& limits) {
+    return std::make_unique<gpu::CudaBackend>(std::move(data), device, limits);
+}
+
+double measureCudaCopyBandwidth(int device) {
+    using namespace gpu;
+    check(cudaSetDevice(device), "selecting the CUDA device");
+    const std::size_t bytes = std::size_t(1) << 30;
+    MemoryCounter counter;
+    DeviceArray<char> a, b;
+    a.allocate(bytes, counter, "allocating the bandwidth probe");
+    b.allocate(bytes, counter, "allocating the bandwidth probe");
+    check(cudaMemset(a.get(), 1, bytes), "running the bandwidth probe");
+    cudaEvent_t start, stop;
+    check(cudaEventCreate(&start), "creating CUDA events");
+    check(cudaEventCreate(&stop), "creating CUDA events");
+    check(cudaMemcpy(b.get(), a.get(), bytes, cudaMemcpyDeviceToDevice), "running the bandwidth probe");
+    const int repeats = 10;
+    check(cudaEventRecord(start), "running the bandwidth probe");
+    for (int i = 0; i < repeats; ++i)
+        check(cudaMemcpy(b.get(), a.get(), bytes, cudaMemcpyDeviceToDevice), "running the bandwidth probe");
+    check(cudaEventRecord(stop), "running the bandwidth probe");
+    check(cudaEventSynchronize(stop), "running the bandwidth probe");
+    float ms = 0;
+    check(cudaEventElapsedTime(&ms, start, stop), "running the bandwidth probe");
+    cudaEventDestroy(start);
+    cudaEventDestroy(stop);
+    return 2.0 * bytes * repeats / (ms / 1e3);
+}
+
+} // namespace gpurec

@@ -1,0 +1,95 @@
+#pragma once
+// CUDA error checking and owned device allocations with a running byte count.
+#include <cuda_runtime.h>
+
+#include <cstddef>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace gpurec::gpu {
+
+// A CUDA call or kernel failed; the message names the step and the CUDA error.
+class CudaError : public std::runtime_error {
+  public:
+    CudaError(const std::string& step, cudaError_t code)
+        : std::runtime_error("CUDA error during " + step + ": " + cudaGetErrorString(code) + " (" +
+                             cudaGetErrorName(code) + ")"),
+          code_(code) {}
+    cudaError_t code() const { return code_; }
+    bool outOfMemory() const { return code_ == cudaErrorMemoryAllocation; }
+
+  private:
+    cudaError_t code_;
+};
+
+inline void check(cudaError_t code, const char* step) {
+    if (code != cudaSuccess) {
+        if (code == cudaErrorMemoryAllocation) cudaGetLastError(); // clear the sticky-free error state
+        throw CudaError(step, code);
+    }
+}
+
+// Launch errors are reported by cudaGetLastError, execution errors at the next synchronisation.
+inline void checkLaunch(const char* kernel) {
+    check(cudaGetLastError(), kernel);
+}
+
+struct MemoryCounter {
+    double current = 0, peak = 0;
+    void add(double bytes) {
+        current += bytes;
+        if (current > peak) peak = current;
+    }
+};
+
+template <class T> class DeviceArray {
+  public:
+    DeviceArray() = default;
+    DeviceArray(const DeviceArray&) = delete;
+    DeviceArray& operator=(const DeviceArray&) = delete;
+    DeviceArray(DeviceArray&& o) noexcept { *this = std::move(o); }
+    DeviceArray& operator=(DeviceArray&& o) noexcept {
+        if (this != &o) {
+            release();
+            ptr_ = o.ptr_;
+            size_ = o.size_;
+            counter_ = o.counter_;
+            o.ptr_ = nullptr;
+            o.size_ = 0;
+        }
+        return *this;
+    }
+    ~DeviceArray() { release(); }
+
+    void allocate(std::size_t count, MemoryCounter& counter, const char* what) {
+        release();
+        if (count == 0) return;
+        check(cudaMalloc(&ptr_, count * sizeof(T)), what);
+        size_ = count;
+        counter_ = &counter;
+        counter.add(static_cast<double>(bytes()));
+    }
+    void upload(const std::vector<T>& host, MemoryCounter& counter, const char* what) {
+        allocate(host.size(), counter, what);
+        if (!host.empty()) check(cudaMemcpy(ptr_, host.data(), bytes(), cudaMemcpyHostToDevice), what);
+    }
+    void release() {
+        if (ptr_) {
+            cudaFree(ptr_);
+            if (counter_) counter_->current -= static_cast<double>(bytes());
+        }
+        ptr_ = nullptr;
+        size_ = 0;
+    }
+    T* get() const { return ptr_; }
+    std::size_t size() const { return size_; }
+    std::size_t bytes() const { return size_ * sizeof(T); }
+
+  private:
+    T* ptr_ = nullptr;
+    std::size_t size_ = 0;
+    MemoryCounter* counter_ = nullptr;
+};
+
+} // namespace gpurec::gpu

@@ -1,0 +1,135 @@
+#pragma once
+// Plain views of the arrays the GPU solver reads and writes. They hold raw pointers only, so the same
+// structs describe device memory in kernels and host memory in the host-side emulation tests.
+#include <cstddef>
+
+#ifdef __CUDACC__
+#define GPUREC_HD __host__ __device__
+#else
+#define GPUREC_HD
+#endif
+
+namespace gpurec::gpu {
+
+// A node as a level sweep visits it: the sweeps read one record per node (one 16-byte load), in
+// level order, so a visit needs no dependent loads.
+struct alignas(16) NodeRecord {
+    int node, left, right, parent; // −1 where absent
+};
+
+// Per parameter set and node, in the up-sweep (height) order: the self-loop coefficients.
+struct alignas(16) UpCoefficients {
+    double childLeft;  // pS_e E_right: weight of Π(left child) in Π(e)
+    double childRight; // pS_e E_left
+    double bar;        // pT_e E_e
+    double invDenom;   // 1 / (1 − 2 pD_e E_e − pT_e Ē_e)
+};
+
+// Per parameter set and node, in the down-sweep (depth) order.
+struct alignas(16) DownCoefficients {
+    double parentCoef; // pS_parent E_sibling: weight of the parent's adjoint (0 at the root)
+    double invDenom;
+};
+
+// The species tree in postorder (root last), with per-node levels for the level-synchronous sweeps.
+struct SpeciesView {
+    int n = 0;
+    const int* left = nullptr; // -1 for leaves
+    const int* right = nullptr;
+    const int* parent = nullptr;  // -1 for the root
+    const int* sibling = nullptr; // -1 for the root
+    // Nodes grouped by height (leaves first) and by depth (root first): level k holds
+    // upRecords[upOffset[k] .. upOffset[k + 1]) and downRecords[downOffset[k] .. downOffset[k + 1]).
+    const int* upOffset = nullptr;
+    const NodeRecord* upRecords = nullptr;
+    const double* upInvRecipients = nullptr; // 1/|R| in up-sweep order
+    const int* downOffset = nullptr;
+    const NodeRecord* downRecords = nullptr;
+    const double* downInvRecipients = nullptr;
+    int maxHeight = 0;
+    int maxDepth = 0;
+    bool noConstraint = false; // TransferConstraint::None: recipients are every other node
+};
+
+// Event probabilities and extinction state of every parameter set, set-major ([set * n + e]).
+// Shared modes have one set; the genewise mode has one per family.
+struct SetView {
+    double* pS = nullptr;
+    double* pD = nullptr;
+    double* pL = nullptr;
+    double* pT = nullptr;
+    double* E = nullptr;
+    double* Ebar = nullptr;
+    double* diag = nullptr;           // 2 pD E + pT Ē
+    double* bar = nullptr;            // pT E
+    double* denom = nullptr;          // 1 − diag
+    UpCoefficients* up = nullptr;     // [set * n + up-sweep position]
+    double* upDiag = nullptr;         // 2 pD E + pT Ē, up-sweep order
+    double* upBarInv = nullptr;       // pT E / |R|, up-sweep order
+    DownCoefficients* down = nullptr; // [set * n + down-sweep position]
+    double* survive = nullptr;        // per set: Σ_e (1 − E_e)
+    int* eIterations = nullptr;
+    double* eResidual = nullptr;
+    int* divergentNode = nullptr; // per set: a node whose self loop diverges (denom ≤ 0), else −1
+};
+
+// Clade structure of the whole dataset (clade ids are global: families concatenated in input order).
+struct CladeView {
+    const int* splitOffset = nullptr; // splits of clade c: [splitOffset[c], splitOffset[c + 1])
+    const int* splitLeft = nullptr;
+    const int* splitRight = nullptr;
+    const double* splitWeight = nullptr;
+    const int* splitParent = nullptr;
+    const int* parentOffset = nullptr; // splits in which clade c is a child: parentSplits[parentOffset[c] ..]
+    const int* parentSplits = nullptr;
+    const int* geneSpecies = nullptr; // species leaf of a single-gene clade, −1 otherwise
+    const int* cladeFamily = nullptr;
+    const int* familyRoot = nullptr;
+    bool genewise = false; // parameter set of family f: f (genewise) or 0
+    GPUREC_HD int setOf(int family) const { return genewise ? family : 0; }
+};
+
+// Scaled tables of one batch of families: Π(c, e) = pi[row(c) + e] · 2^scale[c − cladeBegin], Π̄ alike,
+// and the adjoint w(c, e) scaled like its clade (the true ∂NLL/∂Π is w · 2^−scale).
+struct TableView {
+    double* pi = nullptr;
+    double* pibar = nullptr;
+    double* adjoint = nullptr;
+    int* scale = nullptr;
+    double* pibarPeak = nullptr; // largest stored Π̄ entry of each row (the transfer-term threshold test)
+    long long* iterations = nullptr; // per clade: self-loop (forward) or adjoint iterations of the last pass
+    int cladeBegin = 0;
+    int n = 0;
+    GPUREC_HD std::size_t row(int clade) const { return static_cast<std::size_t>(clade - cladeBegin) * n; }
+    GPUREC_HD int local(int clade) const { return clade - cladeBegin; }
+};
+
+struct ForwardSettings {
+    bool alerax = false;
+    int piIters = 200;
+    double piTol = 1e-15;
+    double pibarSideThreshold = 0.0;
+    bool warmStart = false; // seed the converged Π̄ iteration with the rows already in the table
+};
+
+struct AdjointSettings {
+    int maxIterations = 200;
+    double tolerance = 1e-14;
+    double pibarSideThreshold = 0.0;
+    bool pruning = false;
+    double pruningThreshold = 1e-14;
+};
+
+struct ExtinctionSettings {
+    bool alerax = false;
+    int maxIterations = 2000;
+    double tolerance = 1e-15;
+    double initial = 0.0;
+    bool warmStart = false; // start from the E already in the set arrays
+};
+
+// Gradient accumulators per family: five rows of n (∂/∂pS, pD, pT, E, Ē), before E is eliminated.
+constexpr int kGradientRows = 5;
+enum GradientRow { RowS = 0, RowD = 1, RowT = 2, RowE = 3, RowEbar = 4 };
+
+} // namespace gpurec::gpu

@@ -1,0 +1,47 @@
+#pragma once
+// The dataset flattened into the arrays the GPU solver reads (device_views.hpp): species tree with
+// level lists, clades and splits of all families under global ids, parent-split lists for the
+// adjoint's gather, gradient chunks and each batch's wave lists. Plain C++: the backend uploads
+// these vectors, the host emulation tests point views at them directly.
+#include "batch_plan.hpp"
+#include "data/dataset.hpp"
+#include "device_views.hpp"
+
+#include <utility>
+#include <vector>
+
+namespace gpurec::gpu {
+
+constexpr int kChunkClades = 1024; // clades per gradient chunk
+
+struct HostStructure {
+    int n = 0, maxHeight = 0, maxDepth = 0;
+    bool noConstraint = false;
+    std::vector<int> left, right, parent, sibling, upOffset, downOffset;
+    std::vector<NodeRecord> upRecords, downRecords;
+    std::vector<double> upInvRecipients, downInvRecipients; // 1/|R| in level order
+
+    std::vector<int> familyCladeBegin; // per family, plus one past the end
+    std::vector<int> splitOffset, splitLeft, splitRight, splitParent, parentOffset, parentSplits;
+    std::vector<double> splitWeight;
+    std::vector<int> geneSpecies, cladeFamily, familyRoot;
+    std::vector<int> chunkFirst, chunkEnd; // per gradient chunk
+
+    // Throws std::runtime_error when the dataset exceeds 32-bit clade or split ids.
+    explicit HostStructure(const Dataset& data);
+
+    int cladeCount() const { return familyCladeBegin.back(); }
+    std::vector<int> familyCladeCounts() const;
+    SpeciesView speciesView() const; // views of these host vectors
+    CladeView cladeView(bool genewise) const;
+};
+
+// Wave lists of every batch, batch-major: clades[waves[b][k].first ...] holds wave k of batch b
+// (waves[b][k].second clades), children always in earlier waves.
+struct BatchWaves {
+    std::vector<int> clades;
+    std::vector<std::vector<std::pair<int, int>>> waves;
+};
+BatchWaves batchWaves(const Dataset& data, const HostStructure& structure, const BatchPlan& plan);
+
+} // namespace gpurec::gpu

@@ -1,0 +1,313 @@
+// The solver kernels: thin wrappers running the steps of solver_steps.hpp with one thread block per
+// clade or parameter set, and the element-wise gradient gathering and reductions.
+#include "block_team.cuh"
+#include "cuda_support.hpp"
+#include "solver_kernels.hpp"
+
+#include <cub/block/block_reduce.cuh>
+
+#include <climits>
+#include <stdexcept>
+#include <string>
+
+namespace gpurec::gpu {
+
+namespace {
+
+constexpr int kElementBlock = 128;
+
+constexpr int kMaxTeam = 256;
+// Register cap for the team kernels: 4 teams of 256 threads (64 registers each) per multiprocessor,
+// so a 192-thread team is never register-limited below the 5 teams its shared memory allows for the
+// 1,331-node hogenom-like tree.
+constexpr int kTeamsPerSM = 4;
+
+// Team scratch: kScratchVectors shared arrays of n doubles, then the reduction scratch.
+std::size_t teamSharedBytes(int n) {
+    return (kScratchVectors * static_cast<std::size_t>(n) + BlockTeam::kReductionDoubles) * sizeof(double);
+}
+
+// A team's rows live in shared memory: opt in beyond 48 KB and ask for the largest shared-memory
+// carveout, so that as many teams as fit run on each multiprocessor.
+template <class Kernel> void allowSharedMemory(Kernel kernel, std::size_t bytes, const char* name) {
+    if (bytes > 48 * 1024)
+        check(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                   static_cast<int>(bytes)),
+              name);
+    check(cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout,
+                               cudaSharedmemCarveoutMaxShared),
+          name);
+}
+
+__global__ void probabilitiesKernel(const double* theta, int mode, int sets, int n, SetView sv) {
+    const long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x;
+    if (i >= static_cast<long long>(sets) * n) return;
+    const int set = static_cast<int>(i / n), e = static_cast<int>(i % n);
+    const int row = mode == 0 ? 0 : mode == 1 ? e : set;
+    const double d = exp2(theta[3 * row]), l = exp2(theta[3 * row + 1]), t = exp2(theta[3 * row + 2]);
+    const double z = 1.0 + d + l + t;
+    sv.pS[i] = 1.0 / z;
+    sv.pD[i] = d / z;
+    sv.pL[i] = l / z;
+    sv.pT[i] = t / z;
+}
+
+__global__ void __launch_bounds__(kMaxTeam, kTeamsPerSM)
+    extinctionKernel(SpeciesView s, SetView sv, ExtinctionSettings opt) {
+    extern __shared__ double shared[];
+    BlockTeam team(shared + kScratchVectors * s.n);
+    solveExtinctionSet(team, s, sv, blockIdx.x, opt, shared);
+}
+
+__global__ void __launch_bounds__(kMaxTeam, kTeamsPerSM)
+    forwardWaveKernel(SpeciesView s, SetView sv, CladeView cv, TableView tab, const int* clades,
+                      ForwardSettings opt) {
+    extern __shared__ double shared[];
+    BlockTeam team(shared + kScratchVectors * s.n);
+    const int c = clades[blockIdx.x];
+    const SetRef p(sv, cv.setOf(cv.cladeFamily[c]), s.n);
+    solveCladeForward(team, s, p, cv, tab, c, opt, shared);
+}
+
+__global__ void __launch_bounds__(kMaxTeam, kTeamsPerSM)
+    likelihoodKernel(SpeciesView s, SetView sv, CladeView cv, TableView tab, int familyBegin,
+                     double* logLikelihood, double* rootSum) {
+    extern __shared__ double shared[];
+    BlockTeam team(shared + kScratchVectors * s.n);
+    familyLikelihood(team, s, sv, cv, tab, familyBegin + static_cast<int>(blockIdx.x), familyBegin,
+                     logLikelihood, rootSum);
+}
+
+__global__ void __launch_bounds__(kMaxTeam, kTeamsPerSM)
+    adjointWaveKernel(SpeciesView s, SetView sv, CladeView cv, TableView tab, const int* clades,
+                      int familyBegin, const double* rootSum, const double* largestDone,
+                      double* largestRunning, AdjointSettings opt) {
+    extern __shared__ double shared[];
+    BlockTeam team(shared + kScratchVectors * s.n);
+    const int c = clades[blockIdx.x];
+    const SetRef p(sv, cv.setOf(cv.cladeFamily[c]), s.n);
+    solveCladeAdjoint(team, s, p, cv, tab, c, familyBegin, rootSum, largestDone, largestRunning, opt, shared);
+}
+
+// Block (x = chunk, y = species range): one thread per (chunk, species).
+__global__ void gradientGatherKernel(SpeciesView s, SetView sv, CladeView cv, TableView tab, ChunkView chunks,
+                                     int chunkBegin, double threshold, double* partial) {
+    const int chunk = chunkBegin + static_cast<int>(blockIdx.x);
+    const int e = blockIdx.y * blockDim.x + threadIdx.x;
+    if (e >= s.n) return;
+    const int first = chunks.firstClade[chunk];
+    const SetRef p(sv, cv.setOf(cv.cladeFamily[first]), s.n);
+    double out[kGradientRows];
+    gatherGradient(s, p, cv, tab, first, chunks.endClade[chunk], e, threshold, out);
+    double* rows = partial + static_cast<std::size_t>(chunk - chunkBegin) * kGradientRows * s.n;
+    for (int k = 0; k < kGradientRows; ++k)
+        rows[k * s.n + e] = out[k];
+}
+
+__global__ void foldChunksKernel(ChunkView chunks, int familyBegin, int families, int chunkBegin, int n,
+                                 double* partial) {
+    const long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x;
+    const long long width = static_cast<long long>(kGradientRows) * n;
+    if (i >= width * families) return;
+    const int f = familyBegin + static_cast<int>(i / width);
+    const long long k = i % width;
+    const int first = chunks.familyChunkBegin[f], end = chunks.familyChunkBegin[f + 1];
+    double sum = partial[(first - chunkBegin) * width + k];
+    for (int c = first + 1; c < end; ++c)
+        sum += partial[(c - chunkBegin) * width + k];
+    partial[(first - chunkBegin) * width + k] = sum;
+}
+
+__global__ void accumulateSharedKernel(ChunkView chunks, int familyBegin, int familyEnd, int chunkBegin,
+                                       int n, const double* partial, double* total) {
+    const int k = blockIdx.x * blockDim.x + threadIdx.x;
+    const long long width = static_cast<long long>(kGradientRows) * n;
+    if (k >= width) return;
+    double sum = total[k];
+    for (int f = familyBegin; f < familyEnd; ++f)
+        sum += partial[(chunks.familyChunkBegin[f] - chunkBegin) * width + k];
+    total[k] = sum;
+}
+
+__global__ void __launch_bounds__(kMaxTeam, kTeamsPerSM)
+    genewiseThetaKernel(SpeciesView s, SetView sv, ChunkView chunks, int familyBegin, int chunkBegin,
+                        const double* partial, AdjointSettings opt, double* theta) {
+    extern __shared__ double shared[];
+    const int n = s.n;
+    BlockTeam team(shared + kScratchVectors * n);
+    const int f = familyBegin + static_cast<int>(blockIdx.x);
+    const SetRef p(sv, f, n);
+    const double* acc =
+        partial + static_cast<std::size_t>(chunks.familyChunkBegin[f] - chunkBegin) * kGradientRows * n;
+    eliminateExtinctionSet(team, s, p, sv.survive[f], acc, 1, opt.maxIterations, opt.tolerance, shared,
+                           theta + 3 * static_cast<std::size_t>(f));
+}
+
+constexpr int kStatsBlock = 256;
+
+__global__ void countStatsKernel(const long long* values, long long count, unsigned long long* result) {
+    using Reduce = cub::BlockReduce<long long, kStatsBlock>;
+    __shared__ typename Reduce::TempStorage storage;
+    long long sum = 0, largest = 0, zeros = 0;
+    for (long long i = blockIdx.x * static_cast<long long>(kStatsBlock) + threadIdx.x; i < count;
+         i += static_cast<long long>(gridDim.x) * kStatsBlock) {
+        sum += values[i];
+        largest = values[i] > largest ? values[i] : largest;
+        zeros += values[i] == 0;
+    }
+    sum = Reduce(storage).Sum(sum);
+    __syncthreads();
+    largest = Reduce(storage).Reduce(largest, [](long long a, long long b) { return a < b ? b : a; });
+    __syncthreads();
+    zeros = Reduce(storage).Sum(zeros);
+    if (threadIdx.x == 0) {
+        atomicAdd(result, static_cast<unsigned long long>(sum));
+        atomicMax(result + 1, static_cast<unsigned long long>(largest));
+        atomicAdd(result + 2, static_cast<unsigned long long>(zeros));
+    }
+}
+
+__global__ void countNaNKernel(const double* values, std::size_t count, unsigned long long* result) {
+    using Reduce = cub::BlockReduce<unsigned long long, kStatsBlock>;
+    __shared__ typename Reduce::TempStorage storage;
+    unsigned long long nan = 0;
+    for (std::size_t i = blockIdx.x * static_cast<std::size_t>(kStatsBlock) + threadIdx.x; i < count;
+         i += static_cast<std::size_t>(gridDim.x) * kStatsBlock)
+        nan += values[i] != values[i];
+    nan = Reduce(storage).Sum(nan);
+    if (threadIdx.x == 0 && nan) atomicAdd(result, nan);
+}
+
+unsigned blocksFor(long long threads, int block) {
+    return static_cast<unsigned>((threads + block - 1) / block);
+}
+
+} // namespace
+
+int teamSize(int species) {
+    // About eight nodes per thread. Teams are latency-bound (shared memory caps the clades in flight
+    // per multiprocessor), so more warps per team help more than the idle warps in narrow levels
+    // cost: twelve nodes per thread was 9 % slower on the H200 (docs/performance.md, version 4).
+    const int threads = ((species + 8 * 32 - 1) / (8 * 32)) * 32;
+    return threads < 32 ? 32 : threads > kMaxTeam ? kMaxTeam : threads;
+}
+
+int maxTeamSpecies() {
+    int device = 0, limit = 0;
+    check(cudaGetDevice(&device), "reading the current device");
+    check(cudaDeviceGetAttribute(&limit, cudaDevAttrMaxSharedMemoryPerBlockOptin, device),
+          "reading the device limits");
+    return static_cast<int>((limit / sizeof(double) - BlockTeam::kReductionDoubles) / kScratchVectors);
+}
+
+int teamsPerMultiprocessor(int species) {
+    const std::size_t bytes = teamSharedBytes(species);
+    allowSharedMemory(forwardWaveKernel, bytes, "configuring the forward kernel");
+    int blocks = 0;
+    check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, forwardWaveKernel, teamSize(species), bytes),
+          "reading the forward kernel's occupancy");
+    return blocks;
+}
+
+void launchProbabilities(const double* theta, int mode, int sets, int n, const SetView& sv,
+                         cudaStream_t stream) {
+    const long long count = static_cast<long long>(sets) * n;
+    probabilitiesKernel<<<blocksFor(count, kElementBlock), kElementBlock, 0, stream>>>(theta, mode, sets, n,
+                                                                                       sv);
+    checkLaunch("the rate-to-probability kernel");
+}
+
+void launchExtinction(const SpeciesView& s, const SetView& sv, int sets, const ExtinctionSettings& opt,
+                      cudaStream_t stream) {
+    const std::size_t bytes = teamSharedBytes(s.n);
+    allowSharedMemory(extinctionKernel, bytes, "configuring the extinction kernel");
+    extinctionKernel<<<sets, teamSize(s.n), bytes, stream>>>(s, sv, opt);
+    checkLaunch("the extinction kernel");
+}
+
+void launchForwardWave(const SpeciesView& s, const SetView& sv, const CladeView& cv, const TableView& tab,
+                       const int* clades, int count, const ForwardSettings& opt, cudaStream_t stream) {
+    if (count == 0) return;
+    const std::size_t bytes = teamSharedBytes(s.n);
+    allowSharedMemory(forwardWaveKernel, bytes, "configuring the forward kernel");
+    forwardWaveKernel<<<count, teamSize(s.n), bytes, stream>>>(s, sv, cv, tab, clades, opt);
+    checkLaunch("the forward (clade probability) kernel");
+}
+
+void launchLikelihood(const SpeciesView& s, const SetView& sv, const CladeView& cv, const TableView& tab,
+                      int familyBegin, int families, double* logLikelihood, double* rootSum,
+                      cudaStream_t stream) {
+    const std::size_t bytes = teamSharedBytes(s.n);
+    allowSharedMemory(likelihoodKernel, bytes, "configuring the likelihood kernel");
+    likelihoodKernel<<<families, teamSize(s.n), bytes, stream>>>(s, sv, cv, tab, familyBegin, logLikelihood,
+                                                                 rootSum);
+    checkLaunch("the root likelihood kernel");
+}
+
+void launchAdjointWave(const SpeciesView& s, const SetView& sv, const CladeView& cv, const TableView& tab,
+                       const int* clades, int count, int familyBegin, const double* rootSum,
+                       const double* largestDone, double* largestRunning, const AdjointSettings& opt,
+                       cudaStream_t stream) {
+    if (count == 0) return;
+    const std::size_t bytes = teamSharedBytes(s.n);
+    allowSharedMemory(adjointWaveKernel, bytes, "configuring the adjoint kernel");
+    adjointWaveKernel<<<count, teamSize(s.n), bytes, stream>>>(s, sv, cv, tab, clades, familyBegin, rootSum,
+                                                               largestDone, largestRunning, opt);
+    checkLaunch("the adjoint kernel");
+}
+
+void launchGradientGather(const SpeciesView& s, const SetView& sv, const CladeView& cv, const TableView& tab,
+                          const ChunkView& chunks, int chunkBegin, int chunkEnd, double pibarSideThreshold,
+                          double* partial, cudaStream_t stream) {
+    if (chunkEnd <= chunkBegin) return;
+    const dim3 grid(chunkEnd - chunkBegin, blocksFor(s.n, kElementBlock));
+    gradientGatherKernel<<<grid, kElementBlock, 0, stream>>>(s, sv, cv, tab, chunks, chunkBegin,
+                                                             pibarSideThreshold, partial);
+    checkLaunch("the gradient gathering kernel");
+}
+
+void launchFoldChunks(const ChunkView& chunks, int familyBegin, int familyEnd, int chunkBegin, int n,
+                      double* partial, cudaStream_t stream) {
+    const long long threads = static_cast<long long>(familyEnd - familyBegin) * kGradientRows * n;
+    if (threads == 0) return;
+    foldChunksKernel<<<blocksFor(threads, kElementBlock), kElementBlock, 0, stream>>>(
+        chunks, familyBegin, familyEnd - familyBegin, chunkBegin, n, partial);
+    checkLaunch("the chunk folding kernel");
+}
+
+void launchAccumulateShared(const ChunkView& chunks, int familyBegin, int familyEnd, int chunkBegin, int n,
+                            const double* partial, double* total, cudaStream_t stream) {
+    const long long threads = static_cast<long long>(kGradientRows) * n;
+    accumulateSharedKernel<<<blocksFor(threads, kElementBlock), kElementBlock, 0, stream>>>(
+        chunks, familyBegin, familyEnd, chunkBegin, n, partial, total);
+    checkLaunch("the shared-gradient accumulation kernel");
+}
+
+void launchGenewiseTheta(const SpeciesView& s, const SetView& sv, const ChunkView& chunks, int familyBegin,
+                         int familyEnd, int chunkBegin, const double* partial, const AdjointSettings& opt,
+                         double* theta, cudaStream_t stream) {
+    if (familyEnd <= familyBegin) return;
+    const std::size_t bytes = teamSharedBytes(s.n);
+    allowSharedMemory(genewiseThetaKernel, bytes, "configuring the E-adjoint kernel");
+    genewiseThetaKernel<<<familyEnd - familyBegin, teamSize(s.n), bytes, stream>>>(
+        s, sv, chunks, familyBegin, chunkBegin, partial, opt, theta);
+    checkLaunch("the E-adjoint kernel");
+}
+
+void launchCountStats(const long long* values, long long count, unsigned long long* result,
+                      cudaStream_t stream) {
+    if (count == 0) return;
+    const unsigned blocks = blocksFor(count, kStatsBlock) < 1024 ? blocksFor(count, kStatsBlock) : 1024;
+    countStatsKernel<<<blocks, kStatsBlock, 0, stream>>>(values, count, result);
+    checkLaunch("the statistics kernel");
+}
+
+void launchCountNaN(const double* values, std::size_t count, unsigned long long* result,
+                    cudaStream_t stream) {
+    if (count == 0) return;
+    const unsigned blocks = 4096;
+    countNaNKernel<<<blocks, kStatsBlock, 0, stream>>>(values, count, result);
+    checkLaunch("the poison-count kernel");
+}
+
+} // namespace gpurec::gpu

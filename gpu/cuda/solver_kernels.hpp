@@ -1,0 +1,69 @@
+#pragma once
+// Host-side launchers of the solver kernels (solver_kernels.cu). Each launch runs on `stream` and
+// checks its launch error; execution errors surface at the caller's next synchronisation.
+#include "device_views.hpp"
+
+#include <cuda_runtime.h>
+
+namespace gpurec::gpu {
+
+// Threads per team for a species tree of n nodes (a multiple of 32).
+int teamSize(int species);
+// Largest species tree whose team scratch fits the current device's shared memory.
+int maxTeamSpecies();
+// Clades the forward kernel runs at once on one multiprocessor.
+int teamsPerMultiprocessor(int species);
+
+// p of every set from θ (rows of 3 log2 rates): set s, node e reads row 0 (global), e (specieswise)
+// or s (genewise).
+void launchProbabilities(const double* theta, int mode, int sets, int n, const SetView& sv,
+                         cudaStream_t stream);
+
+void launchExtinction(const SpeciesView& s, const SetView& sv, int sets, const ExtinctionSettings& opt,
+                      cudaStream_t stream);
+
+void launchForwardWave(const SpeciesView& s, const SetView& sv, const CladeView& cv, const TableView& tab,
+                       const int* clades, int count, const ForwardSettings& opt, cudaStream_t stream);
+
+void launchLikelihood(const SpeciesView& s, const SetView& sv, const CladeView& cv, const TableView& tab,
+                      int familyBegin, int families, double* logLikelihood, double* rootSum,
+                      cudaStream_t stream);
+
+void launchAdjointWave(const SpeciesView& s, const SetView& sv, const CladeView& cv, const TableView& tab,
+                       const int* clades, int count, int familyBegin, const double* rootSum,
+                       const double* largestDone, double* largestRunning, const AdjointSettings& opt,
+                       cudaStream_t stream);
+
+// Gradient chunks [chunkBegin, chunkEnd) of the batch: partial row sets at partial[(chunk − chunkBegin) *
+// 5n].
+struct ChunkView {
+    const int* firstClade = nullptr; // per global chunk
+    const int* endClade = nullptr;
+    const int* familyChunkBegin = nullptr; // per family, plus one
+};
+
+void launchGradientGather(const SpeciesView& s, const SetView& sv, const CladeView& cv, const TableView& tab,
+                          const ChunkView& chunks, int chunkBegin, int chunkEnd, double pibarSideThreshold,
+                          double* partial, cudaStream_t stream);
+
+// Sums each family's chunk rows, in chunk order, into its first chunk's rows.
+void launchFoldChunks(const ChunkView& chunks, int familyBegin, int familyEnd, int chunkBegin, int n,
+                      double* partial, cudaStream_t stream);
+
+// total += each family's rows, in family order (shared parameter sets).
+void launchAccumulateShared(const ChunkView& chunks, int familyBegin, int familyEnd, int chunkBegin, int n,
+                            const double* partial, double* total, cudaStream_t stream);
+
+// d NLL / dθ of each family of a genewise batch: E eliminated per family, theta[3 f + k].
+void launchGenewiseTheta(const SpeciesView& s, const SetView& sv, const ChunkView& chunks, int familyBegin,
+                         int familyEnd, int chunkBegin, const double* partial, const AdjointSettings& opt,
+                         double* theta, cudaStream_t stream);
+
+// result[0] += Σ values, result[1] = max(result[1], max values), result[2] += count of zeros.
+void launchCountStats(const long long* values, long long count, unsigned long long* result,
+                      cudaStream_t stream);
+
+// result += number of NaN entries.
+void launchCountNaN(const double* values, std::size_t count, unsigned long long* result, cudaStream_t stream);
+
+} // namespace gpurec::gpu

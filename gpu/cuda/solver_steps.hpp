@@ -1,0 +1,678 @@
+#pragma once
+// The GPU solver's mathematics, one clade (or one parameter set) per team of threads. Every vector
+// over the species nodes lives in the team's scratch (shared memory on the GPU), indexed by node.
+// Tree recurrences run level by level: upward by height (children before parents: the same
+// Gauss–Seidel recurrences as the CPU's postorder loops) and downward by depth, one team barrier
+// per level.
+//
+// The same code runs with SerialTeam (one thread) on the host, which is how the CI checks it
+// against the CPU reference without a GPU (tests/test_gpu_solver_steps.cpp).
+#include "device_views.hpp"
+
+#include <cmath>
+
+namespace gpurec::gpu {
+
+constexpr double kLn2 = 0.693147180559945309417232121458176568;
+// Vectors of n doubles a team needs in its scratch.
+constexpr int kScratchVectors = 4;
+
+GPUREC_HD inline double maxOf(double a, double b) {
+    return a < b ? b : a;
+}
+GPUREC_HD inline bool isFiniteValue(double x) {
+    return x - x == 0.0;
+}
+
+// Host team: one thread doing every node. Reductions are identities, barriers no-ops.
+struct SerialTeam {
+    int rank = 0;
+    int size = 1;
+    void sync() const {}
+    double max(double v) const { return v; }
+    double sum(double v) const { return v; }
+    void max2(double&, double&) const {}
+    void sum3(double&, double&, double&) const {}
+    // Raises a maximum shared with other teams (non-negative values).
+    void raiseMax(double* address, double v) const {
+        if (v > *address) *address = v;
+    }
+};
+
+// One parameter set's arrays: per species node, and the sweeps' level-ordered coefficients.
+struct SetRef {
+    const double *pS, *pD, *pL, *pT, *E, *Ebar;
+    const UpCoefficients* up;
+    const double *upDiag, *upBarInv;
+    const DownCoefficients* down;
+    GPUREC_HD SetRef(const SetView& v, int set, int n) {
+        const std::size_t o = static_cast<std::size_t>(set) * n;
+        up = v.up + o;
+        upDiag = v.upDiag + o;
+        upBarInv = v.upBarInv + o;
+        down = v.down + o;
+        pS = v.pS + o;
+        pD = v.pD + o;
+        pL = v.pL + o;
+        pT = v.pT + o;
+        E = v.E + o;
+        Ebar = v.Ebar + o;
+    }
+};
+
+// Visits the levels in order, one barrier after each. load(i) fetches everything a visit of level
+// position i needs; the first position of the next level is fetched before the current level is
+// visited, so its memory latency overlaps the current level's work.
+template <class Team, class Load, class Visit>
+GPUREC_HD void sweepLevels(const Team& t, const int* offset, int levels, Load&& load, Visit&& visit) {
+    int first = offset[0] + t.rank;
+    bool have = first < offset[1];
+    auto next = have ? load(first) : decltype(load(0)){};
+    for (int h = 0; h < levels; ++h) {
+        const int end = offset[h + 1];
+        const auto current = next;
+        const bool visitCurrent = have;
+        if (h + 1 < levels) {
+            have = end + t.rank < offset[h + 2];
+            if (have) next = load(end + t.rank);
+        }
+        if (visitCurrent) visit(current);
+        for (int i = first + t.size; i < end; i += t.size)
+            visit(load(i));
+        first = end + t.rank;
+        t.sync();
+    }
+}
+
+// A node record with one value that the visit needs from a level-ordered array.
+struct NodeValue {
+    NodeRecord r;
+    double value;
+};
+struct UpNode {
+    NodeRecord r;
+    UpCoefficients c;
+};
+struct DownNode {
+    NodeRecord r;
+    DownCoefficients c;
+};
+struct DiagNode {
+    NodeRecord r;
+    UpCoefficients c;
+    double diag;
+};
+
+// Children before parents; visit(const NodeValue&) with value the level-ordered entry of `values`
+// (1/|R| by default).
+template <class Team, class Visit>
+GPUREC_HD void sweepUp(const Team& t, const SpeciesView& s, Visit&& visit, const double* values = nullptr) {
+    const double* v = values ? values : s.upInvRecipients;
+    sweepLevels(
+        t, s.upOffset, s.maxHeight + 1,
+        [&](int i) {
+            return NodeValue{s.upRecords[i], v[i]};
+        },
+        visit);
+}
+
+// Parents before children; visit(const NodeValue&) with value 1/|R|.
+template <class Team, class Visit>
+GPUREC_HD void sweepDown(const Team& t, const SpeciesView& s, Visit&& visit) {
+    sweepLevels(
+        t, s.downOffset, s.maxDepth + 1,
+        [&](int i) {
+            return NodeValue{s.downRecords[i], s.downInvRecipients[i]};
+        },
+        visit);
+}
+
+// Up sweep with the set's self-loop coefficients; visit(const UpNode&).
+template <class Team, class Visit>
+GPUREC_HD void sweepUpCoefficients(const Team& t, const SpeciesView& s, const SetRef& p, Visit&& visit) {
+    sweepLevels(
+        t, s.upOffset, s.maxHeight + 1,
+        [&](int i) {
+            return UpNode{s.upRecords[i], p.up[i]};
+        },
+        visit);
+}
+
+// Down sweep with the set's coefficients; visit(const DownNode&).
+template <class Team, class Visit>
+GPUREC_HD void sweepDownCoefficients(const Team& t, const SpeciesView& s, const SetRef& p, Visit&& visit) {
+    sweepLevels(
+        t, s.downOffset, s.maxDepth + 1,
+        [&](int i) {
+            return DownNode{s.downRecords[i], p.down[i]};
+        },
+        visit);
+}
+
+// Fills the level-ordered coefficients of one set (E, Ē, diag and denom already solved).
+GPUREC_HD inline void fillSweepCoefficients(const SpeciesView& s, const SetView& sv, int set, int position) {
+    const std::size_t o = static_cast<std::size_t>(set) * s.n;
+    const NodeRecord& u = s.upRecords[position];
+    const int e = u.node;
+    UpCoefficients& c = sv.up[o + position];
+    c.childLeft = u.left >= 0 ? sv.pS[o + e] * sv.E[o + u.right] : 0.0;
+    c.childRight = u.left >= 0 ? sv.pS[o + e] * sv.E[o + u.left] : 0.0;
+    c.bar = sv.bar[o + e];
+    c.invDenom = 1.0 / sv.denom[o + e];
+    sv.upDiag[o + position] = sv.diag[o + e];
+    sv.upBarInv[o + position] = sv.bar[o + e] * s.upInvRecipients[position];
+    const NodeRecord& d = s.downRecords[position];
+    DownCoefficients& dc = sv.down[o + position];
+    const int parent = d.parent;
+    const int sibling = parent < 0 ? -1 : s.left[parent] == d.node ? s.right[parent] : s.left[parent];
+    dc.parentCoef = parent < 0 ? 0.0 : sv.pS[o + parent] * sv.E[o + sibling];
+    dc.invDenom = 1.0 / sv.denom[o + d.node];
+}
+
+template <class Team, class Body>
+GPUREC_HD void forEachNode(const Team& t, const SpeciesView& s, Body&& body) {
+    for (int e = t.rank; e < s.n; e += t.size)
+        body(e);
+}
+
+GPUREC_HD inline double belowSum(const SpeciesView& s, const double* sub, int e) {
+    return s.left[e] >= 0 ? sub[s.left[e]] + sub[s.right[e]] : 0.0;
+}
+
+// Top-down pass over the subtree sums `sub` of x (spec 5.4, cancellation-free): down(e) = Σ of x
+// over the nodes neither below nor above e (plus the ancestors when there is no constraint). A
+// node's subtree sum is dead once its parent has been visited, so the parent overwrites its
+// children's sub entries with their down values. Calls visit(r, down(e), below(e), 1/|R(e)|) at
+// every node, below(e) being the sum over e's strict descendants.
+template <class Team, class Visit>
+GPUREC_HD void sweepOutside(const Team& t, const SpeciesView& s, const double* x, double* sub,
+                            Visit&& visit) {
+    sweepDown(t, s, [&](const NodeValue& nv) {
+        const NodeRecord& r = nv.r;
+        const double d = r.parent < 0 ? 0.0 : sub[r.node];
+        double below = 0.0;
+        if (r.left >= 0) {
+            const double sl = sub[r.left], sr = sub[r.right];
+            const double extra = s.noConstraint ? x[r.node] : 0.0;
+            sub[r.left] = d + sr + extra;
+            sub[r.right] = d + sl + extra;
+            below = sl + sr;
+        }
+        visit(r, d, below, nv.value);
+    });
+}
+
+// Downward half of the recipient average: out = (down + below) / |R(e)|. Ends with a barrier.
+template <class Team>
+GPUREC_HD void recipientAverageDown(const Team& t, const SpeciesView& s, const double* x, double* sub,
+                                    double* out) {
+    sweepOutside(t, s, x, sub, [&](const NodeRecord& r, double d, double below, double inv) {
+        out[r.node] = (d + below) * inv;
+    });
+}
+
+// out = recipient average of x.
+template <class Team>
+GPUREC_HD void recipientAverage(const Team& t, const SpeciesView& s, const double* x, double* sub,
+                                double* out) {
+    sweepUp(t, s, [&](const NodeValue& nv) {
+        const NodeRecord& r = nv.r;
+        sub[r.node] = x[r.node] + (r.left >= 0 ? sub[r.left] + sub[r.right] : 0.0);
+    });
+    recipientAverageDown(t, s, x, sub, out);
+}
+
+// Top-down pass of the transposed recipient average over the subtree sums `sub` of
+// v_e = u_e / |R(e)|: above(e) = Σ of v over the nodes outside e's subtree (overwriting sub in
+// place as sweepOutside does). Calls visit(r, above(e), below(e)).
+template <class Team, class VOf, class Visit>
+GPUREC_HD void sweepAbove(const Team& t, const SpeciesView& s, double* sub, VOf&& vOf, Visit&& visit) {
+    sweepDown(t, s, [&](const NodeValue& nv) {
+        const NodeRecord& r = nv.r;
+        const double a = r.parent < 0 ? 0.0 : sub[r.node];
+        double below = 0.0;
+        if (r.left >= 0) {
+            const double sl = sub[r.left], sr = sub[r.right], v = vOf(r, nv.value);
+            sub[r.left] = a + v + sr;
+            sub[r.right] = a + v + sl;
+            below = sl + sr;
+        }
+        visit(r, a, below);
+    });
+}
+
+// out_h += Σ_{e : h ∈ R(e)} u_e / |R(e)| (PARENTS: h ∈ R(e) iff e is outside h's subtree; NONE: iff
+// e ≠ h). Ends with a barrier.
+template <class Team>
+GPUREC_HD void addRecipientAverageTranspose(const Team& t, const SpeciesView& s, const double* u, double* sub,
+                                            double* out) {
+    sweepUp(t, s, [&](const NodeValue& nv) {
+        const NodeRecord& r = nv.r;
+        sub[r.node] = u[r.node] * nv.value + (r.left >= 0 ? sub[r.left] + sub[r.right] : 0.0);
+    });
+    sweepAbove(
+        t, s, sub, [&](const NodeRecord& r, double inv) { return u[r.node] * inv; },
+        [&](const NodeRecord& r, double a, double below) { out[r.node] += s.noConstraint ? a + below : a; });
+}
+
+// Least root of pD x² + (pT Ē − 1) x + c = 0, written to avoid cancellation (as the CPU).
+GPUREC_HD inline double leastRoot(double pD, double pTEbar, double c) {
+    const double b = 1.0 - pTEbar;
+    const double disc = maxOf(0.0, b * b - 4.0 * pD * c);
+    return 2.0 * c / (b + sqrt(disc));
+}
+
+// Extinction fixed point of one parameter set (spec 4), then the self-loop constants and Σ(1 − E).
+template <class Team>
+GPUREC_HD void solveExtinctionSet(const Team& t, const SpeciesView& s, const SetView& sv, int set,
+                                  const ExtinctionSettings& opt, double* scratch) {
+    const int n = s.n;
+    double *E = scratch, *Ebar = scratch + n, *sub = scratch + 2 * n;
+    const std::size_t off = static_cast<std::size_t>(set) * n;
+    const double *pS = sv.pS + off, *pD = sv.pD + off, *pL = sv.pL + off, *pT = sv.pT + off;
+    int iterations = 0;
+    double residual = 0.0;
+    if (opt.alerax) {
+        // AleRax v1.4: E = Ē = 0, then 4 Gauss–Seidel sweeps with Ē refreshed after each.
+        forEachNode(t, s, [&](int e) { E[e] = Ebar[e] = 0.0; });
+        t.sync();
+        for (int sweep = 0; sweep < 4; ++sweep) {
+            sweepUp(t, s, [&](const NodeValue& nv) {
+                const NodeRecord& r = nv.r;
+                const int e = r.node;
+                const double spec = r.left >= 0 ? E[r.left] * E[r.right] : 0.0;
+                const double v = pL[e] + pS[e] * spec + pD[e] * E[e] * E[e] + pT[e] * E[e] * Ebar[e];
+                E[e] = v;
+                sub[e] = v + belowSum(s, sub, e);
+            });
+            recipientAverageDown(t, s, E, sub, Ebar);
+        }
+        iterations = 4;
+    } else {
+        forEachNode(t, s, [&](int e) { E[e] = opt.warmStart ? sv.E[off + e] : opt.initial; });
+        t.sync();
+        recipientAverage(t, s, E, sub, Ebar);
+        for (iterations = 1; iterations <= opt.maxIterations; ++iterations) {
+            double change = 0.0;
+            sweepUp(t, s, [&](const NodeValue& nv) {
+                const NodeRecord& r = nv.r;
+                const int e = r.node;
+                const double c = pL[e] + (r.left >= 0 ? pS[e] * E[r.left] * E[r.right] : 0.0);
+                const double v = leastRoot(pD[e], pT[e] * Ebar[e], c);
+                const double scale = maxOf(fabs(v), fabs(E[e]));
+                if (scale > 0) change = maxOf(change, fabs(v - E[e]) / scale);
+                E[e] = v;
+                sub[e] = v + belowSum(s, sub, e);
+            });
+            recipientAverageDown(t, s, E, sub, Ebar);
+            residual = t.max(change);
+            if (residual <= opt.tolerance) break;
+        }
+        if (iterations > opt.maxIterations) iterations = opt.maxIterations;
+    }
+    double survive = 0.0, firstDivergent = 0.0;
+    forEachNode(t, s, [&](int e) {
+        const double d = 2.0 * pD[e] * E[e] + pT[e] * Ebar[e];
+        sv.E[off + e] = E[e];
+        sv.Ebar[off + e] = Ebar[e];
+        sv.diag[off + e] = d;
+        sv.bar[off + e] = pT[e] * E[e];
+        sv.denom[off + e] = 1.0 - d;
+        if (!(1.0 - d > 0)) firstDivergent = maxOf(firstDivergent, static_cast<double>(n - e));
+        survive += 1.0 - E[e];
+    });
+    survive = t.sum(survive);
+    firstDivergent = t.max(firstDivergent);
+    for (int i = t.rank; i < n; i += t.size)
+        fillSweepCoefficients(s, sv, set, i);
+    if (t.rank == 0) {
+        sv.survive[set] = survive;
+        sv.eIterations[set] = iterations;
+        sv.eResidual[set] = residual;
+        sv.divergentNode[set] = firstDivergent > 0 ? n - static_cast<int>(firstDivergent) : -1;
+    }
+}
+
+// Split terms of clade c at node e relative to 2^rowScale, weighted by pS, pD, pT (spec 5.1).
+struct SplitTerms {
+    double S = 0, D = 0, T = 0;
+};
+
+GPUREC_HD inline SplitTerms splitTerms(const SpeciesView& s, const CladeView& cv, const TableView& tab, int c,
+                                       int rowScale, int e, double pibarSideThreshold) {
+    SplitTerms out;
+    const int f = s.left[e], g = s.right[e];
+    for (int k = cv.splitOffset[c]; k < cv.splitOffset[c + 1]; ++k) {
+        const int l = cv.splitLeft[k], r = cv.splitRight[k];
+        const double fac =
+            ldexp(cv.splitWeight[k], tab.scale[tab.local(l)] + tab.scale[tab.local(r)] - rowScale);
+        if (fac == 0.0) continue;
+        const double* a = tab.pi + tab.row(l);
+        const double* b = tab.pi + tab.row(r);
+        if (f >= 0) out.S += fac * (a[f] * b[g] + b[f] * a[g]);
+        out.D += fac * a[e] * b[e];
+        // Rows peak in [1/2, 1): the transfer terms are bounded by the partners' Π̄ peaks.
+        const bool transfers =
+            pibarSideThreshold <= 0 ||
+            maxOf(tab.pibarPeak[tab.local(l)], tab.pibarPeak[tab.local(r)]) >= pibarSideThreshold;
+        if (transfers) out.T += fac * (a[e] * tab.pibar[tab.row(r) + e] + b[e] * tab.pibar[tab.row(l) + e]);
+    }
+    return out;
+}
+
+// Π and Π̄ of clade c (spec 5), row-scaled like the CPU: the split terms relative to 2^rowScale,
+// then the self loop (converged: exact postorder solve given Π̄, Π̄ iterated; alerax: 4 sweeps),
+// then the row normalised to a peak in [1/2, 1).
+template <class Team>
+GPUREC_HD void solveCladeForward(const Team& t, const SpeciesView& s, const SetRef& p, const CladeView& cv,
+                                 const TableView& tab, int c, const ForwardSettings& opt, double* scratch) {
+    const int n = s.n;
+    double *row = scratch, *bar = scratch + n, *K = scratch + 2 * n, *sub = scratch + 3 * n;
+    const std::size_t self = tab.row(c);
+    int rowScale = 0;
+    const int gene = cv.geneSpecies[c];
+    if (gene >= 0) {
+        forEachNode(t, s, [&](int e) { K[e] = e == gene ? p.pS[e] : 0.0; });
+    } else {
+        const int k0 = cv.splitOffset[c], k1 = cv.splitOffset[c + 1];
+        for (int k = k0; k < k1; ++k) {
+            const int sc = tab.scale[tab.local(cv.splitLeft[k])] + tab.scale[tab.local(cv.splitRight[k])];
+            if (k == k0 || sc > rowScale) rowScale = sc;
+        }
+        // Split-major: each split's scales and rows are looked up once, then every node's terms are
+        // independent loads (a team member only ever touches its own nodes' K entries).
+        forEachNode(t, s, [&](int e) { K[e] = 0.0; });
+        for (int k = k0; k < k1; ++k) {
+            const int l = cv.splitLeft[k], r = cv.splitRight[k];
+            const double fac =
+                ldexp(cv.splitWeight[k], tab.scale[tab.local(l)] + tab.scale[tab.local(r)] - rowScale);
+            if (fac == 0.0) continue;
+            const bool transfers =
+                opt.pibarSideThreshold <= 0 ||
+                maxOf(tab.pibarPeak[tab.local(l)], tab.pibarPeak[tab.local(r)]) >= opt.pibarSideThreshold;
+            const double* a = tab.pi + tab.row(l);
+            const double* b = tab.pi + tab.row(r);
+            const double* abar = tab.pibar + tab.row(l);
+            const double* bbar = tab.pibar + tab.row(r);
+            forEachNode(t, s, [&](int e) {
+                const int f = s.left[e], g = s.right[e];
+                const double S = f >= 0 ? a[f] * b[g] + b[f] * a[g] : 0.0;
+                const double T = transfers ? a[e] * bbar[e] + b[e] * abar[e] : 0.0;
+                K[e] += fac * (p.pS[e] * S + p.pD[e] * (a[e] * b[e]) + p.pT[e] * T);
+            });
+        }
+    }
+    int iterations = 0;
+    if (opt.alerax) {
+        forEachNode(t, s, [&](int e) { row[e] = bar[e] = 0.0; });
+        t.sync();
+        for (int sweep = 0; sweep < 4; ++sweep) {
+            sweepLevels(
+                t, s.upOffset, s.maxHeight + 1,
+                [&](int i) {
+                    return DiagNode{s.upRecords[i], p.up[i], p.upDiag[i]};
+                },
+                [&](const DiagNode& u) {
+                    const int e = u.r.node;
+                    double v = K[e] + u.diag * row[e] + u.c.bar * bar[e];
+                    double below = 0.0;
+                    if (u.r.left >= 0) {
+                        v += u.c.childLeft * row[u.r.left] + u.c.childRight * row[u.r.right];
+                        below = sub[u.r.left] + sub[u.r.right];
+                    }
+                    row[e] = v;
+                    sub[e] = v + below;
+                });
+            recipientAverageDown(t, s, row, sub, bar);
+        }
+        iterations = 4;
+    } else {
+        const int oldScale = opt.warmStart ? tab.scale[tab.local(c)] : 0;
+        forEachNode(t, s, [&](int e) {
+            bar[e] = opt.warmStart ? ldexp(tab.pibar[self + e], oldScale - rowScale) : 0.0;
+        });
+        t.sync();
+        for (iterations = 1; iterations <= opt.piIters; ++iterations) {
+            sweepUpCoefficients(t, s, p, [&](const UpNode& u) {
+                const int e = u.r.node;
+                double v = K[e] + u.c.bar * bar[e];
+                double below = 0.0;
+                if (u.r.left >= 0) {
+                    v += u.c.childLeft * row[u.r.left] + u.c.childRight * row[u.r.right];
+                    below = sub[u.r.left] + sub[u.r.right];
+                }
+                const double x = v * u.c.invDenom;
+                row[e] = x;
+                sub[e] = x + below;
+            });
+            double peak = 0.0, change = 0.0;
+            sweepOutside(t, s, row, sub, [&](const NodeRecord& r, double d, double below, double inv) {
+                const double next = (d + below) * inv;
+                peak = maxOf(peak, next);
+                change = maxOf(change, fabs(next - bar[r.node]));
+                bar[r.node] = next;
+            });
+            t.max2(peak, change);
+            if (change <= opt.piTol * peak) break;
+        }
+        if (iterations > opt.piIters) iterations = opt.piIters;
+    }
+    double peak = 0.0;
+    forEachNode(t, s, [&](int e) { peak = maxOf(peak, row[e]); });
+    peak = t.max(peak);
+    int k = 0;
+    if (peak > 0 && isFiniteValue(peak)) frexp(peak, &k);
+    double barPeak = 0.0;
+    forEachNode(t, s, [&](int e) {
+        tab.pi[self + e] = ldexp(row[e], -k);
+        const double b = ldexp(bar[e], -k);
+        tab.pibar[self + e] = b;
+        barPeak = maxOf(barPeak, b);
+    });
+    barPeak = t.max(barPeak);
+    if (t.rank == 0) {
+        tab.scale[tab.local(c)] = rowScale + k;
+        tab.pibarPeak[tab.local(c)] = barPeak;
+        tab.iterations[tab.local(c)] = iterations;
+    }
+}
+
+// ln Σ_e Π(root, e) − ln Σ_e (1 − E_e) of family f (spec 6.2); keeps the root row's mantissa sum for
+// the adjoint's starting values.
+template <class Team>
+GPUREC_HD void familyLikelihood(const Team& t, const SpeciesView& s, const SetView& sv, const CladeView& cv,
+                                const TableView& tab, int f, int familyBegin, double* logLikelihood,
+                                double* rootSum) {
+    const int root = cv.familyRoot[f];
+    const double* row = tab.pi + tab.row(root);
+    double sum = 0.0;
+    forEachNode(t, s, [&](int e) { sum += row[e]; });
+    sum = t.sum(sum);
+    if (t.rank == 0) {
+        rootSum[f - familyBegin] = sum;
+        logLikelihood[f - familyBegin] =
+            log(sum) + tab.scale[tab.local(root)] * kLn2 - log(sv.survive[cv.setOf(f)]);
+    }
+}
+
+// Solves (I − Aᵀ) w = b for the self-loop operator A of spec 7 (the Jacobian of the Π and E
+// equations): Aᵀ splits into the parent coupling and the diagonal, solved exactly top-down, and the
+// Π̄ coupling, iterated; the transpose of the forward's splitting, so it converges at the same rate.
+// Uses scratch vectors w (the result), v, sub; b is read only. Returns the iterations.
+template <class Team>
+GPUREC_HD int solveLoopTranspose(const Team& t, const SpeciesView& s, const SetRef& p, const double* b,
+                                 int maxIterations, double tolerance, double* w, double* v, double* sub) {
+    forEachNode(t, s, [&](int e) { w[e] = 0.0; });
+    t.sync();
+    int it = 1;
+    for (; it <= maxIterations; ++it) {
+        sweepUp(
+            t, s,
+            [&](const NodeValue& nv) {
+                const NodeRecord& r = nv.r;
+                const double ve = nv.value * w[r.node];
+                v[r.node] = ve;
+                sub[r.node] = ve + (r.left >= 0 ? sub[r.left] + sub[r.right] : 0.0);
+            },
+            p.upBarInv);
+        double peak = 0.0, change = 0.0;
+        sweepDownCoefficients(t, s, p, [&](const DownNode& d) {
+            const NodeRecord& r = d.r;
+            const int e = r.node;
+            const double a = r.parent < 0 ? 0.0 : sub[e]; // above(e), written by the parent
+            double below = 0.0;
+            if (r.left >= 0) {
+                const double sl = sub[r.left], sr = sub[r.right];
+                sub[r.left] = a + v[e] + sr;
+                sub[r.right] = a + v[e] + sl;
+                below = sl + sr;
+            }
+            double next = b[e] + (s.noConstraint ? a + below : a);
+            if (r.parent >= 0) next += d.c.parentCoef * w[r.parent];
+            next *= d.c.invDenom;
+            change = maxOf(change, fabs(next - w[e]));
+            peak = maxOf(peak, fabs(next));
+            w[e] = next;
+        });
+        t.max2(peak, change);
+        if (change <= tolerance * peak) break;
+    }
+    return it > maxIterations ? maxIterations : it;
+}
+
+// The adjoint of clade c (spec 7.2), gathered from its parents' adjoints (already final: parents lie
+// in later waves) instead of pushed into it, so no two teams write the same row. Per family
+// (indexed by family − familyBegin): rootSum, and for pruning the largest right-hand side of the
+// family's finished waves (largestDone) and of those including this one (largestRunning).
+template <class Team>
+GPUREC_HD void solveCladeAdjoint(const Team& t, const SpeciesView& s, const SetRef& p, const CladeView& cv,
+                                 const TableView& tab, int c, int familyBegin, const double* rootSum,
+                                 const double* largestDone, double* largestRunning,
+                                 const AdjointSettings& opt, double* scratch) {
+    const int n = s.n;
+    double *b = scratch, *fromBar = scratch + n, *w = scratch + 2 * n, *sub = scratch + 3 * n;
+    const int family = cv.cladeFamily[c];
+    const bool root = c == cv.familyRoot[family];
+    const double start = root ? -1.0 / (kLn2 * rootSum[family - familyBegin]) : 0.0;
+    forEachNode(t, s, [&](int e) {
+        b[e] = start;
+        fromBar[e] = 0.0;
+    });
+    // Parent-split-major, like the forward's split terms; each member only touches its own nodes.
+    for (int q = cv.parentOffset[c]; q < cv.parentOffset[c + 1]; ++q) {
+        const int k = cv.parentSplits[q];
+        const int l = cv.splitLeft[k], r = cv.splitRight[k], parent = cv.splitParent[k];
+        const double fac = ldexp(cv.splitWeight[k], tab.scale[tab.local(l)] + tab.scale[tab.local(r)] -
+                                                        tab.scale[tab.local(parent)]);
+        if (fac == 0.0) continue;
+        const bool transfers =
+            opt.pibarSideThreshold <= 0 ||
+            maxOf(tab.pibarPeak[tab.local(l)], tab.pibarPeak[tab.local(r)]) >= opt.pibarSideThreshold;
+        const int partner = l == c ? r : l;
+        const double* wp = tab.adjoint + tab.row(parent);
+        const double* x = tab.pi + tab.row(partner);
+        const double* xbar = tab.pibar + tab.row(partner);
+        forEachNode(t, s, [&](int e) {
+            const double we = fac * wp[e];
+            double v = we * p.pD[e] * x[e];
+            if (transfers) {
+                v += we * p.pT[e] * xbar[e];
+                fromBar[e] += we * p.pT[e] * x[e];
+            }
+            const int up = s.parent[e];
+            if (up >= 0) v += fac * wp[up] * p.pS[up] * x[s.sibling[e]];
+            b[e] += v;
+        });
+    }
+    t.sync();
+    addRecipientAverageTranspose(t, s, fromBar, sub, b);
+    double peak = 0.0;
+    forEachNode(t, s, [&](int e) { peak = maxOf(peak, fabs(b[e])); });
+    peak = t.max(peak);
+    const std::size_t self = tab.row(c);
+    if (opt.pruning && t.rank == 0) t.raiseMax(largestRunning + (family - familyBegin), peak);
+    const double biggest = maxOf(largestDone[family - familyBegin], peak);
+    if (peak == 0.0 || (opt.pruning && peak < opt.pruningThreshold * biggest)) {
+        forEachNode(t, s, [&](int e) { tab.adjoint[self + e] = 0.0; });
+        if (t.rank == 0) tab.iterations[tab.local(c)] = 0;
+        return;
+    }
+    const int iterations = solveLoopTranspose(t, s, p, b, opt.maxIterations, opt.tolerance, w, fromBar, sub);
+    forEachNode(t, s, [&](int e) { tab.adjoint[self + e] = w[e]; });
+    if (t.rank == 0) tab.iterations[tab.local(c)] = iterations;
+}
+
+// Contributions of clades [begin, end) of one family at species e to ∂NLL/∂(pS, pD, pT, E, Ē)
+// (spec 7.2 step 4); each clade's terms read its own row and its splits' child rows.
+GPUREC_HD inline void gatherGradient(const SpeciesView& s, const SetRef& p, const CladeView& cv,
+                                     const TableView& tab, int begin, int end, int e,
+                                     double pibarSideThreshold, double out[kGradientRows]) {
+    double gS = 0, gD = 0, gT = 0, gE = 0, gEbar = 0;
+    const int f = s.left[e], g = s.right[e], up = s.parent[e];
+    for (int c = begin; c < end; ++c) {
+        const double* pi = tab.pi + tab.row(c);
+        const double* wrow = tab.adjoint + tab.row(c);
+        const double w = wrow[e];
+        const double wUp = up >= 0 ? wrow[up] : 0.0;
+        if (w == 0.0 && wUp == 0.0) continue;
+        const int sc = tab.scale[tab.local(c)];
+        const int gene = cv.geneSpecies[c];
+        if (gene >= 0) {
+            if (gene == e) gS += w * ldexp(1.0, -sc);
+        } else {
+            const SplitTerms st = splitTerms(s, cv, tab, c, sc, e, pibarSideThreshold);
+            gS += w * st.S;
+            gD += w * st.D;
+            gT += w * st.T;
+        }
+        const double pie = pi[e], pibar = tab.pibar[tab.row(c) + e];
+        gD += w * 2.0 * p.E[e] * pie;
+        gT += w * (p.Ebar[e] * pie + p.E[e] * pibar);
+        gE += w * (2.0 * p.pD[e] * pie + p.pT[e] * pibar);
+        gEbar += w * p.pT[e] * pie;
+        if (f >= 0) gS += w * (pi[f] * p.E[g] + pi[g] * p.E[f]);
+        if (up >= 0) gE += wUp * p.pS[up] * pi[s.sibling[e]];
+    }
+    out[RowS] = gS;
+    out[RowD] = gD;
+    out[RowT] = gT;
+    out[RowE] = gE;
+    out[RowEbar] = gEbar;
+}
+
+// Eliminates E for `familyCount` families sharing one parameter set (spec 7.3): solves the E adjoint
+// and writes d NLL / dθ of a species-uniform set (a genewise row) to theta[0..2]. acc holds the
+// kGradientRows rows of n accumulated by gatherGradient.
+template <class Team>
+GPUREC_HD void eliminateExtinctionSet(const Team& t, const SpeciesView& s, const SetRef& p, double survive,
+                                      const double* acc, int familyCount, int maxIterations, double tolerance,
+                                      double* scratch, double* theta) {
+    const int n = s.n;
+    double *q = scratch, *u = scratch + n, *v = scratch + 2 * n, *sub = scratch + 3 * n;
+    const double conditioning = familyCount / (kLn2 * survive);
+    forEachNode(t, s, [&](int e) { q[e] = acc[RowE * n + e] - conditioning; });
+    t.sync();
+    addRecipientAverageTranspose(t, s, acc + RowEbar * n, sub, q);
+    solveLoopTranspose(t, s, p, q, maxIterations, tolerance, u, v, sub);
+    double tD = 0, tL = 0, tT = 0;
+    forEachNode(t, s, [&](int e) {
+        const double E = p.E[e];
+        const double gL = u[e];
+        const double gS =
+            acc[RowS * n + e] + (s.left[e] >= 0 ? u[e] * p.E[s.left[e]] * p.E[s.right[e]] : 0.0);
+        const double gD = acc[RowD * n + e] + u[e] * E * E;
+        const double gT = acc[RowT * n + e] + u[e] * E * p.Ebar[e];
+        const double mean = gS * p.pS[e] + gD * p.pD[e] + gL * p.pL[e] + gT * p.pT[e];
+        tD += kLn2 * p.pD[e] * (gD - mean);
+        tL += kLn2 * p.pL[e] * (gL - mean);
+        tT += kLn2 * p.pT[e] * (gT - mean);
+    });
+    t.sum3(tD, tL, tT);
+    if (t.rank == 0) {
+        theta[0] = tD;
+        theta[1] = tL;
+        theta[2] = tT;
+    }
+}
+
+} // namespace gpurec::gpu

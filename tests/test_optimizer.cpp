@@ -1,0 +1,356 @@
+// Rate optimisation: AleRax's optima reached, bounds, stopping rules and callbacks, rate files,
+// parameter recovery on simulated families, and `gpurec optimize` end to end.
+#include "engine/backend.hpp"
+#include "io/input_error.hpp"
+#include "io/newick.hpp"
+#include "optim/optimization_trace.hpp"
+#include "optim/optimizer.hpp"
+#include "optim/rate_files.hpp"
+#include "simulated_data.hpp"
+#include "support.hpp"
+
+#include <QProcess>
+#include <QtTest>
+#include <cmath>
+#include <cstdlib>
+#include <fstream>
+
+using namespace gpurec;
+using namespace gpurec::test;
+
+namespace {
+
+ReconModel globalModel(std::shared_ptr<const Dataset> data, Rates start,
+                       Schedule schedule = Schedule::Converged) {
+    SolverOptions options;
+    options.schedule = schedule;
+    RateParameters theta(RateMode::Global, data->species.size(), int(data->families.size()), start);
+    return ReconModel(data, makeCpuBackend(data), theta, options);
+}
+
+// A caterpillar species tree S1..Sn: under uniform origination its families are larger than on a
+// balanced tree of the same size, so each family carries more information about the rates.
+SpeciesTree ladderTree(int leaves) {
+    std::string text = "S1";
+    for (int i = 2; i <= leaves; ++i)
+        text = "(" + text + ",S" + std::to_string(i) + ")";
+    return SpeciesTree::fromNewick(parseNewick(text + ";", "ladder").front());
+}
+
+std::string readAll(const std::string& path) {
+    std::ifstream in(path);
+    return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+} // namespace
+
+class Optimizer : public QObject {
+    Q_OBJECT
+
+  private slots:
+    // Global rates optimised under AleRax's 4-sweep schedule reach at least the log-likelihood of
+    // the optimum AleRax found (the last point of reference.json) minus 1e-4 nats.
+    void reachesAleRaxOptimum_data() {
+        QTest::addColumn<QString>("dataset");
+        for (const char* d : {"test_trees_1", "test_trees_2", "test_trees_3"})
+            QTest::newRow(d) << d;
+    }
+    void reachesAleRaxOptimum() {
+        QFETCH(QString, dataset);
+        const std::string folder = "alerax/" + dataset.toStdString();
+        nlohmann::json ref = readJson(sharedData(folder + "/reference.json"));
+        const double aleraxOptimum =
+            ref["points"].back()["loglik_nats"]["alerax_schedule_refimpl"]["my_family"];
+        ReconModel model =
+            globalModel(loadShared(folder, "sp.nwk").dataset, {0.1, 0.1, 0.1}, Schedule::AleRax);
+        OptimizationResult result = optimizeRates(model, OptimizerSettings{});
+        const double ll = model.lastEvaluation().totalLogLikelihood;
+        QVERIFY2(ll >= aleraxOptimum - 1e-4, qPrintable(QString("optimised LL %1, AleRax's optimum %2")
+                                                            .arg(ll, 0, 'g', 12)
+                                                            .arg(aleraxOptimum, 0, 'g', 12)));
+        QVERIFY(result.converged);
+        QCOMPARE(result.bestNllBits, model.lastEvaluation().totalNllBits);
+        QCOMPARE(model.parameters().theta(), result.best.theta());
+        QVERIFY(result.bestNllBits < result.initialNllBits);
+    }
+
+    // The product brief's upper bound 1e-2: test_trees_2's transfer rate (0.0517 unbounded) stops
+    // exactly on it, the two others on the lower bound, and the run converges there.
+    void respectsBounds() {
+        ReconModel model = globalModel(loadShared("alerax/test_trees_2", "sp.nwk").dataset, {0.1, 0.1, 0.1});
+        OptimizerSettings settings;
+        settings.max_rate = 1e-2;
+        OptimizationResult result = optimizeRates(model, settings);
+        QVERIFY(result.converged);
+        const std::vector<double>& theta = result.best.theta();
+        QCOMPARE(theta[2], std::log2(1e-2));
+        QCOMPARE(theta[0], std::log2(1e-10));
+        QCOMPARE(theta[1], std::log2(1e-10));
+        // Starting outside the bounds is projected first.
+        ReconModel outside =
+            globalModel(loadShared("alerax/test_trees_2", "sp.nwk").dataset, {1.0, 1.0, 1.0});
+        settings.max_iter = 0;
+        OptimizationResult start = optimizeRates(outside, settings);
+        for (double t : start.best.theta())
+            QCOMPARE(t, std::log2(1e-2));
+        QCOMPARE(start.stopReason, std::string("reached max_iter"));
+    }
+
+    // Adam (learning rate 0.1 in log2 units) ends near L-BFGS-B's optimum on an interior optimum.
+    void adamApproachesLbfgsb() {
+        auto data = simulatedDataset(
+            ladderTree(10), 150,
+            [](int) {
+                return Rates{0.05, 0.05, 0.05};
+            },
+            21);
+        ReconModel lbfgs = globalModel(data, {0.1, 0.1, 0.1});
+        const double optimum = optimizeRates(lbfgs, OptimizerSettings{}).bestNllBits;
+        ReconModel adam = globalModel(data, {0.1, 0.1, 0.1});
+        OptimizerSettings settings;
+        settings.kind = OptimizerKind::Adam;
+        settings.max_iter = 150;
+        OptimizationResult result = optimizeRates(adam, settings);
+        QVERIFY2(result.bestNllBits - optimum < 1e-3, qPrintable(QString("Adam %1 vs L-BFGS-B %2 bits")
+                                                                     .arg(result.bestNllBits, 0, 'g', 12)
+                                                                     .arg(optimum, 0, 'g', 12)));
+        for (int k = 0; k < 3; ++k)
+            QVERIFY(std::abs(result.best.theta()[k] - lbfgs.parameters().theta()[k]) < 0.05);
+    }
+
+    // One report per iteration, numbered from 0 (the start); returning false stops the run after
+    // that iteration and leaves the best θ (and its evaluation) in the model.
+    void callbackReportsAndStops() {
+        ReconModel model = globalModel(loadShared("alerax/test_trees_3", "sp.nwk").dataset, {0.1, 0.1, 0.1});
+        std::vector<double> nll;
+        int lastEvaluations = 0;
+        OptimizationResult result = optimizeRates(model, OptimizerSettings{}, [&](const IterationReport& r) {
+            if (r.iteration != static_cast<int>(nll.size())) return false;
+            if (r.theta == nullptr || r.gradient == nullptr || r.gradient->size() != 3) return false;
+            if (r.evaluations <= lastEvaluations) return false;
+            lastEvaluations = r.evaluations;
+            nll.push_back(r.nllBits);
+            return r.iteration < 3;
+        });
+        QCOMPARE(nll.size(), std::size_t(4));
+        QCOMPARE(result.iterations, 3);
+        QCOMPARE(result.stopReason, std::string("stopped by the caller"));
+        QVERIFY(!result.converged);
+        QCOMPARE(result.initialNllBits, nll[0]);
+        QCOMPARE(result.bestNllBits, *std::min_element(nll.begin(), nll.end()));
+        QCOMPARE(model.lastEvaluation().totalNllBits, result.bestNllBits);
+        QCOMPARE(model.evaluate(), result.bestNllBits);
+    }
+
+    void maxIterAndSettingsErrors() {
+        ReconModel model = globalModel(loadShared("alerax/test_trees_1", "sp.nwk").dataset, {0.1, 0.1, 0.1});
+        OptimizerSettings settings;
+        settings.max_iter = 2;
+        OptimizationResult result = optimizeRates(model, settings);
+        QCOMPARE(result.iterations, 2);
+        QCOMPARE(result.stopReason, std::string("reached max_iter"));
+        QVERIFY(!result.converged);
+
+        auto message = [](OptimizerSettings s) -> std::string {
+            try {
+                s.validate();
+            } catch (const std::invalid_argument& e) {
+                return e.what();
+            }
+            return "";
+        };
+        OptimizerSettings bad;
+        bad.max_rate = 1e-11;
+        QCOMPARE(
+            message(bad),
+            std::string(
+                "optimizer setting max_rate = 9.9999999999999994e-12 is outside its range (min_rate, inf)"));
+        bad = {};
+        bad.beta1 = 1.0;
+        QCOMPARE(message(bad), std::string("optimizer setting beta1 = 1 is outside its range [0, 1)"));
+        bad = {};
+        bad.max_iter = -1;
+        QCOMPARE(message(bad), std::string("optimizer setting max_iter = -1 is outside its range >= 0"));
+        QVERIFY_THROWS_EXCEPTION(std::invalid_argument, optimizeRates(model, bad));
+        QVERIFY(parseOptimizerKind("adam") == OptimizerKind::Adam);
+        QVERIFY_THROWS_EXCEPTION(std::invalid_argument, parseOptimizerKind("bfgs"));
+    }
+
+    void traceRowsAndSummaries() {
+        RateParameters theta(RateMode::Specieswise, 3, 1, {0.1, 0.2, 0.4});
+        theta.setRates(1, {0.4, 0.2, 0.1});
+        RateSummary s = summarizeRates(theta);
+        QVERIFY(relativeError(s.geometricMean.d, std::cbrt(0.1 * 0.4 * 0.1)) < 1e-14);
+        QVERIFY(relativeError(s.smallest.t, 0.1) < 1e-14);
+        QVERIFY(relativeError(s.largest.d, 0.4) < 1e-14);
+        IterationReport r;
+        r.iteration = 7;
+        r.nllBits = 2.0;
+        r.gradNorm = 0.5;
+        r.theta = &theta;
+        r.evaluations = 9;
+        const std::string row = traceCsvRow(r);
+        const std::string header = traceCsvHeader();
+        QCOMPARE(std::count(row.begin(), row.end(), ','), std::count(header.begin(), header.end(), ','));
+        QVERIFY(row.rfind("7,2,-1.3862943611198906,0.5,", 0) == 0);
+        QVERIFY(progressLine(r).find("iter    7  NLL 2.0000000000 bits") == 0);
+    }
+
+    void familyRateFilesRoundTrip() {
+        auto data = loadShared("simulated_2", "species.nwk").dataset;
+        RateParameters theta(RateMode::Genewise, data->species.size(), 3, {0.1, 0.1, 0.1});
+        theta.setRates(1, {0.012345678901234567, 2.0, 1e-10});
+        theta.setRates(2, {0.3, 0.04, 0.5});
+        const std::string folder = temporaryFolder("rates") + "/model_parameters";
+        std::vector<std::string> files = writeRateFiles(folder, *data, theta);
+        QCOMPARE(files.size(), std::size_t(3));
+        QCOMPARE(files[1], folder + "/fam1_rates.txt");
+        RateParameters back = readFamilyRateFiles(folder, *data);
+        QVERIFY(back.mode() == RateMode::Genewise);
+        for (std::size_t i = 0; i < theta.theta().size(); ++i)
+            QVERIFY(std::abs(back.theta()[i] - theta.theta()[i]) < 1e-14);
+        // Global and per-species θ go to model_parameters.txt.
+        RateParameters global(RateMode::Global, data->species.size(), 3, {0.1, 0.2, 0.3});
+        QVERIFY(writeRateFiles(folder, *data, global) ==
+                std::vector<std::string>{folder + "/model_parameters.txt"});
+
+        std::string text = readAll(files[2]);
+        text.replace(text.find(" 0.29999"), 1, " x");
+        writeFile(files[2], text);
+        try {
+            readFamilyRateFiles(folder, *data);
+            QFAIL("a malformed rate file was accepted");
+        } catch (const InputError& e) {
+            QCOMPARE(std::string(e.what()), files[2] + ":2: expected 'node D L T'");
+        }
+        std::string first = readAll(files[0]);
+        first.replace(first.find(" 0.1"), 4, " 0.7");
+        writeFile(files[0], first);
+        try {
+            readFamilyRateFiles(folder, *data);
+            QFAIL("per-family rates differing between nodes were accepted");
+        } catch (const InputError& e) {
+            QCOMPARE(std::string(e.what()),
+                     files[0] + ": per-family rates must be the same on every species node");
+        }
+    }
+
+    // Parameter recovery on families simulated at known rates (ROOTED true gene trees). Small
+    // version here; GPUREC_FULL_RECOVERY=1 runs the benchmark of docs/validation.md (1,000
+    // families on 60 species leaves, rates within 10%).
+    void recoversGlobalRates() {
+        const bool full = std::getenv("GPUREC_FULL_RECOVERY") != nullptr;
+        const int leaves = full ? 60 : 20, families = full ? 1000 : 500;
+        const double tolerance = full ? 0.10 : 0.25; // ~3 standard errors of the small version
+        const Rates truth{0.05, 0.05, 0.05};
+        auto data = simulatedDataset(
+            ladderTree(leaves), families, [&](int) { return truth; }, 1);
+        ReconModel model = globalModel(data, {0.1, 0.1, 0.1});
+        OptimizationResult result = optimizeRates(model, OptimizerSettings{});
+        QVERIFY(result.converged);
+        Rates found = result.best.rates(0);
+        qInfo(
+            "recovered D %.5f L %.5f T %.5f (truth 0.05 each) from %d families, %lld genes; %d iterations, "
+            "%.1f s",
+            found.d, found.l, found.t, families,
+            [&] {
+                long long genes = 0;
+                for (const GeneFamily& f : data->families)
+                    genes += f.clades.geneCount();
+                return genes;
+            }(),
+            result.iterations, result.seconds);
+        for (double r : {found.d, found.l, found.t})
+            QVERIFY(std::abs(r / 0.05 - 1) < tolerance);
+    }
+
+    // Per-species rates: the branch simulated with a 5x duplication rate comes out highest. Small
+    // version: 500 families on 4 species leaves; full (GPUREC_FULL_RECOVERY=1): 1,000 families on a
+    // 30-leaf caterpillar, hot branch in its middle.
+    void recoversDuplicationHotspot() {
+        const bool full = std::getenv("GPUREC_FULL_RECOVERY") != nullptr;
+        const SpeciesTree species =
+            full ? ladderTree(30)
+                 : SpeciesTree::fromNewick(parseNewick("((A,B)AB,(C,D)CD)R;", "test").front());
+        const int hot = species.find(full ? "Node_S1_S21_0" : "AB");
+        const int families = full ? 1000 : 500;
+        auto data = simulatedDataset(
+            species, families,
+            [&](int e) {
+                return Rates{e == hot ? 0.25 : 0.05, 0.05, 0.05};
+            },
+            1);
+        ReconModel model(data, makeCpuBackend(data),
+                         RateParameters(RateMode::Specieswise, species.size(), families, {0.1, 0.1, 0.1}));
+        OptimizerSettings settings;
+        settings.max_iter = 300;
+        OptimizationResult result = optimizeRates(model, settings);
+        QVERIFY(result.converged);
+        int highest = 0;
+        double next = 0;
+        for (int e = 0; e < species.size(); ++e) {
+            if (result.best.rates(e).d > result.best.rates(highest).d) highest = e;
+            if (e != hot) next = std::max(next, result.best.rates(e).d);
+        }
+        QCOMPARE(species.name(highest), species.name(hot));
+        qInfo("duplication rate of %s %.4f (truth 0.25), next highest %.4f; %d iterations, %.1f s",
+              species.name(hot).c_str(), result.best.rates(hot).d, next, result.iterations, result.seconds);
+    }
+
+    void commandLine() {
+        const std::string out = temporaryFolder("cli_optimize");
+        const std::string ds = sharedData("alerax/test_trees_2");
+        QProcess p;
+        p.start(GPUREC_CLI_PATH, {"optimize", "-s", QString::fromStdString(ds + "/sp.nwk"), "-f",
+                                  QString::fromStdString(ds + "/families.txt"), "--schedule", "alerax",
+                                  "--max-iter", "50", "-p", QString::fromStdString(out)});
+        QVERIFY(p.waitForFinished(120000));
+        const QString stdoutText = QString::fromUtf8(p.readAllStandardOutput());
+        QCOMPARE(p.exitCode(), 0);
+        QVERIFY(stdoutText.contains("iter    0  NLL 21.1060661401 bits"));
+        nlohmann::json j = readJson(out + "/result.json");
+        const int iterations = j["optimization"]["iterations"];
+        QCOMPARE(stdoutText.count("\niter "), iterations + 1); // one progress line per iteration, 0 included
+        QVERIFY(bool(j["optimization"]["converged"]));
+        const double ll = j["total"]["ll_nats"];
+        QVERIFY(ll >= -11.4329145368 - 1e-4);
+        QVERIFY(relativeError(double(j["optimization"]["rates"]["T"]), 0.0517229) < 1e-3);
+        std::ifstream trace(out + "/trace.csv");
+        std::string line;
+        int rows = 0;
+        while (std::getline(trace, line))
+            ++rows;
+        QCOMPARE(rows, iterations + 2); // header, iteration 0 .. iterations
+        std::ifstream per(out + "/per_fam_likelihoods.txt");
+        std::string name;
+        double perLl = 0;
+        per >> name >> perLl;
+        QCOMPARE(name, std::string("my_family"));
+        QCOMPARE(perLl, ll);
+        QVERIFY(readAll(out + "/model_parameters/model_parameters.txt").rfind("# node D L T\n", 0) == 0);
+
+        // PER-FAMILY writes one rate file per family; a bad bound is refused with its range.
+        const std::string sim = sharedData("simulated_2");
+        p.start(GPUREC_CLI_PATH,
+                {"optimize", "-s", QString::fromStdString(sim + "/species.nwk"), "-f",
+                 QString::fromStdString(sim + "/families.txt"), "--model-parametrization", "PER-FAMILY",
+                 "--optimizer", "adam", "--max-iter", "2", "-p", QString::fromStdString(out + "/genewise")});
+        QVERIFY(p.waitForFinished(120000));
+        QCOMPARE(p.exitCode(), 0);
+        for (const char* f : {"fam0", "fam1", "fam2"})
+            QVERIFY(QFile::exists(
+                QString::fromStdString(out + "/genewise/model_parameters/" + f + "_rates.txt")));
+        p.start(GPUREC_CLI_PATH, {"optimize", "-s", QString::fromStdString(ds + "/sp.nwk"), "-f",
+                                  QString::fromStdString(ds + "/families.txt"), "--min-rate", "0.5",
+                                  "--max-rate", "0.1", "-p", QString::fromStdString(out + "/bad")});
+        QVERIFY(p.waitForFinished(120000));
+        QCOMPARE(p.exitCode(), 2);
+        QVERIFY(
+            QString::fromUtf8(p.readAllStandardError())
+                .contains(
+                    "optimizer setting max_rate = 0.10000000000000001 is outside its range (min_rate, inf)"));
+    }
+};
+
+QTEST_GUILESS_MAIN(Optimizer)
+#include "test_optimizer.moc"

@@ -1,0 +1,340 @@
+#include "reconciliation_view.hpp"
+
+#include "drawing_export.hpp"
+
+#include <QGraphicsPathItem>
+#include <QGraphicsScene>
+#include <QGraphicsSimpleTextItem>
+#include <QPainter>
+#include <QWheelEvent>
+#include <algorithm>
+#include <cmath>
+
+namespace gpurec::ui {
+
+namespace {
+constexpr double kGlyph = 5.0;
+const QColor kTubeFill(232, 236, 242), kTubeEdge(150, 160, 175);
+const std::vector<EventType> kLegendEvents = {
+    EventType::Leaf,        EventType::Speciation, EventType::SpeciationLoss,
+    EventType::Duplication, EventType::Transfer,   EventType::TransferLoss,
+    EventType::Loss};
+
+QString eventTitle(EventType type) {
+    switch (type) {
+    case EventType::Leaf:
+        return QObject::tr("gene (leaf)");
+    case EventType::Speciation:
+        return QObject::tr("speciation");
+    case EventType::SpeciationLoss:
+        return QObject::tr("speciation, one copy lost");
+    case EventType::Duplication:
+        return QObject::tr("duplication");
+    case EventType::Transfer:
+        return QObject::tr("transfer");
+    case EventType::TransferLoss:
+        return QObject::tr("transfer, copy left behind lost");
+    case EventType::Loss:
+        return QObject::tr("loss");
+    }
+    return {};
+}
+
+// The glyph of an event type, centred on (0, 0).
+QPainterPath glyphShape(EventType type) {
+    QPainterPath p;
+    const double r = kGlyph;
+    switch (type) {
+    case EventType::Leaf:
+    case EventType::Speciation:
+    case EventType::SpeciationLoss:
+        p.addEllipse(QPointF(0, 0), r * 0.8, r * 0.8);
+        break;
+    case EventType::Duplication:
+        p.addRect(-r, -r, 2 * r, 2 * r);
+        break;
+    case EventType::Transfer:
+    case EventType::TransferLoss:
+        p.moveTo(-r, -r);
+        p.lineTo(r * 1.2, 0);
+        p.lineTo(-r, r);
+        p.closeSubpath();
+        break;
+    case EventType::Loss:
+        p.moveTo(-r, -r);
+        p.lineTo(r, r);
+        p.moveTo(-r, r);
+        p.lineTo(r, -r);
+        break;
+    }
+    return p;
+}
+
+void styleGlyph(QAbstractGraphicsShapeItem* item, EventType type) {
+    QColor fill;
+    switch (type) {
+    case EventType::Leaf:
+        fill = QColor(20, 20, 20);
+        break;
+    case EventType::Speciation:
+        fill = QColor(110, 110, 110);
+        break;
+    case EventType::Duplication:
+        fill = QColor(40, 110, 220);
+        break;
+    case EventType::Transfer:
+        fill = QColor(30, 160, 90);
+        break;
+    case EventType::SpeciationLoss:
+    case EventType::TransferLoss:
+        fill = Qt::white;
+        break;
+    case EventType::Loss:
+        fill = Qt::transparent;
+        break;
+    }
+    QColor edge = type == EventType::Loss           ? QColor(210, 40, 40)
+                  : type == EventType::TransferLoss ? QColor(30, 160, 90)
+                                                    : QColor(30, 30, 30);
+    item->setBrush(fill);
+    item->setPen(QPen(edge, type == EventType::Loss ? 2.0 : 1.2));
+}
+} // namespace
+
+ReconciliationView::ReconciliationView(QWidget* parent) : QGraphicsView(parent) {
+    setScene(new QGraphicsScene(this));
+    setRenderHint(QPainter::Antialiasing);
+    setDragMode(QGraphicsView::ScrollHandDrag);
+    setTransformationAnchor(QGraphicsView::AnchorUnderMouse);
+    setViewportUpdateMode(QGraphicsView::FullViewportUpdate); // the legend overlay must not scroll
+    setBackgroundBrush(Qt::white);
+}
+
+QColor ReconciliationView::familyColour(int drawn) {
+    if (drawn == 0) return QColor(200, 80, 20);
+    return QColor::fromHsv((20 + drawn * 137) % 360, 200, 175); // golden-angle steps keep neighbours apart
+}
+
+void ReconciliationView::setSpecies(const SpeciesTree* species) {
+    scene()->clear();
+    drawing_.clear();
+    names_.clear();
+    species_ = species;
+    if (!species_) return;
+    layout_ = layoutTubes(*species_);
+    auto* tubes = scene()->addPath(layout_.tubes, QPen(kTubeEdge, 1.0), kTubeFill);
+    tubes->setZValue(-2);
+    QFont font = this->font();
+    font.setPointSizeF(10);
+    for (int e = 0; e < species_->size(); ++e) {
+        if (!species_->isLeaf(e)) continue;
+        auto* label = scene()->addSimpleText(QString::fromStdString(species_->name(e)), font);
+        label->setPos(layout_.labelAt(e) - QPointF(0, label->boundingRect().height() / 2));
+        label->setZValue(-1);
+    }
+    fitAll();
+}
+
+void ReconciliationView::clearDrawing() {
+    for (QGraphicsItem* item : drawing_)
+        delete item;
+    drawing_.clear();
+}
+
+void ReconciliationView::showReconciliations(const std::vector<const Reconciliation*>& reconciliations,
+                                             const QStringList& names) {
+    clearDrawing();
+    aggregate_ = false;
+    names_ = names;
+    if (!species_) return;
+    ReconciliationDrawing drawing = drawReconciliations(layout_, *species_, reconciliations);
+    for (const Lineage& l : drawing.lineages) {
+        auto* item = scene()->addPath(l.path, QPen(familyColour(l.drawn), 1.8));
+        drawing_.push_back(item);
+    }
+    for (const TransferArc& a : drawing.arcs) {
+        QPen pen(familyColour(a.drawn), 1.6, a.type == EventType::Transfer ? Qt::SolidLine : Qt::DashLine);
+        auto* item = scene()->addPath(arcPath(a.from, a.to), pen);
+        item->setData(kKindRole, Arc);
+        item->setData(kEventRole, static_cast<int>(a.type));
+        item->setToolTip(tr("%1 from %2 to %3")
+                             .arg(eventTitle(a.type), QString::fromStdString(species_->name(a.donor)),
+                                  QString::fromStdString(species_->name(a.recipient))));
+        item->setZValue(1);
+        drawing_.push_back(item);
+    }
+    for (const EventGlyph& g : drawing.glyphs) {
+        auto* item = new QGraphicsPathItem(glyphShape(g.type));
+        styleGlyph(item, g.type);
+        item->setPos(g.at);
+        item->setZValue(2);
+        item->setData(kKindRole, Glyph);
+        item->setData(kEventRole, static_cast<int>(g.type));
+        const ReconNode& node = reconciliations[g.drawn]->nodes[g.node];
+        QString tip =
+            tr("<b>%1</b> in %2")
+                .arg(eventTitle(g.type), QString::fromStdString(species_->name(g.species)).toHtmlEscaped());
+        if (!node.name.empty())
+            tip += tr("<br>gene %1").arg(QString::fromStdString(node.name).toHtmlEscaped());
+        if (g.drawn < names.size()) tip += tr("<br>family %1").arg(names[g.drawn].toHtmlEscaped());
+        item->setToolTip(tip);
+        scene()->addItem(item);
+        drawing_.push_back(item);
+    }
+    viewport()->update();
+}
+
+void ReconciliationView::showAggregates(const std::vector<const ReconciliationSummary*>& summaries,
+                                        const QStringList& names) {
+    clearDrawing();
+    aggregate_ = true;
+    names_ = names;
+    if (!species_) return;
+    AggregateDrawing drawing = drawAggregates(layout_, summaries);
+    for (const FrequencyArc& a : drawing.transfers) {
+        QColor colour = familyColour(a.drawn);
+        colour.setAlphaF(std::clamp(0.25 + 0.75 * a.frequency, 0.25, 1.0));
+        QPen pen(colour, 1.0 + 6.0 * std::min(a.frequency, 1.0));
+        pen.setCapStyle(Qt::RoundCap);
+        auto* item = scene()->addPath(arcPath(a.from, a.to), pen);
+        item->setData(kKindRole, FrequencyArcItem);
+        item->setData(kFrequencyRole, a.frequency);
+        item->setToolTip(
+            tr("transfers from %1 to %2: %3 per sample%4")
+                .arg(QString::fromStdString(species_->name(a.donor)),
+                     QString::fromStdString(species_->name(a.recipient)))
+                .arg(a.frequency, 0, 'g', 3)
+                .arg(a.drawn < names.size() ? tr(" (family %1)").arg(names[a.drawn]) : QString()));
+        item->setZValue(1);
+        drawing_.push_back(item);
+    }
+    for (const FrequencyMark& m : drawing.duplications) {
+        const double half = kGlyph * (0.6 + 1.4 * std::sqrt(std::min(m.frequency, 4.0) / 4.0) * 2);
+        auto* item = scene()->addRect(QRectF(-half, -half, 2 * half, 2 * half), QPen(QColor(30, 30, 30), 1.0),
+                                      familyColour(m.drawn));
+        item->setPos(m.at);
+        item->setData(kKindRole, FrequencyMarkItem);
+        item->setData(kFrequencyRole, m.frequency);
+        item->setToolTip(tr("duplications in %1: %2 per sample")
+                             .arg(QString::fromStdString(species_->name(m.species)))
+                             .arg(m.frequency, 0, 'g', 3));
+        item->setZValue(2);
+        drawing_.push_back(item);
+    }
+    setThreshold(threshold_);
+}
+
+void ReconciliationView::setThreshold(double threshold) {
+    threshold_ = threshold;
+    for (QGraphicsItem* item : drawing_) {
+        const int kind = item->data(kKindRole).toInt();
+        if (kind == FrequencyArcItem || kind == FrequencyMarkItem)
+            item->setVisible(item->data(kFrequencyRole).toDouble() >= threshold_);
+    }
+}
+
+int ReconciliationView::itemCount(ItemKind kind, bool visibleOnly) const {
+    return static_cast<int>(std::count_if(drawing_.begin(), drawing_.end(), [&](const QGraphicsItem* item) {
+        return item->data(kKindRole).toInt() == kind && (!visibleOnly || item->isVisible());
+    }));
+}
+
+int ReconciliationView::glyphCount(EventType type) const {
+    return static_cast<int>(std::count_if(drawing_.begin(), drawing_.end(), [&](const QGraphicsItem* item) {
+        return item->data(kKindRole).toInt() == Glyph &&
+               item->data(kEventRole).toInt() == static_cast<int>(type);
+    }));
+}
+
+QSizeF ReconciliationView::legendSize() const {
+    if (!species_) return {0, 0};
+    QFontMetricsF fm(font());
+    double width = 0;
+    int rows = aggregate_ ? 2 : static_cast<int>(kLegendEvents.size());
+    for (EventType t : kLegendEvents)
+        width = std::max(width, fm.horizontalAdvance(eventTitle(t)));
+    for (const QString& n : names_)
+        width = std::max(width, fm.horizontalAdvance(n));
+    if (aggregate_)
+        width = std::max(width, fm.horizontalAdvance(tr("duplications per sample (square size)")));
+    rows += static_cast<int>(names_.size());
+    return {width + 44, rows * (fm.height() + 3) + 14};
+}
+
+void ReconciliationView::paintLegend(QPainter* painter, const QPointF& topLeft) const {
+    if (!species_) return;
+    painter->save();
+    QFontMetricsF fm(font());
+    painter->setFont(font());
+    painter->setPen(QColor(200, 200, 200));
+    painter->setBrush(QColor(255, 255, 255, 230));
+    painter->drawRoundedRect(QRectF(topLeft, legendSize()), 4, 4);
+    const double step = fm.height() + 3;
+    QPointF at = topLeft + QPointF(18, 7 + fm.height() / 2);
+    auto text = [&](const QString& s) {
+        painter->setPen(Qt::black);
+        painter->drawText(at + QPointF(16, fm.ascent() / 2 - 1), s);
+        at += QPointF(0, step);
+    };
+    if (aggregate_) {
+        painter->setPen(QPen(QColor(90, 90, 90), 4));
+        painter->drawLine(at + QPointF(-8, 0), at + QPointF(8, 0));
+        text(tr("transfers per sample (arc width)"));
+        painter->setPen(QPen(QColor(30, 30, 30), 1));
+        painter->setBrush(QColor(160, 160, 160));
+        painter->drawRect(QRectF(at - QPointF(5, 5), QSizeF(10, 10)));
+        text(tr("duplications per sample (square size)"));
+    } else {
+        for (EventType t : kLegendEvents) {
+            QGraphicsPathItem sample(glyphShape(t));
+            styleGlyph(&sample, t);
+            painter->setPen(sample.pen());
+            painter->setBrush(sample.brush());
+            painter->drawPath(glyphShape(t).translated(at));
+            text(eventTitle(t));
+        }
+    }
+    for (int d = 0; d < names_.size(); ++d) {
+        painter->setPen(QPen(familyColour(d), 3));
+        painter->drawLine(at + QPointF(-8, 0), at + QPointF(8, 0));
+        text(names_[d]);
+    }
+    painter->restore();
+}
+
+void ReconciliationView::drawForeground(QPainter* painter, const QRectF&) {
+    painter->save();
+    painter->resetTransform();
+    paintLegend(painter, QPointF(8, 8));
+    painter->restore();
+}
+
+QRectF ReconciliationView::contentRect() const {
+    return scene()->itemsBoundingRect().adjusted(-10, -10, 10, 10);
+}
+
+void ReconciliationView::fitAll() {
+    if (!species_) return;
+    QRectF target = contentRect();
+    fitInView(target, Qt::KeepAspectRatio);
+    for (int pass = 0; pass < 3; ++pass) {
+        target = contentRect().adjusted(-legendSize().width() / transform().m11(), 0, 0, 0);
+        fitInView(target, Qt::KeepAspectRatio);
+    }
+    scene()->setSceneRect(target); // room on the left for the legend overlay
+}
+
+void ReconciliationView::wheelEvent(QWheelEvent* event) {
+    const double factor = std::pow(1.0015, event->angleDelta().y());
+    const double target = std::clamp(transform().m11() * factor, 0.02, 40.0);
+    scale(target / transform().m11(), target / transform().m11());
+    event->accept();
+}
+
+bool ReconciliationView::exportDrawing(const QString& path) {
+    if (!species_) return false;
+    DrawingLegend legend{legendSize(), [this](QPainter* painter) { paintLegend(painter, QPointF(0, 0)); }};
+    return ui::exportDrawing(path, *scene(), contentRect(), legend, tr("Reconciliations"));
+}
+
+} // namespace gpurec::ui

@@ -1,0 +1,242 @@
+#include "session_file.hpp"
+
+#include "io/families_file.hpp"
+
+#include <QFile>
+#include <QFileInfo>
+#include <QSaveFile>
+#include <cmath>
+#include <set>
+#include <stdexcept>
+
+namespace gpurec::ui {
+
+using nlohmann::json;
+
+namespace {
+const char* kFormat = "gpurec-workbench-session";
+
+// JSON has no NaN or infinity: they are written as null and read back as NaN.
+json number(double v) {
+    return std::isfinite(v) ? json(v) : json(nullptr);
+}
+double numberFrom(const json& j) {
+    return j.is_null() ? NAN : j.get<double>();
+}
+
+json strings(const std::vector<std::string>& items) {
+    return json(items);
+}
+
+json statsToJson(const SolverStats& s) {
+    return {{"e_iterations", s.eIterations},
+            {"e_residual", number(s.eResidual)},
+            {"pi_iterations", s.piIterations},
+            {"max_pi_iterations", s.maxPiIterations},
+            {"bicgstab_iterations", s.bicgstabIterations},
+            {"bicgstab_breakdowns", s.bicgstabBreakdowns},
+            {"pruned_clades", s.prunedClades},
+            {"seconds", number(s.seconds)}};
+}
+
+SolverStats statsFromJson(const json& j) {
+    SolverStats s;
+    s.eIterations = j.at("e_iterations").get<int>();
+    s.eResidual = numberFrom(j.at("e_residual"));
+    s.piIterations = j.at("pi_iterations").get<long>();
+    s.maxPiIterations = j.at("max_pi_iterations").get<int>();
+    s.bicgstabIterations = j.at("bicgstab_iterations").get<long>();
+    s.bicgstabBreakdowns = j.at("bicgstab_breakdowns").get<long>();
+    s.prunedClades = j.at("pruned_clades").get<long>();
+    s.seconds = numberFrom(j.at("seconds"));
+    return s;
+}
+
+FileFingerprint fingerprint(const std::string& path) {
+    QFileInfo info(QString::fromStdString(path));
+    return {path, info.isFile() ? info.size() : -1, info.isFile() ? info.lastModified() : QDateTime()};
+}
+} // namespace
+
+std::vector<FileFingerprint> fingerprintInput(const LoadRequest& input) {
+    std::set<std::string> paths;
+    auto add = [&](const std::string& p) {
+        if (!p.empty()) paths.insert(QFileInfo(QString::fromStdString(p)).absoluteFilePath().toStdString());
+    };
+    add(input.paths.speciesTree);
+    add(input.paths.familiesFile);
+    for (const std::string& p : input.paths.geneTrees)
+        add(p);
+    for (const std::string& p : input.paths.geneTreeMappings)
+        add(p);
+    if (!input.paths.familiesFile.empty()) {
+        try {
+            for (const FamilyInput& f : readFamiliesFile(input.paths.familiesFile)) {
+                add(f.geneTreePath);
+                add(f.mappingPath);
+            }
+        } catch (const std::exception&) {
+            // An unreadable families file is reported by the loader; its own fingerprint is kept.
+        }
+    }
+    std::vector<FileFingerprint> out;
+    for (const std::string& p : paths)
+        out.push_back(fingerprint(p));
+    return out;
+}
+
+std::vector<FileChange> compareFingerprints(const std::vector<FileFingerprint>& saved) {
+    std::vector<FileChange> out;
+    for (const FileFingerprint& was : saved) {
+        FileFingerprint now = fingerprint(was.path);
+        if (now.size < 0 && was.size >= 0)
+            out.push_back({was.path, true});
+        else if (now.size != was.size || now.modified != was.modified)
+            out.push_back({was.path, false});
+    }
+    return out;
+}
+
+json sessionToJson(const SessionState& s) {
+    json files = json::array();
+    for (const FileFingerprint& f : s.files)
+        files.push_back({{"path", f.path},
+                         {"size", f.size},
+                         {"modified", f.modified.toString(Qt::ISODateWithMs).toStdString()}});
+    json history = json::array();
+    for (const IterationSample& h : s.history)
+        history.push_back({{"iteration", h.iteration},
+                           {"nll_bits", number(h.nllBits)},
+                           {"grad_norm", number(h.gradNorm)},
+                           {"theta", h.theta},
+                           {"seconds", number(h.seconds)},
+                           {"stats", statsToJson(h.stats)}});
+    json solver = json::object();
+    for (const SolverOptionInfo& info : solverOptionInfo())
+        solver[info.name] = getSolverOption(s.solver, info.name);
+    const OptimizerSettings& o = s.optimizer;
+    return {{"format", kFormat},
+            {"version", kSessionFormatVersion},
+            {"gpurec_version", GPUREC_VERSION},
+            {"input",
+             {{"species_tree", s.input.paths.speciesTree},
+              {"families_file", s.input.paths.familiesFile},
+              {"gene_trees", strings(s.input.paths.geneTrees)},
+              {"gene_tree_mappings", strings(s.input.paths.geneTreeMappings)},
+              {"rooted_gene_trees", s.input.options.rooting == GeneTreeRooting::Rooted},
+              {"min_covered_species", s.input.options.minCoveredSpecies},
+              {"transfer_constraint", toString(s.input.constraint)},
+              {"files", files}}},
+            {"device", {{"name", s.device.toStdString()}, {"memory_gib", s.memoryGiB}}},
+            {"run",
+             {{"starting_rates", {s.startingRates.d, s.startingRates.l, s.startingRates.t}},
+              {"optimizer", toString(o.kind)},
+              {"max_iterations", o.max_iter},
+              {"grad_tol", o.grad_tol},
+              {"rel_tol", o.rel_tol},
+              {"min_rate", o.min_rate},
+              {"max_rate", o.max_rate},
+              {"learning_rate", o.learning_rate}}},
+            {"solver", solver},
+            {"rates", {{"mode", toString(s.mode)}, {"rows", strings(s.rowNames)}, {"theta", s.theta}}},
+            {"history", history},
+            {"selection",
+             {{"family", s.selectedFamily},
+              {"species", s.selectedSpecies},
+              {"clade", s.selectedClade},
+              {"view_tab", s.viewTab}}}};
+}
+
+SessionState sessionFromJson(const json& j) {
+    if (!j.is_object() || j.value("format", std::string()) != kFormat)
+        throw std::runtime_error("not a gpurec workbench session (no \"format\": \"" + std::string(kFormat) +
+                                 "\")");
+    const int version = j.at("version").get<int>();
+    if (version > kSessionFormatVersion)
+        throw std::runtime_error("written by a newer gpurec (session format " + std::to_string(version) +
+                                 "; this version reads format " + std::to_string(kSessionFormatVersion) +
+                                 ")");
+    SessionState s;
+    const json& input = j.at("input");
+    s.input.paths.speciesTree = input.at("species_tree").get<std::string>();
+    s.input.paths.familiesFile = input.at("families_file").get<std::string>();
+    s.input.paths.geneTrees = input.at("gene_trees").get<std::vector<std::string>>();
+    s.input.paths.geneTreeMappings = input.at("gene_tree_mappings").get<std::vector<std::string>>();
+    s.input.options.rooting =
+        input.at("rooted_gene_trees").get<bool>() ? GeneTreeRooting::Rooted : GeneTreeRooting::Unrooted;
+    s.input.options.minCoveredSpecies = input.at("min_covered_species").get<int>();
+    s.input.constraint = parseTransferConstraint(input.at("transfer_constraint").get<std::string>());
+    for (const json& f : input.at("files"))
+        s.files.push_back({f.at("path").get<std::string>(), f.at("size").get<long long>(),
+                           QDateTime::fromString(QString::fromStdString(f.at("modified").get<std::string>()),
+                                                 Qt::ISODateWithMs)});
+    s.device = QString::fromStdString(j.at("device").at("name").get<std::string>());
+    s.memoryGiB = j.at("device").at("memory_gib").get<double>();
+    const json& run = j.at("run");
+    auto start = run.at("starting_rates").get<std::vector<double>>();
+    if (start.size() != 3) throw std::runtime_error("\"starting_rates\" must hold 3 numbers");
+    s.startingRates = {start[0], start[1], start[2]};
+    s.optimizer.kind = parseOptimizerKind(run.at("optimizer").get<std::string>());
+    s.optimizer.max_iter = run.at("max_iterations").get<int>();
+    s.optimizer.grad_tol = run.at("grad_tol").get<double>();
+    s.optimizer.rel_tol = run.at("rel_tol").get<double>();
+    s.optimizer.min_rate = run.at("min_rate").get<double>();
+    s.optimizer.max_rate = run.at("max_rate").get<double>();
+    s.optimizer.learning_rate = run.at("learning_rate").get<double>();
+    s.optimizer.validate();
+    for (const auto& [name, value] : j.at("solver").items())
+        setSolverOption(s.solver, name, value.get<std::string>());
+    const json& rates = j.at("rates");
+    s.mode = parseRateMode(rates.at("mode").get<std::string>());
+    s.rowNames = rates.at("rows").get<std::vector<std::string>>();
+    s.theta = rates.at("theta").get<std::vector<double>>();
+    if (s.theta.size() != 3 * s.rowNames.size())
+        throw std::runtime_error("\"rates\" has " + std::to_string(s.theta.size()) + " values for " +
+                                 std::to_string(s.rowNames.size()) + " rows (expected 3 per row)");
+    for (const json& h : j.at("history")) {
+        IterationSample sample;
+        sample.iteration = h.at("iteration").get<int>();
+        sample.nllBits = numberFrom(h.at("nll_bits"));
+        sample.gradNorm = numberFrom(h.at("grad_norm"));
+        sample.theta = h.at("theta").get<std::vector<double>>();
+        sample.seconds = numberFrom(h.at("seconds"));
+        sample.stats = statsFromJson(h.at("stats"));
+        s.history.push_back(std::move(sample));
+    }
+    const json& selection = j.at("selection");
+    s.selectedFamily = selection.at("family").get<std::string>();
+    s.selectedSpecies = selection.at("species").get<std::string>();
+    s.selectedClade = selection.at("clade").get<int>();
+    s.viewTab = selection.at("view_tab").get<int>();
+    return s;
+}
+
+void writeSessionFile(const QString& path, const SessionState& state) {
+    QSaveFile file(path);
+    const std::string text = sessionToJson(state).dump(1) + "\n";
+    if (!file.open(QIODevice::WriteOnly | QIODevice::Text) ||
+        file.write(text.data(), static_cast<qint64>(text.size())) != static_cast<qint64>(text.size()) ||
+        !file.commit())
+        throw std::runtime_error(path.toStdString() +
+                                 ": cannot write the session file: " + file.errorString().toStdString());
+}
+
+SessionState readSessionFile(const QString& path) {
+    QFile file(path);
+    if (!file.open(QIODevice::ReadOnly))
+        throw std::runtime_error(path.toStdString() +
+                                 ": cannot open the session file: " + file.errorString().toStdString());
+    const QByteArray bytes = file.readAll();
+    try {
+        return sessionFromJson(json::parse(bytes.begin(), bytes.end()));
+    } catch (const json::parse_error& e) {
+        throw std::runtime_error(path.toStdString() +
+                                 ": not a valid session file (damaged or cut short): " + e.what());
+    } catch (const json::exception& e) {
+        throw std::runtime_error(path.toStdString() + ": not a valid session file: " + e.what());
+    } catch (const std::exception& e) {
+        throw std::runtime_error(path.toStdString() + ": " + e.what());
+    }
+}
+
+} // namespace gpurec::ui

@@ -1,0 +1,61 @@
+#pragma once
+// Per-species-node values the species-tree view colours branches by: event rates, extinction
+// probability E, genes per species, and a clade's Π row (computed with the engine's own solvers).
+#include "data/dataset.hpp"
+#include "model/rate_parameters.hpp"
+#include "model/solver_options.hpp"
+#include "recon/recon_summary.hpp"
+
+#include <QMetaType>
+#include <QString>
+#include <memory>
+#include <vector>
+
+namespace gpurec::ui {
+
+enum class SpeciesQuantity {
+    None,
+    GeneCount,
+    Extinction,
+    DuplicationRate,
+    LossRate,
+    TransferRate,
+    CladeProbability,
+    // Means per sampled reconciliation (Reconciliations view), summed over the sampled families.
+    SampledDuplications,
+    SampledLosses,
+    SampledTransfersOut,
+    SampledTransfersIn,
+    SampledCopies
+};
+
+QString quantityName(SpeciesQuantity quantity);
+const std::vector<SpeciesQuantity>& allQuantities();
+
+struct QuantityRequest {
+    SpeciesQuantity quantity = SpeciesQuantity::None;
+    std::shared_ptr<const Dataset> data;
+    RateParameters theta;
+    SolverOptions options;
+    int family = -1; // selected family (genes, genewise rates, E in genewise mode, Π)
+    int clade = -1;  // for CladeProbability
+    std::shared_ptr<const ReconciliationSummary> events; // for the Sampled quantities
+};
+
+struct SpeciesValues {
+    SpeciesQuantity quantity = SpeciesQuantity::None;
+    std::vector<double> values; // per species node; NaN where undefined
+    bool logarithmic = false;   // colour by logarithm
+    QString title;              // legend title, e.g. "log10 Π of clade 12 (family fam3)"
+    QString error;              // why nothing could be computed
+};
+
+// Whether θ has the shape of `data` (rates change shape with the dataset and the mode).
+bool fitsDataset(const RateParameters& theta, const Dataset& data);
+
+// Pure function of the request: safe on any thread.
+SpeciesValues computeSpeciesValues(const QuantityRequest& request);
+
+} // namespace gpurec::ui
+
+Q_DECLARE_METATYPE(gpurec::ui::SpeciesQuantity)

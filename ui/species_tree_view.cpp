@@ -1,0 +1,287 @@
+#include "species_tree_view.hpp"
+
+#include "drawing_export.hpp"
+#include "species_tree_layout.hpp"
+
+#include <QGraphicsPathItem>
+#include <QGraphicsScene>
+#include <QGraphicsSimpleTextItem>
+#include <QPainter>
+#include <QPainterPathStroker>
+#include <QStyleOptionGraphicsItem>
+#include <QWheelEvent>
+#include <cmath>
+
+namespace gpurec::ui {
+
+namespace {
+constexpr double kRow = 20.0; // scene units per leaf
+// Scene units per tree level: about as wide as the tree is tall, within these bounds.
+constexpr double kMinColumn = 18.0, kMaxColumn = 56.0;
+constexpr double kLegendBar = 200.0, kLegendMargin = 8.0;
+constexpr double kRootStub = 0.4; // length of the branch drawn above the root, in columns
+const QColor kPlain(30, 30, 30);
+const QColor kHighlight(255, 140, 0);
+const QColor kMatch(200, 30, 30);
+
+QString formatValue(double v) {
+    return QString::number(v, 'g', 3);
+}
+} // namespace
+
+// One species branch: the horizontal edge above node e and, for an internal node, the vertical
+// bar joining its children.
+class BranchItem : public QGraphicsPathItem {
+  public:
+    BranchItem(int node, const QPainterPath& path) : QGraphicsPathItem(path), node_(node) {
+        setFlag(ItemIsSelectable);
+        setAcceptHoverEvents(true);
+        setCursor(Qt::PointingHandCursor);
+        setColour(kPlain);
+        QPainterPathStroker stroker;
+        stroker.setWidth(kRow * 0.5);
+        hitShape_ = stroker.createStroke(path);
+    }
+    int node() const { return node_; }
+    QColor colour() const { return pen().color(); }
+    void setColour(const QColor& c) {
+        QPen p(c, 3.0);
+        p.setCosmetic(true);
+        p.setCapStyle(Qt::SquareCap);
+        setPen(p);
+    }
+    QPainterPath shape() const override { return hitShape_; }
+    QRectF boundingRect() const override { return hitShape_.boundingRect(); }
+    void paint(QPainter* painter, const QStyleOptionGraphicsItem*, QWidget*) override {
+        if (isSelected()) {
+            QPen halo(kHighlight, 8.0);
+            halo.setCosmetic(true);
+            painter->setPen(halo);
+            painter->drawPath(path());
+        }
+        painter->setPen(pen());
+        painter->drawPath(path());
+    }
+
+  private:
+    int node_;
+    QPainterPath hitShape_;
+};
+
+SpeciesTreeView::SpeciesTreeView(QWidget* parent) : QGraphicsView(parent) {
+    setScene(new QGraphicsScene(this));
+    setRenderHint(QPainter::Antialiasing);
+    setDragMode(QGraphicsView::ScrollHandDrag);
+    setTransformationAnchor(QGraphicsView::AnchorUnderMouse);
+    setBackgroundBrush(Qt::white);
+    setViewportUpdateMode(
+        QGraphicsView::FullViewportUpdate); // the legend overlay must not scroll with the tree
+    connect(scene(), &QGraphicsScene::selectionChanged, this,
+            [this] { emit speciesSelected(selectedSpecies()); });
+}
+
+// Deleting selected items would report a cleared selection to half-destroyed owners.
+SpeciesTreeView::~SpeciesTreeView() {
+    scene()->blockSignals(true);
+}
+
+void SpeciesTreeView::setTree(const SpeciesTree* tree) {
+    QSignalBlocker block(scene());
+    scene()->clear();
+    branches_.clear();
+    labels_.clear();
+    coloured_ = false;
+    tree_ = tree;
+    if (!tree_) {
+        emit speciesSelected(-1);
+        return;
+    }
+    TreeLayout layout = layoutRectangular(*tree_);
+    const double column =
+        std::clamp(layout.rows * kRow / std::max(layout.columns, 1.0), kMinColumn, kMaxColumn);
+    QFont labelFont = font();
+    labelFont.setPointSizeF(9);
+    QFont internalFont = labelFont;
+    internalFont.setPointSizeF(7.5);
+    for (int e = 0; e < tree_->size(); ++e) {
+        const double x = layout.x[e] * column, y = layout.y[e] * kRow;
+        const double parentX =
+            e == tree_->root() ? x - kRootStub * column : layout.x[tree_->parent(e)] * column;
+        QPainterPath path(QPointF(parentX, y));
+        path.lineTo(x, y);
+        if (!tree_->isLeaf(e)) {
+            path.moveTo(x, layout.y[tree_->left(e)] * kRow);
+            path.lineTo(x, layout.y[tree_->right(e)] * kRow);
+        }
+        auto* branch = new BranchItem(e, path);
+        scene()->addItem(branch);
+        branches_.push_back(branch);
+        auto* label = scene()->addSimpleText(QString::fromStdString(tree_->name(e)),
+                                             tree_->isLeaf(e) ? labelFont : internalFont);
+        QRectF box = label->boundingRect();
+        if (tree_->isLeaf(e)) {
+            label->setPos(x + 6, y - box.height() / 2);
+        } else {
+            label->setPos(x - box.width() - 3, y - box.height());
+            label->setBrush(QColor(90, 90, 90));
+            label->setVisible(false);
+        }
+        labels_.push_back(label);
+    }
+    scene()->setSceneRect(contentRect());
+    fitAll();
+}
+
+void SpeciesTreeView::setValues(const std::vector<double>& values, const ColourScale& scale,
+                                const QString& title) {
+    if (!tree_) return;
+    coloured_ = values.size() == branches_.size();
+    scale_ = scale;
+    legendTitle_ = title;
+    for (std::size_t e = 0; e < branches_.size(); ++e)
+        branches_[e]->setColour(coloured_ ? scale.colour(values[e]) : kPlain);
+    viewport()->update();
+}
+
+void SpeciesTreeView::setToolTips(const QStringList& perNode) {
+    for (std::size_t e = 0; e < branches_.size() && e < static_cast<std::size_t>(perNode.size()); ++e) {
+        branches_[e]->setToolTip(perNode[e]);
+        labels_[e]->setToolTip(perNode[e]);
+    }
+}
+
+void SpeciesTreeView::setInternalNamesVisible(bool visible) {
+    if (!tree_) return;
+    for (int e = 0; e < tree_->size(); ++e)
+        if (!tree_->isLeaf(e)) labels_[e]->setVisible(visible || labels_[e]->brush().color() == kMatch);
+    scene()->setSceneRect(sceneRect().united(contentRect()));
+}
+
+QSizeF SpeciesTreeView::legendSize() const {
+    if (!coloured_) return {0, 0};
+    QFontMetricsF fm(legendFont());
+    double width =
+        std::max(fm.horizontalAdvance(legendTitle_), kLegendBar + 28 + fm.horizontalAdvance(tr("no value")));
+    return {width + 2 * kLegendMargin, 3 * fm.height() + 12 + 2 * kLegendMargin};
+}
+
+QFont SpeciesTreeView::legendFont() const {
+    QFont f = font();
+    f.setPointSizeF(8.5);
+    return f;
+}
+
+void SpeciesTreeView::paintLegend(QPainter* painter, const QPointF& topLeft) const {
+    if (!coloured_) return;
+    painter->save();
+    painter->setFont(legendFont());
+    QFontMetricsF fm(painter->font());
+    QRectF box(topLeft, legendSize());
+    painter->setPen(QColor(200, 200, 200));
+    painter->setBrush(QColor(255, 255, 255, 225));
+    painter->drawRoundedRect(box, 4, 4);
+    QPointF at = topLeft + QPointF(kLegendMargin, kLegendMargin);
+    painter->setPen(Qt::black);
+    painter->drawText(QRectF(at, QSizeF(box.width(), fm.height())), Qt::AlignLeft | Qt::AlignVCenter,
+                      legendTitle_);
+    QRectF bar(at + QPointF(0, fm.height() + 4), QSizeF(kLegendBar, 12));
+    painter->setPen(Qt::NoPen);
+    painter->setBrush(scale_.gradient(bar.topLeft(), bar.topRight()));
+    painter->drawRect(bar);
+    painter->setBrush(ColourScale::missing());
+    QRectF swatch(bar.right() + 12, bar.top(), 12, 12);
+    painter->drawRect(swatch);
+    painter->setPen(Qt::black);
+    painter->drawText(QPointF(swatch.right() + 4, swatch.bottom() - 1), tr("no value"));
+    QRectF labels(bar.left(), bar.bottom() + 2, kLegendBar, fm.height());
+    painter->drawText(labels, Qt::AlignLeft | Qt::AlignVCenter, formatValue(scale_.low()));
+    painter->drawText(labels, Qt::AlignRight | Qt::AlignVCenter, formatValue(scale_.high()));
+    if (scale_.logarithmic())
+        painter->drawText(QRectF(labels.translated(0, fm.height())), Qt::AlignLeft | Qt::AlignVCenter,
+                          tr("logarithmic scale"));
+    painter->restore();
+}
+
+void SpeciesTreeView::drawForeground(QPainter* painter, const QRectF&) {
+    painter->save();
+    painter->resetTransform(); // viewport pixels: the legend keeps its size while zooming
+    paintLegend(painter, QPointF(8, 8));
+    painter->restore();
+}
+
+std::vector<int> SpeciesTreeView::search(const QString& text) {
+    std::vector<int> matches;
+    if (!tree_) return matches;
+    for (int e = 0; e < tree_->size(); ++e) {
+        bool match =
+            !text.isEmpty() && QString::fromStdString(tree_->name(e)).contains(text, Qt::CaseInsensitive);
+        QFont f = labels_[e]->font();
+        f.setBold(match);
+        labels_[e]->setFont(f);
+        labels_[e]->setBrush(match ? kMatch : tree_->isLeaf(e) ? QColor(Qt::black) : QColor(90, 90, 90));
+        if (!tree_->isLeaf(e) && match) labels_[e]->setVisible(true);
+        if (match) matches.push_back(e);
+    }
+    scene()->setSceneRect(sceneRect().united(contentRect()));
+    if (!matches.empty()) selectSpecies(matches.front());
+    return matches;
+}
+
+void SpeciesTreeView::selectSpecies(int node) {
+    scene()->clearSelection();
+    if (node < 0 || node >= static_cast<int>(branches_.size())) return;
+    branches_[node]->setSelected(true);
+    centerOn(branches_[node]);
+}
+
+int SpeciesTreeView::selectedSpecies() const {
+    for (QGraphicsItem* item : scene()->selectedItems())
+        if (auto* b = dynamic_cast<BranchItem*>(item)) return b->node();
+    return -1;
+}
+
+QColor SpeciesTreeView::branchColour(int node) const {
+    return branches_.at(node)->colour();
+}
+
+QString SpeciesTreeView::toolTipOf(int node) const {
+    return branches_.at(node)->toolTip();
+}
+
+void SpeciesTreeView::zoomBy(double factor) {
+    double current = transform().m11();
+    double target = std::clamp(current * factor, 0.02, 50.0);
+    scale(target / current, target / current);
+}
+
+void SpeciesTreeView::fitAll() {
+    if (!tree_) return;
+    fitInView(contentRect(), Qt::KeepAspectRatio);
+    // Leave room above the tree for the legend overlay (its height in scene units depends on the zoom).
+    QRectF target = contentRect();
+    for (int pass = 0; pass < 3; ++pass) {
+        target = contentRect().adjusted(0, -legendSize().height() / transform().m11(), 0, 0);
+        fitInView(target, Qt::KeepAspectRatio);
+    }
+    scene()->setSceneRect(target); // the band above the tree is part of the scrollable area
+}
+
+void SpeciesTreeView::wheelEvent(QWheelEvent* event) {
+    zoomBy(std::pow(1.0015, event->angleDelta().y()));
+    event->accept();
+}
+
+QRectF SpeciesTreeView::contentRect() const {
+    QRectF rect; // visible items only: hidden internal names must not widen the drawing
+    for (const QGraphicsItem* item : scene()->items())
+        if (item->isVisible()) rect |= item->sceneBoundingRect();
+    return rect.adjusted(-10, -10, 10, 10);
+}
+
+bool SpeciesTreeView::exportDrawing(const QString& path) {
+    if (!tree_) return false;
+    DrawingLegend legend{legendSize(), [this](QPainter* painter) { paintLegend(painter, QPointF(0, 0)); }};
+    return ui::exportDrawing(path, *scene(), contentRect(), legend, tr("Species tree"));
+}
+
+} // namespace gpurec::ui

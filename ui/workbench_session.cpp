@@ -1,0 +1,176 @@
+// Sessions of the workbench window: save, open (settings first, then the input, then the rates,
+// history and selection once the input has loaded) and autosave during optimisations.
+#include "clade_dag_view.hpp"
+#include "families_panel.hpp"
+#include "live_plots.hpp"
+#include "problems_panel.hpp"
+#include "run_panel.hpp"
+#include "solver_knobs_panel.hpp"
+#include "species_tree_panel.hpp"
+#include "waves_panel.hpp"
+#include "workbench_window.hpp"
+
+#include <QDir>
+#include <QPlainTextEdit>
+#include <QStandardPaths>
+#include <QTabWidget>
+#include <unordered_map>
+
+namespace gpurec::ui {
+
+namespace {
+constexpr int kAutosaveIntervalMs = 200; // at most five autosaves a second when iterations are fast
+
+// Row names of θ: how rates are matched to the data when a session is reopened.
+std::vector<std::string> rowNames(const RateParameters& theta, const Dataset& data) {
+    switch (theta.mode()) {
+    case RateMode::Global:
+        return {"global"};
+    case RateMode::Specieswise:
+        return data.species.names();
+    case RateMode::Genewise: {
+        std::vector<std::string> names;
+        for (const GeneFamily& f : data.families)
+            names.push_back(f.name);
+        return names;
+    }
+    }
+    return {};
+}
+} // namespace
+
+QString WorkbenchWindow::autosavePath() {
+    const QString folder = QStandardPaths::writableLocation(QStandardPaths::AppDataLocation);
+    QDir().mkpath(folder);
+    return folder + "/autosave.gpurec-session.json";
+}
+
+SessionState WorkbenchWindow::captureSession() const {
+    SessionState s;
+    s.input = lastRequest_;
+    s.files = fingerprintInput(lastRequest_);
+    s.device = run_->device();
+    s.memoryGiB = run_->memoryLimitGiB();
+    try {
+        s.startingRates = run_->startingRates();
+        s.optimizer = run_->optimizerSettings();
+    } catch (const std::exception&) {
+        // A field being edited is unreadable: its default is saved instead.
+    }
+    s.solver = knobs_->options();
+    const RateParameters& theta = session_.parameters();
+    s.mode = theta.mode();
+    if (dataset_ && fitsDataset(theta, *dataset_)) {
+        s.rowNames = rowNames(theta, *dataset_);
+        s.theta = theta.theta();
+    }
+    s.history = plots_->samples();
+    if (dataset_ && selectedFamily_ >= 0) s.selectedFamily = dataset_->families[selectedFamily_].name;
+    if (dataset_ && selectedSpecies_ >= 0) s.selectedSpecies = dataset_->species.name(selectedSpecies_);
+    s.selectedClade = waves_->dag()->selectedClade();
+    s.viewTab = tabs_->currentIndex();
+    return s;
+}
+
+bool WorkbenchWindow::saveSession(const QString& path) {
+    try {
+        writeSessionFile(path, captureSession());
+    } catch (const std::exception& e) {
+        appendLog(tr("Could not save the session: %1").arg(QString::fromUtf8(e.what())));
+        return false;
+    }
+    appendLog(tr("Session saved to %1").arg(path));
+    return true;
+}
+
+void WorkbenchWindow::openSession(const QString& path) {
+    SessionState s;
+    try {
+        s = readSessionFile(path);
+    } catch (const std::exception& e) {
+        problems_->showProblems({{LoadProblem::Kind::Error, {}, path, 0, 0, QString::fromUtf8(e.what())}},
+                                dataset_ != nullptr);
+        raiseDock("problemsDock");
+        appendLog(tr("Could not open the session: %1").arg(QString::fromUtf8(e.what())));
+        emit sessionOpened(false);
+        return;
+    }
+    session_.stop();
+    run_->restore(s.mode, s.startingRates, s.optimizer, s.device, s.memoryGiB);
+    knobs_->setOptions(s.solver);
+    tree_->setSolverOptions(s.solver);
+    session_.setSolverOptions(s.solver);
+    sessionProblems_.clear();
+    for (const FileChange& change : compareFingerprints(s.files)) {
+        const QString file = QString::fromStdString(change.path);
+        sessionProblems_.push_back({change.missing ? LoadProblem::Kind::Error : LoadProblem::Kind::Changed,
+                                    {},
+                                    file,
+                                    0,
+                                    0,
+                                    change.missing
+                                        ? tr("missing: the file was there when the session was saved")
+                                        : tr("changed since the session was saved")});
+        appendLog(tr("Session input %1: %2").arg(file, sessionProblems_.back().reason));
+    }
+    appendLog(tr("Opening session %1").arg(path));
+    pendingSession_ = s;
+    openInput(s.input);
+}
+
+void WorkbenchWindow::applySession(const SessionState& s) {
+    const Dataset& d = *dataset_;
+    RateParameters theta = startingParameters(); // the session's mode and starting rates
+    std::unordered_map<std::string, int> rows;
+    for (std::size_t r = 0; r < s.rowNames.size(); ++r)
+        rows[s.rowNames[r]] = static_cast<int>(r);
+    const std::vector<std::string> names = rowNames(theta, d);
+    int matched = 0;
+    for (std::size_t r = 0; r < names.size(); ++r) {
+        auto it = rows.find(names[r]);
+        if (it == rows.end()) continue;
+        ++matched;
+        for (int k = 0; k < 3; ++k)
+            theta.theta()[3 * r + k] = s.theta[3 * it->second + k];
+    }
+    session_.setParameters(theta);
+    if (matched < static_cast<int>(s.rowNames.size()) || matched < static_cast<int>(names.size()))
+        appendLog(
+            tr("Session rates: %1 of %2 saved rows match the data; the others start from the starting rates")
+                .arg(matched)
+                .arg(s.rowNames.size()));
+    plots_->clear();
+    for (const IterationSample& sample : s.history)
+        plots_->addSample(sample);
+    for (int f = 0; f < static_cast<int>(d.families.size()); ++f)
+        if (d.families[f].name == s.selectedFamily) families_->selectFamily(f);
+    if (int e = d.species.find(s.selectedSpecies); !s.selectedSpecies.empty() && e >= 0)
+        tree_->view()->selectSpecies(e);
+    if (s.selectedClade >= 0 && s.selectedClade < waves_->dag()->cladeItemCount())
+        waves_->dag()->selectClade(s.selectedClade);
+    if (s.viewTab >= 0 && s.viewTab < tabs_->count()) tabs_->setCurrentIndex(s.viewTab);
+    updateRateRow();
+    appendLog(
+        tr("Session restored: rates, solver options and %1 iteration(s) of history").arg(s.history.size()));
+    emit sessionOpened(true);
+}
+
+void WorkbenchWindow::autosave() {
+    if (!lastAutosave_.isValid() || lastAutosave_.elapsed() >= kAutosaveIntervalMs) {
+        writeAutosave();
+    } else if (!autosaveTimer_.isActive()) {
+        autosaveTimer_.start(kAutosaveIntervalMs - static_cast<int>(lastAutosave_.elapsed()));
+    }
+}
+
+void WorkbenchWindow::writeAutosave() {
+    autosaveTimer_.stop();
+    lastAutosave_.start();
+    try {
+        writeSessionFile(autosavePath(), captureSession());
+    } catch (const std::exception& e) {
+        appendLog(tr("Autosave failed: %1").arg(QString::fromUtf8(e.what())));
+    }
+}
+
+} // namespace gpurec::ui

@@ -1,0 +1,532 @@
+#include "workbench_window.hpp"
+
+#include "families_panel.hpp"
+#include "input_discovery.hpp"
+#include "live_plots.hpp"
+#include "open_input_dialog.hpp"
+#include "problems_panel.hpp"
+#include "reconciliation_panel.hpp"
+#include "run_panel.hpp"
+#include "solver_knobs_panel.hpp"
+#include "species_tree_panel.hpp"
+#include "waves_panel.hpp"
+
+#include <QApplication>
+#include <QDateTime>
+#include <QDockWidget>
+#include <QDragEnterEvent>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QLabel>
+#include <QMenuBar>
+#include <QMessageBox>
+#include <QMimeData>
+#include <QPlainTextEdit>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QScrollArea>
+#include <QSplitter>
+#include <QStatusBar>
+#include <QTabWidget>
+#include <QTimer>
+#include <cmath>
+
+namespace gpurec::ui {
+
+namespace {
+QDockWidget* addDock(QMainWindow* window, const QString& title, const QString& name, QWidget* content,
+                     Qt::DockWidgetArea area, bool scrollable = false) {
+    auto* dock = new QDockWidget(title, window);
+    dock->setObjectName(name);
+    if (scrollable) {
+        auto* scroll = new QScrollArea;
+        scroll->setWidget(content);
+        scroll->setWidgetResizable(true);
+        scroll->setFrameShape(QFrame::NoFrame);
+        dock->setWidget(scroll);
+    } else {
+        dock->setWidget(content);
+    }
+    window->addDockWidget(area, dock);
+    return dock;
+}
+
+QLabel* statusField(const QString& name, const QString& tip) {
+    auto* label = new QLabel;
+    label->setObjectName(name);
+    label->setToolTip(tip);
+    label->setContentsMargins(6, 0, 6, 0);
+    return label;
+}
+
+QString bits(double v) {
+    return QString::number(v, 'f', 3);
+}
+} // namespace
+
+WorkbenchWindow::WorkbenchWindow(QWidget* parent) : QMainWindow(parent) {
+    setWindowTitle(tr("gpurec workbench"));
+    setAcceptDrops(true);
+    tree_ = new SpeciesTreePanel;
+    waves_ = new WavesPanel;
+    plots_ = new LivePlots;
+    families_ = new FamiliesPanel;
+    run_ = new RunPanel;
+    knobs_ = new SolverKnobsPanel;
+    problems_ = new ProblemsPanel;
+    reconciliations_ = new ReconciliationPanel;
+    log_ = new QPlainTextEdit;
+    log_->setObjectName("log");
+    log_->setReadOnly(true);
+    log_->setMaximumBlockCount(20000);
+
+    tabs_ = new QTabWidget;
+    tabs_->setObjectName("viewTabs");
+    tabs_->addTab(plots_, tr("Optimisation"));
+    tabs_->addTab(waves_, tr("Clade waves"));
+    tabs_->addTab(reconciliations_, tr("Reconciliations"));
+    central_ = new QSplitter(Qt::Horizontal);
+    central_->addWidget(tree_);
+    central_->addWidget(tabs_);
+    central_->setStretchFactor(0, 1);
+    central_->setStretchFactor(1, 2);
+    setCentralWidget(central_);
+
+    QDockWidget* familiesDock =
+        addDock(this, tr("Families"), "familiesDock", families_, Qt::LeftDockWidgetArea);
+    QDockWidget* runDock = addDock(this, tr("Run"), "runDock", run_, Qt::RightDockWidgetArea, true);
+    QDockWidget* knobsDock =
+        addDock(this, tr("Solver options"), "knobsDock", knobs_, Qt::RightDockWidgetArea, true);
+    tabifyDockWidget(runDock, knobsDock);
+    runDock->raise();
+    QDockWidget* problemsDock =
+        addDock(this, tr("Problems"), "problemsDock", problems_, Qt::BottomDockWidgetArea);
+    QDockWidget* logDock = addDock(this, tr("Log"), "logDock", log_, Qt::BottomDockWidgetArea);
+    tabifyDockWidget(logDock, problemsDock);
+    logDock->raise();
+    familiesDock->setMinimumWidth(300);
+    runDock->setMinimumWidth(350);
+    knobsDock->setMinimumWidth(350);
+    resizeDocks({logDock}, {150}, Qt::Vertical);
+
+    deviceLabel_ = statusField("statusDevice", tr("Device the engine runs on"));
+    datasetLabel_ = statusField("statusDataset", tr("Loaded dataset"));
+    iterationLabel_ = statusField("statusIteration", tr("Current run"));
+    timingLabel_ = statusField("statusTiming", tr("Wall time of the last likelihood evaluation"));
+    loadProgress_ = new QProgressBar;
+    loadProgress_->setObjectName("loadProgress");
+    loadProgress_->setMaximumWidth(220);
+    loadProgress_->setFormat(tr("loading %v/%m families"));
+    loadProgress_->hide();
+    statusBar()->addWidget(loadProgress_);
+    for (QLabel* l : {datasetLabel_, iterationLabel_, timingLabel_, deviceLabel_})
+        statusBar()->addPermanentWidget(l);
+    datasetLabel_->setText(tr("no data loaded (File ▸ Open data, or drop files here)"));
+
+    buildMenus();
+    connectPanels();
+    connectSession();
+    connectReconciliations();
+    autosaveTimer_.setSingleShot(true);
+    connect(&autosaveTimer_, &QTimer::timeout, this, &WorkbenchWindow::writeAutosave);
+    connect(&loader_, &InputLoader::progress, this, [this](int done, int total) {
+        loadProgress_->setRange(0, total);
+        loadProgress_->setValue(done);
+    });
+    connect(&loader_, &InputLoader::finished, this, &WorkbenchWindow::onLoaded);
+    updateRunState();
+    resize(1600, 1000);
+}
+
+WorkbenchWindow::~WorkbenchWindow() {
+    // The widgets outlive the members (session, loader): nothing they emit while dying may reach us.
+    for (QObject* child : findChildren<QObject*>())
+        child->disconnect(this);
+}
+
+void WorkbenchWindow::buildMenus() {
+    QMenu* file = menuBar()->addMenu(tr("&File"));
+    file->addAction(tr("&Open data…"), QKeySequence::Open, this, [this] { showOpenDialog(); });
+    recentMenu_ = file->addMenu(tr("Open &recent"));
+    rebuildRecentMenu();
+    file->addSeparator();
+    file->addAction(tr("Open &session…"), this, [this] {
+        QString path = QFileDialog::getOpenFileName(this, tr("Open session"), {},
+                                                    tr("gpurec sessions (*.json);;All files (*)"));
+        if (!path.isEmpty()) openSession(path);
+    });
+    file->addAction(tr("Open &autosaved session"), this, [this] { openSession(autosavePath()); });
+    file->addAction(tr("&Save session…"), QKeySequence::Save, this, [this] {
+        QString path = QFileDialog::getSaveFileName(this, tr("Save session"), "session.gpurec.json",
+                                                    tr("gpurec sessions (*.json)"));
+        if (!path.isEmpty()) saveSession(path);
+    });
+    file->addSeparator();
+    file->addAction(tr("&Export species tree…"), tree_, &SpeciesTreePanel::exportTree);
+    file->addSeparator();
+    file->addAction(tr("&Quit"), QKeySequence::Quit, this, &QWidget::close);
+
+    QMenu* runMenu = menuBar()->addMenu(tr("&Run"));
+    runMenu->addAction(tr("&Evaluate"), QKeySequence(Qt::Key_F5), run_->evaluateButton(),
+                       &QPushButton::click);
+    runMenu->addAction(tr("&Optimise"), QKeySequence(Qt::Key_F6), run_->optimiseButton(),
+                       &QPushButton::click);
+    runMenu->addAction(tr("&Pause / resume"), QKeySequence(Qt::Key_F7), run_->pauseButton(),
+                       &QPushButton::click);
+    runMenu->addAction(tr("&Stop"), QKeySequence(Qt::Key_F8), run_->stopButton(), &QPushButton::click);
+
+    QMenu* view = menuBar()->addMenu(tr("&View"));
+    for (QDockWidget* dock : findChildren<QDockWidget*>())
+        view->addAction(dock->toggleViewAction());
+
+    QMenu* help = menuBar()->addMenu(tr("&Help"));
+    help->addAction(tr("&About"), this, [this] {
+        QMessageBox::about(
+            this, tr("About gpurec workbench"),
+            tr("<b>gpurec workbench</b> %1<br>Gene-tree / species-tree reconciliation under the undated "
+               "duplication-transfer-loss model (AleRax's model).<br>See docs/user-guide.md.")
+                .arg(GPUREC_VERSION));
+    });
+}
+
+void WorkbenchWindow::rebuildRecentMenu() {
+    recentMenu_->clear();
+    std::vector<LoadRequest> entries = recent_.entries();
+    for (const LoadRequest& r : entries)
+        recentMenu_->addAction(describe(r), this, [this, r] { openInput(r); });
+    if (entries.empty())
+        recentMenu_->addAction(tr("(none yet)"))->setEnabled(false);
+    else {
+        recentMenu_->addSeparator();
+        recentMenu_->addAction(tr("Clear list"), this, [this] {
+            recent_.clear();
+            rebuildRecentMenu();
+        });
+    }
+}
+
+void WorkbenchWindow::connectPanels() {
+    connect(run_, &RunPanel::evaluateRequested, this, [this] {
+        run_->showError({});
+        session_.evaluate();
+    });
+    connect(run_, &RunPanel::optimiseRequested, this, &WorkbenchWindow::startOptimisation);
+    connect(run_, &RunPanel::pauseRequested, this, [this] {
+        pauseRequested_ = true;
+        session_.pause();
+        iterationLabel_->setText(tr("pausing after this iteration…"));
+        updateRunState();
+    });
+    connect(run_, &RunPanel::resumeRequested, this, [this] {
+        pauseRequested_ = false;
+        session_.resume();
+        updateRunState();
+    });
+    connect(run_, &RunPanel::stopRequested, this, [this] {
+        session_.stop();
+        iterationLabel_->setText(tr("stopping after this iteration…"));
+    });
+    connect(run_, &RunPanel::resetRatesRequested, this, [this] {
+        if (!dataset_) return;
+        RateParameters theta = startingParameters();
+        session_.setParameters(theta);
+        plots_->clear();
+        updateRateRow();
+        appendLog(tr("Rates reset to the starting values (%1 mode)")
+                      .arg(QString::fromStdString(toString(theta.mode()))));
+    });
+    connect(run_, &RunPanel::deviceChanged, this, [this] {
+        if (dataset_) session_.changeDevice(run_->device(), batchLimits());
+    });
+    connect(run_, &RunPanel::clearWarmStartsRequested, &session_, &EngineSession::clearWarmStarts);
+    connect(knobs_, &SolverKnobsPanel::optionsChanged, this, [this](const SolverOptions& options) {
+        session_.setSolverOptions(options);
+        tree_->setSolverOptions(options);
+        reconciliations_->setSolverOptions(options);
+    });
+    connect(families_, &FamiliesPanel::familySelected, this, [this](int family) {
+        selectedFamily_ = family;
+        waves_->setSelectedFamily(family);
+        tree_->setSelectedFamily(family);
+        updateRateRow();
+    });
+    connect(waves_, &WavesPanel::cladeSelected, tree_, &SpeciesTreePanel::showClade);
+    connect(tree_, &SpeciesTreePanel::speciesSelected, this, [this](int node) {
+        selectedSpecies_ = node;
+        updateRateRow();
+    });
+}
+
+void WorkbenchWindow::connectReconciliations() {
+    connect(families_, &FamiliesPanel::familiesSelected, reconciliations_, &ReconciliationPanel::setFamilies);
+    connect(reconciliations_, &ReconciliationPanel::logMessage, this, &WorkbenchWindow::appendLog);
+    connect(reconciliations_, &ReconciliationPanel::sampled, this, [this](bool ok) {
+        if (!ok) return;
+        // Per-species means colour the tree only when they are over the loaded species tree.
+        const bool ours = dataset_ && reconciliations_->species() == &dataset_->species;
+        tree_->setEventSummary(ours ? std::make_shared<const ReconciliationSummary>(reconciliations_->total())
+                                    : nullptr);
+        std::map<int, std::array<double, 3>> means;
+        for (const ReconciliationGroup& g : reconciliations_->groups())
+            if (ours && g.family >= 0)
+                means[g.family] = {g.summary.events[2], g.summary.events[3] + g.summary.events[4],
+                                   g.summary.events[5]};
+        families_->model()->setEventMeans(means);
+    });
+}
+
+void WorkbenchWindow::connectSession() {
+    connect(&session_, &EngineSession::logMessage, this, &WorkbenchWindow::appendLog);
+    connect(&session_, &EngineSession::modelReady, this,
+            [this](const QString& device, const QString& note, const QString& plan) {
+                deviceLabel_->setText(device);
+                if (!note.isEmpty()) appendLog(note);
+                appendLog(tr("Engine ready on %1: %2").arg(device, plan));
+                run_->showError({});
+            });
+    connect(&session_, &EngineSession::modelFailed, this, [this](const QString& message) {
+        deviceLabel_->setText(tr("no engine"));
+        appendLog(tr("Could not open the device: %1").arg(message));
+        run_->showError(message);
+    });
+    connect(&session_, &EngineSession::runStarted, this, [this](RunKind kind) {
+        iterationLabel_->setText(kind == RunKind::Evaluation ? tr("evaluating…") : tr("optimising…"));
+        updateRunState();
+    });
+    connect(&session_, &EngineSession::iterationFinished, this, [this](const IterationSample& s) {
+        plots_->addSample(s);
+        iterationLabel_->setText(tr("iteration %1 · NLL %2 bits").arg(s.iteration).arg(bits(s.nllBits)));
+        timingLabel_->setText(tr("%1 s / evaluation").arg(QString::number(s.stats.seconds, 'g', 3)));
+        autosave();
+    });
+    connect(&session_, &EngineSession::pausedChanged, this, [this](bool paused) {
+        if (paused) {
+            iterationLabel_->setText(
+                iterationLabel_->text().replace(tr("pausing after this iteration…"), QString()) +
+                tr("paused"));
+            appendLog(tr("Paused"));
+        } else {
+            appendLog(tr("Resumed"));
+        }
+    });
+    connect(&session_, &EngineSession::runFinished, this, [this](const RunOutcome& o) {
+        pauseRequested_ = false;
+        updateRunState();
+        if (o.kind == RunKind::Optimisation) writeAutosave(); // the final rates
+        if (!o.error.isEmpty()) {
+            run_->showError(o.error);
+            appendLog(tr("Run failed: %1").arg(o.error));
+            iterationLabel_->setText(tr("failed"));
+            return;
+        }
+        families_->model()->setLogLikelihoods(o.familyLogLikelihood);
+        timingLabel_->setText(tr("%1 s / evaluation").arg(QString::number(o.stats.seconds, 'g', 3)));
+        if (o.kind == RunKind::Evaluation) {
+            iterationLabel_->setText(tr("NLL %1 bits").arg(bits(o.nllBits)));
+            appendLog(tr("Evaluated: NLL %1 bits (log-likelihood %2)")
+                          .arg(bits(o.nllBits))
+                          .arg(-o.nllBits * std::log(2.0), 0, 'f', 4));
+        } else {
+            iterationLabel_->setText(
+                tr("done after %1 iterations · best NLL %2 bits").arg(o.iterations).arg(bits(o.nllBits)));
+            appendLog(tr("Optimisation finished after %1 iteration(s): %2. Best NLL %3 bits; the best rates "
+                         "are kept.")
+                          .arg(o.iterations)
+                          .arg(o.stopReason.isEmpty() ? tr("stopped") : o.stopReason)
+                          .arg(bits(o.nllBits)));
+        }
+    });
+    connect(&session_, &EngineSession::parametersChanged, this, [this](const RateParameters& theta) {
+        run_->showCurrentRates(theta);
+        tree_->setParameters(theta);
+        reconciliations_->setParameters(theta);
+        families_->model()->setRates(theta);
+    });
+}
+
+void WorkbenchWindow::openInput(const LoadRequest& request) {
+    lastRequest_ = request;
+    loadProgress_->setRange(0, 0);
+    loadProgress_->show();
+    appendLog(tr("Loading %1").arg(describe(request)));
+    loader_.load(request);
+}
+
+void WorkbenchWindow::showOpenDialog(const LoadRequest* prefill) {
+    OpenInputDialog dialog(this);
+    dialog.setRequest(prefill ? *prefill : lastRequest_);
+    if (dialog.exec() == QDialog::Accepted) openInput(dialog.request());
+}
+
+void WorkbenchWindow::openPaths(const QStringList& paths) {
+    DiscoveredInput found = discoverInput(paths, dataset_ != nullptr);
+    if (found.speciesTree.isEmpty() && dataset_)
+        found.speciesTree = QString::fromStdString(lastRequest_.paths.speciesTree);
+    for (const QString& ignored : found.ignored)
+        appendLog(tr("Ignored %1 (not a tree, mapping or families file)").arg(ignored));
+    LoadRequest request = lastRequest_;
+    request.paths = {};
+    request.paths.speciesTree = found.speciesTree.toStdString();
+    request.paths.familiesFile = found.familiesFile.toStdString();
+    bool anyMapping = false;
+    for (int i = 0; i < found.geneTrees.size(); ++i) {
+        request.paths.geneTrees.push_back(found.geneTrees[i].toStdString());
+        request.paths.geneTreeMappings.push_back(found.mappings[i].toStdString());
+        anyMapping = anyMapping || !found.mappings[i].isEmpty();
+    }
+    if (!anyMapping) request.paths.geneTreeMappings.clear();
+    if (found.complete())
+        openInput(request);
+    else
+        showOpenDialog(&request);
+}
+
+void WorkbenchWindow::onLoaded(const LoadOutcome& outcome) {
+    loadProgress_->hide();
+    std::optional<SessionState> session;
+    session.swap(pendingSession_);
+    std::vector<LoadProblem> problems = session ? sessionProblems_ : std::vector<LoadProblem>{};
+    problems.insert(problems.end(), outcome.problems.begin(), outcome.problems.end());
+    problems_->showProblems(problems, outcome.dataset != nullptr);
+    if (!problems.empty()) raiseDock("problemsDock");
+    if (!outcome.dataset) {
+        appendLog(tr("Could not load %1 (see Problems)").arg(describe(outcome.request)));
+        emit inputLoaded(false);
+        if (session) emit sessionOpened(false);
+        return;
+    }
+    recent_.add(outcome.request);
+    rebuildRecentMenu();
+    dataset_ = outcome.dataset;
+    schedule_ = outcome.waves;
+    selectedFamily_ = selectedSpecies_ = -1;
+    const Dataset& d = *dataset_;
+    setWindowTitle(tr("gpurec workbench — %1").arg(describe(outcome.request)));
+    datasetLabel_->setText(tr("%1 species (%2 tree nodes) · %3 families · %4 clades · %5 splits")
+                               .arg(d.species.leafCount())
+                               .arg(d.species.size())
+                               .arg(d.families.size())
+                               .arg(d.cladeCount())
+                               .arg(d.splitCount()));
+    iterationLabel_->clear();
+    timingLabel_->clear();
+    tree_->setSolverOptions(knobs_->options());
+    tree_->setDataset(dataset_);
+    waves_->setDataset(dataset_, schedule_);
+    families_->setDataset(dataset_);
+    reconciliations_->setDataset(dataset_);
+    reconciliations_->setSolverOptions(knobs_->options());
+    plots_->clear();
+    session_.open(dataset_, run_->device(), batchLimits(), startingParameters(), knobs_->options());
+    updateRateRow();
+    updateRunState();
+    appendLog(tr("Loaded %1 families on %2 species in %3 s (%4 problem(s))")
+                  .arg(d.families.size())
+                  .arg(d.species.leafCount())
+                  .arg(outcome.seconds, 0, 'f', 2)
+                  .arg(outcome.problems.size()));
+    emit inputLoaded(true);
+    if (session) applySession(*session);
+}
+
+RateParameters WorkbenchWindow::startingParameters() {
+    Rates start;
+    try {
+        start = run_->startingRates();
+    } catch (const std::exception& e) {
+        run_->showError(QString::fromStdString(e.what()) + tr(" (using 0.1)"));
+    }
+    return RateParameters(run_->rateMode(), dataset_->species.size(),
+                          static_cast<int>(dataset_->families.size()), start);
+}
+
+BatchLimits WorkbenchWindow::batchLimits() const {
+    BatchLimits limits;
+    limits.memoryBytes = run_->memoryLimitBytes();
+    return limits;
+}
+
+void WorkbenchWindow::startOptimisation() {
+    OptimizerSettings settings;
+    try {
+        settings = run_->optimizerSettings();
+    } catch (const std::exception& e) {
+        run_->showError(QString::fromStdString(e.what()));
+        return;
+    }
+    run_->showError({});
+    plots_->clear();
+    updateRateRow();
+    reconciliations_->setRateBounds(settings.min_rate, settings.max_rate);
+    session_.optimise(settings);
+}
+
+void WorkbenchWindow::updateRunState() {
+    run_->setState(dataset_ != nullptr, session_.running(), pauseRequested_);
+}
+
+void WorkbenchWindow::updateRateRow() {
+    if (!dataset_) return;
+    const RateParameters& theta = session_.parameters();
+    switch (theta.mode()) {
+    case RateMode::Global:
+        plots_->setRateRow(0, tr("global"));
+        break;
+    case RateMode::Specieswise: {
+        int node = selectedSpecies_ >= 0 ? selectedSpecies_ : dataset_->species.root();
+        plots_->setRateRow(node, tr("species %1 (click another branch)")
+                                     .arg(QString::fromStdString(dataset_->species.name(node))));
+        break;
+    }
+    case RateMode::Genewise: {
+        int family = selectedFamily_ >= 0 ? selectedFamily_ : 0;
+        plots_->setRateRow(family, tr("family %1 (select another in the table)")
+                                       .arg(QString::fromStdString(dataset_->families[family].name)));
+        break;
+    }
+    }
+}
+
+void WorkbenchWindow::raiseDock(const QString& objectName) {
+    if (auto* dock = findChild<QDockWidget*>(objectName)) {
+        dock->show();
+        dock->raise();
+    }
+}
+
+QString WorkbenchWindow::statusText() const {
+    QStringList parts;
+    for (QLabel* l : {datasetLabel_, iterationLabel_, timingLabel_, deviceLabel_})
+        if (!l->text().isEmpty()) parts << l->text();
+    return parts.join(" | ");
+}
+
+void WorkbenchWindow::appendLog(const QString& text) {
+    log_->appendPlainText(QDateTime::currentDateTime().toString("hh:mm:ss  ") + text);
+}
+
+void WorkbenchWindow::showEvent(QShowEvent* event) {
+    QMainWindow::showEvent(event);
+    if (shown_) return;
+    shown_ = true;
+    // Size hints would give the tree most of the room; start at 1:2 for tree and plots, once laid out.
+    QTimer::singleShot(0, this, [this] {
+        const int width = central_->width();
+        central_->setSizes({width / 3, width - width / 3});
+    });
+}
+
+void WorkbenchWindow::dragEnterEvent(QDragEnterEvent* event) {
+    if (event->mimeData()->hasUrls()) event->acceptProposedAction();
+}
+
+void WorkbenchWindow::dropEvent(QDropEvent* event) {
+    QStringList paths;
+    for (const QUrl& url : event->mimeData()->urls())
+        if (url.isLocalFile()) paths << url.toLocalFile();
+    if (paths.isEmpty()) return;
+    event->acceptProposedAction();
+    openPaths(paths);
+}
+
+} // namespace gpurec::ui

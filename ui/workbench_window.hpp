@@ -1,0 +1,130 @@
+#pragma once
+// The workbench's main window: loads data (dialog, drag and drop, recent inputs), shows the
+// species tree, clade waves, reconciliations, families, live plots and problems, and drives the
+// engine session. Sessions (save, open, autosave) are in workbench_session.cpp.
+#include "engine_session.hpp"
+#include "input_loader.hpp"
+#include "recent_inputs.hpp"
+#include "session_file.hpp"
+
+#include <QElapsedTimer>
+#include <QMainWindow>
+#include <QTimer>
+#include <optional>
+
+class QLabel;
+class QMenu;
+class QPlainTextEdit;
+class QProgressBar;
+class QSplitter;
+class QTabWidget;
+
+namespace gpurec::ui {
+
+class FamiliesPanel;
+class LivePlots;
+class ProblemsPanel;
+class ReconciliationPanel;
+class RunPanel;
+class SolverKnobsPanel;
+class SpeciesTreePanel;
+class WavesPanel;
+
+class WorkbenchWindow : public QMainWindow {
+    Q_OBJECT
+  public:
+    explicit WorkbenchWindow(QWidget* parent = nullptr);
+    ~WorkbenchWindow() override;
+
+    // Loads in the background; inputLoaded() follows.
+    void openInput(const LoadRequest& request);
+    // Files and folders (dropped or from the command line): loads when a species tree and families
+    // are recognised, else opens the Open dialog filled with what was recognised.
+    void openPaths(const QStringList& paths);
+    void showOpenDialog(const LoadRequest* prefill = nullptr);
+
+    std::shared_ptr<const Dataset> dataset() const { return dataset_; }
+    const LoadRequest& lastRequest() const { return lastRequest_; }
+    EngineSession& session() { return session_; }
+    SpeciesTreePanel* speciesTreePanel() const { return tree_; }
+    WavesPanel* wavesPanel() const { return waves_; }
+    LivePlots* livePlots() const { return plots_; }
+    FamiliesPanel* familiesPanel() const { return families_; }
+    RunPanel* runPanel() const { return run_; }
+    SolverKnobsPanel* knobsPanel() const { return knobs_; }
+    ProblemsPanel* problemsPanel() const { return problems_; }
+    QPlainTextEdit* logView() const { return log_; }
+    QTabWidget* viewTabs() const { return tabs_; }
+    ReconciliationPanel* reconciliationPanel() const { return reconciliations_; }
+
+    // Writes the session (inputs, settings, rates, history, selection); false (and a Log line) on failure.
+    bool saveSession(const QString& path);
+    // Restores the settings, reloads the input and then the rates, history and selection;
+    // sessionOpened() follows. Problems (a damaged file, missing or changed inputs) go to Problems.
+    void openSession(const QString& path);
+    // Where the session is saved after every optimisation iteration.
+    static QString autosavePath();
+    // Brings a dock ("familiesDock", "runDock", "knobsDock", "problemsDock", "logDock") to the front.
+    void raiseDock(const QString& objectName);
+    QString statusText() const; // the status bar's fields joined, for tests and logs
+
+  signals:
+    void inputLoaded(bool ok);
+    void sessionOpened(bool ok);
+
+  protected:
+    void showEvent(QShowEvent* event) override;
+    void dragEnterEvent(QDragEnterEvent* event) override;
+    void dropEvent(QDropEvent* event) override;
+
+  private:
+    void buildMenus();
+    void connectPanels();
+    void connectSession();
+    void onLoaded(const LoadOutcome& outcome);
+    void rebuildRecentMenu();
+    RateParameters startingParameters();
+    BatchLimits batchLimits() const;
+    void updateRunState();
+    void updateRateRow();
+    void startOptimisation();
+    void appendLog(const QString& text);
+    void connectReconciliations();
+    // Sessions (workbench_session.cpp).
+    SessionState captureSession() const;
+    void applySession(const SessionState& state);
+    void autosave();
+    void writeAutosave();
+
+    InputLoader loader_;
+    EngineSession session_;
+    RecentInputs recent_;
+    std::shared_ptr<const Dataset> dataset_;
+    std::shared_ptr<const WaveSchedule> schedule_;
+    LoadRequest lastRequest_;
+    int selectedFamily_ = -1;
+    int selectedSpecies_ = -1;
+    bool pauseRequested_ = false;
+    std::optional<SessionState> pendingSession_; // applied once its input has loaded
+    std::vector<LoadProblem> sessionProblems_;   // input files missing or changed since it was saved
+    QElapsedTimer lastAutosave_;
+    QTimer autosaveTimer_;
+
+    SpeciesTreePanel* tree_;
+    WavesPanel* waves_;
+    LivePlots* plots_;
+    FamiliesPanel* families_;
+    RunPanel* run_;
+    SolverKnobsPanel* knobs_;
+    ProblemsPanel* problems_;
+    ReconciliationPanel* reconciliations_;
+    QPlainTextEdit* log_;
+    QTabWidget* tabs_;
+    QSplitter* central_;
+    bool shown_ = false;
+    QMenu* recentMenu_ = nullptr;
+    QLabel *deviceLabel_, *datasetLabel_, *iterationLabel_, *timingLabel_;
+    QProgressBar* loadProgress_;
+};
+
+} // namespace gpurec::ui
