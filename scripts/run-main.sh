@@ -9,3 +9,5 @@ cmake --build --preset release -j "$(nproc)"
 sample=${1:-samples/teaching}
 out=${2:-out/main}
 build/release/app/gpurec eval -s "$sample/species.nwk" -f "$sample/families.txt" -p "$out/eval"
+build/release/app/gpurec optimize -s "$sample/species.nwk" -f "$sample/families.txt" --max-iter 30 -p "$out/optimize"
+echo "results in $out (open the workbench with: build/release/app/workbench/gpurec-workbench)"
