@@ -340,6 +340,18 @@ class Optimizer : public QObject {
         for (const char* f : {"fam0", "fam1", "fam2"})
             QVERIFY(QFile::exists(
                 QString::fromStdString(out + "/genewise/model_parameters/" + f + "_rates.txt")));
+        // ... and a folder of them is a starting point: the next run starts where this one ended.
+        p.start(GPUREC_CLI_PATH,
+                {"optimize", "-s", QString::fromStdString(sim + "/species.nwk"), "-f",
+                 QString::fromStdString(sim + "/families.txt"), "--model-parametrization", "PER-FAMILY",
+                 "--rates-file", QString::fromStdString(out + "/genewise/model_parameters"), "--max-iter",
+                 "0", "-p", QString::fromStdString(out + "/resumed")});
+        QVERIFY(p.waitForFinished(120000));
+        QCOMPARE(p.exitCode(), 0);
+        const double ended = readJson(out + "/genewise/result.json")["optimization"]["best_nll_bits"];
+        const double resumed = readJson(out + "/resumed/result.json")["optimization"]["initial_nll_bits"];
+        QVERIFY2(relativeError(resumed, ended) < 1e-13,
+                 qPrintable(QString("%1 vs %2").arg(resumed).arg(ended)));
         p.start(GPUREC_CLI_PATH, {"optimize", "-s", QString::fromStdString(ds + "/sp.nwk"), "-f",
                                   QString::fromStdString(ds + "/families.txt"), "--min-rate", "0.5",
                                   "--max-rate", "0.1", "-p", QString::fromStdString(out + "/bad")});

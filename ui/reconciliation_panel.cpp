@@ -23,6 +23,7 @@
 #include <QtConcurrent/QtConcurrentRun>
 #include <algorithm>
 #include <mutex>
+#include <stdexcept>
 
 namespace gpurec::ui {
 
@@ -43,6 +44,8 @@ SamplingOutcome sampleNow(std::shared_ptr<const Dataset> data, RateParameters th
         for (int family : families) { // in the order of the selection
             auto it = std::find_if(done.begin(), done.end(),
                                    [&](const FamilySamples& f) { return f.family == family; });
+            if (it == done.end())
+                throw std::runtime_error("no samples came back for family " + data->families[family].name);
             ReconciliationGroup group;
             group.name = QString::fromStdString(data->families[family].name);
             group.family = family;

@@ -4,6 +4,7 @@
 #include "io/families_file.hpp"
 #include "live_plots.hpp"
 #include "open_input_dialog.hpp"
+#include "reconciliation_panel.hpp"
 #include "run_panel.hpp"
 #include "solver_knobs_panel.hpp"
 #include "species_tree_panel.hpp"
@@ -16,7 +17,9 @@
 #include <QFileInfo>
 #include <QLineEdit>
 #include <QPushButton>
+#include <QSpinBox>
 #include <QTabWidget>
+#include <QTableView>
 #include <QTemporaryDir>
 #include <QTextStream>
 #include <QTimer>
@@ -134,6 +137,45 @@ int runScreenshotTour(WorkbenchWindow& w, const QString& folder) {
     tree->view()->fitAll();
     w.wavesPanel()->dag()->fitAll();
     save(w.centralWidget(), "clade-waves.png");
+
+    // Reconciliations: one sample with a transfer, then all samples aggregated, then several families.
+    ReconciliationPanel* recon = w.reconciliationPanel();
+    w.viewTabs()->setCurrentWidget(recon);
+    auto sampleSelected = [&](const std::vector<int>& families) {
+        QTableView* table = w.familiesPanel()->table();
+        table->clearSelection();
+        for (int f : families)
+            table->selectionModel()->select(table->model()->index(f, 0),
+                                            QItemSelectionModel::Select | QItemSelectionModel::Rows);
+        recon->findChild<QSpinBox*>("sampleCount")->setValue(100);
+        recon->findChild<QPushButton*>("sampleButton")->click();
+        return waitFor(recon, &ReconciliationPanel::sampled);
+    };
+    auto showSampleWithTransfer = [&] {
+        for (int k = 0; k < static_cast<int>(recon->groups().front().samples.size()); ++k) {
+            EventCounts c = countEvents(recon->groups().front().samples[k]);
+            if (c.T + c.TL > 0 && c.D > 0) return recon->showSample(k);
+        }
+    };
+    if (!sampleSelected({family})) return fail("sampling failed");
+    showSampleWithTransfer();
+    recon->view()->fitAll();
+    save(w.centralWidget(), "reconciliations.png");
+    recon->setAggregate(true);
+    recon->setThreshold(0.1);
+    recon->view()->fitAll();
+    save(recon, "reconciliations-aggregate.png");
+    recon->setAggregate(false);
+    if (!sampleSelected({family, (family + 1) % static_cast<int>(data.families.size()),
+                         (family + 2) % static_cast<int>(data.families.size())}))
+        return fail("sampling several families failed");
+    recon->view()->fitAll();
+    save(recon, "reconciliations-families.png");
+    tree->setQuantity(SpeciesQuantity::SampledTransfersOut);
+    if (!waitFor(tree, &SpeciesTreePanel::valuesShown)) return fail("no colouring by sampled transfers");
+    tree->view()->fitAll();
+    save(tree, "species-tree-transfers.png");
+    w.viewTabs()->setCurrentWidget(w.livePlots());
 
     w.raiseDock("knobsDock");
     auto* eTol = qobject_cast<QLineEdit*>(w.knobsPanel()->editor("e_tol"));

@@ -1,0 +1,446 @@
+// The workbench driven like a user: real load path, real buttons, real engine on its worker thread.
+#include "engine/family_solver.hpp"
+#include "families_panel.hpp"
+#include "gui_test_support.hpp"
+#include "input_discovery.hpp"
+#include "live_plots.hpp"
+#include "problems_panel.hpp"
+#include "run_panel.hpp"
+#include "solver_knobs_panel.hpp"
+#include "species_tree_panel.hpp"
+#include "waves_panel.hpp"
+#include "workbench_window.hpp"
+
+#include <QComboBox>
+#include <QLineEdit>
+#include <QPlainTextEdit>
+#include <QPushButton>
+#include <QSignalSpy>
+#include <QSpinBox>
+#include <QTableView>
+#include <QTreeWidget>
+#include <QtTest>
+#include <cmath>
+
+using namespace gpurec;
+using namespace gpurec::ui;
+
+using test::loadInto;
+using test::plotKeys;
+using test::plotValues;
+using test::teachingRequest;
+using test::typeInto;
+constexpr int kTimeoutMs = test::kGuiTimeoutMs;
+
+class GuiWorkbench : public QObject {
+    Q_OBJECT
+
+  private slots:
+    void initTestCase() {
+        QStandardPaths::setTestModeEnabled(true);
+        QCoreApplication::setOrganizationName("gpurec-tests");
+        RecentInputs().clear();
+    }
+
+    void loadsTheSampleThroughTheLoadPath() {
+        WorkbenchWindow w;
+        const LoadRequest request = teachingRequest();
+        QSignalSpy progress(w.findChild<QObject*>("loadProgress"), SIGNAL(valueChanged(int)));
+        QVERIFY(loadInto(w, request));
+        const Dataset& d = *w.dataset();
+        LoadedInput direct = loadInput(request.paths, request.constraint, request.options);
+        QCOMPARE(d.families.size(), direct.dataset->families.size());
+        QCOMPARE(w.familiesPanel()->table()->model()->rowCount(), static_cast<int>(d.families.size()));
+        QCOMPARE(w.wavesPanel()->plot()->waveCount(), static_cast<int>(computeWaveSchedule(d).waves.size()));
+        QCOMPARE(w.problemsPanel()->problemCount(),
+                 static_cast<int>(direct.errors.size() + direct.excluded.size()));
+        QVERIFY(w.statusText().contains(QString("%1 species (%2 tree nodes) · %3 families")
+                                            .arg(d.species.leafCount())
+                                            .arg(d.species.size())
+                                            .arg(d.families.size())));
+        QVERIFY(progress.count() > 0);
+        // The input is remembered for File ▸ Open recent.
+        std::vector<LoadRequest> recent = RecentInputs().entries();
+        QVERIFY(!recent.empty());
+        QCOMPARE(recent.front().paths.familiesFile, request.paths.familiesFile);
+    }
+
+    void optimisesWithTheButtonsAndPlotsEveryIteration() {
+        WorkbenchWindow w;
+        QVERIFY(loadInto(w, teachingRequest()));
+        RunPanel* run = w.runPanel();
+        run->maxIterations()->setValue(4);
+        QSignalSpy iterations(&w.session(), &EngineSession::iterationFinished);
+        QSignalSpy finished(&w.session(), &EngineSession::runFinished);
+        QTest::mouseClick(run->optimiseButton(), Qt::LeftButton);
+        QVERIFY(!run->optimiseButton()->isEnabled());
+        QVERIFY(run->stopButton()->isEnabled());
+        QVERIFY(finished.wait(kTimeoutMs));
+        auto outcome = finished.at(0).at(0).value<RunOutcome>();
+        QVERIFY2(outcome.error.isEmpty(), qPrintable(outcome.error));
+        QCOMPARE(outcome.iterations, 4);
+
+        // One point per reported iteration (0 is the starting point), in order, and the loss went down.
+        QCustomPlot* loss = w.livePlots()->lossPlot();
+        QCOMPARE(loss->graph(0)->dataCount(), iterations.count());
+        QCOMPARE(iterations.count(), outcome.iterations + 1);
+        QCOMPARE(plotKeys(loss, 0), (QVector<double>{0, 1, 2, 3, 4}));
+        QVector<double> nll = plotValues(loss, 0);
+        QVERIFY2(nll.back() < nll.front(), qPrintable(QString("%1 → %2").arg(nll.front()).arg(nll.back())));
+        for (int i = 0; i < iterations.count(); ++i)
+            QCOMPARE(nll[i], iterations.at(i).at(0).value<IterationSample>().nllBits);
+        QCOMPARE(w.livePlots()->ratesPlot()->graph(0)->dataCount(), iterations.count());
+        QCOMPARE(w.livePlots()->gradientPlot()->graph(0)->dataCount(), iterations.count());
+        QCOMPARE(w.livePlots()->diagnosticsPlot()->graph(LivePlots::EIterations)->dataCount(),
+                 iterations.count());
+
+        // The best rates are in the model, the families table shows their log-likelihoods.
+        QCOMPARE(w.session().parameters().theta(), outcome.theta.theta());
+        QVERIFY(std::abs(outcome.nllBits - *std::min_element(nll.begin(), nll.end())) <
+                1e-9 * outcome.nllBits);
+        QAbstractItemModel* table = w.familiesPanel()->table()->model();
+        double sum = 0;
+        for (int row = 0; row < table->rowCount(); ++row)
+            sum += table->index(row, FamiliesModel::LogLikelihood).data(Qt::UserRole).toDouble();
+        QVERIFY(std::abs(-sum / std::log(2.0) - outcome.nllBits) < 1e-9 * outcome.nllBits);
+        QVERIFY(w.statusText().contains("done after 4 iterations"));
+        QVERIFY(run->optimiseButton()->isEnabled());
+        QVERIFY(!run->stopButton()->isEnabled());
+
+        // Another device rebuilds the engine with the fitted rates: evaluating gives the same loss.
+        QSignalSpy ready(&w.session(), &EngineSession::modelReady);
+        auto* device = w.findChild<QComboBox*>("device");
+        device->setCurrentIndex(device->findData("cpu"));
+        QVERIFY(ready.wait(kTimeoutMs));
+        QVERIFY(ready.at(0).at(0).toString().startsWith("cpu ("));
+        QVERIFY(w.statusText().endsWith(ready.at(0).at(0).toString()));
+        QTest::mouseClick(run->evaluateButton(), Qt::LeftButton);
+        QVERIFY(finished.wait(kTimeoutMs));
+        auto evaluation = finished.last().at(0).value<RunOutcome>();
+        QVERIFY(evaluation.kind == RunKind::Evaluation);
+        QVERIFY(std::abs(evaluation.nllBits - outcome.nllBits) < 1e-9 * outcome.nllBits);
+    }
+
+    void knobChangeMidRunReachesTheEngineAndPauseResumeStopWork() {
+        WorkbenchWindow w;
+        QVERIFY(loadInto(w, teachingRequest()));
+        RunPanel* run = w.runPanel();
+        run->maxIterations()->setValue(1000);
+        QSignalSpy paused(&w.session(), &EngineSession::pausedChanged);
+        QSignalSpy finished(&w.session(), &EngineSession::runFinished);
+        QTest::mouseClick(run->optimiseButton(), Qt::LeftButton);
+        QTest::mouseClick(run->pauseButton(), Qt::LeftButton); // takes effect at the first iteration's end
+        QCOMPARE(run->pauseButton()->text(), QString("Resume"));
+        QVERIFY(paused.wait(kTimeoutMs));
+        QCOMPARE(paused.at(0).at(0).toBool(), true);
+        QVERIFY(w.session().paused());
+        QVERIFY(w.statusText().contains("paused"));
+        QCOMPARE(finished.count(), 0);
+
+        // Every iteration so far needed more than 2 self-loop iterations for some clade.
+        QCustomPlot* diagnostics = w.livePlots()->diagnosticsPlot();
+        const int before = w.livePlots()->pointCount();
+        QVERIFY(before >= 1);
+        for (double v : plotValues(diagnostics, LivePlots::MaxPiIterations))
+            QVERIFY(v > 2);
+
+        // Lower pi_iters to 2 while paused: the engine must use it from the next iteration on.
+        auto* piIters = qobject_cast<QLineEdit*>(w.knobsPanel()->editor("pi_iters"));
+        QVERIFY(piIters);
+        typeInto(piIters, "2");
+        QCOMPARE(w.knobsPanel()->errorText("pi_iters"), QString());
+        QCOMPARE(w.knobsPanel()->options().pi_iters, 2);
+        QVERIFY(w.logView()->toPlainText().contains(
+            "Solver options pi_iters 200 → 2: will apply from the next iteration"));
+
+        QTest::mouseClick(w.findChild<QPushButton*>("clearWarmStarts"), Qt::LeftButton);
+        QVERIFY(w.logView()->toPlainText().contains("Warm starts will be cleared before the next iteration"));
+
+        QTest::mouseClick(run->pauseButton(), Qt::LeftButton); // Resume
+        QCOMPARE(run->pauseButton()->text(), QString("Pause"));
+        // A few more iterations (or the end of the run, should the optimiser converge first).
+        QTRY_VERIFY_WITH_TIMEOUT(w.livePlots()->pointCount() >= before + 3 || finished.count() > 0,
+                                 kTimeoutMs);
+        QVERIFY(w.livePlots()->pointCount() > before);
+        QCOMPARE(paused.last().at(0).toBool(), false);
+        const int lastBefore = before - 1;
+        QVERIFY(w.logView()->toPlainText().contains(
+            QString("After iteration %1: warm starts cleared").arg(lastBefore)));
+        QVERIFY(w.logView()->toPlainText().contains(
+            QString("After iteration %1: solver options pi_iters 200 → 2 (used from iteration %2 on)")
+                .arg(lastBefore)
+                .arg(lastBefore + 1)));
+
+        if (finished.count() == 0) {
+            QTest::mouseClick(run->stopButton(), Qt::LeftButton);
+            QVERIFY(finished.wait(kTimeoutMs));
+        }
+        auto outcome = finished.at(0).at(0).value<RunOutcome>();
+        QVERIFY2(outcome.error.isEmpty(), qPrintable(outcome.error));
+        QVERIFY(outcome.iterations < 1000);
+
+        QVector<double> pi = plotValues(diagnostics, LivePlots::MaxPiIterations);
+        QVector<double> iteration = plotKeys(diagnostics, LivePlots::MaxPiIterations);
+        for (int i = 0; i < pi.size(); ++i) {
+            if (iteration[i] <= lastBefore)
+                QVERIFY(pi[i] > 2);
+            else
+                QCOMPARE(pi[i], 2.0);
+        }
+        // Stop kept the rates of the best iteration (global mode: the rates plot shows them).
+        QVector<double> nll = plotValues(w.livePlots()->lossPlot(), 0);
+        const int best = static_cast<int>(std::min_element(nll.begin(), nll.end()) - nll.begin());
+        Rates kept = w.session().parameters().rates(0);
+        QCOMPARE(kept.d, plotValues(w.livePlots()->ratesPlot(), 0)[best]);
+        QCOMPARE(kept.l, plotValues(w.livePlots()->ratesPlot(), 1)[best]);
+        QCOMPARE(kept.t, plotValues(w.livePlots()->ratesPlot(), 2)[best]);
+        QVERIFY(!w.session().running());
+        QVERIFY(run->optimiseButton()->isEnabled());
+    }
+
+    void loadingOtherDataDuringARunStopsTheRun() {
+        WorkbenchWindow w;
+        QVERIFY(loadInto(w, teachingRequest()));
+        w.runPanel()->findChild<QComboBox*>("rateMode")->setCurrentIndex(1); // per species
+        w.runPanel()->maxIterations()->setValue(1000);
+        QSignalSpy finished(&w.session(), &EngineSession::runFinished);
+        QTest::mouseClick(w.runPanel()->optimiseButton(), Qt::LeftButton);
+        QTest::mouseClick(w.runPanel()->pauseButton(), Qt::LeftButton);
+        QSignalSpy paused(&w.session(), &EngineSession::pausedChanged);
+        QVERIFY(paused.wait(kTimeoutMs));
+
+        const std::string dir = test::temporaryFolder("gui_reload");
+        test::writeFile(dir + "/species.nwk", "((A,B)AB,(C,D)CD)R;\n");
+        test::writeFile(dir + "/fam.nwk", "((A_1,B_1),(C_1,D_1));\n");
+        LoadRequest other;
+        other.paths.speciesTree = dir + "/species.nwk";
+        other.paths.geneTrees = {dir + "/fam.nwk"};
+        QVERIFY(loadInto(w, other));
+        QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, kTimeoutMs);
+        QCOMPARE(finished.at(0).at(0).value<RunOutcome>().error,
+                 QString("the run was stopped: other data was loaded"));
+        // The new data's rates are in place (7 species nodes, per-species mode) and the engine works on it.
+        QCOMPARE(w.session().parameters().rowCount(), 7);
+        QTest::mouseClick(w.runPanel()->evaluateButton(), Qt::LeftButton);
+        QVERIFY(finished.wait(kTimeoutMs));
+        auto evaluation = finished.last().at(0).value<RunOutcome>();
+        QVERIFY2(evaluation.error.isEmpty(), qPrintable(evaluation.error));
+        QCOMPARE(evaluation.familyLogLikelihood.size(), std::size_t(1));
+    }
+
+    void invalidKnobValuesAreRefusedInline() {
+        SolverKnobsPanel knobs;
+        QSignalSpy changed(&knobs, &SolverKnobsPanel::optionsChanged);
+        auto* eTol = qobject_cast<QLineEdit*>(knobs.editor("e_tol"));
+        typeInto(eTol, "0.5");
+        QCOMPARE(knobs.errorText("e_tol"), QString("solver option e_tol = 0.5 is outside its range 0..1e-2"));
+        QCOMPARE(knobs.options().e_tol, SolverOptions{}.e_tol);
+        typeInto(eTol, "abc");
+        QCOMPARE(knobs.errorText("e_tol"), QString("solver option e_tol expects a number, got 'abc'"));
+        auto* maxIter = qobject_cast<QLineEdit*>(knobs.editor("e_max_iter"));
+        typeInto(maxIter, "2.5");
+        QCOMPARE(knobs.errorText("e_max_iter"),
+                 QString("solver option e_max_iter expects an integer, got '2.5'"));
+        QCOMPARE(changed.count(), 0);
+        typeInto(eTol, "1e-12");
+        QCOMPARE(knobs.errorText("e_tol"), QString());
+        QCOMPARE(knobs.options().e_tol, 1e-12);
+        QCOMPARE(changed.count(), 1);
+        // Every field of SolverOptions has an editor with its range in the tooltip.
+        for (const SolverOptionInfo& info : solverOptionInfo())
+            QVERIFY(knobs.editor(info.name)->toolTip().contains(QString::fromStdString(info.range)));
+        auto* schedule = qobject_cast<QComboBox*>(knobs.editor("schedule"));
+        QVERIFY(schedule);
+        schedule->setCurrentText("alerax");
+        emit schedule->textActivated("alerax");
+        QVERIFY(knobs.options().schedule == Schedule::AleRax);
+    }
+
+    void brokenInputIsListedWithFileLineAndReason() {
+        const std::string dir = test::temporaryFolder("gui_broken");
+        test::writeFile(dir + "/species.nwk", "(((A,B)AB,(C,D)CD)ABCD,E)R;\n");
+        test::writeFile(dir + "/good.nwk", "((A_1,B_1),((C_1,D_1),E_1));\n");
+        test::writeFile(dir + "/truncated.nwk", "((A_1,B_1),(C_1,\n  D_1);\n");
+        test::writeFile(dir + "/unknown.nwk", "((A_1,B_1),(yeti_1,D_1));\n");
+        test::writeFile(dir + "/narrow.nwk", "(A_1,(A_2,B_1));\n");
+        test::writeFile(dir + "/families.txt",
+                        "[FAMILIES]\n- good\ngene_tree = good.nwk\n- truncated\ngene_tree = truncated.nwk\n"
+                        "- missing\ngene_tree = missing.nwk\n- unknown\ngene_tree = unknown.nwk\n"
+                        "- narrow\ngene_tree = narrow.nwk\n");
+        WorkbenchWindow w;
+        LoadRequest request;
+        request.paths.speciesTree = dir + "/species.nwk";
+        request.paths.familiesFile = dir + "/families.txt";
+        QVERIFY(loadInto(w, request));
+        QCOMPARE(w.dataset()->families.size(), std::size_t(1));
+        QCOMPARE(w.familiesPanel()->table()->model()->index(0, 0).data().toString(), QString("good"));
+
+        auto* list = w.problemsPanel()->findChild<QTreeWidget*>("problemsList");
+        QCOMPARE(list->topLevelItemCount(), 4);
+        QStringList rows;
+        for (int i = 0; i < list->topLevelItemCount(); ++i) {
+            QTreeWidgetItem* item = list->topLevelItem(i);
+            QStringList cells;
+            for (int c = 0; c < 5; ++c)
+                cells << item->text(c);
+            rows << cells.join(" | ");
+        }
+        QCOMPARE(
+            rows,
+            (QStringList{
+                "error | truncated | truncated.nwk | 2:7 | unbalanced parentheses: missing ')' before ';'",
+                "error | missing | missing.nwk |  | cannot open file: No such file or directory",
+                "error | unknown | unknown.nwk | 1:13 | gene 'yeti_1' of family 'unknown' maps to species "
+                "'yeti', "
+                "which is not in the species tree (default rule (species = gene label up to the first '_'))",
+                "excluded | narrow |  |  | covers 2 species, fewer than the minimum of 4",
+            }));
+        QVERIFY(
+            w.findChild<QLabel*>("problemsSummary")->text().startsWith("3 error(s), 1 family(ies) excluded"));
+
+        // An unreadable species tree loads nothing and keeps the current data.
+        test::writeFile(dir + "/bad_species.nwk", "((A,B),C;\n");
+        request.paths.speciesTree = dir + "/bad_species.nwk";
+        QSignalSpy loaded(&w, &WorkbenchWindow::inputLoaded);
+        w.openInput(request);
+        QVERIFY(loaded.wait(kTimeoutMs));
+        QCOMPARE(loaded.at(0).at(0).toBool(), false);
+        QCOMPARE(list->topLevelItemCount(), 1);
+        QCOMPARE(list->topLevelItem(0)->text(2), QString("bad_species.nwk"));
+        QVERIFY(!list->topLevelItem(0)->text(4).isEmpty());
+        QCOMPARE(w.dataset()->families.size(), std::size_t(1));
+    }
+
+    void droppedDatasetFolderIsRecognised() {
+        const std::string dir = test::temporaryFolder("gui_drop");
+        test::writeFile(dir + "/species.nwk", "((A,B)AB,(C,D)CD)R;\n");
+        test::writeFile(dir + "/trees/fam1.nwk", "((A_1,B_1),(C_1,D_1));\n");
+        test::writeFile(dir + "/trees/fam1.link", "A_1 A\nB_1 B\nC_1 C\nD_1 D\n");
+        test::writeFile(dir + "/trees/fam2.newick", "((A_2,C_2),(B_2,D_2));\n");
+        DiscoveredInput found = discoverInput(
+            {QString::fromStdString(dir + "/species.nwk"), QString::fromStdString(dir + "/trees")}, false);
+        QCOMPARE(found.speciesTree, QString::fromStdString(dir + "/species.nwk"));
+        QCOMPARE(found.geneTrees, (QStringList{QString::fromStdString(dir + "/trees/fam1.nwk"),
+                                               QString::fromStdString(dir + "/trees/fam2.newick")}));
+        QCOMPARE(found.mappings, (QStringList{QString::fromStdString(dir + "/trees/fam1.link"), QString()}));
+
+        WorkbenchWindow w;
+        QSignalSpy loaded(&w, &WorkbenchWindow::inputLoaded);
+        w.openPaths({QString::fromStdString(dir + "/species.nwk"), QString::fromStdString(dir + "/trees")});
+        QVERIFY(loaded.wait(kTimeoutMs));
+        QVERIFY(loaded.at(0).at(0).toBool());
+        QCOMPARE(w.dataset()->families.size(), std::size_t(2));
+        QCOMPARE(w.dataset()->families[0].name, std::string("fam1"));
+    }
+
+    void speciesTreeSearchColourTooltipsAndExport() {
+        WorkbenchWindow w;
+        QVERIFY(loadInto(w, teachingRequest()));
+        const SpeciesTree& tree = w.dataset()->species;
+        SpeciesTreePanel* panel = w.speciesTreePanel();
+        SpeciesTreeView* view = panel->view();
+        const int leaf = tree.leaves().at(tree.leafCount() / 2);
+        const QString name = QString::fromStdString(tree.name(leaf));
+        QSignalSpy selected(panel, &SpeciesTreePanel::speciesSelected);
+        typeInto(panel->findChild<QLineEdit*>("speciesSearch"), name);
+        QCOMPARE(view->selectedSpecies(), leaf);
+        QVERIFY(selected.count() >= 1);
+        QCOMPARE(selected.last().at(0).toInt(), leaf);
+
+        QSignalSpy shown(panel, &SpeciesTreePanel::valuesShown);
+        panel->setQuantity(SpeciesQuantity::Extinction);
+        QVERIFY(shown.wait(kTimeoutMs));
+        QVERIFY(shown.last().at(0).value<SpeciesQuantity>() == SpeciesQuantity::Extinction);
+        SpeciesLayout layout(tree, w.dataset()->transferConstraint);
+        ExtinctionState ext =
+            solveExtinction(layout, w.session().parameters().probabilities(0), SolverOptions{});
+        QCOMPARE(panel->shownValues().values, ext.E);
+        QVERIFY(view->toolTipOf(leaf).contains(
+            QString("Extinction probability E: %1").arg(QString::number(ext.E[leaf], 'g', 4))));
+        QVERIFY(view->branchColour(leaf) != view->branchColour(tree.root()));
+
+        const QString dir = QString::fromStdString(test::temporaryFolder("gui_export"));
+        QVERIFY(view->exportDrawing(dir + "/tree.svg"));
+        QVERIFY(view->exportDrawing(dir + "/tree.png"));
+        QVERIFY(view->exportDrawing(dir + "/tree.pdf"));
+        QFile pdf(dir + "/tree.pdf");
+        QVERIFY(pdf.open(QIODevice::ReadOnly));
+        QVERIFY(pdf.read(5) == "%PDF-");
+        QFile svg(dir + "/tree.svg");
+        QVERIFY(svg.open(QIODevice::ReadOnly));
+        QByteArray text = svg.readAll();
+        QVERIFY(text.contains("<svg"));
+        QVERIFY(text.contains(name.toUtf8()));
+        QImage png(dir + "/tree.png");
+        QVERIFY(png.width() > 100 && png.height() > 100);
+    }
+
+    void selectingACladeShowsItsPiRowOnTheTree() {
+        WorkbenchWindow w;
+        QVERIFY(loadInto(w, teachingRequest()));
+        const Dataset& d = *w.dataset();
+        int family = 0;
+        for (int f = 0; f < static_cast<int>(d.families.size()); ++f)
+            if (d.families[f].clades.geneCount() > d.families[family].clades.geneCount()) family = f;
+        w.familiesPanel()->selectFamily(family);
+        CladeDagView* dag = w.wavesPanel()->dag();
+        QCOMPARE(dag->cladeItemCount(), d.families[family].clades.cladeCount());
+
+        const CladeSet& clades = d.families[family].clades;
+        int clade = 0;
+        while (clades.cladeSize[clade] < 3)
+            ++clade;
+        w.viewTabs()->setCurrentWidget(w.wavesPanel());
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        dag->fitAll();
+        dag->centerOn(dag->cladePosition(clade));
+        QSignalSpy shown(w.speciesTreePanel(), &SpeciesTreePanel::valuesShown);
+        QTest::mouseClick(dag->viewport(), Qt::LeftButton, {}, dag->mapFromScene(dag->cladePosition(clade)));
+        QCOMPARE(dag->selectedClade(), clade);
+        QVERIFY(shown.wait(kTimeoutMs));
+        QVERIFY(shown.last().at(0).value<SpeciesQuantity>() == SpeciesQuantity::CladeProbability);
+
+        // The colours are log10 Π(clade, ·) from the engine's own solver at the current rates.
+        SpeciesLayout layout(d.species, d.transferConstraint);
+        EventProbabilities p = w.session().parameters().probabilities(family);
+        ExtinctionState ext = solveExtinction(layout, p, SolverOptions{});
+        CladeTables tables = solveClades(layout, d.families[family], p, ext, SolverOptions{});
+        const std::vector<double>& shownValues = w.speciesTreePanel()->shownValues().values;
+        for (int e = 0; e < d.species.size(); ++e) {
+            double pi = tables.piRow(clade)[e];
+            if (pi > 0)
+                QVERIFY(std::abs(shownValues[e] - (std::log10(pi) + tables.scale[clade] * std::log10(2.0))) <
+                        1e-9);
+            else
+                QVERIFY(std::isnan(shownValues[e]));
+        }
+    }
+
+    void familiesTableSortsFiltersAndDrivesTheViews() {
+        WorkbenchWindow w;
+        QVERIFY(loadInto(w, teachingRequest()));
+        const Dataset& d = *w.dataset();
+        FamiliesPanel* families = w.familiesPanel();
+        QTableView* table = families->table();
+        table->sortByColumn(FamiliesModel::Genes, Qt::DescendingOrder);
+        int most = 0;
+        for (const GeneFamily& f : d.families)
+            most = std::max(most, f.clades.geneCount());
+        QCOMPARE(table->model()->index(0, FamiliesModel::Genes).data().toInt(), most);
+
+        const QString name = QString::fromStdString(d.families.back().name);
+        typeInto(families->findChild<QLineEdit*>("familyFilter"), name);
+        QVERIFY(families->visibleRows() >= 1);
+        for (int row = 0; row < families->visibleRows(); ++row)
+            QVERIFY(table->model()->index(row, 0).data().toString().contains(name, Qt::CaseInsensitive));
+
+        QSignalSpy selected(families, &FamiliesPanel::familySelected);
+        table->selectRow(0);
+        QCOMPARE(selected.last().at(0).toInt(), static_cast<int>(d.families.size()) - 1);
+        QCOMPARE(w.wavesPanel()->dag()->cladeItemCount(), d.families.back().clades.cladeCount());
+    }
+};
+
+QTEST_MAIN(GuiWorkbench)
+#include "test_gui_workbench.moc"
