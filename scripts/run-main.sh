@@ -10,4 +10,4 @@ sample=${1:-samples/teaching}
 out=${2:-out/main}
 build/release/app/gpurec eval -s "$sample/species.nwk" -f "$sample/families.txt" -p "$out/eval"
 build/release/app/gpurec optimize -s "$sample/species.nwk" -f "$sample/families.txt" --max-iter 30 -p "$out/optimize"
-echo "results in $out (open the workbench with: build/release/app/workbench/gpurec-workbench)"
+echo "results in $out; explore them in the workbench: build/release/app/workbench/gpurec-workbench -s $sample/species.nwk -f $sample/families.txt"
