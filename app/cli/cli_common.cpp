@@ -88,6 +88,20 @@ RateParameters initialRates(const RateOptions& o, const Dataset& data, RateMode 
     return out;
 }
 
+void addRunDescription(nlohmann::json& j, const InputOptions& input, const LoadedInput& loaded,
+                       const std::string& device, const SolverOptions& solver) {
+    j["options"] = {{"species_tree", input.species},
+                    {"families", input.families},
+                    {"transfer_constraint", input.transferConstraint},
+                    {"gene_tree_rooting", input.rooting},
+                    {"min_covered_species", input.minCoveredSpecies},
+                    {"device", device},
+                    {"solver", solverOptionsJson(solver)}};
+    j["excluded_families"] = nlohmann::json::array();
+    for (const FamilyProblem& p : loaded.excluded)
+        j["excluded_families"].push_back({{"name", p.family}, {"reason", p.message}});
+}
+
 double parseByteSize(const std::string& text) {
     std::size_t used = 0;
     double v = std::stod(text, &used);

@@ -7,6 +7,7 @@
 #include "model/solver_options.hpp"
 
 #include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
@@ -43,6 +44,9 @@ LoadedInput loadOrExplain(const InputOptions& o, int threads);
 SolverOptions solverOptionsFrom(const EngineOptions& o);
 RateParameters initialRates(const RateOptions& o, const Dataset& data, RateMode mode);
 BackendChoice backendFrom(const EngineOptions& o, std::shared_ptr<const Dataset> data);
+// Adds the inputs, device, solver options and excluded families to a result.json object.
+void addRunDescription(nlohmann::json& j, const InputOptions& input, const LoadedInput& loaded,
+                       const std::string& device, const SolverOptions& solver);
 // "20GB", "512MiB", "1e9" -> bytes.
 double parseByteSize(const std::string& text);
 

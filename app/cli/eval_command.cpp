@@ -32,15 +32,7 @@ void registerEval(CLI::App& root) {
         ensureDirectory(o->outdir);
         writePerFamilyLikelihoods(o->outdir + "/per_fam_likelihoods.txt", data, eval);
         nlohmann::json j = evaluationJson(data, eval);
-        j["options"] = {{"species_tree", o->input.species},
-                        {"families", o->input.families},
-                        {"transfer_constraint", o->input.transferConstraint},
-                        {"gene_tree_rooting", o->input.rooting},
-                        {"min_covered_species", o->input.minCoveredSpecies},
-                        {"device", backend.description},
-                        {"solver", solverOptionsJson(solver)}};
-        j["excluded_families"] = nlohmann::json::array();
-        for (const FamilyProblem& p : in.excluded) j["excluded_families"].push_back({{"name", p.family}, {"reason", p.message}});
+        addRunDescription(j, o->input, in, backend.description, solver);
         writeJson(o->outdir + "/result.json", j);
         std::printf("%zu families, %d species nodes, %lld clades, %lld splits on %s\n", data.families.size(),
                     data.species.size(), data.cladeCount(), data.splitCount(), backend.description.c_str());

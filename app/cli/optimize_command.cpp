@@ -134,16 +134,7 @@ void registerOptimize(CLI::App& root) {
                              {"best_nll_bits", result.bestNllBits},
                              {"seconds", result.seconds},
                              {"rates", ratesJson(data, result.best)}};
-        j["options"] = {{"species_tree", o->input.species},
-                        {"families", o->input.families},
-                        {"transfer_constraint", o->input.transferConstraint},
-                        {"gene_tree_rooting", o->input.rooting},
-                        {"min_covered_species", o->input.minCoveredSpecies},
-                        {"device", backend.description},
-                        {"solver", solverOptionsJson(solver)}};
-        j["excluded_families"] = nlohmann::json::array();
-        for (const FamilyProblem& p : in.excluded)
-            j["excluded_families"].push_back({{"name", p.family}, {"reason", p.message}});
+        addRunDescription(j, o->input, in, backend.description, solver);
         writeJson(o->outdir + "/result.json", j);
         std::printf("%s after %d iterations (%d evaluations, %.2f s): %s\n",
                     result.converged ? "converged" : "stopped", result.iterations, result.evaluations,
