@@ -35,13 +35,14 @@ Evaluation emulate(const Dataset& data, const RateParameters& theta, const Solve
     std::vector<double> upDiag(static_cast<std::size_t>(sets) * n),
         upBarInv(static_cast<std::size_t>(sets) * n);
     std::vector<DownCoefficients> down(static_cast<std::size_t>(sets) * n);
+    std::vector<OutsideCoefficients> outside(static_cast<std::size_t>(sets) * n);
     std::vector<int> eIterations(sets), divergent(sets);
     std::vector<double> survive(sets), eResidual(sets);
     SetView sv{setArrays[0].data(), setArrays[1].data(), setArrays[2].data(), setArrays[3].data(),
                setArrays[4].data(), setArrays[5].data(), setArrays[6].data(), setArrays[7].data(),
                setArrays[8].data(), up.data(),           upDiag.data(),       upBarInv.data(),
-               down.data(),         survive.data(),      eIterations.data(),  eResidual.data(),
-               divergent.data()};
+               down.data(),         outside.data(),      survive.data(),      eIterations.data(),
+               eResidual.data(),    divergent.data()};
     for (int set = 0; set < sets; ++set) {
         const EventProbabilities p = theta.probabilities(set);
         std::copy(p.pS.begin(), p.pS.end(), sv.pS + set * n);
@@ -219,6 +220,34 @@ class GpuSolverSteps : public QObject {
         SolverOptions options;
         options.schedule = parseSchedule(schedule.toStdString());
         RateParameters theta = randomRates(static_cast<RateMode>(mode), *in.dataset, 7);
+        Evaluation cpu = makeCpuBackend(in.dataset)->evaluate(theta, options, true);
+        Evaluation gpu = emulate(*in.dataset, theta, options, true);
+        const double llError = worstRelative(gpu.logLikelihood, cpu.logLikelihood);
+        const double gradError = worstRelative(gpu.gradient, cpu.gradient);
+        QVERIFY2(llError < 1e-12, qPrintable(QString("log-likelihood relative error %1").arg(llError)));
+        QVERIFY2(gradError < 1e-9, qPrintable(QString("gradient relative error %1").arg(gradError)));
+    }
+
+    // The direct self-loop solve adds only non-negative terms: no loss of accuracy at rates where
+    // transfers, losses or duplications almost vanish, or where one event dominates.
+    void matchesCpuAtExtremeRates_data() {
+        QTest::addColumn<double>("d");
+        QTest::addColumn<double>("l");
+        QTest::addColumn<double>("t");
+        QTest::newRow("all at the lower bound") << 1e-10 << 1e-10 << 1e-10;
+        QTest::newRow("transfers vanish") << 0.2 << 0.3 << 1e-10;
+        QTest::newRow("losses vanish") << 0.05 << 1e-10 << 0.05;
+        QTest::newRow("transfers dominate") << 1e-6 << 0.05 << 1.5;
+        QTest::newRow("duplications dominate") << 0.9 << 0.5 << 1e-4;
+    }
+    void matchesCpuAtExtremeRates() {
+        QFETCH(double, d);
+        QFETCH(double, l);
+        QFETCH(double, t);
+        LoadedInput in = loadShared("simulated_2", "species.nwk");
+        const RateParameters theta(RateMode::Global, in.dataset->species.size(),
+                                   static_cast<int>(in.dataset->families.size()), {d, l, t});
+        const SolverOptions options;
         Evaluation cpu = makeCpuBackend(in.dataset)->evaluate(theta, options, true);
         Evaluation gpu = emulate(*in.dataset, theta, options, true);
         const double llError = worstRelative(gpu.logLikelihood, cpu.logLikelihood);

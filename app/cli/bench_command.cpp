@@ -20,6 +20,7 @@ struct Timing {
     double median = 0, min = 0, max = 0;
     double peakBytes = 0, bytesMoved = 0;
     std::vector<double> samples;
+    std::vector<std::pair<std::string, double>> phases; // device seconds per phase, last evaluation
     Evaluation last;
 };
 
@@ -43,6 +44,9 @@ Timing timeEvaluations(LikelihoodBackend& backend, const RateParameters& theta, 
             seconds = info.deviceSeconds;
             t.peakBytes = std::max(t.peakBytes, info.peakBytes);
             t.bytesMoved = info.tableBytesMoved;
+            t.phases.clear();
+            for (int p = 0; p < kEvaluationPhases; ++p)
+                t.phases.emplace_back(toString(static_cast<EvaluationPhase>(p)), info.phaseSeconds[p]);
         }
 #endif
         if (i >= warmup) t.samples.push_back(seconds);
@@ -145,6 +149,15 @@ void registerBench(CLI::App& root) {
                        {"pi_iterations", st.piIterations},
                        {"max_pi_iterations", st.maxPiIterations},
                        {"adjoint_iterations", st.bicgstabIterations}};
+            for (const auto& [phase, seconds] : t->phases)
+                j[name]["phase_seconds"][phase] = seconds;
+        }
+        for (const auto& [name, t] : {std::pair{"forward", &forward}, {"forward+gradient", &gradient}}) {
+            if (t->phases.empty()) continue;
+            std::printf("%s%s phases (last run):", name == std::string("forward") ? "\n" : "", name);
+            for (const auto& [phase, seconds] : t->phases)
+                std::printf(" %s %.4f s", phase.c_str(), seconds);
+            std::printf("\n");
         }
         std::printf(
             "\ntotal NLL %.10f bits; self-loop iterations %ld (max %d per clade); adjoint iterations %ld\n",

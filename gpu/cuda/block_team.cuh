@@ -7,7 +7,9 @@
 namespace gpurec::gpu {
 
 struct BlockTeam {
-    static constexpr int kReductionDoubles = 3 * 32;
+    // Up to three values per warp of a team of at most 256 threads: small, so that the team's
+    // shared memory stays a whole number of clades per multiprocessor.
+    static constexpr int kReductionDoubles = 3 * 8;
     int rank, size;
     double* reduction; // kReductionDoubles of shared memory
 

@@ -45,6 +45,7 @@ struct SetArrays {
     DeviceArray<UpCoefficients> up;
     DeviceArray<double> upDiag, upBarInv;
     DeviceArray<DownCoefficients> down;
+    DeviceArray<OutsideCoefficients> outside;
     DeviceArray<int> eIterations, divergentNode;
 };
 
@@ -58,23 +59,52 @@ struct BatchBuffers {
     void release() { *this = BatchBuffers{}; }
 };
 
-// The backend's stream and the events bracketing an evaluation.
-struct StreamAndEvents {
+// The backend's stream and the events that time an evaluation phase by phase.
+class StreamAndEvents {
+  public:
     cudaStream_t stream = nullptr;
-    cudaEvent_t start = nullptr, stop = nullptr;
     StreamAndEvents() {
         check(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), "creating a CUDA stream");
-        check(cudaEventCreate(&start), "creating CUDA events");
-        check(cudaEventCreate(&stop), "creating CUDA events");
     }
     StreamAndEvents(const StreamAndEvents&) = delete;
     StreamAndEvents& operator=(const StreamAndEvents&) = delete;
     ~StreamAndEvents() {
         cudaStreamSynchronize(stream);
-        cudaEventDestroy(start);
-        cudaEventDestroy(stop);
+        for (cudaEvent_t e : marks_)
+            cudaEventDestroy(e);
         cudaStreamDestroy(stream);
     }
+    void begin() {
+        phases_.clear();
+        record(0);
+    }
+    // Closes the phase running since the last mark.
+    void end(EvaluationPhase phase) {
+        phases_.push_back(phase);
+        record(phases_.size());
+    }
+    // After the stream has been synchronised: device seconds per phase and in all.
+    void read(CudaRunInfo& info) const {
+        info.phaseSeconds.fill(0.0);
+        info.deviceSeconds = 0;
+        for (std::size_t i = 0; i < phases_.size(); ++i) {
+            float ms = 0;
+            check(cudaEventElapsedTime(&ms, marks_[i], marks_[i + 1]), "reading CUDA event times");
+            info.phaseSeconds[static_cast<int>(phases_[i])] += ms / 1e3;
+            info.deviceSeconds += ms / 1e3;
+        }
+    }
+
+  private:
+    void record(std::size_t mark) {
+        if (mark == marks_.size()) {
+            marks_.push_back(nullptr);
+            check(cudaEventCreate(&marks_.back()), "creating CUDA events");
+        }
+        check(cudaEventRecord(marks_[mark], stream), "recording a CUDA event");
+    }
+    std::vector<cudaEvent_t> marks_;      // reused across evaluations
+    std::vector<EvaluationPhase> phases_; // phases_[i] runs from marks_[i] to marks_[i + 1]
 };
 
 enum Counter {
@@ -103,7 +133,7 @@ class CudaBackend final : public LikelihoodBackend, public CudaBackendControls {
                 " nodes; the CUDA backend keeps a clade's rows in one block's shared memory, "
                 "which holds at most " +
                 std::to_string(maxTeamSpecies()) + " nodes on this device (use --device cpu)");
-        teamsPerSM_ = teamsPerMultiprocessor(layout_.size);
+        teamsPerSM_ = teamsPerMultiprocessor(layout_.size, layout_.constraint == TransferConstraint::None);
         timing_ = std::make_unique<StreamAndEvents>();
         stream_ = timing_->stream;
         uploadStructure();
@@ -184,7 +214,7 @@ class CudaBackend final : public LikelihoodBackend, public CudaBackendControls {
         Evaluation out;
         out.logLikelihood.assign(F, poison_ ? std::numeric_limits<double>::quiet_NaN() : 0.0);
         if (withGradient) out.gradient.assign(theta.theta().size(), 0.0);
-        check(cudaEventRecord(timing_->start, stream_), "recording a CUDA event");
+        timing_->begin();
         check(cudaMemsetAsync(counters_.get(), 0, counters_.bytes(), stream_), "clearing counters");
 
         const SetView sv = setView();
@@ -195,6 +225,7 @@ class CudaBackend final : public LikelihoodBackend, public CudaBackendControls {
         ExtinctionSettings ext{!converged, options.e_max_iter, options.e_tol, options.e_init,
                                converged && eWarm_};
         launchExtinction(speciesView(), sv, sets, ext, stream_);
+        timing_->end(EvaluationPhase::Extinction);
         checkExtinction(out.stats);
         eWarm_ = converged;
 
@@ -213,8 +244,10 @@ class CudaBackend final : public LikelihoodBackend, public CudaBackendControls {
         for (std::size_t b = 0; b < plan_.batches.size(); ++b) {
             bytesMoved += runBatch(b, sv, cv, fwd, adj, withGradient, genewise, out);
         }
-        if (withGradient) finishGradient(theta, options, genewise, out);
-        check(cudaEventRecord(timing_->stop, stream_), "recording a CUDA event");
+        if (withGradient) {
+            finishGradient(theta, options, genewise, out);
+            timing_->end(EvaluationPhase::Gradient);
+        }
         check(cudaStreamSynchronize(stream_), "running the evaluation");
         tablesWarm_ = converged && !poison_;
 
@@ -230,15 +263,14 @@ class CudaBackend final : public LikelihoodBackend, public CudaBackendControls {
         for (double ll : out.logLikelihood)
             out.totalLogLikelihood += ll;
         out.totalNllBits = -out.totalLogLikelihood / std::log(2.0);
-        float ms = 0;
-        check(cudaEventElapsedTime(&ms, timing_->start, timing_->stop), "reading CUDA event times");
-        last_ = CudaRunInfo{deviceName_,
-                            ms / 1e3,
-                            memory_.peak,
-                            plan_.budgetBytes,
-                            static_cast<int>(plan_.batches.size()),
-                            poison_ ? static_cast<long long>(counters[Unwritten]) : -1,
-                            bytesMoved};
+        last_ = CudaRunInfo{};
+        last_.device = deviceName_;
+        timing_->read(last_);
+        last_.peakBytes = memory_.peak;
+        last_.budgetBytes = plan_.budgetBytes;
+        last_.batches = static_cast<int>(plan_.batches.size());
+        last_.unwrittenEntries = poison_ ? static_cast<long long>(counters[Unwritten]) : -1;
+        last_.tableBytesMoved = bytesMoved;
         out.stats.seconds =
             std::chrono::duration<double>(std::chrono::steady_clock::now() - wallStart).count();
         return out;
@@ -288,7 +320,8 @@ class CudaBackend final : public LikelihoodBackend, public CudaBackendControls {
         // sets, and the wave lists.
         const double setBytes =
             static_cast<double>(F) *
-            ((11 * 8 + sizeof(UpCoefficients) + sizeof(DownCoefficients)) * n + 8 + 8 + 4 + 4);
+            ((11 * 8 + sizeof(UpCoefficients) + sizeof(DownCoefficients) + sizeof(OutsideCoefficients)) * n +
+             8 + 8 + 4 + 4);
         in.fixedBytes =
             memory_.current - setArrayBytes() + setBytes + 4.0 * host_.cladeCount() + 4.0 * (F + 1);
         in.maxFamiliesPerBatch = limits_.maxFamiliesPerBatch;
@@ -298,10 +331,10 @@ class CudaBackend final : public LikelihoodBackend, public CudaBackendControls {
 
     double setArrayBytes() const {
         return static_cast<double>(sets_.pS.bytes()) + sets_.up.bytes() + sets_.upDiag.bytes() +
-               sets_.upBarInv.bytes() + sets_.down.bytes() + sets_.pD.bytes() + sets_.pL.bytes() +
-               sets_.pT.bytes() + sets_.E.bytes() + sets_.Ebar.bytes() + sets_.diag.bytes() +
-               sets_.bar.bytes() + sets_.denom.bytes() + sets_.survive.bytes() + sets_.eResidual.bytes() +
-               sets_.eIterations.bytes() + sets_.divergentNode.bytes();
+               sets_.upBarInv.bytes() + sets_.down.bytes() + sets_.outside.bytes() + sets_.pD.bytes() +
+               sets_.pL.bytes() + sets_.pT.bytes() + sets_.E.bytes() + sets_.Ebar.bytes() +
+               sets_.diag.bytes() + sets_.bar.bytes() + sets_.denom.bytes() + sets_.survive.bytes() +
+               sets_.eResidual.bytes() + sets_.eIterations.bytes() + sets_.divergentNode.bytes();
     }
 
     void allocateBatchBuffers() {
@@ -336,6 +369,7 @@ class CudaBackend final : public LikelihoodBackend, public CudaBackendControls {
         sets_.upDiag.allocate(count, memory_, what);
         sets_.upBarInv.allocate(count, memory_, what);
         sets_.down.allocate(count, memory_, what);
+        sets_.outside.allocate(count, memory_, what);
         sets_.survive.allocate(sets, memory_, what);
         sets_.eResidual.allocate(sets, memory_, what);
         sets_.eIterations.allocate(sets, memory_, what);
@@ -360,23 +394,12 @@ class CudaBackend final : public LikelihoodBackend, public CudaBackendControls {
     }
 
     SetView setView() {
-        return SetView{sets_.pS.get(),
-                       sets_.pD.get(),
-                       sets_.pL.get(),
-                       sets_.pT.get(),
-                       sets_.E.get(),
-                       sets_.Ebar.get(),
-                       sets_.diag.get(),
-                       sets_.bar.get(),
-                       sets_.denom.get(),
-                       sets_.up.get(),
-                       sets_.upDiag.get(),
-                       sets_.upBarInv.get(),
-                       sets_.down.get(),
-                       sets_.survive.get(),
-                       sets_.eIterations.get(),
-                       sets_.eResidual.get(),
-                       sets_.divergentNode.get()};
+        return SetView{sets_.pS.get(),          sets_.pD.get(),        sets_.pL.get(),
+                       sets_.pT.get(),          sets_.E.get(),         sets_.Ebar.get(),
+                       sets_.diag.get(),        sets_.bar.get(),       sets_.denom.get(),
+                       sets_.up.get(),          sets_.upDiag.get(),    sets_.upBarInv.get(),
+                       sets_.down.get(),        sets_.outside.get(),   sets_.survive.get(),
+                       sets_.eIterations.get(), sets_.eResidual.get(), sets_.divergentNode.get()};
     }
 
     CladeView cladeView(bool genewise) const {
@@ -455,6 +478,7 @@ class CudaBackend final : public LikelihoodBackend, public CudaBackendControls {
                               b.families() * sizeof(double), cudaMemcpyDeviceToHost, stream_),
               "reading the log-likelihoods");
         launchCountStats(batch_.iterations.get(), b.clades(), counters_.get() + ForwardSum, stream_);
+        timing_->end(EvaluationPhase::Forward);
         const std::size_t n = layout_.size;
         long long splits = 0;
         for (int f = b.familyBegin; f < b.familyEnd; ++f)
@@ -478,6 +502,7 @@ class CudaBackend final : public LikelihoodBackend, public CudaBackendControls {
                           "updating the adjoint maxima");
             }
             launchCountStats(batch_.iterations.get(), b.clades(), counters_.get() + AdjointSum, stream_);
+            timing_->end(EvaluationPhase::Adjoint);
             const ChunkView chunks = chunkView();
             launchGradientGather(s, sv, cv, tab, chunks, b.chunkBegin, b.chunkEnd, adj.pibarSideThreshold,
                                  batch_.partial.get(), stream_);
@@ -489,6 +514,7 @@ class CudaBackend final : public LikelihoodBackend, public CudaBackendControls {
             else
                 launchAccumulateShared(chunks, b.familyBegin, b.familyEnd, b.chunkBegin, layout_.size,
                                        batch_.partial.get(), sharedTotal_.get(), stream_);
+            timing_->end(EvaluationPhase::Gradient);
             moved += rowBytes * (4.0 * b.clades() + 10.0 * splits);
             if (poison_)
                 launchCountNaN(batch_.adjoint.get(), tableEntries, counters_.get() + Unwritten, stream_);
@@ -567,6 +593,11 @@ class CudaBackend final : public LikelihoodBackend, public CudaBackendControls {
 
 } // namespace
 } // namespace gpu
+
+const char* toString(EvaluationPhase phase) {
+    static const char* const names[kEvaluationPhases] = {"extinction", "forward", "adjoint", "gradient"};
+    return names[static_cast<int>(phase)];
+}
 
 int cudaDeviceCount() {
     int count = 0;

@@ -4,6 +4,7 @@
 // Plain C++ interface: callers need no CUDA headers.
 #include "engine/backend.hpp"
 
+#include <array>
 #include <memory>
 #include <string>
 #include <vector>
@@ -20,12 +21,20 @@ std::vector<std::string> cudaDeviceDescriptions();
 std::unique_ptr<LikelihoodBackend> makeCudaBackend(std::shared_ptr<const Dataset> data, int device,
                                                    const BatchLimits& limits);
 
+enum class EvaluationPhase { Extinction, Forward, Adjoint, Gradient };
+constexpr int kEvaluationPhases = 4;
+const char* toString(EvaluationPhase phase); // "extinction", "forward", ...
+
 // What the last evaluate() did on the device, for `gpurec check` and `gpurec bench`.
+
 struct CudaRunInfo {
     std::string device;
     double deviceSeconds = 0; // CUDA events around the whole evaluation
-    double peakBytes = 0;     // device memory held by the backend at its peak
-    double budgetBytes = 0;   // the memory limit the plan was made for
+    // Per phase: E and the sweep coefficients; forward waves and likelihoods; adjoint waves;
+    // gradient gathering and reduction (with the host's E elimination in the shared modes).
+    std::array<double, kEvaluationPhases> phaseSeconds{};
+    double peakBytes = 0;   // device memory held by the backend at its peak
+    double budgetBytes = 0; // the memory limit the plan was made for
     int batches = 0;
     long long unwrittenEntries = -1; // poisoned table entries left unwritten (−1: poisoning off)
     double tableBytesMoved = 0;      // Π/Π̄/adjoint row traffic of the kernels' access pattern

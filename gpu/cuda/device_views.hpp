@@ -23,6 +23,23 @@ struct alignas(16) UpCoefficients {
     double childRight; // pS_e E_left
     double bar;        // pT_e E_e
     double invDenom;   // 1 / (1 − 2 pD_e E_e − pT_e Ē_e)
+    // The direct self-loop solve (solver_steps.hpp): weights of the children's subtree parts σ in
+    // the node's own part α, and in its subtree part σ.
+    double sigmaLeft, sigmaRight;
+    double subtreeLeft, subtreeRight;
+};
+
+// Per parameter set and node, in the up-sweep (height) order: how the direct self-loop solve turns
+// the sum o_e of Π over the nodes outside e's subtree that are not its ancestors into Π and Π̄.
+struct alignas(16) OutsideCoefficients {
+    double beta;          // ∂Π_e/∂o_e
+    double invCoupling;   // 1 / (1 − τ_left τ_right), τ = ∂(subtree sum)/∂o of a child
+    double crossLeft;     // τ_left / (1 − τ_left τ_right): weight of σ_right in the left subtree sum
+    double crossRight;    // τ_right / (1 − τ_left τ_right)
+    double gainLeft;      // ∂(left subtree sum)/∂o_e
+    double gainRight;     // ∂(right subtree sum)/∂o_e
+    double invRecipients; // 1 / |R(e)|
+    double unused;
 };
 
 // Per parameter set and node, in the down-sweep (depth) order.
@@ -60,14 +77,15 @@ struct SetView {
     double* pT = nullptr;
     double* E = nullptr;
     double* Ebar = nullptr;
-    double* diag = nullptr;           // 2 pD E + pT Ē
-    double* bar = nullptr;            // pT E
-    double* denom = nullptr;          // 1 − diag
-    UpCoefficients* up = nullptr;     // [set * n + up-sweep position]
-    double* upDiag = nullptr;         // 2 pD E + pT Ē, up-sweep order
-    double* upBarInv = nullptr;       // pT E / |R|, up-sweep order
-    DownCoefficients* down = nullptr; // [set * n + down-sweep position]
-    double* survive = nullptr;        // per set: Σ_e (1 − E_e)
+    double* diag = nullptr;                 // 2 pD E + pT Ē
+    double* bar = nullptr;                  // pT E
+    double* denom = nullptr;                // 1 − diag
+    UpCoefficients* up = nullptr;           // [set * n + up-sweep position]
+    double* upDiag = nullptr;               // 2 pD E + pT Ē, up-sweep order
+    double* upBarInv = nullptr;             // pT E / |R|, up-sweep order
+    DownCoefficients* down = nullptr;       // [set * n + down-sweep position]
+    OutsideCoefficients* outside = nullptr; // [set * n + up-sweep position]
+    double* survive = nullptr;              // per set: Σ_e (1 − E_e)
     int* eIterations = nullptr;
     double* eResidual = nullptr;
     int* divergentNode = nullptr; // per set: a node whose self loop diverges (denom ≤ 0), else −1

@@ -21,10 +21,11 @@ constexpr int kMaxTeam = 256;
 // so a 192-thread team is never register-limited below the 5 teams its shared memory allows for the
 // 1,331-node hogenom-like tree.
 constexpr int kTeamsPerSM = 4;
+static_assert(3 * kMaxTeam / 32 <= BlockTeam::kReductionDoubles, "reduction scratch too small for a team");
 
-// Team scratch: kScratchVectors shared arrays of n doubles, then the reduction scratch.
-std::size_t teamSharedBytes(int n) {
-    return (kScratchVectors * static_cast<std::size_t>(n) + BlockTeam::kReductionDoubles) * sizeof(double);
+// Team scratch: `vectors` shared arrays of n doubles, then the reduction scratch.
+std::size_t teamSharedBytes(int n, int vectors = kScratchVectors) {
+    return (vectors * static_cast<std::size_t>(n) + BlockTeam::kReductionDoubles) * sizeof(double);
 }
 
 // A team's rows live in shared memory: opt in beyond 48 KB and ask for the largest shared-memory
@@ -63,7 +64,7 @@ __global__ void __launch_bounds__(kMaxTeam, kTeamsPerSM)
     forwardWaveKernel(SpeciesView s, SetView sv, CladeView cv, TableView tab, const int* clades,
                       ForwardSettings opt) {
     extern __shared__ double shared[];
-    BlockTeam team(shared + kScratchVectors * s.n);
+    BlockTeam team(shared + forwardScratchVectors(s.noConstraint, opt.alerax) * s.n);
     const int c = clades[blockIdx.x];
     const SetRef p(sv, cv.setOf(cv.cladeFamily[c]), s.n);
     solveCladeForward(team, s, p, cv, tab, c, opt, shared);
@@ -83,7 +84,7 @@ __global__ void __launch_bounds__(kMaxTeam, kTeamsPerSM)
                       int familyBegin, const double* rootSum, const double* largestDone,
                       double* largestRunning, AdjointSettings opt) {
     extern __shared__ double shared[];
-    BlockTeam team(shared + kScratchVectors * s.n);
+    BlockTeam team(shared + adjointScratchVectors(s.noConstraint) * s.n);
     const int c = clades[blockIdx.x];
     const SetRef p(sv, cv.setOf(cv.cladeFamily[c]), s.n);
     solveCladeAdjoint(team, s, p, cv, tab, c, familyBegin, rootSum, largestDone, largestRunning, opt, shared);
@@ -187,8 +188,10 @@ unsigned blocksFor(long long threads, int block) {
 int teamSize(int species) {
     // About eight nodes per thread. Teams are latency-bound (shared memory caps the clades in flight
     // per multiprocessor), so more warps per team help more than the idle warps in narrow levels
-    // cost: twelve nodes per thread was 9 % slower on the H200 (docs/performance.md, version 4).
-    const int threads = ((species + 8 * 32 - 1) / (8 * 32)) * 32;
+    // cost: twelve nodes per thread was 9 % slower on the H200, and eleven or sixteen with more
+    // clades per multiprocessor 7–22 % slower forward (docs/performance.md, versions 4 and 8).
+    constexpr int nodes = 8;
+    const int threads = ((species + nodes * 32 - 1) / (nodes * 32)) * 32;
     return threads < 32 ? 32 : threads > kMaxTeam ? kMaxTeam : threads;
 }
 
@@ -200,8 +203,8 @@ int maxTeamSpecies() {
     return static_cast<int>((limit / sizeof(double) - BlockTeam::kReductionDoubles) / kScratchVectors);
 }
 
-int teamsPerMultiprocessor(int species) {
-    const std::size_t bytes = teamSharedBytes(species);
+int teamsPerMultiprocessor(int species, bool noConstraint) {
+    const std::size_t bytes = teamSharedBytes(species, forwardScratchVectors(noConstraint, false));
     allowSharedMemory(forwardWaveKernel, bytes, "configuring the forward kernel");
     int blocks = 0;
     check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, forwardWaveKernel, teamSize(species), bytes),
@@ -228,7 +231,7 @@ void launchExtinction(const SpeciesView& s, const SetView& sv, int sets, const E
 void launchForwardWave(const SpeciesView& s, const SetView& sv, const CladeView& cv, const TableView& tab,
                        const int* clades, int count, const ForwardSettings& opt, cudaStream_t stream) {
     if (count == 0) return;
-    const std::size_t bytes = teamSharedBytes(s.n);
+    const std::size_t bytes = teamSharedBytes(s.n, forwardScratchVectors(s.noConstraint, opt.alerax));
     allowSharedMemory(forwardWaveKernel, bytes, "configuring the forward kernel");
     forwardWaveKernel<<<count, teamSize(s.n), bytes, stream>>>(s, sv, cv, tab, clades, opt);
     checkLaunch("the forward (clade probability) kernel");
@@ -249,7 +252,7 @@ void launchAdjointWave(const SpeciesView& s, const SetView& sv, const CladeView&
                        const double* largestDone, double* largestRunning, const AdjointSettings& opt,
                        cudaStream_t stream) {
     if (count == 0) return;
-    const std::size_t bytes = teamSharedBytes(s.n);
+    const std::size_t bytes = teamSharedBytes(s.n, adjointScratchVectors(s.noConstraint));
     allowSharedMemory(adjointWaveKernel, bytes, "configuring the adjoint kernel");
     adjointWaveKernel<<<count, teamSize(s.n), bytes, stream>>>(s, sv, cv, tab, clades, familyBegin, rootSum,
                                                                largestDone, largestRunning, opt);

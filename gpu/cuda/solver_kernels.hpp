@@ -11,8 +11,8 @@ namespace gpurec::gpu {
 int teamSize(int species);
 // Largest species tree whose team scratch fits the current device's shared memory.
 int maxTeamSpecies();
-// Clades the forward kernel runs at once on one multiprocessor.
-int teamsPerMultiprocessor(int species);
+// Clades the forward kernel (converged schedule) runs at once on one multiprocessor.
+int teamsPerMultiprocessor(int species, bool noConstraint);
 
 // p of every set from θ (rows of 3 log2 rates): set s, node e reads row 0 (global), e (specieswise)
 // or s (genewise).

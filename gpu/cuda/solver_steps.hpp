@@ -14,8 +14,16 @@
 namespace gpurec::gpu {
 
 constexpr double kLn2 = 0.693147180559945309417232121458176568;
-// Vectors of n doubles a team needs in its scratch.
+// Vectors of n doubles a team needs in its scratch: at most four; the clade steps need three when
+// the self loop is solved directly (PARENTS constraint), which lets more clades share a
+// multiprocessor.
 constexpr int kScratchVectors = 4;
+GPUREC_HD inline int forwardScratchVectors(bool noConstraint, bool alerax) {
+    return noConstraint || alerax ? 4 : 3;
+}
+GPUREC_HD inline int adjointScratchVectors(bool noConstraint) {
+    return noConstraint ? 4 : 3;
+}
 
 GPUREC_HD inline double maxOf(double a, double b) {
     return a < b ? b : a;
@@ -45,9 +53,11 @@ struct SetRef {
     const UpCoefficients* up;
     const double *upDiag, *upBarInv;
     const DownCoefficients* down;
+    const OutsideCoefficients* outside;
     GPUREC_HD SetRef(const SetView& v, int set, int n) {
         const std::size_t o = static_cast<std::size_t>(set) * n;
         up = v.up + o;
+        outside = v.outside + o;
         upDiag = v.upDiag + o;
         upBarInv = v.upBarInv + o;
         down = v.down + o;
@@ -60,26 +70,33 @@ struct SetRef {
     }
 };
 
-// Visits the levels in order, one barrier after each. load(i) fetches everything a visit of level
-// position i needs; the first position of the next level is fetched before the current level is
-// visited, so its memory latency overlaps the current level's work.
+enum class LevelOrder { Ascending, Descending };
+
+// Visits the levels in the given order, one barrier after each. load(i) fetches everything a visit
+// of level position i needs; the first position of the next level is fetched before the current
+// level is visited, so its memory latency overlaps the current level's work.
 template <class Team, class Load, class Visit>
-GPUREC_HD void sweepLevels(const Team& t, const int* offset, int levels, Load&& load, Visit&& visit) {
-    int first = offset[0] + t.rank;
-    bool have = first < offset[1];
+GPUREC_HD void sweepLevels(const Team& t, const int* offset, int levels, LevelOrder order, Load&& load,
+                           Visit&& visit) {
+    const bool ascending = order == LevelOrder::Ascending;
+    auto levelAt = [&](int k) { return ascending ? k : levels - 1 - k; };
+    int first = offset[levelAt(0)] + t.rank;
+    bool have = first < offset[levelAt(0) + 1];
     auto next = have ? load(first) : decltype(load(0)){};
-    for (int h = 0; h < levels; ++h) {
-        const int end = offset[h + 1];
+    for (int k = 0; k < levels; ++k) {
+        const int end = offset[levelAt(k) + 1];
         const auto current = next;
         const bool visitCurrent = have;
-        if (h + 1 < levels) {
-            have = end + t.rank < offset[h + 2];
-            if (have) next = load(end + t.rank);
+        int nextFirst = 0;
+        if (k + 1 < levels) {
+            nextFirst = offset[levelAt(k + 1)] + t.rank;
+            have = nextFirst < offset[levelAt(k + 1) + 1];
+            if (have) next = load(nextFirst);
         }
         if (visitCurrent) visit(current);
         for (int i = first + t.size; i < end; i += t.size)
             visit(load(i));
-        first = end + t.rank;
+        first = nextFirst;
         t.sync();
     }
 }
@@ -102,6 +119,10 @@ struct DiagNode {
     UpCoefficients c;
     double diag;
 };
+struct OutsideNode {
+    NodeRecord r;
+    OutsideCoefficients c;
+};
 
 // Children before parents; visit(const NodeValue&) with value the level-ordered entry of `values`
 // (1/|R| by default).
@@ -109,7 +130,7 @@ template <class Team, class Visit>
 GPUREC_HD void sweepUp(const Team& t, const SpeciesView& s, Visit&& visit, const double* values = nullptr) {
     const double* v = values ? values : s.upInvRecipients;
     sweepLevels(
-        t, s.upOffset, s.maxHeight + 1,
+        t, s.upOffset, s.maxHeight + 1, LevelOrder::Ascending,
         [&](int i) {
             return NodeValue{s.upRecords[i], v[i]};
         },
@@ -120,7 +141,7 @@ GPUREC_HD void sweepUp(const Team& t, const SpeciesView& s, Visit&& visit, const
 template <class Team, class Visit>
 GPUREC_HD void sweepDown(const Team& t, const SpeciesView& s, Visit&& visit) {
     sweepLevels(
-        t, s.downOffset, s.maxDepth + 1,
+        t, s.downOffset, s.maxDepth + 1, LevelOrder::Ascending,
         [&](int i) {
             return NodeValue{s.downRecords[i], s.downInvRecipients[i]};
         },
@@ -131,7 +152,7 @@ GPUREC_HD void sweepDown(const Team& t, const SpeciesView& s, Visit&& visit) {
 template <class Team, class Visit>
 GPUREC_HD void sweepUpCoefficients(const Team& t, const SpeciesView& s, const SetRef& p, Visit&& visit) {
     sweepLevels(
-        t, s.upOffset, s.maxHeight + 1,
+        t, s.upOffset, s.maxHeight + 1, LevelOrder::Ascending,
         [&](int i) {
             return UpNode{s.upRecords[i], p.up[i]};
         },
@@ -142,7 +163,7 @@ GPUREC_HD void sweepUpCoefficients(const Team& t, const SpeciesView& s, const Se
 template <class Team, class Visit>
 GPUREC_HD void sweepDownCoefficients(const Team& t, const SpeciesView& s, const SetRef& p, Visit&& visit) {
     sweepLevels(
-        t, s.downOffset, s.maxDepth + 1,
+        t, s.downOffset, s.maxDepth + 1, LevelOrder::Ascending,
         [&](int i) {
             return DownNode{s.downRecords[i], p.down[i]};
         },
@@ -167,6 +188,151 @@ GPUREC_HD inline void fillSweepCoefficients(const SpeciesView& s, const SetView&
     const int sibling = parent < 0 ? -1 : s.left[parent] == d.node ? s.right[parent] : s.left[parent];
     dc.parentCoef = parent < 0 ? 0.0 : sv.pS[o + parent] * sv.E[o + sibling];
     dc.invDenom = 1.0 / sv.denom[o + d.node];
+}
+
+// The direct self-loop solve (PARENTS constraint). Write o_e for the sum of Π over the nodes outside
+// e's subtree that are not e's ancestors, so Π̄_e = (o_e + Σ of Π strictly below e) / |R(e)|. Inside
+// e's subtree every Π and subtree sum is then affine in o_e alone (a child's o is o_e plus its
+// sibling's subtree sum), with non-negative coefficients that depend on the rates only. Per node:
+// β_e = ∂Π_e/∂o_e and τ_e = ∂(subtree sum)/∂o_e, folded up from the children; the children's
+// subtree sums are coupled through each other's o, solved with 1 / (1 − τ_left τ_right), whose
+// denominator is close to 1 (τ is of the order of pT·E). Needs the set's up coefficients; beta
+// and tau are scratch vectors of n. Returns, per team member, n − e for the smallest node e it saw
+// whose children's coupling has no positive solution (rates beyond the model's range), else 0.
+template <class Team>
+GPUREC_HD double fillOutsideCoefficients(const Team& t, const SpeciesView& s, const SetView& sv, int set,
+                                         double* beta, double* tau) {
+    const std::size_t o = static_cast<std::size_t>(set) * s.n;
+    double divergent = 0.0;
+    sweepLevels(
+        t, s.upOffset, s.maxHeight + 1, LevelOrder::Ascending, [](int i) { return i; },
+        [&](int i) {
+            const NodeRecord& r = s.upRecords[i];
+            UpCoefficients& u = sv.up[o + i];
+            OutsideCoefficients& c = sv.outside[o + i];
+            const double barInv = sv.upBarInv[o + i];
+            c = OutsideCoefficients{};
+            c.invRecipients = s.upInvRecipients[i];
+            u.sigmaLeft = u.sigmaRight = u.subtreeLeft = u.subtreeRight = 0.0;
+            double slope = barInv; // ∂(Π_e · denominator)/∂o_e
+            if (r.left >= 0) {
+                const double tl = tau[r.left], tr = tau[r.right], bl = beta[r.left], br = beta[r.right];
+                const double coupling = 1.0 - tl * tr;
+                if (!(coupling > 0)) divergent = maxOf(divergent, static_cast<double>(s.n - r.node));
+                const double inv = 1.0 / coupling;
+                c.invCoupling = inv;
+                c.crossLeft = tl * inv;
+                c.crossRight = tr * inv;
+                c.gainLeft = tl * (1.0 + tr) * inv;
+                c.gainRight = tr * (1.0 + tl) * inv;
+                const double viaLeft = u.childLeft * bl + barInv, viaRight = u.childRight * br + barInv;
+                u.sigmaLeft = (viaRight + viaLeft * tr) * inv;
+                u.sigmaRight = (viaLeft + viaRight * tl) * inv;
+                u.subtreeLeft = (1.0 + tr) * inv;
+                u.subtreeRight = (1.0 + tl) * inv;
+                slope = u.childLeft * bl * (1.0 + c.gainRight) + u.childRight * br * (1.0 + c.gainLeft) +
+                        barInv * (1.0 + c.gainLeft + c.gainRight);
+            }
+            c.beta = slope * u.invDenom;
+            beta[r.node] = c.beta;
+            tau[r.node] = c.beta + c.gainLeft + c.gainRight;
+        });
+    return divergent;
+}
+
+// Π and Π̄ of one clade exactly (PARENTS), given its split terms in alpha (overwritten). The up
+// sweep folds the children into α_e (Π_e at o_e = 0) and σ_e (the subtree sum at o_e = 0); the down
+// sweep starts from o = 0 at the root and hands each child its o (stored over its σ). Only
+// non-negative terms are added. Ends with a barrier.
+template <class Team>
+GPUREC_HD void solveLoopDirect(const Team& t, const SpeciesView& s, const SetRef& p, double* alpha,
+                               double* sigma, double* row, double* bar) {
+    sweepLevels(
+        t, s.upOffset, s.maxHeight + 1, LevelOrder::Ascending,
+        [&](int i) {
+            return UpNode{s.upRecords[i], p.up[i]};
+        },
+        [&](const UpNode& u) {
+            const NodeRecord& r = u.r;
+            double v = alpha[r.node], below = 0.0;
+            if (r.left >= 0) {
+                const double sl = sigma[r.left], sr = sigma[r.right];
+                v += u.c.childLeft * alpha[r.left] + u.c.childRight * alpha[r.right] + u.c.sigmaLeft * sl +
+                     u.c.sigmaRight * sr;
+                below = u.c.subtreeLeft * sl + u.c.subtreeRight * sr;
+            }
+            v *= u.c.invDenom;
+            alpha[r.node] = v;
+            sigma[r.node] = v + below;
+        });
+    sweepLevels(
+        t, s.upOffset, s.maxHeight + 1, LevelOrder::Descending,
+        [&](int i) {
+            return OutsideNode{s.upRecords[i], p.outside[i]};
+        },
+        [&](const OutsideNode& d) {
+            const NodeRecord& r = d.r;
+            const double o = r.parent < 0 ? 0.0 : sigma[r.node];
+            row[r.node] = alpha[r.node] + d.c.beta * o;
+            double below = 0.0;
+            if (r.left >= 0) {
+                const double sl = sigma[r.left], sr = sigma[r.right];
+                const double subLeft = d.c.invCoupling * sl + d.c.crossLeft * sr + d.c.gainLeft * o;
+                const double subRight = d.c.invCoupling * sr + d.c.crossRight * sl + d.c.gainRight * o;
+                sigma[r.left] = o + subRight;
+                sigma[r.right] = o + subLeft;
+                below = subLeft + subRight;
+            }
+            bar[r.node] = (o + below) * d.c.invRecipients;
+        });
+}
+
+// The adjoint of solveLoopDirect (PARENTS), its sweeps run backwards: given b = ∂/∂Π and u = ∂/∂Π̄
+// of one clade, w = ∂/∂(split terms), i.e. the solution of (I − Aᵀ) w = b + Rᵀu with R the
+// recipient average (Π̄ = R Π). b is overwritten; u is overwritten by the adjoint of the subtree
+// parts σ. Ends with a barrier.
+template <class Team>
+GPUREC_HD void solveLoopTransposeDirect(const Team& t, const SpeciesView& s, const SetRef& p, double* b,
+                                        double* u, double* w) {
+    double* sigmaBar = u; // a node's u is read at its own visit, before its parent writes sigmaBar
+    // The down sweep's adjoint, children first: w holds the adjoint of o.
+    sweepLevels(
+        t, s.upOffset, s.maxHeight + 1, LevelOrder::Ascending,
+        [&](int i) {
+            return OutsideNode{s.upRecords[i], p.outside[i]};
+        },
+        [&](const OutsideNode& d) {
+            const NodeRecord& r = d.r;
+            const double ub = u[r.node] * d.c.invRecipients; // Π̄_e = (o_e + below) / |R(e)|
+            double v = d.c.beta * b[r.node] + ub;
+            if (r.left >= 0) {
+                const double ol = w[r.left], orr = w[r.right];
+                // Adjoints of the two subtree sums (each feeds the sibling's o and Π̄_e).
+                const double subLeft = orr + ub, subRight = ol + ub;
+                v += ol + orr + d.c.gainLeft * subLeft + d.c.gainRight * subRight;
+                sigmaBar[r.left] = d.c.invCoupling * subLeft + d.c.crossRight * subRight;
+                sigmaBar[r.right] = d.c.crossLeft * subLeft + d.c.invCoupling * subRight;
+            }
+            w[r.node] = v;
+        });
+    // The up sweep's adjoint, parents first: b accumulates the adjoint of α, sigmaBar that of σ.
+    sweepLevels(
+        t, s.upOffset, s.maxHeight + 1, LevelOrder::Descending,
+        [&](int i) {
+            return UpNode{s.upRecords[i], p.up[i]};
+        },
+        [&](const UpNode& up) {
+            const NodeRecord& r = up.r;
+            const double sb = r.parent < 0 ? 0.0 : sigmaBar[r.node];
+            const double z = (b[r.node] + sb) * up.c.invDenom;
+            w[r.node] = z;
+            if (r.left >= 0) {
+                b[r.left] += up.c.childLeft * z;
+                b[r.right] += up.c.childRight * z;
+                sigmaBar[r.left] += up.c.sigmaLeft * z + up.c.subtreeLeft * sb;
+                sigmaBar[r.right] += up.c.sigmaRight * z + up.c.subtreeRight * sb;
+            }
+        });
 }
 
 template <class Team, class Body>
@@ -322,9 +488,13 @@ GPUREC_HD void solveExtinctionSet(const Team& t, const SpeciesView& s, const Set
         survive += 1.0 - E[e];
     });
     survive = t.sum(survive);
-    firstDivergent = t.max(firstDivergent);
     for (int i = t.rank; i < n; i += t.size)
         fillSweepCoefficients(s, sv, set, i);
+    if (!s.noConstraint) {
+        t.sync();
+        firstDivergent = maxOf(firstDivergent, fillOutsideCoefficients(t, s, sv, set, E, Ebar));
+    }
+    firstDivergent = t.max(firstDivergent);
     if (t.rank == 0) {
         sv.survive[set] = survive;
         sv.eIterations[set] = iterations;
@@ -361,13 +531,16 @@ GPUREC_HD inline SplitTerms splitTerms(const SpeciesView& s, const CladeView& cv
 }
 
 // Π and Π̄ of clade c (spec 5), row-scaled like the CPU: the split terms relative to 2^rowScale,
-// then the self loop (converged: exact postorder solve given Π̄, Π̄ iterated; alerax: 4 sweeps),
-// then the row normalised to a peak in [1/2, 1).
+// then the self loop (converged: solved directly under PARENTS, else the exact postorder solve given
+// Π̄ with Π̄ iterated; alerax: 4 sweeps), then the row normalised to a peak in [1/2, 1).
 template <class Team>
 GPUREC_HD void solveCladeForward(const Team& t, const SpeciesView& s, const SetRef& p, const CladeView& cv,
                                  const TableView& tab, int c, const ForwardSettings& opt, double* scratch) {
     const int n = s.n;
-    double *row = scratch, *bar = scratch + n, *K = scratch + 2 * n, *sub = scratch + 3 * n;
+    // The direct solve turns the split terms into Π in place, in three vectors.
+    const bool direct = forwardScratchVectors(s.noConstraint, opt.alerax) == 3;
+    double *row = scratch, *bar = scratch + n, *K = direct ? row : scratch + 2 * n,
+           *sub = direct ? scratch + 2 * n : scratch + 3 * n;
     const std::size_t self = tab.row(c);
     int rowScale = 0;
     const int gene = cv.geneSpecies[c];
@@ -403,12 +576,16 @@ GPUREC_HD void solveCladeForward(const Team& t, const SpeciesView& s, const SetR
         }
     }
     int iterations = 0;
-    if (opt.alerax) {
+    if (direct) {
+        t.sync();
+        solveLoopDirect(t, s, p, K, sub, row, bar);
+        iterations = 1;
+    } else if (opt.alerax) {
         forEachNode(t, s, [&](int e) { row[e] = bar[e] = 0.0; });
         t.sync();
         for (int sweep = 0; sweep < 4; ++sweep) {
             sweepLevels(
-                t, s.upOffset, s.maxHeight + 1,
+                t, s.upOffset, s.maxHeight + 1, LevelOrder::Ascending,
                 [&](int i) {
                     return DiagNode{s.upRecords[i], p.up[i], p.upDiag[i]};
                 },
@@ -496,8 +673,9 @@ GPUREC_HD void familyLikelihood(const Team& t, const SpeciesView& s, const SetVi
 }
 
 // Solves (I − Aᵀ) w = b for the self-loop operator A of spec 7 (the Jacobian of the Π and E
-// equations): Aᵀ splits into the parent coupling and the diagonal, solved exactly top-down, and the
-// Π̄ coupling, iterated; the transpose of the forward's splitting, so it converges at the same rate.
+// equations) by iteration, for the NONE constraint: Aᵀ splits into the parent coupling and the
+// diagonal, solved exactly top-down, and the Π̄ coupling, iterated; the transpose of the forward's
+// splitting, so it converges at the same rate.
 // Uses scratch vectors w (the result), v, sub; b is read only. Returns the iterations.
 template <class Team>
 GPUREC_HD int solveLoopTranspose(const Team& t, const SpeciesView& s, const SetRef& p, const double* b,
@@ -540,6 +718,19 @@ GPUREC_HD int solveLoopTranspose(const Team& t, const SpeciesView& s, const SetR
     return it > maxIterations ? maxIterations : it;
 }
 
+// Solves (I − Aᵀ) w = b + Rᵀu (u: the adjoint of Π̄): directly under the PARENTS constraint, else
+// iterated. b and u are overwritten; sub is scratch. Returns the iterations (1 for the direct solve).
+template <class Team>
+GPUREC_HD int solveSelfLoopTranspose(const Team& t, const SpeciesView& s, const SetRef& p, double* b,
+                                     double* u, int maxIterations, double tolerance, double* w, double* sub) {
+    if (!s.noConstraint) {
+        solveLoopTransposeDirect(t, s, p, b, u, w);
+        return 1;
+    }
+    addRecipientAverageTranspose(t, s, u, sub, b);
+    return solveLoopTranspose(t, s, p, b, maxIterations, tolerance, w, u, sub);
+}
+
 // The adjoint of clade c (spec 7.2), gathered from its parents' adjoints (already final: parents lie
 // in later waves) instead of pushed into it, so no two teams write the same row. Per family
 // (indexed by family − familyBegin): rootSum, and for pruning the largest right-hand side of the
@@ -550,7 +741,9 @@ GPUREC_HD void solveCladeAdjoint(const Team& t, const SpeciesView& s, const SetR
                                  const double* largestDone, double* largestRunning,
                                  const AdjointSettings& opt, double* scratch) {
     const int n = s.n;
-    double *b = scratch, *fromBar = scratch + n, *w = scratch + 2 * n, *sub = scratch + 3 * n;
+    // The direct solve writes w over sub, dead by then (three vectors).
+    double *b = scratch, *fromBar = scratch + n, *sub = scratch + 2 * n,
+           *w = adjointScratchVectors(s.noConstraint) == 3 ? sub : scratch + 3 * n;
     const int family = cv.cladeFamily[c];
     const bool root = c == cv.familyRoot[family];
     const double start = root ? -1.0 / (kLn2 * rootSum[family - familyBegin]) : 0.0;
@@ -585,9 +778,13 @@ GPUREC_HD void solveCladeAdjoint(const Team& t, const SpeciesView& s, const SetR
         });
     }
     t.sync();
-    addRecipientAverageTranspose(t, s, fromBar, sub, b);
+    if (opt.pruning) {
+        // The pruning test needs the whole right-hand side b + Rᵀ fromBar.
+        addRecipientAverageTranspose(t, s, fromBar, sub, b);
+        forEachNode(t, s, [&](int e) { fromBar[e] = 0.0; });
+    }
     double peak = 0.0;
-    forEachNode(t, s, [&](int e) { peak = maxOf(peak, fabs(b[e])); });
+    forEachNode(t, s, [&](int e) { peak = maxOf(peak, maxOf(fabs(b[e]), fabs(fromBar[e]))); });
     peak = t.max(peak);
     const std::size_t self = tab.row(c);
     if (opt.pruning && t.rank == 0) t.raiseMax(largestRunning + (family - familyBegin), peak);
@@ -597,7 +794,8 @@ GPUREC_HD void solveCladeAdjoint(const Team& t, const SpeciesView& s, const SetR
         if (t.rank == 0) tab.iterations[tab.local(c)] = 0;
         return;
     }
-    const int iterations = solveLoopTranspose(t, s, p, b, opt.maxIterations, opt.tolerance, w, fromBar, sub);
+    const int iterations =
+        solveSelfLoopTranspose(t, s, p, b, fromBar, opt.maxIterations, opt.tolerance, w, sub);
     forEachNode(t, s, [&](int e) { tab.adjoint[self + e] = w[e]; });
     if (t.rank == 0) tab.iterations[tab.local(c)] = iterations;
 }
@@ -650,10 +848,12 @@ GPUREC_HD void eliminateExtinctionSet(const Team& t, const SpeciesView& s, const
     const int n = s.n;
     double *q = scratch, *u = scratch + n, *v = scratch + 2 * n, *sub = scratch + 3 * n;
     const double conditioning = familyCount / (kLn2 * survive);
-    forEachNode(t, s, [&](int e) { q[e] = acc[RowE * n + e] - conditioning; });
+    forEachNode(t, s, [&](int e) {
+        q[e] = acc[RowE * n + e] - conditioning;
+        v[e] = acc[RowEbar * n + e];
+    });
     t.sync();
-    addRecipientAverageTranspose(t, s, acc + RowEbar * n, sub, q);
-    solveLoopTranspose(t, s, p, q, maxIterations, tolerance, u, v, sub);
+    solveSelfLoopTranspose(t, s, p, q, v, maxIterations, tolerance, u, sub);
     double tD = 0, tL = 0, tT = 0;
     forEachNode(t, s, [&](int e) {
         const double E = p.E[e];
