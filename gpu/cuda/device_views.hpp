@@ -8,11 +8,6 @@
 #else
 #define GPUREC_HD
 #endif
-#ifdef __CUDA_ARCH__
-#define GPUREC_UNROLL _Pragma("unroll")
-#else
-#define GPUREC_UNROLL
-#endif
 
 namespace gpurec::gpu {
 

@@ -341,32 +341,6 @@ GPUREC_HD void forEachNode(const Team& t, const SpeciesView& s, Body&& body) {
         body(e);
 }
 
-// Sums over a clade's splits at every node, each team member keeping its nodes' sums in
-// registers, kNodeGroup nodes at a time: forEachSplit(nodes) calls nodes(term) once per split, and
-// term(e, acc) adds that split's share at node e to acc[0 .. Values). Within a split the loads of
-// all the group's nodes are independent and no store to the team's scratch comes between them, so
-// they are in flight together (a store through a plain pointer would order every later load
-// behind it). store(e, acc) receives the sums.
-constexpr int kNodeGroup = 8;
-template <int Values, class Team, class ForEachSplit, class Store>
-GPUREC_HD void accumulateOverSplits(const Team& t, int n, ForEachSplit&& forEachSplit, Store&& store) {
-    for (int base = t.rank; base < n; base += kNodeGroup * t.size) {
-        double acc[kNodeGroup][Values] = {};
-        forEachSplit([&](auto&& term) {
-            GPUREC_UNROLL
-            for (int j = 0; j < kNodeGroup; ++j) {
-                const int e = base + j * t.size;
-                if (e < n) term(e, acc[j]);
-            }
-        });
-        GPUREC_UNROLL
-        for (int j = 0; j < kNodeGroup; ++j) {
-            const int e = base + j * t.size;
-            if (e < n) store(e, acc[j]);
-        }
-    }
-}
-
 GPUREC_HD inline double belowSum(const SpeciesView& s, const double* sub, int e) {
     return s.left[e] >= 0 ? sub[s.left[e]] + sub[s.right[e]] : 0.0;
 }
@@ -574,35 +548,32 @@ GPUREC_HD void solveCladeForward(const Team& t, const SpeciesView& s, const SetR
         forEachNode(t, s, [&](int e) { K[e] = e == gene ? p.pS[e] : 0.0; });
     } else {
         const int k0 = cv.splitOffset[c], k1 = cv.splitOffset[c + 1];
-        double largest = -HUGE_VAL; // the largest child scale sum, shared by the whole team
-        for (int k = k0 + t.rank; k < k1; k += t.size)
-            largest = maxOf(largest,
-                            tab.scale[tab.local(cv.splitLeft[k])] + tab.scale[tab.local(cv.splitRight[k])]);
-        rowScale = static_cast<int>(t.max(largest));
-        accumulateOverSplits<1>(
-            t, n,
-            [&](auto&& nodes) {
-                for (int k = k0; k < k1; ++k) {
-                    const int l = cv.splitLeft[k], r = cv.splitRight[k];
-                    const double fac = ldexp(cv.splitWeight[k],
-                                             tab.scale[tab.local(l)] + tab.scale[tab.local(r)] - rowScale);
-                    if (fac == 0.0) continue;
-                    const bool transfers = opt.pibarSideThreshold <= 0 ||
-                                           maxOf(tab.pibarPeak[tab.local(l)], tab.pibarPeak[tab.local(r)]) >=
-                                               opt.pibarSideThreshold;
-                    const double* a = tab.pi + tab.row(l);
-                    const double* b = tab.pi + tab.row(r);
-                    const double* abar = tab.pibar + tab.row(l);
-                    const double* bbar = tab.pibar + tab.row(r);
-                    nodes([&](int e, double* acc) {
-                        const int f = s.left[e], g = s.right[e];
-                        const double S = f >= 0 ? a[f] * b[g] + b[f] * a[g] : 0.0;
-                        const double T = transfers ? a[e] * bbar[e] + b[e] * abar[e] : 0.0;
-                        acc[0] += fac * (p.pS[e] * S + p.pD[e] * (a[e] * b[e]) + p.pT[e] * T);
-                    });
-                }
-            },
-            [&](int e, const double* acc) { K[e] = acc[0]; });
+        for (int k = k0; k < k1; ++k) {
+            const int sc = tab.scale[tab.local(cv.splitLeft[k])] + tab.scale[tab.local(cv.splitRight[k])];
+            if (k == k0 || sc > rowScale) rowScale = sc;
+        }
+        // Split-major: each split's scales and rows are looked up once, then every node's terms are
+        // independent loads (a team member only ever touches its own nodes' K entries).
+        forEachNode(t, s, [&](int e) { K[e] = 0.0; });
+        for (int k = k0; k < k1; ++k) {
+            const int l = cv.splitLeft[k], r = cv.splitRight[k];
+            const double fac =
+                ldexp(cv.splitWeight[k], tab.scale[tab.local(l)] + tab.scale[tab.local(r)] - rowScale);
+            if (fac == 0.0) continue;
+            const bool transfers =
+                opt.pibarSideThreshold <= 0 ||
+                maxOf(tab.pibarPeak[tab.local(l)], tab.pibarPeak[tab.local(r)]) >= opt.pibarSideThreshold;
+            const double* a = tab.pi + tab.row(l);
+            const double* b = tab.pi + tab.row(r);
+            const double* abar = tab.pibar + tab.row(l);
+            const double* bbar = tab.pibar + tab.row(r);
+            forEachNode(t, s, [&](int e) {
+                const int f = s.left[e], g = s.right[e];
+                const double S = f >= 0 ? a[f] * b[g] + b[f] * a[g] : 0.0;
+                const double T = transfers ? a[e] * bbar[e] + b[e] * abar[e] : 0.0;
+                K[e] += fac * (p.pS[e] * S + p.pD[e] * (a[e] * b[e]) + p.pT[e] * T);
+            });
+        }
     }
     int iterations = 0;
     if (direct) {
@@ -776,41 +747,36 @@ GPUREC_HD void solveCladeAdjoint(const Team& t, const SpeciesView& s, const SetR
     const int family = cv.cladeFamily[c];
     const bool root = c == cv.familyRoot[family];
     const double start = root ? -1.0 / (kLn2 * rootSum[family - familyBegin]) : 0.0;
-    // Gathered over the splits in which the clade is a child (acc: Π adjoint, Π̄ adjoint).
-    accumulateOverSplits<2>(
-        t, n,
-        [&](auto&& nodes) {
-            for (int q = cv.parentOffset[c]; q < cv.parentOffset[c + 1]; ++q) {
-                const int k = cv.parentSplits[q];
-                const int l = cv.splitLeft[k], r = cv.splitRight[k], parent = cv.splitParent[k];
-                const double fac =
-                    ldexp(cv.splitWeight[k],
-                          tab.scale[tab.local(l)] + tab.scale[tab.local(r)] - tab.scale[tab.local(parent)]);
-                if (fac == 0.0) continue;
-                const bool transfers =
-                    opt.pibarSideThreshold <= 0 ||
-                    maxOf(tab.pibarPeak[tab.local(l)], tab.pibarPeak[tab.local(r)]) >= opt.pibarSideThreshold;
-                const int partner = l == c ? r : l;
-                const double* wp = tab.adjoint + tab.row(parent);
-                const double* x = tab.pi + tab.row(partner);
-                const double* xbar = tab.pibar + tab.row(partner);
-                nodes([&](int e, double* acc) {
-                    const double we = fac * wp[e];
-                    double v = we * p.pD[e] * x[e];
-                    if (transfers) {
-                        v += we * p.pT[e] * xbar[e];
-                        acc[1] += we * p.pT[e] * x[e];
-                    }
-                    const int up = s.parent[e];
-                    if (up >= 0) v += fac * wp[up] * p.pS[up] * x[s.sibling[e]];
-                    acc[0] += v;
-                });
+    forEachNode(t, s, [&](int e) {
+        b[e] = start;
+        fromBar[e] = 0.0;
+    });
+    // Parent-split-major, like the forward's split terms; each member only touches its own nodes.
+    for (int q = cv.parentOffset[c]; q < cv.parentOffset[c + 1]; ++q) {
+        const int k = cv.parentSplits[q];
+        const int l = cv.splitLeft[k], r = cv.splitRight[k], parent = cv.splitParent[k];
+        const double fac = ldexp(cv.splitWeight[k], tab.scale[tab.local(l)] + tab.scale[tab.local(r)] -
+                                                        tab.scale[tab.local(parent)]);
+        if (fac == 0.0) continue;
+        const bool transfers =
+            opt.pibarSideThreshold <= 0 ||
+            maxOf(tab.pibarPeak[tab.local(l)], tab.pibarPeak[tab.local(r)]) >= opt.pibarSideThreshold;
+        const int partner = l == c ? r : l;
+        const double* wp = tab.adjoint + tab.row(parent);
+        const double* x = tab.pi + tab.row(partner);
+        const double* xbar = tab.pibar + tab.row(partner);
+        forEachNode(t, s, [&](int e) {
+            const double we = fac * wp[e];
+            double v = we * p.pD[e] * x[e];
+            if (transfers) {
+                v += we * p.pT[e] * xbar[e];
+                fromBar[e] += we * p.pT[e] * x[e];
             }
-        },
-        [&](int e, const double* acc) {
-            b[e] = start + acc[0];
-            fromBar[e] = acc[1];
+            const int up = s.parent[e];
+            if (up >= 0) v += fac * wp[up] * p.pS[up] * x[s.sibling[e]];
+            b[e] += v;
         });
+    }
     t.sync();
     if (opt.pruning) {
         // The pruning test needs the whole right-hand side b + Rᵀ fromBar.
