@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <numbers>
 #include <stdexcept>
 
 namespace gpurec {
@@ -39,6 +40,30 @@ double OptimizationRun::projectedGradNorm(const std::vector<double>& theta,
     return norm;
 }
 
+double OptimizationRun::evaluateModel(const std::vector<double>& point, std::vector<double>& grad) {
+    current_.theta() = point;
+    model_.setParameters(current_);
+    if (!settings_.warm_starts) model_.clear_warm_starts();
+    const double nll = model_.evaluate_with_gradient(grad);
+    ++evaluations_;
+    modelTheta_ = point;
+    if (grad.size() != point.size())
+        throw std::runtime_error("the " + model_.backend().name() + " backend returned no gradient");
+    if (!std::isfinite(nll))
+        throw std::runtime_error("the negative log-likelihood is not finite at the current rates");
+    lastStats_ = model_.lastEvaluation().stats;
+    return nll;
+}
+
+void OptimizationRun::keepIfBest() {
+    if (haveBest_ && !(lastNll_ < bestNll_)) return;
+    bestTheta_ = lastTheta_;
+    bestGrad_ = lastGrad_;
+    bestNll_ = lastNll_;
+    bestStats_ = lastStats_;
+    haveBest_ = true;
+}
+
 double OptimizationRun::evaluate(const std::vector<double>& theta, std::vector<double>& grad) {
     std::vector<double> point = theta;
     clampLogRate(point, settings_.min_rate, settings_.max_rate);
@@ -50,30 +75,25 @@ double OptimizationRun::evaluate(const std::vector<double>& theta, std::vector<d
         lastStats_ = bestStats_;
         return bestNll_;
     }
-    current_.theta() = point;
-    model_.setParameters(current_);
-    if (!settings_.warm_starts) model_.clear_warm_starts();
-    const double nll = model_.evaluate_with_gradient(grad);
-    ++evaluations_;
-    if (grad.size() != point.size())
-        throw std::runtime_error("the " + model_.backend().name() + " backend returned no gradient");
-    if (!std::isfinite(nll))
-        throw std::runtime_error("the negative log-likelihood is not finite at the current rates");
+    lastNll_ = evaluateModel(point, grad);
     lastTheta_ = point;
     lastGrad_ = grad;
-    lastNll_ = nll;
-    lastStats_ = model_.lastEvaluation().stats;
-    if (!haveBest_ || nll < bestNll_) {
-        bestTheta_ = point;
-        bestGrad_ = grad;
-        bestNll_ = nll;
-        bestStats_ = lastStats_;
-        haveBest_ = true;
-    }
+    keepIfBest();
+    return lastNll_;
+}
+
+std::vector<double> OptimizationRun::evaluateFamilies(const std::vector<double>& theta,
+                                                      std::vector<double>& grad) {
+    std::vector<double> point = theta;
+    clampLogRate(point, settings_.min_rate, settings_.max_rate);
+    evaluateModel(point, grad);
+    std::vector<double> nll;
+    for (double ll : model_.lastEvaluation().logLikelihood)
+        nll.push_back(-ll / std::numbers::ln2);
     return nll;
 }
 
-void OptimizationRun::endIteration() {
+IterationReport OptimizationRun::reportIteration() {
     IterationReport report;
     report.iteration = iteration_;
     report.nllBits = lastNll_;
@@ -84,21 +104,42 @@ void OptimizationRun::endIteration() {
     report.stats = lastStats_;
     report.evaluations = evaluations_;
     report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count();
-    const double previous = previousIterationNll_;
     if (iteration_ == 0) initialNll_ = lastNll_;
-    previousIterationNll_ = lastNll_;
     ++iteration_;
+    if (progress_ && !progress_(report))
+        throw StopOptimization{StopOptimization::Kind::Caller, "stopped by the caller"};
+    return report;
+}
 
+void OptimizationRun::stopAtIterationCap(const IterationReport& report) const {
+    if (report.iteration >= settings_.max_iter)
+        throw StopOptimization{StopOptimization::Kind::IterationCap, "reached max_iter"};
+}
+
+void OptimizationRun::endIteration() {
+    const double previous = previousIterationNll_;
+    previousIterationNll_ = lastNll_;
+    const IterationReport report = reportIteration();
     using Kind = StopOptimization::Kind;
-    if (progress_ && !progress_(report)) throw StopOptimization{Kind::Caller, "stopped by the caller"};
     if (report.gradNorm <= settings_.grad_tol)
         throw StopOptimization{Kind::Converged,
                                "projected gradient norm " + shortNumber(report.gradNorm) + " <= grad_tol"};
     if (report.iteration > 0 &&
         std::abs(previous - lastNll_) <= settings_.rel_tol * std::max(std::abs(lastNll_), 1.0))
         throw StopOptimization{Kind::Converged, "relative NLL change <= rel_tol"};
-    if (report.iteration >= settings_.max_iter)
-        throw StopOptimization{Kind::IterationCap, "reached max_iter"};
+    stopAtIterationCap(report);
+}
+
+void OptimizationRun::endIterationAt(const std::vector<double>& theta, double nll,
+                                     const std::vector<double>& grad,
+                                     const std::optional<std::string>& converged) {
+    lastTheta_ = theta;
+    lastGrad_ = grad;
+    lastNll_ = nll;
+    keepIfBest();
+    const IterationReport report = reportIteration();
+    if (converged) throw StopOptimization{StopOptimization::Kind::Converged, *converged};
+    stopAtIterationCap(report);
 }
 
 bool OptimizationRun::snapToLowerBound() {
@@ -124,14 +165,14 @@ OptimizationResult OptimizationRun::finish(const StopOptimization& stop) {
     OptimizationResult result;
     current_.theta() = bestTheta_;
     model_.setParameters(current_);
-    if (lastTheta_ != bestTheta_) {
+    if (modelTheta_ != bestTheta_) {
         // Leave the best point's evaluation (per-family values, gradient) in the model.
         std::vector<double> grad;
         model_.evaluate_with_gradient(grad);
         ++evaluations_;
     }
     result.best = current_;
-    result.bestNllBits = bestNll_;
+    result.bestNllBits = model_.lastEvaluation().totalNllBits;
     result.initialNllBits = initialNll_;
     result.iterations = std::max(iteration_ - 1, 0);
     result.evaluations = evaluations_;

@@ -5,6 +5,7 @@
 #include "optim/optimizer.hpp"
 
 #include <chrono>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -36,6 +37,17 @@ class OptimizationRun {
     void endIteration();
     bool startReported() const { return iteration_ > 0; }
 
+    // Separable runs (genewise rates: each family's NLL depends on its own rates only). One
+    // evaluation at θ (projected into the bounds) giving each family's NLL in bits and the gradient;
+    // the point is neither reported nor kept as the best.
+    std::vector<double> evaluateFamilies(const std::vector<double>& theta, std::vector<double>& grad);
+    // Closes an iteration at a point assembled from the families' accepted points, whose NLL and
+    // gradient are known from the evaluations that accepted them: reports it, keeps it as the best
+    // when lower, and stops the run (throws StopOptimization) for the caller, when `converged` holds
+    // the algorithm's reason, or at max_iter.
+    void endIterationAt(const std::vector<double>& theta, double nll, const std::vector<double>& grad,
+                        const std::optional<std::string>& converged);
+
     // Polish: near a zero rate the NLL is linear in the rate, so in θ = log2 rate it flattens out
     // and the gradient test stops short of the bound. Moves every small rate (< 1e-4) whose
     // projected gradient still points down to the lower bound, in one evaluation; on a gain, closes
@@ -51,6 +63,12 @@ class OptimizationRun {
 
   private:
     double projectedGradNorm(const std::vector<double>& theta, const std::vector<double>& grad) const;
+    // Evaluates the model at a point within the bounds; counted and checked.
+    double evaluateModel(const std::vector<double>& point, std::vector<double>& grad);
+    void keepIfBest();
+    // Reports the last point as the next iteration; throws StopOptimization when the caller stops.
+    IterationReport reportIteration();
+    void stopAtIterationCap(const IterationReport& report) const;
 
     ReconModel& model_;
     OptimizerSettings settings_;
@@ -59,6 +77,7 @@ class OptimizationRun {
     double lower_, upper_;
     RateParameters current_;
     std::vector<double> start_;
+    std::vector<double> modelTheta_; // where the model's last evaluation is
     std::vector<double> lastTheta_, lastGrad_;
     double lastNll_ = 0.0;
     SolverStats lastStats_;
@@ -71,9 +90,10 @@ class OptimizationRun {
     double initialNll_ = 0.0, previousIterationNll_ = 0.0;
 };
 
-// The two algorithms; each runs until OptimizationRun stops it or it cannot progress, and returns
-// the reason in the latter case.
+// The algorithms; each runs until OptimizationRun stops it or it cannot progress, and returns the
+// reason in the latter case. runGenewiseLockstep needs genewise θ (3 rates per family).
 StopOptimization runLbfgsb(OptimizationRun& run);
 StopOptimization runAdam(OptimizationRun& run);
+StopOptimization runGenewiseLockstep(OptimizationRun& run);
 
 } // namespace gpurec

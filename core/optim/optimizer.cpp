@@ -50,26 +50,36 @@ template <typename Step> StopOptimization untilStopped(Step&& step) {
         return stop;
     }
 }
+
+// A joint fit: the algorithm, then while it stops for convergence or lack of progress, snaps rates
+// drifting to zero short of the bound onto it and resumes from there while that gains.
+StopOptimization fitJointly(OptimizationRun& run, StopOptimization (*algorithm)(OptimizationRun&)) {
+    using Kind = StopOptimization::Kind;
+    StopOptimization stop = untilStopped([&] { return algorithm(run); });
+    while (stop.kind == Kind::Converged || stop.kind == Kind::NoProgress) {
+        try {
+            if (!run.snapToLowerBound()) break;
+        } catch (const StopOptimization& atSnap) {
+            stop = atSnap; // the snapped point itself ends the run (or is snapped further)
+            continue;
+        }
+        stop = untilStopped([&] { return algorithm(run); });
+    }
+    return stop;
+}
 } // namespace
 
 OptimizationResult optimizeRates(ReconModel& model, const OptimizerSettings& settings,
                                  const ProgressCallback& progress) {
     OptimizationRun run(model, settings, progress);
-    auto algorithm = settings.kind == OptimizerKind::Lbfgsb ? runLbfgsb : runAdam;
-    using Kind = StopOptimization::Kind;
     try {
-        StopOptimization stop = untilStopped([&] { return algorithm(run); });
-        // A stop for convergence or lack of progress may leave rates drifting to zero short of the
-        // bound: snap them onto it, and resume from there while that gains.
-        while (stop.kind == Kind::Converged || stop.kind == Kind::NoProgress) {
-            try {
-                if (!run.snapToLowerBound()) break;
-            } catch (const StopOptimization& atSnap) {
-                stop = atSnap; // the snapped point itself ends the run (or is snapped further)
-                continue;
-            }
-            stop = untilStopped([&] { return algorithm(run); });
-        }
+        StopOptimization stop;
+        if (settings.kind == OptimizerKind::Adam)
+            stop = fitJointly(run, runAdam);
+        else if (model.parameters().mode() == RateMode::Genewise && settings.lockstep_families)
+            stop = untilStopped([&] { return runGenewiseLockstep(run); }); // snaps per family itself
+        else
+            stop = fitJointly(run, runLbfgsb);
         return run.finish(stop);
     } catch (...) {
         run.restoreBest();

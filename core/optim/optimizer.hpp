@@ -1,5 +1,6 @@
 #pragma once
-// Rate optimisation with analytic gradients under bounds: L-BFGS-B (LBFGSpp) or Adam.
+// Rate optimisation with analytic gradients under bounds: L-BFGS-B (LBFGSpp; for genewise rates an
+// independent bounded BFGS per family, evaluated in lockstep) or Adam.
 #include "optim/recon_model.hpp"
 
 #include <functional>
@@ -24,6 +25,9 @@ struct OptimizerSettings {
     double adam_epsilon = 1e-8; // Adam's denominator guard
     int lbfgsb_memory = 10;     // L-BFGS-B correction pairs
     bool warm_starts = true;    // false: clear the backend's E and Π̄ guesses before every evaluation
+    // Genewise rates under L-BFGS-B: one bounded BFGS per family, all families' trial points in one
+    // evaluation per iteration (false: one joint L-BFGS-B over every family's rates, much slower).
+    bool lockstep_families = true;
 
     // Throws std::invalid_argument naming the field, its value and the valid range.
     void validate() const;

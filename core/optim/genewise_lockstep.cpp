@@ -1,0 +1,60 @@
+// Genewise rates under L-BFGS-B: the NLL is a sum of independent per-family functions, so each
+// family runs its own bounded BFGS (FamilyBfgs) and keeps its own curvature; one backend evaluation
+// per round serves every family's trial point. A joint L-BFGS-B would mix unrelated families'
+// curvature in one memory and needs many more evaluations.
+#include "optim/family_bfgs.hpp"
+#include "optim/optimization_run.hpp"
+
+#include <optional>
+#include <string>
+
+namespace gpurec {
+
+namespace {
+
+std::string convergenceSummary(const std::vector<FamilyBfgs>& searches) {
+    int gradient = 0, change = 0, noDescent = 0;
+    for (const FamilyBfgs& search : searches) {
+        gradient += search.outcome() == FamilyBfgs::Outcome::GradientConverged;
+        change += search.outcome() == FamilyBfgs::Outcome::ChangeConverged;
+        noDescent += search.outcome() == FamilyBfgs::Outcome::NoDescent;
+    }
+    return "every family converged (" + std::to_string(gradient) + " by gradient norm, " +
+           std::to_string(change) + " by relative NLL change, " + std::to_string(noDescent) +
+           " without a descent step)";
+}
+
+} // namespace
+
+StopOptimization runGenewiseLockstep(OptimizationRun& run) {
+    using Vector = FamilyBfgs::Vector;
+    const OptimizerSettings& s = run.settings();
+    const FamilyBfgs::Limits limits{run.lowerBound(), run.upperBound(), s.grad_tol, s.rel_tol};
+    const std::vector<double> start = run.startTheta();
+    const std::size_t families = start.size() / 3;
+    std::vector<FamilyBfgs> searches;
+    searches.reserve(families);
+    for (std::size_t f = 0; f < families; ++f)
+        searches.emplace_back(Vector(start[3 * f], start[3 * f + 1], start[3 * f + 2]), limits);
+
+    std::vector<double> trial(start.size()), grad, accepted(start.size()), acceptedGrad(start.size());
+    for (;;) {
+        for (std::size_t f = 0; f < families; ++f)
+            Eigen::Map<Vector>(trial.data() + 3 * f) = searches[f].trial();
+        const std::vector<double> nll = run.evaluateFamilies(trial, grad);
+        double total = 0;
+        bool allEnded = true;
+        for (std::size_t f = 0; f < families; ++f) {
+            FamilyBfgs& search = searches[f];
+            search.update(nll[f], Eigen::Map<const Vector>(grad.data() + 3 * f));
+            Eigen::Map<Vector>(accepted.data() + 3 * f) = search.accepted();
+            Eigen::Map<Vector>(acceptedGrad.data() + 3 * f) = search.acceptedGradient();
+            total += search.acceptedNll();
+            allEnded = allEnded && search.ended();
+        }
+        run.endIterationAt(accepted, total, acceptedGrad,
+                           allEnded ? std::optional(convergenceSummary(searches)) : std::nullopt);
+    }
+}
+
+} // namespace gpurec
