@@ -189,6 +189,64 @@ class SimulatorTest : public QObject {
         QCOMPARE(seen + counts[""], families);
     }
 
+    // Two genes in one species: the process draws unordered copies whose labels are exchangeable,
+    // while the likelihood counts the speciation and transfer splits of the labelled tree
+    // (A_1,A_2) in both orders and the duplication split once. So exp(LL) is twice the frequency
+    // when the pair can only arise by transfer, and equal to it when only by duplication
+    // (docs/simulator.md).
+    void sameSpeciesGenesFollowLabelledCounting_data() {
+        QTest::addColumn<double>("d");
+        QTest::addColumn<double>("t");
+        QTest::addColumn<double>("factor");
+        QTest::newRow("transfers only") << 1e-10 << 0.5 << 2.0;
+        QTest::newRow("duplications only") << 0.5 << 1e-10 << 1.0;
+    }
+    void sameSpeciesGenesFollowLabelledCounting() {
+        QFETCH(double, d);
+        QFETCH(double, t);
+        QFETCH(double, factor);
+        const long families = 200000;
+        SpeciesTree species = SpeciesTree::fromNewick(parseNewick("((A,B)AB,C)R;", "species")[0]);
+        FamilySimulator simulator(species, TransferConstraint::Parents, SimProcess::Undated, {});
+        std::vector<Rates> rates(species.size(), Rates{d, 0.5, t});
+        std::map<std::string, long> pairs; // two-gene families with both genes in one species
+        RandomSource rng(7);
+        for (long f = 0; f < families; ++f) {
+            const NewickTree tree = simulator.simulate("f", rates, rng).geneTree;
+            if (tree.nodes.size() != 3) continue;
+            std::set<std::string> speciesOfLeaves;
+            for (const NewickNode& n : tree.nodes)
+                if (n.children.empty()) speciesOfLeaves.insert(speciesOfGene(n.label));
+            if (speciesOfLeaves.size() == 1) ++pairs[*speciesOfLeaves.begin()];
+        }
+        auto data = std::make_shared<Dataset>();
+        data->species = species;
+        const std::vector<std::string> names = {"A", "B", "C"};
+        for (const std::string& name : names) {
+            const std::string text = "(" + name + "_1," + name + "_2);";
+            GeneFamily family;
+            family.name = text;
+            family.clades = buildCladeSet(parseNewick(text, text), GeneTreeRooting::Rooted);
+            family.geneSpecies.assign(2, species.find(name));
+            family.coveredSpecies = 1;
+            data->families.push_back(family);
+        }
+        RateParameters theta(RateMode::Global, species.size(), 3, Rates{d, 0.5, t});
+        Evaluation eval = makeCpuBackend(data)->evaluate(theta, SolverOptions{}, false);
+        for (std::size_t k = 0; k < names.size(); ++k) {
+            const double p = std::exp(eval.logLikelihood[k]) / factor;
+            const double frequency = double(pairs[names[k]]) / families;
+            const double se = std::sqrt(p * (1 - p) / families);
+            QVERIFY2(std::abs(frequency - p) < 3 * se,
+                     qPrintable(QString("%1 twice: frequency %2, exp(LL) / %3 = %4, %5 SE")
+                                    .arg(names[k].c_str())
+                                    .arg(frequency)
+                                    .arg(factor)
+                                    .arg(p)
+                                    .arg((frequency - p) / se)));
+        }
+    }
+
     void sameSeedSameBytes_data() {
         QTest::addColumn<int>("process");
         QTest::newRow("undated") << int(SimProcess::Undated);
