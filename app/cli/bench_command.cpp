@@ -77,6 +77,56 @@ double copyBandwidth(const std::string& device) {
     return 0;
 }
 
+// One more cold forward+gradient evaluation with an event after every wave: per phase, the time in
+// waves too small to fill the device and the slowest waves; every wave into the JSON.
+void profileWaves(LikelihoodBackend& backend, const RateParameters& theta, const SolverOptions& options,
+                  nlohmann::json& j) {
+#ifdef GPUREC_HAVE_CUDA
+    auto* cuda = dynamic_cast<CudaBackendControls*>(&backend);
+    if (cuda == nullptr) {
+        std::printf("\nwave profile: only on a CUDA device\n");
+        return;
+    }
+    cuda->setWaveProfiling(true);
+    backend.clearWarmStarts();
+    backend.evaluate(theta, options, true);
+    cuda->setWaveProfiling(false);
+    const CudaRunInfo info = cuda->lastRun();
+    std::printf("\nwave profile (one forward+gradient evaluation, %d clades in flight):\n",
+                info.cladesInFlight);
+    for (const EvaluationPhase phase : {EvaluationPhase::Forward, EvaluationPhase::Adjoint}) {
+        std::vector<CudaRunInfo::WaveTime> waves;
+        double total = 0, small = 0;
+        int smallCount = 0;
+        for (const CudaRunInfo::WaveTime& w : info.waves) {
+            if (w.phase != phase) continue;
+            waves.push_back(w);
+            total += w.seconds;
+            if (w.clades < info.cladesInFlight) {
+                small += w.seconds;
+                ++smallCount;
+            }
+            j["wave_profile"][toString(phase)].push_back(
+                {{"batch", w.batch}, {"wave", w.wave}, {"clades", w.clades}, {"seconds", w.seconds}});
+        }
+        std::sort(waves.begin(), waves.end(),
+                  [](const auto& a, const auto& b) { return a.seconds > b.seconds; });
+        std::printf("  %s: %zu waves, %.4f s; %d waves below %d clades, %.4f s; slowest:", toString(phase),
+                    waves.size(), total, smallCount, info.cladesInFlight, small);
+        for (std::size_t k = 0; k < std::min<std::size_t>(5, waves.size()); ++k)
+            std::printf(" wave %d of batch %d (%d clades) %.4f s%s", waves[k].wave, waves[k].batch,
+                        waves[k].clades, waves[k].seconds,
+                        k + 1 < std::min<std::size_t>(5, waves.size()) ? "," : "\n");
+    }
+#else
+    (void)backend;
+    (void)theta;
+    (void)options;
+    (void)j;
+    std::printf("\nwave profile: this build has no CUDA backend\n");
+#endif
+}
+
 } // namespace
 
 void registerBench(CLI::App& root) {
@@ -86,6 +136,7 @@ void registerBench(CLI::App& root) {
         EngineOptions engine;
         std::string mode = "global", output = "gpurec_bench.json";
         int warmup = 1, repeats = 5;
+        bool waveProfile = false;
     };
     auto o = std::make_shared<Options>();
     o->engine.device = "auto";
@@ -100,6 +151,8 @@ void registerBench(CLI::App& root) {
     app->add_option("--repeats", o->repeats, "Timed evaluations, median reported (default 5)")
         ->check(CLI::PositiveNumber);
     app->add_option("-o,--output", o->output, "JSON file written (default gpurec_bench.json)");
+    app->add_flag("--wave-profile", o->waveProfile,
+                  "Then time every wave of one more forward+gradient evaluation (CUDA; not in the medians)");
     app->callback([o] {
         LoadedInput in = loadOrExplain(o->input, o->engine.threads);
         const Dataset& data = *in.dataset;
@@ -159,6 +212,7 @@ void registerBench(CLI::App& root) {
                 std::printf(" %s %.4f s", phase.c_str(), seconds);
             std::printf("\n");
         }
+        if (o->waveProfile) profileWaves(*backend.backend, theta, solver, j);
         std::printf(
             "\ntotal NLL %.10f bits; self-loop iterations %ld (max %d per clade); adjoint iterations %ld\n",
             gradient.last.totalNllBits, gradient.last.stats.piIterations, gradient.last.stats.maxPiIterations,

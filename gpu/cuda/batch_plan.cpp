@@ -20,8 +20,8 @@ double batchBufferBytes(int species, long long clades, long long families, long 
     const double perClade = 3.0 * 8.0 * n + 4.0 + 8.0 + 8.0;
     // Gradient partial sums: five rows of n per chunk.
     const double perChunk = 5.0 * 8.0 * n;
-    // Log-likelihood, root sum and two running adjoint maxima per family.
-    const double perFamily = 4.0 * 8.0;
+    // Root sum and two running adjoint maxima per family.
+    const double perFamily = 3.0 * 8.0;
     return perClade * clades + perChunk * chunks + perFamily * families;
 }
 

@@ -51,8 +51,7 @@ struct SetArrays {
 
 // Buffers sized for the largest batch of the plan.
 struct BatchBuffers {
-    DeviceArray<double> pi, pibar, adjoint, pibarPeak, partial, logLikelihood, rootSum, largestDone,
-        largestRunning;
+    DeviceArray<double> pi, pibar, adjoint, pibarPeak, partial, rootSum, largestDone, largestRunning;
     DeviceArray<int> scale;
     DeviceArray<long long> iterations;
     DeviceArray<int> waveClades, familyChunkBegin;
@@ -75,27 +74,39 @@ class StreamAndEvents {
         cudaStreamDestroy(stream);
     }
     void begin() {
-        phases_.clear();
+        segments_.clear();
         record(0);
     }
     // Closes the phase running since the last mark.
-    void end(EvaluationPhase phase) {
-        phases_.push_back(phase);
-        record(phases_.size());
+    void end(EvaluationPhase phase) { close({phase, -1, -1, 0}); }
+    // Closes one wave of a batch (wave profiling).
+    void endWave(EvaluationPhase phase, int batch, int wave, int clades) {
+        close({phase, batch, wave, clades});
     }
-    // After the stream has been synchronised: device seconds per phase and in all.
+    // After the stream has been synchronised: device seconds per phase, per wave and in all.
     void read(CudaRunInfo& info) const {
         info.phaseSeconds.fill(0.0);
         info.deviceSeconds = 0;
-        for (std::size_t i = 0; i < phases_.size(); ++i) {
+        info.waves.clear();
+        for (std::size_t i = 0; i < segments_.size(); ++i) {
             float ms = 0;
             check(cudaEventElapsedTime(&ms, marks_[i], marks_[i + 1]), "reading CUDA event times");
-            info.phaseSeconds[static_cast<int>(phases_[i])] += ms / 1e3;
+            const Segment& g = segments_[i];
+            info.phaseSeconds[static_cast<int>(g.phase)] += ms / 1e3;
             info.deviceSeconds += ms / 1e3;
+            if (g.wave >= 0) info.waves.push_back({g.phase, g.batch, g.wave, g.clades, ms / 1e3});
         }
     }
 
   private:
+    struct Segment {
+        EvaluationPhase phase;
+        int batch, wave, clades; // wave −1: a whole phase
+    };
+    void close(const Segment& segment) {
+        segments_.push_back(segment);
+        record(segments_.size());
+    }
     void record(std::size_t mark) {
         if (mark == marks_.size()) {
             marks_.push_back(nullptr);
@@ -103,8 +114,8 @@ class StreamAndEvents {
         }
         check(cudaEventRecord(marks_[mark], stream), "recording a CUDA event");
     }
-    std::vector<cudaEvent_t> marks_;      // reused across evaluations
-    std::vector<EvaluationPhase> phases_; // phases_[i] runs from marks_[i] to marks_[i + 1]
+    std::vector<cudaEvent_t> marks_; // reused across evaluations
+    std::vector<Segment> segments_;  // segments_[i] runs from marks_[i] to marks_[i + 1]
 };
 
 enum Counter {
@@ -127,12 +138,14 @@ class CudaBackend final : public LikelihoodBackend, public CudaBackendControls {
         cudaDeviceProp prop{};
         check(cudaGetDeviceProperties(&prop, device_), "reading the device properties");
         deviceName_ = "cuda:" + std::to_string(device_) + " " + prop.name;
+        multiprocessors_ = prop.multiProcessorCount;
         if (layout_.size > maxTeamSpecies())
             throw std::runtime_error(
                 "the species tree has " + std::to_string(layout_.size) +
                 " nodes; the CUDA backend keeps a clade's rows in one block's shared memory, "
                 "which holds at most " +
                 std::to_string(maxTeamSpecies()) + " nodes on this device (use --device cpu)");
+        configureTeamKernels(layout_.size);
         teamsPerSM_ = teamsPerMultiprocessor(layout_.size, layout_.constraint == TransferConstraint::None);
         timing_ = std::make_unique<StreamAndEvents>();
         stream_ = timing_->stream;
@@ -141,6 +154,7 @@ class CudaBackend final : public LikelihoodBackend, public CudaBackendControls {
         theta_.allocate(3 * static_cast<std::size_t>(std::max(F, layout_.size)), memory_,
                         "allocating the rates");
         thetaGradient_.allocate(3 * static_cast<std::size_t>(F), memory_, "allocating the rate gradient");
+        logLikelihood_.allocate(F, memory_, "allocating the log-likelihoods");
         sharedTotal_.allocate(kGradientRows * static_cast<std::size_t>(layout_.size), memory_,
                               "allocating the gradient accumulators");
         counters_.allocate(CounterCount, memory_, "allocating counters");
@@ -194,6 +208,11 @@ class CudaBackend final : public LikelihoodBackend, public CudaBackendControls {
         tablesWarm_ = false;
     }
 
+    void setWaveProfiling(bool on) override {
+        std::lock_guard lock(mutex_);
+        profileWaves_ = on;
+    }
+
     CudaRunInfo lastRun() const override { return last_; }
 
     Evaluation evaluate(const RateParameters& theta, const SolverOptions& options,
@@ -240,10 +259,18 @@ class CudaBackend final : public LikelihoodBackend, public CudaBackendControls {
         if (withGradient && genewise && poison_)
             check(cudaMemsetAsync(thetaGradient_.get(), 0xff, thetaGradient_.bytes(), stream_),
                   "poisoning the gradient");
+        if (poison_)
+            check(cudaMemsetAsync(logLikelihood_.get(), 0xff, logLikelihood_.bytes(), stream_),
+                  "poisoning the log-likelihoods");
         double bytesMoved = 0;
         for (std::size_t b = 0; b < plan_.batches.size(); ++b) {
-            bytesMoved += runBatch(b, sv, cv, fwd, adj, withGradient, genewise, out);
+            bytesMoved += runBatch(b, sv, cv, fwd, adj, withGradient, genewise);
         }
+        // One copy at the end: a copy to pageable memory after each batch would stall the host
+        // while the next batch could already be queued.
+        check(cudaMemcpyAsync(out.logLikelihood.data(), logLikelihood_.get(), F * sizeof(double),
+                              cudaMemcpyDeviceToHost, stream_),
+              "reading the log-likelihoods");
         if (withGradient) {
             finishGradient(theta, options, genewise, out);
             timing_->end(EvaluationPhase::Gradient);
@@ -271,6 +298,7 @@ class CudaBackend final : public LikelihoodBackend, public CudaBackendControls {
         last_.batches = static_cast<int>(plan_.batches.size());
         last_.unwrittenEntries = poison_ ? static_cast<long long>(counters[Unwritten]) : -1;
         last_.tableBytesMoved = bytesMoved;
+        last_.cladesInFlight = teamsPerSM_ * multiprocessors_;
         out.stats.seconds =
             std::chrono::duration<double>(std::chrono::steady_clock::now() - wallStart).count();
         return out;
@@ -348,7 +376,6 @@ class CudaBackend final : public LikelihoodBackend, public CudaBackendControls {
         batch_.pibarPeak.allocate(C, memory_, what);
         batch_.iterations.allocate(C, memory_, what);
         batch_.partial.allocate(chunks * kGradientRows * n, memory_, what);
-        batch_.logLikelihood.allocate(Fb, memory_, what);
         batch_.rootSum.allocate(Fb, memory_, what);
         batch_.largestDone.allocate(Fb, memory_, what);
         batch_.largestRunning.allocate(Fb, memory_, what);
@@ -456,27 +483,27 @@ class CudaBackend final : public LikelihoodBackend, public CudaBackendControls {
         const std::size_t rows = static_cast<std::size_t>(b.clades()) * layout_.size * sizeof(double);
         for (DeviceArray<double>* a : {&batch_.pi, &batch_.pibar, &batch_.adjoint})
             check(cudaMemsetAsync(a->get(), 0xff, rows, stream_), "poisoning the tables");
-        check(cudaMemsetAsync(batch_.logLikelihood.get(), 0xff, batch_.logLikelihood.bytes(), stream_),
-              "poisoning the tables");
         check(cudaMemsetAsync(batch_.partial.get(), 0xff, batch_.partial.bytes(), stream_),
               "poisoning the tables");
     }
 
     // Forward (and adjoint) of one batch; returns the table bytes its kernels move.
     double runBatch(std::size_t index, const SetView& sv, const CladeView& cv, const ForwardSettings& fwd,
-                    const AdjointSettings& adj, bool withGradient, bool genewise, Evaluation& out) {
+                    const AdjointSettings& adj, bool withGradient, bool genewise) {
         const Batch& b = plan_.batches[index];
         const SpeciesView s = speciesView();
         const TableView tab = tableView(b);
         const int* waveClades = batch_.waveClades.get();
         if (poison_) poisonBatch(b);
-        for (const auto& [offset, count] : waves_[index])
+        for (std::size_t k = 0; k < waves_[index].size(); ++k) {
+            const auto& [offset, count] = waves_[index][k];
             launchForwardWave(s, sv, cv, tab, waveClades + offset, count, fwd, stream_);
-        launchLikelihood(s, sv, cv, tab, b.familyBegin, b.families(), batch_.logLikelihood.get(),
+            if (profileWaves_)
+                timing_->endWave(EvaluationPhase::Forward, static_cast<int>(index), static_cast<int>(k),
+                                 count);
+        }
+        launchLikelihood(s, sv, cv, tab, b.familyBegin, b.families(), logLikelihood_.get() + b.familyBegin,
                          batch_.rootSum.get(), stream_);
-        check(cudaMemcpyAsync(out.logLikelihood.data() + b.familyBegin, batch_.logLikelihood.get(),
-                              b.families() * sizeof(double), cudaMemcpyDeviceToHost, stream_),
-              "reading the log-likelihoods");
         launchCountStats(batch_.iterations.get(), b.clades(), counters_.get() + ForwardSum, stream_);
         timing_->end(EvaluationPhase::Forward);
         const std::size_t n = layout_.size;
@@ -492,14 +519,18 @@ class CudaBackend final : public LikelihoodBackend, public CudaBackendControls {
                   "clearing the adjoint maxima");
             check(cudaMemsetAsync(batch_.largestRunning.get(), 0, familyBytes, stream_),
                   "clearing the adjoint maxima");
-            for (auto wave = waves_[index].rbegin(); wave != waves_[index].rend(); ++wave) {
-                launchAdjointWave(s, sv, cv, tab, waveClades + wave->first, wave->second, b.familyBegin,
+            for (std::size_t k = waves_[index].size(); k-- > 0;) {
+                const auto& [offset, count] = waves_[index][k];
+                launchAdjointWave(s, sv, cv, tab, waveClades + offset, count, b.familyBegin,
                                   batch_.rootSum.get(), batch_.largestDone.get(), batch_.largestRunning.get(),
                                   adj, stream_);
                 if (adj.pruning)
                     check(cudaMemcpyAsync(batch_.largestDone.get(), batch_.largestRunning.get(), familyBytes,
                                           cudaMemcpyDeviceToDevice, stream_),
                           "updating the adjoint maxima");
+                if (profileWaves_)
+                    timing_->endWave(EvaluationPhase::Adjoint, static_cast<int>(index), static_cast<int>(k),
+                                     count);
             }
             launchCountStats(batch_.iterations.get(), b.clades(), counters_.get() + AdjointSum, stream_);
             timing_->end(EvaluationPhase::Adjoint);
@@ -581,12 +612,12 @@ class CudaBackend final : public LikelihoodBackend, public CudaBackendControls {
     Structure s_;
     SetArrays sets_;
     BatchBuffers batch_;
-    DeviceArray<double> theta_, thetaGradient_, sharedTotal_;
+    DeviceArray<double> theta_, thetaGradient_, sharedTotal_, logLikelihood_;
     DeviceArray<unsigned long long> counters_;
     BatchPlan plan_;
     std::vector<std::vector<std::pair<int, int>>> waves_; // per batch: (offset, count) of each wave
-    int teamsPerSM_ = 0;
-    bool eWarm_ = false, tablesWarm_ = false, poison_ = false;
+    int teamsPerSM_ = 0, multiprocessors_ = 0;
+    bool eWarm_ = false, tablesWarm_ = false, poison_ = false, profileWaves_ = false;
     CudaRunInfo last_;
     std::mutex mutex_;
 };

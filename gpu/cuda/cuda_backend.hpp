@@ -33,6 +33,14 @@ struct CudaRunInfo {
     // Per phase: E and the sweep coefficients; forward waves and likelihoods; adjoint waves;
     // gradient gathering and reduction (with the host's E elimination in the shared modes).
     std::array<double, kEvaluationPhases> phaseSeconds{};
+    // With wave profiling on: device seconds of every forward and adjoint wave of every batch.
+    struct WaveTime {
+        EvaluationPhase phase;
+        int batch, wave, clades;
+        double seconds;
+    };
+    std::vector<WaveTime> waves;
+    int cladesInFlight = 0; // clades the device runs at once (teams per multiprocessor × multiprocessors)
     double peakBytes = 0;   // device memory held by the backend at its peak
     double budgetBytes = 0; // the memory limit the plan was made for
     int batches = 0;
@@ -46,6 +54,8 @@ class CudaBackendControls {
     virtual ~CudaBackendControls() = default;
     // Fill every output table and buffer with NaN before each evaluation and count what stays NaN.
     virtual void setPoisonOutputs(bool poison) = 0;
+    // Time every wave separately (an event after each; for `gpurec bench --wave-profile`).
+    virtual void setWaveProfiling(bool on) = 0;
     virtual CudaRunInfo lastRun() const = 0;
 };
 

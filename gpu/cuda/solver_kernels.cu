@@ -203,9 +203,17 @@ int maxTeamSpecies() {
     return static_cast<int>((limit / sizeof(double) - BlockTeam::kReductionDoubles) / kScratchVectors);
 }
 
+void configureTeamKernels(int species) {
+    const std::size_t bytes = teamSharedBytes(species);
+    allowSharedMemory(extinctionKernel, bytes, "configuring the extinction kernel");
+    allowSharedMemory(forwardWaveKernel, bytes, "configuring the forward kernel");
+    allowSharedMemory(likelihoodKernel, bytes, "configuring the likelihood kernel");
+    allowSharedMemory(adjointWaveKernel, bytes, "configuring the adjoint kernel");
+    allowSharedMemory(genewiseThetaKernel, bytes, "configuring the E-adjoint kernel");
+}
+
 int teamsPerMultiprocessor(int species, bool noConstraint) {
     const std::size_t bytes = teamSharedBytes(species, forwardScratchVectors(noConstraint, false));
-    allowSharedMemory(forwardWaveKernel, bytes, "configuring the forward kernel");
     int blocks = 0;
     check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, forwardWaveKernel, teamSize(species), bytes),
           "reading the forward kernel's occupancy");
@@ -223,7 +231,6 @@ void launchProbabilities(const double* theta, int mode, int sets, int n, const S
 void launchExtinction(const SpeciesView& s, const SetView& sv, int sets, const ExtinctionSettings& opt,
                       cudaStream_t stream) {
     const std::size_t bytes = teamSharedBytes(s.n);
-    allowSharedMemory(extinctionKernel, bytes, "configuring the extinction kernel");
     extinctionKernel<<<sets, teamSize(s.n), bytes, stream>>>(s, sv, opt);
     checkLaunch("the extinction kernel");
 }
@@ -232,7 +239,6 @@ void launchForwardWave(const SpeciesView& s, const SetView& sv, const CladeView&
                        const int* clades, int count, const ForwardSettings& opt, cudaStream_t stream) {
     if (count == 0) return;
     const std::size_t bytes = teamSharedBytes(s.n, forwardScratchVectors(s.noConstraint, opt.alerax));
-    allowSharedMemory(forwardWaveKernel, bytes, "configuring the forward kernel");
     forwardWaveKernel<<<count, teamSize(s.n), bytes, stream>>>(s, sv, cv, tab, clades, opt);
     checkLaunch("the forward (clade probability) kernel");
 }
@@ -241,7 +247,6 @@ void launchLikelihood(const SpeciesView& s, const SetView& sv, const CladeView& 
                       int familyBegin, int families, double* logLikelihood, double* rootSum,
                       cudaStream_t stream) {
     const std::size_t bytes = teamSharedBytes(s.n);
-    allowSharedMemory(likelihoodKernel, bytes, "configuring the likelihood kernel");
     likelihoodKernel<<<families, teamSize(s.n), bytes, stream>>>(s, sv, cv, tab, familyBegin, logLikelihood,
                                                                  rootSum);
     checkLaunch("the root likelihood kernel");
@@ -253,7 +258,6 @@ void launchAdjointWave(const SpeciesView& s, const SetView& sv, const CladeView&
                        cudaStream_t stream) {
     if (count == 0) return;
     const std::size_t bytes = teamSharedBytes(s.n, adjointScratchVectors(s.noConstraint));
-    allowSharedMemory(adjointWaveKernel, bytes, "configuring the adjoint kernel");
     adjointWaveKernel<<<count, teamSize(s.n), bytes, stream>>>(s, sv, cv, tab, clades, familyBegin, rootSum,
                                                                largestDone, largestRunning, opt);
     checkLaunch("the adjoint kernel");
@@ -291,7 +295,6 @@ void launchGenewiseTheta(const SpeciesView& s, const SetView& sv, const ChunkVie
                          double* theta, cudaStream_t stream) {
     if (familyEnd <= familyBegin) return;
     const std::size_t bytes = teamSharedBytes(s.n);
-    allowSharedMemory(genewiseThetaKernel, bytes, "configuring the E-adjoint kernel");
     genewiseThetaKernel<<<familyEnd - familyBegin, teamSize(s.n), bytes, stream>>>(
         s, sv, chunks, familyBegin, chunkBegin, partial, opt, theta);
     checkLaunch("the E-adjoint kernel");

@@ -11,6 +11,9 @@ namespace gpurec::gpu {
 int teamSize(int species);
 // Largest species tree whose team scratch fits the current device's shared memory.
 int maxTeamSpecies();
+// Lets the team kernels use the shared memory a team needs for this tree (at most kScratchVectors
+// rows) and asks for the largest shared-memory carveout; once per device, before any launch.
+void configureTeamKernels(int species);
 // Clades the forward kernel (converged schedule) runs at once on one multiprocessor.
 int teamsPerMultiprocessor(int species, bool noConstraint);
 
