@@ -3,6 +3,7 @@
 # reference (gpurec check), then time it (gpurec bench) on a simulated dataset, with all the memory
 # and with a 20 GB budget. Needs .device/ (made by scripts/device-prepare.sh).
 #   scripts/device-check.sh [check|bench|all] [families]   (default: all; families: hogenom-like size)
+# BENCH_ARGS adds options to every gpurec bench run (e.g. BENCH_ARGS=--wave-profile).
 # Logs and JSON go to $OUT (the device tool's output folder) or out/device.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -39,11 +40,11 @@ if [[ $what == bench || $what == all ]]; then
   echo "simulate: $(($(date +%s) - start)) s"
   for limit in "" 20GB; do
     tag=${limit:-full}
-    args=(-s "$data/species.nwk" -f "$data/families.txt" --device cuda -o "$out/bench_$tag.json")
+    args=(-s "$data/species.nwk" -f "$data/families.txt" --device cuda -o "$out/bench_$tag.json" ${BENCH_ARGS:-})
     [[ -n $limit ]] && args+=(--gpu-memory-limit "$limit")
     start=$(date +%s)
     $gpurec bench "${args[@]}" >"$out/bench_$tag.txt" 2>&1 || status=1
-    tail -n 12 "$out/bench_$tag.txt"
+    tail -n 16 "$out/bench_$tag.txt"
     echo "bench $tag: $(($(date +%s) - start)) s"
   done
 fi
