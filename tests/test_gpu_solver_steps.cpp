@@ -18,8 +18,10 @@ using namespace gpurec::test;
 namespace {
 
 // The backend's evaluate() with SerialTeam and host vectors in place of kernels and device memory.
+// Split chunks of 3 splits, so that clades with more splits take the chunked path and clades with
+// fewer the direct one, in every dataset.
 Evaluation emulate(const Dataset& data, const RateParameters& theta, const SolverOptions& options,
-                   bool withGradient, int maxFamiliesPerBatch = 0) {
+                   bool withGradient, int maxFamiliesPerBatch = 0, int chunkSplits = 3) {
     const HostStructure h(data);
     const int n = h.n, F = static_cast<int>(data.families.size());
     const bool genewise = theta.mode() == RateMode::Genewise;
@@ -60,8 +62,11 @@ Evaluation emulate(const Dataset& data, const RateParameters& theta, const Solve
     in.budgetBytes = 1e18;
     in.maxFamiliesPerBatch = maxFamiliesPerBatch;
     in.chunkClades = kChunkClades;
+    in.familySplitChunkRows = h.familySplitChunkRows(chunkSplits);
     const BatchPlan plan = planBatches(in);
-    const BatchWaves waves = batchWaves(data, h, plan);
+    const BatchWaves waves = batchWaves(data, h, plan, chunkSplits);
+    std::vector<double> partial(static_cast<std::size_t>(waves.maxWaveChunks) * n, std::nan(""));
+    const SplitChunkView chunks = waves.view(partial.data());
 
     Evaluation out;
     out.logLikelihood.assign(F, std::nan(""));
@@ -82,12 +87,20 @@ Evaluation emulate(const Dataset& data, const RateParameters& theta, const Solve
         std::vector<long long> iterations(b.clades());
         const TableView tab{pi.data(),   pibar.data(),      adjoint.data(), scale.data(),
                             peak.data(), iterations.data(), b.cladeBegin,   n};
-        for (const auto& [offset, count] : waves.waves[bi])
+        for (std::size_t k = 0; k < waves.waves[bi].size(); ++k) {
+            const auto& [chunkOffset, chunkCount] = waves.waveChunks[bi][k];
+            for (int i = 0; i < chunkCount; ++i) {
+                const SplitChunk& chunk = waves.chunks[chunkOffset + i];
+                sumSplitChunk(team, s, SetRef(sv, cv.setOf(cv.cladeFamily[chunk.clade]), n), cv, tab, chunk,
+                              chunks, options.pibar_side_threshold, scratch.data());
+            }
+            const auto& [offset, count] = waves.waves[bi][k];
             for (int i = 0; i < count; ++i) {
                 const int c = waves.clades[offset + i];
-                solveCladeForward(team, s, SetRef(sv, cv.setOf(cv.cladeFamily[c]), n), cv, tab, c, fwd,
-                                  scratch.data());
+                solveCladeForward(team, s, SetRef(sv, cv.setOf(cv.cladeFamily[c]), n), cv, tab, chunks, c,
+                                  fwd, scratch.data());
             }
+        }
         for (int f = b.familyBegin; f < b.familyEnd; ++f)
             familyLikelihood(team, s, sv, cv, tab, f, b.familyBegin, ll.data(), rootSum.data());
         std::copy(ll.begin(), ll.end(), out.logLikelihood.begin() + b.familyBegin);
@@ -290,6 +303,15 @@ class GpuSolverSteps : public QObject {
         }
         QCOMPARE(next, 6);
         QCOMPARE(plan.familyChunkBegin.back(), 1 + 3 + 1 + 1 + 3 + 1);
+
+        // Partial split-term rows share the gradient's partial-sum buffer and enlarge it when they
+        // need more rows than the gradient.
+        BatchPlanInput chunked = in;
+        chunked.familySplitChunkRows = {0, 0, 0, 0, 3000, 0};
+        const BatchPlan withChunks = planBatches(chunked);
+        QVERIFY(withChunks.maxSplitChunkRows == 3000);
+        QVERIFY(withChunks.batchBytes >= 8.0 * 100 * 3000);
+        QVERIFY(withChunks.peakBytes() <= chunked.budgetBytes);
 
         in.budgetBytes = in.fixedBytes + 2000 * perClade;
         try {

@@ -14,15 +14,19 @@ std::string gigabytes(double bytes) {
 }
 } // namespace
 
-double batchBufferBytes(int species, long long clades, long long families, long long chunks) {
+long long partialRows(long long chunks, long long splitChunkRows) {
+    // Gradient partial sums: five rows of n per gradient chunk.
+    return std::max(5 * chunks, splitChunkRows);
+}
+
+double batchBufferBytes(int species, long long clades, long long families, long long chunks,
+                        long long splitChunkRows) {
     const double n = species;
     // Π, Π̄ and the adjoint rows; scale, Π̄ peak and iteration count per clade.
     const double perClade = 3.0 * 8.0 * n + 4.0 + 8.0 + 8.0;
-    // Gradient partial sums: five rows of n per chunk.
-    const double perChunk = 5.0 * 8.0 * n;
     // Root sum and two running adjoint maxima per family.
     const double perFamily = 3.0 * 8.0;
-    return perClade * clades + perChunk * chunks + perFamily * families;
+    return perClade * clades + 8.0 * n * partialRows(chunks, splitChunkRows) + perFamily * families;
 }
 
 namespace {
@@ -40,7 +44,10 @@ BatchPlan packBatches(const BatchPlanInput& in, double limit) {
             std::max(1, (in.familyClades[f] + in.chunkClades - 1) / in.chunkClades);
     const double available = in.budgetBytes - in.fixedBytes;
     auto bytesOf = [&](const Batch& b) {
-        return batchBufferBytes(in.species, b.clades(), b.families(), b.chunks());
+        return batchBufferBytes(in.species, b.clades(), b.families(), b.chunks(), b.splitChunkRows);
+    };
+    auto splitRowsOf = [&](int f) {
+        return f < static_cast<int>(in.familySplitChunkRows.size()) ? in.familySplitChunkRows[f] : 0;
     };
 
     Batch current;
@@ -50,6 +57,7 @@ BatchPlan packBatches(const BatchPlanInput& in, double limit) {
         grown.familyEnd = f + 1;
         grown.cladeEnd = clade + in.familyClades[f];
         grown.chunkEnd = plan.familyChunkBegin[f + 1];
+        grown.splitChunkRows += splitRowsOf(f);
         const bool full = in.maxFamiliesPerBatch > 0 && current.families() >= in.maxFamiliesPerBatch;
         if (current.families() > 0 && (full || bytesOf(grown) > limit)) {
             plan.batches.push_back(current);
@@ -58,7 +66,8 @@ BatchPlan packBatches(const BatchPlanInput& in, double limit) {
                             clade,
                             clade + in.familyClades[f],
                             plan.familyChunkBegin[f],
-                            plan.familyChunkBegin[f + 1]};
+                            plan.familyChunkBegin[f + 1],
+                            splitRowsOf(f)};
         } else {
             current = grown;
         }
@@ -77,8 +86,10 @@ BatchPlan packBatches(const BatchPlanInput& in, double limit) {
         plan.maxClades = std::max(plan.maxClades, b.clades());
         plan.maxFamilies = std::max(plan.maxFamilies, b.families());
         plan.maxChunks = std::max(plan.maxChunks, b.chunks());
+        plan.maxSplitChunkRows = std::max(plan.maxSplitChunkRows, b.splitChunkRows);
     }
-    plan.batchBytes = batchBufferBytes(in.species, plan.maxClades, plan.maxFamilies, plan.maxChunks);
+    plan.batchBytes = batchBufferBytes(in.species, plan.maxClades, plan.maxFamilies, plan.maxChunks,
+                                       plan.maxSplitChunkRows);
     return plan;
 }
 

@@ -16,12 +16,16 @@ struct BatchPlanInput {
     double fixedBytes = 0;                // allocations independent of the batch shape (structure, rates, E)
     int maxFamiliesPerBatch = 0;          // 0: no limit
     int chunkClades = 1024;               // gradient partial sums: one row set per chunk of a family's clades
+    // Partial split-term rows a family's many-split clades need (HostStructure::familySplitChunkRows);
+    // they share the gradient's partial-sum buffer, which is idle during the forward waves. Empty: none.
+    std::vector<int> familySplitChunkRows;
 };
 
 struct Batch {
     int familyBegin = 0, familyEnd = 0;
     int cladeBegin = 0, cladeEnd = 0; // global clade ids (families concatenated)
     int chunkBegin = 0, chunkEnd = 0; // global gradient-chunk ids
+    long long splitChunkRows = 0;     // at most this many partial split-term rows in one wave
     int families() const { return familyEnd - familyBegin; }
     int clades() const { return cladeEnd - cladeBegin; }
     int chunks() const { return chunkEnd - chunkBegin; }
@@ -31,6 +35,7 @@ struct BatchPlan {
     std::vector<Batch> batches;
     std::vector<int> familyChunkBegin; // per family, plus one past the end
     int maxClades = 0, maxFamilies = 0, maxChunks = 0;
+    long long maxSplitChunkRows = 0;
     double fixedBytes = 0;
     double batchBytes = 0; // buffers sized for the largest batch
     double budgetBytes = 0;
@@ -39,7 +44,10 @@ struct BatchPlan {
 };
 
 // Bytes of the per-batch buffers for a batch of this shape.
-double batchBufferBytes(int species, long long clades, long long families, long long chunks);
+double batchBufferBytes(int species, long long clades, long long families, long long chunks,
+                        long long splitChunkRows = 0);
+// Rows of n doubles in the partial-sum buffer: the gradient's or the split chunks', whichever is more.
+long long partialRows(long long chunks, long long splitChunkRows);
 
 // Throws std::runtime_error when a single family does not fit the budget.
 BatchPlan planBatches(const BatchPlanInput& input);

@@ -54,7 +54,8 @@ struct BatchBuffers {
     DeviceArray<double> pi, pibar, adjoint, pibarPeak, partial, rootSum, largestDone, largestRunning;
     DeviceArray<int> scale;
     DeviceArray<long long> iterations;
-    DeviceArray<int> waveClades, familyChunkBegin;
+    DeviceArray<int> waveClades, familyChunkBegin, cladeSlot;
+    DeviceArray<SplitChunk> splitChunks;
     void release() { *this = BatchBuffers{}; }
 };
 
@@ -350,8 +351,13 @@ class CudaBackend final : public LikelihoodBackend, public CudaBackendControls {
             static_cast<double>(F) *
             ((11 * 8 + sizeof(UpCoefficients) + sizeof(DownCoefficients) + sizeof(OutsideCoefficients)) * n +
              8 + 8 + 4 + 4);
-        in.fixedBytes =
-            memory_.current - setArrayBytes() + setBytes + 4.0 * host_.cladeCount() + 4.0 * (F + 1);
+        in.familySplitChunkRows = host_.familySplitChunkRows(kChunkSplits);
+        double splitChunks = 0;
+        for (int rows : in.familySplitChunkRows)
+            splitChunks += rows;
+        // Wave lists, clades' chunk slots and the chunk list.
+        in.fixedBytes = memory_.current - setArrayBytes() + setBytes + 8.0 * host_.cladeCount() +
+                        sizeof(SplitChunk) * splitChunks + 4.0 * (F + 1);
         in.maxFamiliesPerBatch = limits_.maxFamiliesPerBatch;
         in.chunkClades = kChunkClades;
         return planBatches(in);
@@ -375,13 +381,19 @@ class CudaBackend final : public LikelihoodBackend, public CudaBackendControls {
         batch_.scale.allocate(C, memory_, what);
         batch_.pibarPeak.allocate(C, memory_, what);
         batch_.iterations.allocate(C, memory_, what);
-        batch_.partial.allocate(chunks * kGradientRows * n, memory_, what);
+        const long long rows = partialRows(static_cast<long long>(chunks), plan_.maxSplitChunkRows);
+        batch_.partial.allocate(static_cast<std::size_t>(rows) * n, memory_, what);
         batch_.rootSum.allocate(Fb, memory_, what);
         batch_.largestDone.allocate(Fb, memory_, what);
         batch_.largestRunning.allocate(Fb, memory_, what);
         BatchWaves waves = batchWaves(*data_, host_, plan_);
+        if (waves.maxWaveChunks > rows)
+            throw std::logic_error("split chunks exceed the planned partial rows");
         batch_.waveClades.upload(waves.clades, memory_, "uploading the wave schedule");
+        batch_.cladeSlot.upload(waves.cladeSlot, memory_, "uploading the wave schedule");
+        batch_.splitChunks.upload(waves.chunks, memory_, "uploading the wave schedule");
         waves_ = std::move(waves.waves);
+        waveChunks_ = std::move(waves.waveChunks);
         batch_.familyChunkBegin.upload(plan_.familyChunkBegin, memory_, "uploading the gradient chunks");
     }
 
@@ -495,9 +507,13 @@ class CudaBackend final : public LikelihoodBackend, public CudaBackendControls {
         const TableView tab = tableView(b);
         const int* waveClades = batch_.waveClades.get();
         if (poison_) poisonBatch(b);
+        const SplitChunkView splitChunks{batch_.cladeSlot.get(), batch_.partial.get(), kChunkSplits};
         for (std::size_t k = 0; k < waves_[index].size(); ++k) {
             const auto& [offset, count] = waves_[index][k];
-            launchForwardWave(s, sv, cv, tab, waveClades + offset, count, fwd, stream_);
+            const auto& [chunkOffset, chunkCount] = waveChunks_[index][k];
+            launchSplitChunks(s, sv, cv, tab, batch_.splitChunks.get() + chunkOffset, chunkCount, splitChunks,
+                              fwd.pibarSideThreshold, stream_);
+            launchForwardWave(s, sv, cv, tab, splitChunks, waveClades + offset, count, fwd, stream_);
             if (profileWaves_)
                 timing_->endWave(EvaluationPhase::Forward, static_cast<int>(index), static_cast<int>(k),
                                  count);
@@ -616,6 +632,8 @@ class CudaBackend final : public LikelihoodBackend, public CudaBackendControls {
     DeviceArray<unsigned long long> counters_;
     BatchPlan plan_;
     std::vector<std::vector<std::pair<int, int>>> waves_; // per batch: (offset, count) of each wave
+    std::vector<std::vector<std::pair<int, int>>>
+        waveChunks_; // per batch: (offset, count) of each wave's split chunks
     int teamsPerSM_ = 0, multiprocessors_ = 0;
     bool eWarm_ = false, tablesWarm_ = false, poison_ = false, profileWaves_ = false;
     CudaRunInfo last_;

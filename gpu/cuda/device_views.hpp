@@ -122,6 +122,20 @@ struct TableView {
     GPUREC_HD int local(int clade) const { return clade - cladeBegin; }
 };
 
+// Clades with many splits (the root clades of families with many sampled trees: thousands) would
+// keep one team busy long after the rest of their wave; their split terms are summed in chunks of
+// `chunkSplits` splits by separate teams first, into partial rows that the clade's team adds up.
+struct SplitChunk {
+    int clade, splitBegin, splitEnd;
+    int slot; // partial row of this chunk within its wave
+};
+struct SplitChunkView {
+    const int* cladeSlot = nullptr; // per clade: its first chunk's partial row in its wave, −1 when unsplit
+    double* partial = nullptr;      // partial rows of n doubles
+    int chunkSplits = 0;
+    GPUREC_HD int chunksOf(int splits) const { return (splits + chunkSplits - 1) / chunkSplits; }
+};
+
 struct ForwardSettings {
     bool alerax = false;
     int piIters = 200;

@@ -140,20 +140,45 @@ CladeView HostStructure::cladeView(bool genewise) const {
                      genewise};
 }
 
-BatchWaves batchWaves(const Dataset& data, const HostStructure& structure, const BatchPlan& plan) {
+std::vector<int> HostStructure::familySplitChunkRows(int chunkSplits) const {
+    std::vector<int> rows(familyCladeBegin.size() - 1, 0);
+    for (std::size_t f = 0; f + 1 < familyCladeBegin.size(); ++f)
+        for (int c = familyCladeBegin[f]; c < familyCladeBegin[f + 1]; ++c) {
+            const int splits = splitOffset[c + 1] - splitOffset[c];
+            if (splits > chunkSplits) rows[f] += (splits + chunkSplits - 1) / chunkSplits;
+        }
+    return rows;
+}
+
+BatchWaves batchWaves(const Dataset& data, const HostStructure& structure, const BatchPlan& plan,
+                      int chunkSplits) {
     const WaveSchedule schedule = computeWaveSchedule(data);
     BatchWaves out;
+    out.chunkSplits = chunkSplits;
     out.clades.reserve(structure.cladeCount());
+    out.cladeSlot.assign(structure.cladeCount(), -1);
     out.waves.assign(plan.batches.size(), {});
+    out.waveChunks.assign(plan.batches.size(), {});
     for (std::size_t b = 0; b < plan.batches.size(); ++b) {
         const Batch& batch = plan.batches[b];
         for (const CrossFamilyWave& wave : schedule.waves) {
             const int start = static_cast<int>(out.clades.size());
-            for (const CladeRef& ref : wave.clades)
-                if (ref.family >= batch.familyBegin && ref.family < batch.familyEnd)
-                    out.clades.push_back(structure.familyCladeBegin[ref.family] + ref.clade);
-            if (static_cast<int>(out.clades.size()) > start)
-                out.waves[b].push_back({start, static_cast<int>(out.clades.size()) - start});
+            const int chunkStart = static_cast<int>(out.chunks.size());
+            int slot = 0;
+            for (const CladeRef& ref : wave.clades) {
+                if (ref.family < batch.familyBegin || ref.family >= batch.familyEnd) continue;
+                const int c = structure.familyCladeBegin[ref.family] + ref.clade;
+                out.clades.push_back(c);
+                const int k0 = structure.splitOffset[c], k1 = structure.splitOffset[c + 1];
+                if (k1 - k0 <= chunkSplits) continue;
+                out.cladeSlot[c] = slot;
+                for (int k = k0; k < k1; k += chunkSplits)
+                    out.chunks.push_back(SplitChunk{c, k, std::min(k + chunkSplits, k1), slot++});
+            }
+            if (static_cast<int>(out.clades.size()) == start) continue;
+            out.waves[b].push_back({start, static_cast<int>(out.clades.size()) - start});
+            out.waveChunks[b].push_back({chunkStart, static_cast<int>(out.chunks.size()) - chunkStart});
+            out.maxWaveChunks = std::max<long long>(out.maxWaveChunks, slot);
         }
     }
     return out;

@@ -13,6 +13,7 @@
 namespace gpurec::gpu {
 
 constexpr int kChunkClades = 1024; // clades per gradient chunk
+constexpr int kChunkSplits = 256;  // splits per chunk of a many-split clade's split terms
 
 struct HostStructure {
     int n = 0, maxHeight = 0, maxDepth = 0;
@@ -32,16 +33,30 @@ struct HostStructure {
 
     int cladeCount() const { return familyCladeBegin.back(); }
     std::vector<int> familyCladeCounts() const;
+    // Per family: partial rows its clades with more than chunkSplits splits need (an upper bound for
+    // any one wave).
+    std::vector<int> familySplitChunkRows(int chunkSplits) const;
     SpeciesView speciesView() const; // views of these host vectors
     CladeView cladeView(bool genewise) const;
 };
 
 // Wave lists of every batch, batch-major: clades[waves[b][k].first ...] holds wave k of batch b
-// (waves[b][k].second clades), children always in earlier waves.
+// (waves[b][k].second clades), children always in earlier waves. The clades of a wave with more
+// than chunkSplits splits have their split terms summed in chunks first: chunks[waveChunks[b][k]
+// .first ...] (waveChunks[b][k].second of them), each writing partial row `slot` of the wave.
 struct BatchWaves {
     std::vector<int> clades;
     std::vector<std::vector<std::pair<int, int>>> waves;
+    std::vector<SplitChunk> chunks;
+    std::vector<std::vector<std::pair<int, int>>> waveChunks;
+    std::vector<int> cladeSlot; // per clade: its first chunk's partial row, −1 when unsplit
+    int chunkSplits = kChunkSplits;
+    long long maxWaveChunks = 0; // partial rows the largest wave needs
+    SplitChunkView view(double* partial) const {
+        return SplitChunkView{cladeSlot.data(), partial, chunkSplits};
+    }
 };
-BatchWaves batchWaves(const Dataset& data, const HostStructure& structure, const BatchPlan& plan);
+BatchWaves batchWaves(const Dataset& data, const HostStructure& structure, const BatchPlan& plan,
+                      int chunkSplits = kChunkSplits);
 
 } // namespace gpurec::gpu

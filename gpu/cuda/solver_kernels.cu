@@ -61,13 +61,23 @@ __global__ void __launch_bounds__(kMaxTeam, kTeamsPerSM)
 }
 
 __global__ void __launch_bounds__(kMaxTeam, kTeamsPerSM)
-    forwardWaveKernel(SpeciesView s, SetView sv, CladeView cv, TableView tab, const int* clades,
-                      ForwardSettings opt) {
+    splitChunkKernel(SpeciesView s, SetView sv, CladeView cv, TableView tab, const SplitChunk* list,
+                     SplitChunkView chunks, double pibarSideThreshold) {
+    extern __shared__ double shared[];
+    BlockTeam team(shared + s.n);
+    const SplitChunk chunk = list[blockIdx.x];
+    const SetRef p(sv, cv.setOf(cv.cladeFamily[chunk.clade]), s.n);
+    sumSplitChunk(team, s, p, cv, tab, chunk, chunks, pibarSideThreshold, shared);
+}
+
+__global__ void __launch_bounds__(kMaxTeam, kTeamsPerSM)
+    forwardWaveKernel(SpeciesView s, SetView sv, CladeView cv, TableView tab, SplitChunkView chunks,
+                      const int* clades, ForwardSettings opt) {
     extern __shared__ double shared[];
     BlockTeam team(shared + forwardScratchVectors(s.noConstraint, opt.alerax) * s.n);
     const int c = clades[blockIdx.x];
     const SetRef p(sv, cv.setOf(cv.cladeFamily[c]), s.n);
-    solveCladeForward(team, s, p, cv, tab, c, opt, shared);
+    solveCladeForward(team, s, p, cv, tab, chunks, c, opt, shared);
 }
 
 __global__ void __launch_bounds__(kMaxTeam, kTeamsPerSM)
@@ -207,6 +217,7 @@ void configureTeamKernels(int species) {
     const std::size_t bytes = teamSharedBytes(species);
     allowSharedMemory(extinctionKernel, bytes, "configuring the extinction kernel");
     allowSharedMemory(forwardWaveKernel, bytes, "configuring the forward kernel");
+    allowSharedMemory(splitChunkKernel, bytes, "configuring the split-chunk kernel");
     allowSharedMemory(likelihoodKernel, bytes, "configuring the likelihood kernel");
     allowSharedMemory(adjointWaveKernel, bytes, "configuring the adjoint kernel");
     allowSharedMemory(genewiseThetaKernel, bytes, "configuring the E-adjoint kernel");
@@ -235,11 +246,21 @@ void launchExtinction(const SpeciesView& s, const SetView& sv, int sets, const E
     checkLaunch("the extinction kernel");
 }
 
+void launchSplitChunks(const SpeciesView& s, const SetView& sv, const CladeView& cv, const TableView& tab,
+                       const SplitChunk* list, int count, const SplitChunkView& chunks,
+                       double pibarSideThreshold, cudaStream_t stream) {
+    if (count == 0) return;
+    splitChunkKernel<<<count, teamSize(s.n), teamSharedBytes(s.n, 1), stream>>>(s, sv, cv, tab, list, chunks,
+                                                                                pibarSideThreshold);
+    checkLaunch("the split-chunk kernel");
+}
+
 void launchForwardWave(const SpeciesView& s, const SetView& sv, const CladeView& cv, const TableView& tab,
-                       const int* clades, int count, const ForwardSettings& opt, cudaStream_t stream) {
+                       const SplitChunkView& chunks, const int* clades, int count, const ForwardSettings& opt,
+                       cudaStream_t stream) {
     if (count == 0) return;
     const std::size_t bytes = teamSharedBytes(s.n, forwardScratchVectors(s.noConstraint, opt.alerax));
-    forwardWaveKernel<<<count, teamSize(s.n), bytes, stream>>>(s, sv, cv, tab, clades, opt);
+    forwardWaveKernel<<<count, teamSize(s.n), bytes, stream>>>(s, sv, cv, tab, chunks, clades, opt);
     checkLaunch("the forward (clade probability) kernel");
 }
 

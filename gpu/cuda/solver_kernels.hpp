@@ -25,8 +25,13 @@ void launchProbabilities(const double* theta, int mode, int sets, int n, const S
 void launchExtinction(const SpeciesView& s, const SetView& sv, int sets, const ExtinctionSettings& opt,
                       cudaStream_t stream);
 
+// Partial split-term rows of the chunks list[0 .. count) (before the forward wave that needs them).
+void launchSplitChunks(const SpeciesView& s, const SetView& sv, const CladeView& cv, const TableView& tab,
+                       const SplitChunk* list, int count, const SplitChunkView& chunks,
+                       double pibarSideThreshold, cudaStream_t stream);
 void launchForwardWave(const SpeciesView& s, const SetView& sv, const CladeView& cv, const TableView& tab,
-                       const int* clades, int count, const ForwardSettings& opt, cudaStream_t stream);
+                       const SplitChunkView& chunks, const int* clades, int count, const ForwardSettings& opt,
+                       cudaStream_t stream);
 
 void launchLikelihood(const SpeciesView& s, const SetView& sv, const CladeView& cv, const TableView& tab,
                       int familyBegin, int families, double* logLikelihood, double* rootSum,

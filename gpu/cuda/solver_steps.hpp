@@ -530,12 +530,65 @@ GPUREC_HD inline SplitTerms splitTerms(const SpeciesView& s, const CladeView& cv
     return out;
 }
 
-// Π and Π̄ of clade c (spec 5), row-scaled like the CPU: the split terms relative to 2^rowScale,
-// then the self loop (converged: solved directly under PARENTS, else the exact postorder solve given
-// Π̄ with Π̄ iterated; alerax: 4 sweeps), then the row normalised to a peak in [1/2, 1).
+// The largest sum of the two child scales over the splits of clade c: the split terms are taken
+// relative to it (every team summing them must agree on it).
+template <class Team>
+GPUREC_HD int cladeRowScale(const Team& t, const CladeView& cv, const TableView& tab, int c) {
+    double largest = -HUGE_VAL;
+    for (int k = cv.splitOffset[c] + t.rank; k < cv.splitOffset[c + 1]; k += t.size)
+        largest =
+            maxOf(largest, tab.scale[tab.local(cv.splitLeft[k])] + tab.scale[tab.local(cv.splitRight[k])]);
+    return static_cast<int>(t.max(largest));
+}
+
+// K += the split terms of splits [k0, k1) of clade c relative to 2^rowScale, weighted by pS, pD, pT
+// (spec 5.1). Split-major: each split's scales and rows are looked up once, then every node's terms
+// are independent loads (a team member only ever touches its own nodes' K entries).
+template <class Team>
+GPUREC_HD void addSplitTerms(const Team& t, const SpeciesView& s, const SetRef& p, const CladeView& cv,
+                             const TableView& tab, int k0, int k1, int rowScale, double pibarSideThreshold,
+                             double* K) {
+    for (int k = k0; k < k1; ++k) {
+        const int l = cv.splitLeft[k], r = cv.splitRight[k];
+        const double fac =
+            ldexp(cv.splitWeight[k], tab.scale[tab.local(l)] + tab.scale[tab.local(r)] - rowScale);
+        if (fac == 0.0) continue;
+        const bool transfers =
+            pibarSideThreshold <= 0 ||
+            maxOf(tab.pibarPeak[tab.local(l)], tab.pibarPeak[tab.local(r)]) >= pibarSideThreshold;
+        const double* a = tab.pi + tab.row(l);
+        const double* b = tab.pi + tab.row(r);
+        const double* abar = tab.pibar + tab.row(l);
+        const double* bbar = tab.pibar + tab.row(r);
+        forEachNode(t, s, [&](int e) {
+            const int f = s.left[e], g = s.right[e];
+            const double S = f >= 0 ? a[f] * b[g] + b[f] * a[g] : 0.0;
+            const double T = transfers ? a[e] * bbar[e] + b[e] * abar[e] : 0.0;
+            K[e] += fac * (p.pS[e] * S + p.pD[e] * (a[e] * b[e]) + p.pT[e] * T);
+        });
+    }
+}
+
+// One chunk of a many-split clade: its split terms into the chunk's partial row. scratch: one row.
+template <class Team>
+GPUREC_HD void sumSplitChunk(const Team& t, const SpeciesView& s, const SetRef& p, const CladeView& cv,
+                             const TableView& tab, const SplitChunk& chunk, const SplitChunkView& chunks,
+                             double pibarSideThreshold, double* scratch) {
+    const int rowScale = cladeRowScale(t, cv, tab, chunk.clade);
+    forEachNode(t, s, [&](int e) { scratch[e] = 0.0; });
+    addSplitTerms(t, s, p, cv, tab, chunk.splitBegin, chunk.splitEnd, rowScale, pibarSideThreshold, scratch);
+    double* out = chunks.partial + static_cast<std::size_t>(chunk.slot) * s.n;
+    forEachNode(t, s, [&](int e) { out[e] = scratch[e]; });
+}
+
+// Π and Π̄ of clade c (spec 5), row-scaled like the CPU: the split terms relative to 2^rowScale
+// (summed here, or added up from the partial rows of its chunks), then the self loop (converged:
+// solved directly under PARENTS, else the exact postorder solve given Π̄ with Π̄ iterated; alerax:
+// 4 sweeps), then the row normalised to a peak in [1/2, 1).
 template <class Team>
 GPUREC_HD void solveCladeForward(const Team& t, const SpeciesView& s, const SetRef& p, const CladeView& cv,
-                                 const TableView& tab, int c, const ForwardSettings& opt, double* scratch) {
+                                 const TableView& tab, const SplitChunkView& chunks, int c,
+                                 const ForwardSettings& opt, double* scratch) {
     const int n = s.n;
     // The direct solve turns the split terms into Π in place, in three vectors.
     const bool direct = forwardScratchVectors(s.noConstraint, opt.alerax) == 3;
@@ -547,32 +600,21 @@ GPUREC_HD void solveCladeForward(const Team& t, const SpeciesView& s, const SetR
     if (gene >= 0) {
         forEachNode(t, s, [&](int e) { K[e] = e == gene ? p.pS[e] : 0.0; });
     } else {
-        const int k0 = cv.splitOffset[c], k1 = cv.splitOffset[c + 1];
-        for (int k = k0; k < k1; ++k) {
-            const int sc = tab.scale[tab.local(cv.splitLeft[k])] + tab.scale[tab.local(cv.splitRight[k])];
-            if (k == k0 || sc > rowScale) rowScale = sc;
-        }
-        // Split-major: each split's scales and rows are looked up once, then every node's terms are
-        // independent loads (a team member only ever touches its own nodes' K entries).
-        forEachNode(t, s, [&](int e) { K[e] = 0.0; });
-        for (int k = k0; k < k1; ++k) {
-            const int l = cv.splitLeft[k], r = cv.splitRight[k];
-            const double fac =
-                ldexp(cv.splitWeight[k], tab.scale[tab.local(l)] + tab.scale[tab.local(r)] - rowScale);
-            if (fac == 0.0) continue;
-            const bool transfers =
-                opt.pibarSideThreshold <= 0 ||
-                maxOf(tab.pibarPeak[tab.local(l)], tab.pibarPeak[tab.local(r)]) >= opt.pibarSideThreshold;
-            const double* a = tab.pi + tab.row(l);
-            const double* b = tab.pi + tab.row(r);
-            const double* abar = tab.pibar + tab.row(l);
-            const double* bbar = tab.pibar + tab.row(r);
+        rowScale = cladeRowScale(t, cv, tab, c);
+        const int slot = chunks.cladeSlot[c];
+        if (slot >= 0) {
+            const int count = chunks.chunksOf(cv.splitOffset[c + 1] - cv.splitOffset[c]);
+            const double* partial = chunks.partial + static_cast<std::size_t>(slot) * n;
             forEachNode(t, s, [&](int e) {
-                const int f = s.left[e], g = s.right[e];
-                const double S = f >= 0 ? a[f] * b[g] + b[f] * a[g] : 0.0;
-                const double T = transfers ? a[e] * bbar[e] + b[e] * abar[e] : 0.0;
-                K[e] += fac * (p.pS[e] * S + p.pD[e] * (a[e] * b[e]) + p.pT[e] * T);
+                double sum = 0.0;
+                for (int j = 0; j < count; ++j)
+                    sum += partial[static_cast<std::size_t>(j) * n + e];
+                K[e] = sum;
             });
+        } else {
+            forEachNode(t, s, [&](int e) { K[e] = 0.0; });
+            addSplitTerms(t, s, p, cv, tab, cv.splitOffset[c], cv.splitOffset[c + 1], rowScale,
+                          opt.pibarSideThreshold, K);
         }
     }
     int iterations = 0;
