@@ -89,7 +89,9 @@ __global__ void __launch_bounds__(kMaxTeam, kTeamsPerSM)
                      logLikelihood, rootSum);
 }
 
-__global__ void __launch_bounds__(kMaxTeam, kTeamsPerSM)
+// 56 registers (a few bytes spilled) let 6 teams of 192 threads share a multiprocessor, as the
+// forward kernel does without a cap.
+__global__ void __maxnreg__(56)
     adjointWaveKernel(SpeciesView s, SetView sv, CladeView cv, TableView tab, const int* clades,
                       int familyBegin, const double* rootSum, const double* largestDone,
                       double* largestRunning, AdjointSettings opt) {
@@ -101,8 +103,9 @@ __global__ void __launch_bounds__(kMaxTeam, kTeamsPerSM)
 }
 
 // Block (x = chunk, y = species range): one thread per (chunk, species).
-__global__ void gradientGatherKernel(SpeciesView s, SetView sv, CladeView cv, TableView tab, ChunkView chunks,
-                                     int chunkBegin, double threshold, double* partial) {
+__global__ void __launch_bounds__(kElementBlock, 8)
+    gradientGatherKernel(SpeciesView s, SetView sv, CladeView cv, TableView tab, ChunkView chunks,
+                         int chunkBegin, double threshold, double* partial) {
     const int chunk = chunkBegin + static_cast<int>(blockIdx.x);
     const int e = blockIdx.y * blockDim.x + threadIdx.x;
     if (e >= s.n) return;
