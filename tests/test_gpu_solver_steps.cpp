@@ -177,6 +177,17 @@ double worstRelative(const std::vector<double>& a, const std::vector<double>& re
     return worst;
 }
 
+// The emulation against the CPU backend, forward and gradient.
+void matchesCpu(const std::shared_ptr<const Dataset>& data, const RateParameters& theta,
+                const SolverOptions& options) {
+    Evaluation cpu = makeCpuBackend(data)->evaluate(theta, options, true);
+    Evaluation gpu = emulate(*data, theta, options, true);
+    const double llError = worstRelative(gpu.logLikelihood, cpu.logLikelihood);
+    const double gradError = worstRelative(gpu.gradient, cpu.gradient);
+    QVERIFY2(llError < 1e-12, qPrintable(QString("log-likelihood relative error %1").arg(llError)));
+    QVERIFY2(gradError < 1e-9, qPrintable(QString("gradient relative error %1").arg(gradError)));
+}
+
 } // namespace
 
 class GpuSolverSteps : public QObject {
@@ -233,12 +244,7 @@ class GpuSolverSteps : public QObject {
         SolverOptions options;
         options.schedule = parseSchedule(schedule.toStdString());
         RateParameters theta = randomRates(static_cast<RateMode>(mode), *in.dataset, 7);
-        Evaluation cpu = makeCpuBackend(in.dataset)->evaluate(theta, options, true);
-        Evaluation gpu = emulate(*in.dataset, theta, options, true);
-        const double llError = worstRelative(gpu.logLikelihood, cpu.logLikelihood);
-        const double gradError = worstRelative(gpu.gradient, cpu.gradient);
-        QVERIFY2(llError < 1e-12, qPrintable(QString("log-likelihood relative error %1").arg(llError)));
-        QVERIFY2(gradError < 1e-9, qPrintable(QString("gradient relative error %1").arg(gradError)));
+        matchesCpu(in.dataset, theta, options);
     }
 
     // The direct self-loop solve adds only non-negative terms: no loss of accuracy at rates where
@@ -261,12 +267,7 @@ class GpuSolverSteps : public QObject {
         const RateParameters theta(RateMode::Global, in.dataset->species.size(),
                                    static_cast<int>(in.dataset->families.size()), {d, l, t});
         const SolverOptions options;
-        Evaluation cpu = makeCpuBackend(in.dataset)->evaluate(theta, options, true);
-        Evaluation gpu = emulate(*in.dataset, theta, options, true);
-        const double llError = worstRelative(gpu.logLikelihood, cpu.logLikelihood);
-        const double gradError = worstRelative(gpu.gradient, cpu.gradient);
-        QVERIFY2(llError < 1e-12, qPrintable(QString("log-likelihood relative error %1").arg(llError)));
-        QVERIFY2(gradError < 1e-9, qPrintable(QString("gradient relative error %1").arg(gradError)));
+        matchesCpu(in.dataset, theta, options);
     }
 
     // Any batch plan gives bit-identical results: batches are contiguous and every sum keeps its order.

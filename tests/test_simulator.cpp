@@ -44,6 +44,25 @@ std::string canonicalTopology(const NewickTree& tree) {
     return text[tree.root];
 }
 
+// One family per rooted Newick tree with genes named <species>_<n>, on `species`.
+std::shared_ptr<Dataset> rootedFamilies(const SpeciesTree& species, const std::vector<std::string>& trees) {
+    auto data = std::make_shared<Dataset>();
+    data->species = species;
+    for (const std::string& text : trees) {
+        GeneFamily family;
+        family.name = text;
+        family.clades = buildCladeSet(parseNewick(text, text), GeneTreeRooting::Rooted);
+        std::set<int> covered;
+        for (const std::string& gene : family.clades.geneNames) {
+            family.geneSpecies.push_back(species.find(speciesOfGene(gene)));
+            covered.insert(family.geneSpecies.back());
+        }
+        family.coveredSpecies = static_cast<int>(covered.size());
+        data->families.push_back(family);
+    }
+    return data;
+}
+
 // Checks every rule of the reconciliation layout (core/recon/reconciliation.hpp) on a simulated truth.
 void checkReconciliation(const Reconciliation& r, const SpeciesTree& s, TransferConstraint constraint) {
     auto firstSpecies = [&](int g) { return r.nodes[g].events.front().species; };
@@ -158,17 +177,7 @@ class SimulatorTest : public QObject {
                                                 "((A_1,B_1),C_1);",
                                                 "((A_1,C_1),B_1);",
                                                 "((B_1,C_1),A_1);"};
-        auto data = std::make_shared<Dataset>();
-        data->species = species;
-        for (const std::string& text : trees) {
-            GeneFamily family;
-            family.name = text;
-            family.clades = buildCladeSet(parseNewick(text, text), GeneTreeRooting::Rooted);
-            for (const std::string& gene : family.clades.geneNames)
-                family.geneSpecies.push_back(species.find(speciesOfGene(gene)));
-            family.coveredSpecies = family.clades.geneCount();
-            data->families.push_back(family);
-        }
+        auto data = rootedFamilies(species, trees);
         RateParameters theta(RateMode::Global, species.size(), int(trees.size()), Rates{d, l, t});
         Evaluation eval = makeCpuBackend(data)->evaluate(theta, SolverOptions{}, false);
         long seen = 0;
@@ -219,18 +228,11 @@ class SimulatorTest : public QObject {
                 if (n.children.empty()) speciesOfLeaves.insert(speciesOfGene(n.label));
             if (speciesOfLeaves.size() == 1) ++pairs[*speciesOfLeaves.begin()];
         }
-        auto data = std::make_shared<Dataset>();
-        data->species = species;
         const std::vector<std::string> names = {"A", "B", "C"};
-        for (const std::string& name : names) {
-            const std::string text = "(" + name + "_1," + name + "_2);";
-            GeneFamily family;
-            family.name = text;
-            family.clades = buildCladeSet(parseNewick(text, text), GeneTreeRooting::Rooted);
-            family.geneSpecies.assign(2, species.find(name));
-            family.coveredSpecies = 1;
-            data->families.push_back(family);
-        }
+        std::vector<std::string> trees;
+        for (const std::string& name : names)
+            trees.push_back("(" + name + "_1," + name + "_2);");
+        auto data = rootedFamilies(species, trees);
         RateParameters theta(RateMode::Global, species.size(), 3, Rates{d, 0.5, t});
         Evaluation eval = makeCpuBackend(data)->evaluate(theta, SolverOptions{}, false);
         for (std::size_t k = 0; k < names.size(); ++k) {
