@@ -27,6 +27,7 @@ constexpr double kGradientTolerance = 1e-8;
 struct CheckDataset {
     std::string name, speciesTree, families;
     int minCoveredSpecies = 4;
+    std::string transferConstraint = "PARENTS";
 };
 
 struct CheckRow {
@@ -189,8 +190,14 @@ void registerCheck(CLI::App& root) {
         if (datasets.empty()) std::printf("no reference dataset under %s\n", o->data.c_str());
         const std::string simFolder =
             (std::filesystem::temp_directory_path() / ("gpurec_check_" + std::to_string(o->seed))).string();
-        if (o->simulatedFamilies > 0)
+        if (o->simulatedFamilies > 0) {
             datasets.push_back(simulatedDataset(o->simulatedFamilies, o->seed, simFolder));
+            // The NONE constraint takes the GPU's iterated self loop instead of the direct solve.
+            CheckDataset none = datasets.back();
+            none.name += ", NONE";
+            none.transferConstraint = "NONE";
+            datasets.push_back(none);
+        }
 
         std::vector<CheckRow> rows;
         std::mt19937_64 rng(o->seed);
@@ -200,6 +207,7 @@ void registerCheck(CLI::App& root) {
             input.species = d.speciesTree;
             input.families = d.families;
             input.minCoveredSpecies = d.minCoveredSpecies;
+            input.transferConstraint = d.transferConstraint;
             LoadedInput in = loadOrExplain(input, o->threads);
             std::shared_ptr<const Dataset> data = in.dataset;
             BackendChoice gpu = selectBackend(device, data, limits);
