@@ -1,8 +1,8 @@
 #pragma once
-// The device team of solver_steps.hpp: one thread block per clade (or parameter set). Reductions
+// The device team of team_sweeps.hpp: one thread block per clade (or parameter set). Reductions
 // are warp butterflies, then one value per warp through shared memory; every thread reads the same
 // per-warp values in the same order, so the result is deterministic for a given block size.
-#include "solver_steps.hpp"
+#include "team_sweeps.hpp"
 
 namespace gpurec::gpu {
 

@@ -23,7 +23,7 @@ struct alignas(16) UpCoefficients {
     double childRight; // pS_e E_left
     double bar;        // pT_e E_e
     double invDenom;   // 1 / (1 − 2 pD_e E_e − pT_e Ē_e)
-    // The direct self-loop solve (solver_steps.hpp): weights of the children's subtree parts σ in
+    // The direct self-loop solve (direct_self_loop.hpp): weights of the children's subtree parts σ in
     // the node's own part α, and in its subtree part σ.
     double sigmaLeft, sigmaRight;
     double subtreeLeft, subtreeRight;

@@ -3,6 +3,7 @@
 #include "block_team.cuh"
 #include "cuda_support.hpp"
 #include "solver_kernels.hpp"
+#include "solver_steps.hpp"
 
 #include <cub/block/block_reduce.cuh>
 
