@@ -1,7 +1,7 @@
 // The gpurec command-line tool end to end: outputs of eval and bench, and errors on bad input.
+#include "cli_run.hpp"
 #include "support.hpp"
 
-#include <QProcess>
 #include <QtTest>
 #include <fstream>
 #include <sstream>
@@ -11,25 +11,12 @@ using namespace gpurec::test;
 class CommandLine : public QObject {
     Q_OBJECT
 
-    struct Run {
-        int exitCode;
-        QString out, err;
-    };
-    static Run gpurec(const QStringList& args) {
-        QProcess p;
-        p.start(GPUREC_CLI_PATH, args);
-        if (!p.waitForFinished(120000)) return {-1, "", "timeout"};
-        return {p.exitCode(), QString::fromUtf8(p.readAllStandardOutput()),
-                QString::fromUtf8(p.readAllStandardError())};
-    }
-    static QString q(const std::string& s) { return QString::fromStdString(s); }
-
   private slots:
     void evalWritesAleRaxLayoutAndJson() {
         std::string out = temporaryFolder("cli_eval");
         std::string ds = sharedData("alerax/test_trees_2");
-        Run r = gpurec({"eval", "-s", q(ds + "/sp.nwk"), "-f", q(ds + "/families.txt"), "--d", "0.05", "--l",
-                        "0.2", "--t", "0.02", "--schedule", "alerax", "-p", q(out)});
+        CliRun r = runGpurec({"eval", "-s", q(ds + "/sp.nwk"), "-f", q(ds + "/families.txt"), "--d", "0.05",
+                              "--l", "0.2", "--t", "0.02", "--schedule", "alerax", "-p", q(out)});
         QCOMPARE(r.exitCode, 0);
         QVERIFY(r.out.contains("1 families, 15 species nodes, 39 clades, 46 splits"));
         std::ifstream per(out + "/per_fam_likelihoods.txt");
@@ -54,7 +41,7 @@ class CommandLine : public QObject {
                                  "Node_5_13_0", "9", "10", "Node_9_10_0", "8", "Node_9_8_0", "Node_5_9_0"})
             text << node << " 0.1 0.1 0.1\n";
         writeFile(rates, text.str());
-        Run r = gpurec(
+        CliRun r = runGpurec(
             {"eval", "-s", q(ds + "/sp.nwk"), q(ds + "/g.nwk"), "--rates-file", q(rates), "-p", q(out)});
         QCOMPARE(r.exitCode, 0);
         std::ifstream per(out + "/per_fam_likelihoods.txt");
@@ -70,8 +57,9 @@ class CommandLine : public QObject {
     void benchReportsSizesTimingsAndTheEvaluatedNll() {
         std::string out = temporaryFolder("cli_bench");
         std::string ds = sharedData("alerax/test_trees_2");
-        Run r = gpurec({"bench", "-s", q(ds + "/sp.nwk"), "-f", q(ds + "/families.txt"), "--device", "cpu",
-                        "--warmup", "0", "--repeats", "3", "--wave-profile", "-o", q(out + "/bench.json")});
+        CliRun r =
+            runGpurec({"bench", "-s", q(ds + "/sp.nwk"), "-f", q(ds + "/families.txt"), "--device", "cpu",
+                       "--warmup", "0", "--repeats", "3", "--wave-profile", "-o", q(out + "/bench.json")});
         QCOMPARE(r.exitCode, 0);
         QVERIFY2(r.out.contains("wave profile: only on a CUDA device"), qPrintable(r.out));
         nlohmann::json j = readJson(out + "/bench.json");
@@ -83,8 +71,8 @@ class CommandLine : public QObject {
             QVERIFY(double(j[phase]["median_seconds"]) > 0);
             QVERIFY(double(j[phase]["min_seconds"]) <= double(j[phase]["median_seconds"]));
         }
-        Run e =
-            gpurec({"eval", "-s", q(ds + "/sp.nwk"), "-f", q(ds + "/families.txt"), "-p", q(out + "/eval")});
+        CliRun e = runGpurec(
+            {"eval", "-s", q(ds + "/sp.nwk"), "-f", q(ds + "/families.txt"), "-p", q(out + "/eval")});
         QCOMPARE(e.exitCode, 0);
         const double evalNll = double(readJson(out + "/eval/result.json")["total"]["nll_bits"]);
         QVERIFY(relativeError(double(j["forward+gradient"]["total_nll_bits"]), evalNll) < 1e-12);
@@ -93,33 +81,33 @@ class CommandLine : public QObject {
     void badInputsGiveClearErrors() {
         std::string dir = temporaryFolder("cli_bad");
         writeFile(dir + "/s.nwk", "((A,B),(C,D);");
-        Run r = gpurec({"eval", "-s", q(dir + "/s.nwk"), q(dir + "/g.nwk"), "-p", q(dir + "/o")});
+        CliRun r = runGpurec({"eval", "-s", q(dir + "/s.nwk"), q(dir + "/g.nwk"), "-p", q(dir + "/o")});
         QCOMPARE(r.exitCode, 2);
         QCOMPARE(r.err.trimmed(),
                  q("gpurec: error: " + dir + "/s.nwk:1:13: unbalanced parentheses: missing ')' before ';'"));
         writeFile(dir + "/s.nwk", "((A,B),(C,D));");
         writeFile(dir + "/g.nwk", "((A_1,B_1),(C_1,E_1));");
-        r = gpurec({"eval", "-s", q(dir + "/s.nwk"), q(dir + "/g.nwk"), "-p", q(dir + "/o")});
+        r = runGpurec({"eval", "-s", q(dir + "/s.nwk"), q(dir + "/g.nwk"), "-p", q(dir + "/o")});
         QCOMPARE(r.exitCode, 2);
         QVERIFY2(r.err.contains("family g: " + q(dir) +
                                 "/g.nwk:1:17: gene 'E_1' of family 'g' maps to species 'E'"),
                  qPrintable(r.err));
-        r = gpurec({"eval", "-s", q(dir + "/s.nwk"), q(dir + "/missing.nwk"), "-p", q(dir + "/o")});
+        r = runGpurec({"eval", "-s", q(dir + "/s.nwk"), q(dir + "/missing.nwk"), "-p", q(dir + "/o")});
         QCOMPARE(r.exitCode, 2);
         QVERIFY2(r.err.contains("missing.nwk: cannot open file: No such file or directory"),
                  qPrintable(r.err));
-        r = gpurec(
+        r = runGpurec(
             {"eval", "-s", q(dir + "/s.nwk"), q(dir + "/g.nwk"), "--solver", "e_tol=2", "-p", q(dir + "/o")});
         QCOMPARE(r.exitCode, 2);
         QCOMPARE(r.err.trimmed(),
                  QString("gpurec: error: solver option e_tol = 2 is outside its range 0..1e-2"));
         writeFile(dir + "/g.nwk", "((A_1,B_1),(C_1,C_2));");
-        r = gpurec({"eval", "-s", q(dir + "/s.nwk"), q(dir + "/g.nwk"), "-p", q(dir + "/o")});
+        r = runGpurec({"eval", "-s", q(dir + "/s.nwk"), q(dir + "/g.nwk"), "-p", q(dir + "/o")});
         QCOMPARE(r.exitCode, 2);
         QVERIFY(r.err.contains("excluded family g: covers 3 species, fewer than the minimum of 4"));
         QVERIFY(r.err.contains("no family left to reconcile after exclusions"));
-        r = gpurec({"eval", "-s", q(dir + "/s.nwk"), q(dir + "/g.nwk"), "--min-covered-species", "3",
-                    "--device", "gpu7", "-p", q(dir + "/o")});
+        r = runGpurec({"eval", "-s", q(dir + "/s.nwk"), q(dir + "/g.nwk"), "--min-covered-species", "3",
+                       "--device", "gpu7", "-p", q(dir + "/o")});
         QCOMPARE(r.exitCode, 2);
         QVERIFY(r.err.contains("bad device 'gpu7' (expected auto, cpu, cuda or cuda:N)"));
     }

@@ -1,6 +1,7 @@
 // The files written for sampled reconciliations: RecPhyloXML checked element by element with an
 // independent XML reader (Qt's) and read back by ours, the two Newick forms, the CSV tables, and
 // `gpurec sample` end to end with its errors on bad input.
+#include "cli_run.hpp"
 #include "recon/recon_newick.hpp"
 #include "recon/recon_summary.hpp"
 #include "recon/recon_tables.hpp"
@@ -11,7 +12,6 @@
 #include "test_sampling_keys.hpp"
 
 #include <QFile>
-#include <QProcess>
 #include <QXmlStreamReader>
 #include <QtTest>
 #include <filesystem>
@@ -70,19 +70,6 @@ struct GeneTreeFacts {
 
 class SamplingOutputs : public QObject {
     Q_OBJECT
-
-    struct Run {
-        int exitCode;
-        QString out, err;
-    };
-    static Run gpurec(const QStringList& args) {
-        QProcess p;
-        p.start(GPUREC_CLI_PATH, args);
-        if (!p.waitForFinished(120000)) return {-1, "", "timeout"};
-        return {p.exitCode(), QString::fromUtf8(p.readAllStandardOutput()),
-                QString::fromUtf8(p.readAllStandardError())};
-    }
-    static QString q(const std::string& s) { return QString::fromStdString(s); }
 
   private slots:
     void recPhyloXmlElementByElement() {
@@ -309,7 +296,7 @@ class SamplingOutputs : public QObject {
                             "3",
                             "-p",
                             q(out)};
-        Run r = gpurec(args);
+        CliRun r = runGpurec(args);
         QVERIFY2(r.exitCode == 0, qPrintable(r.err));
         QVERIFY2(r.out.contains("sampled 25 reconciliations for each of 1 families (seed 3)"),
                  qPrintable(r.out));
@@ -341,7 +328,7 @@ class SamplingOutputs : public QObject {
         std::string again = temporaryFolder("cli_sample_again");
         args.last() = q(again);
         args << "--xml-per-sample";
-        QCOMPARE(gpurec(args).exitCode, 0);
+        QCOMPARE(runGpurec(args).exitCode, 0);
         QCOMPARE(fileText(again + "/reconciliations/my_family_samples.alerec"),
                  fileText(rec + "_samples.alerec"));
         QVERIFY(std::filesystem::exists(again + "/reconciliations/my_family_sample_24.xml"));
@@ -354,9 +341,9 @@ class SamplingOutputs : public QObject {
         auto run = [&](QStringList extra) {
             QStringList args = {"sample", "-s",         q(ds + "/sp.nwk"), "-f", q(ds + "/families.txt"),
                                 "-p",     q(dir + "/o")};
-            return gpurec(args + extra);
+            return runGpurec(args + extra);
         };
-        Run r = run({"--samples", "0"});
+        CliRun r = run({"--samples", "0"});
         QCOMPARE(r.exitCode, 2);
         QCOMPARE(r.err.trimmed(), QString("gpurec: error: the number of samples must be at least 1 (got 0)"));
         r = run({"--d", "3"});
@@ -374,8 +361,8 @@ class SamplingOutputs : public QObject {
         writeFile(dir + "/small.nwk", "((A_1,B_1),A_2);");
         writeFile(dir + "/families.txt",
                   "[FAMILIES]\n- big\ngene_tree = big.nwk\n- small\ngene_tree = small.nwk\n");
-        r = gpurec({"sample", "-s", q(dir + "/s.nwk"), "-f", q(dir + "/families.txt"), "--family", "small",
-                    "-p", q(dir + "/o")});
+        r = runGpurec({"sample", "-s", q(dir + "/s.nwk"), "-f", q(dir + "/families.txt"), "--family", "small",
+                       "-p", q(dir + "/o")});
         QCOMPARE(r.exitCode, 2);
         QVERIFY2(r.err.contains("gpurec: error: family 'small' was excluded ("), qPrintable(r.err));
         QVERIFY2(r.err.contains("); lower --min-covered-species (now 4) to sample it"), qPrintable(r.err));
