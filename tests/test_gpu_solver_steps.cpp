@@ -2,6 +2,7 @@
 // batch and wave by wave exactly as the kernels schedule them, against the CPU reference: forward
 // log-likelihoods and gradients in every rate mode and schedule. Also the batch planner.
 #include "cuda/host_structure.hpp"
+#include "cuda/shared_gradient.hpp"
 #include "cuda/solver_steps.hpp"
 #include "engine/backend.hpp"
 #include "engine/family_solver.hpp"
@@ -135,22 +136,11 @@ Evaluation emulate(const Dataset& data, const RateParameters& theta, const Solve
         }
     }
     if (withGradient && !genewise) {
-        ProbabilityGradient g(n);
-        auto rowOf = [&](int r) {
-            return std::vector<double>(total.begin() + r * n, total.begin() + (r + 1) * n);
-        };
-        g.gS = rowOf(RowS);
-        g.gD = rowOf(RowD);
-        g.gT = rowOf(RowT);
-        g.gE = rowOf(RowE);
-        g.gEbar = rowOf(RowEbar);
         ExtinctionState ext;
         ext.E.assign(sv.E, sv.E + n);
         ext.Ebar.assign(sv.Ebar, sv.Ebar + n);
-        const EventProbabilities p = theta.probabilities(0);
-        KrylovStats ks;
-        eliminateExtinction(SpeciesLayout(data.species, data.transferConstraint), p, ext, F, options, g, ks);
-        addThetaGradient(theta, 0, p, g, out.gradient);
+        addSharedModeGradient(SpeciesLayout(data.species, data.transferConstraint), theta, F, options, total,
+                              ext, out.gradient);
     }
     for (double v : out.logLikelihood)
         out.totalLogLikelihood += v;

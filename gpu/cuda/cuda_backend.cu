@@ -5,6 +5,7 @@
 #include "cuda_backend.hpp"
 #include "cuda_support.hpp"
 #include "host_structure.hpp"
+#include "shared_gradient.hpp"
 #include "solver_kernels.hpp"
 
 #include "engine/family_solver.hpp"
@@ -599,21 +600,10 @@ class CudaBackend final : public LikelihoodBackend, public CudaBackendControls {
                               stream_),
               "reading E");
         check(cudaStreamSynchronize(stream_), "computing the gradient");
-        ProbabilityGradient g(n);
-        auto rowOf = [&](int r) {
-            return std::vector<double>(total.begin() + r * n, total.begin() + (r + 1) * n);
-        };
-        g.gS = rowOf(RowS);
-        g.gD = rowOf(RowD);
-        g.gT = rowOf(RowT);
-        g.gE = rowOf(RowE);
-        g.gEbar = rowOf(RowEbar);
-        const EventProbabilities p = theta.probabilities(0);
-        KrylovStats ks;
-        eliminateExtinction(layout_, p, ext, familyCount(), options, g, ks);
+        const KrylovStats ks =
+            addSharedModeGradient(layout_, theta, familyCount(), options, total, ext, out.gradient);
         out.stats.bicgstabIterations += ks.iterations;
         out.stats.bicgstabBreakdowns += ks.breakdowns;
-        addThetaGradient(theta, 0, p, g, out.gradient);
     }
 
     std::shared_ptr<const Dataset> data_;

@@ -1,0 +1,17 @@
+#pragma once
+// The last step of a shared-mode (global, specieswise) gradient: the GPU has summed ∂NLL/∂(pS, pD,
+// pT, E, Ē) over every family into kGradientRows rows of n; E is eliminated on the host with the CPU
+// reference's own code (one small solve). Plain C++: the backend and its host emulation share it.
+#include "engine/family_solver.hpp"
+#include "engine/krylov.hpp"
+
+#include <vector>
+
+namespace gpurec::gpu {
+
+// Adds d NLL / dθ of set 0 to `gradient`; returns the statistics of the E solve.
+KrylovStats addSharedModeGradient(const SpeciesLayout& layout, const RateParameters& theta, int families,
+                                  const SolverOptions& options, const std::vector<double>& rows,
+                                  const ExtinctionState& extinction, std::vector<double>& gradient);
+
+} // namespace gpurec::gpu
