@@ -27,6 +27,21 @@ struct FamilySimulator::ProcessNode {
     int child[2] = {-1, -1};
     int recipient = -1;
     double time = 0.0; // dated: when the lineage starts, then when its event happens
+
+    // Gives node x two new children starting at `time` in species first and second, queued so that
+    // the first is drawn next (depth first, left to right).
+    static void branch(std::vector<ProcessNode>& nodes, std::vector<int>& pending, int x, int first,
+                       int second, double time) {
+        for (int k = 0; k < 2; ++k) {
+            nodes[x].child[k] = int(nodes.size());
+            ProcessNode child;
+            child.species = k == 0 ? first : second;
+            child.time = time;
+            nodes.push_back(child);
+        }
+        pending.push_back(nodes[x].child[1]);
+        pending.push_back(nodes[x].child[0]);
+    }
 };
 
 FamilySimulator::FamilySimulator(const SpeciesTree& species, TransferConstraint constraint,
@@ -75,14 +90,7 @@ void FamilySimulator::runUndated(int origin, const EventProbabilities& p, Random
     nodes[0].species = origin;
     std::vector<int> pending{0};
     auto branch = [&](int x, int first, int second) {
-        for (int k = 0; k < 2; ++k) {
-            nodes[x].child[k] = int(nodes.size());
-            ProcessNode child;
-            child.species = k == 0 ? first : second;
-            nodes.push_back(child);
-        }
-        pending.push_back(nodes[x].child[1]);
-        pending.push_back(nodes[x].child[0]);
+        ProcessNode::branch(nodes, pending, x, first, second, 0.0);
     };
     while (!pending.empty()) {
         int x = pending.back();
@@ -135,15 +143,7 @@ void FamilySimulator::runDated(const std::vector<Rates>& rates, RandomSource& rn
     nodes[0].time = originTime;
     std::vector<int> pending{0};
     auto branch = [&](int x, int first, int second, double time) {
-        for (int k = 0; k < 2; ++k) {
-            nodes[x].child[k] = int(nodes.size());
-            ProcessNode child;
-            child.species = k == 0 ? first : second;
-            child.time = time;
-            nodes.push_back(child);
-        }
-        pending.push_back(nodes[x].child[1]);
-        pending.push_back(nodes[x].child[0]);
+        ProcessNode::branch(nodes, pending, x, first, second, time);
     };
     while (!pending.empty()) {
         int x = pending.back();
