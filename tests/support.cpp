@@ -10,10 +10,16 @@
 
 namespace gpurec::test {
 
-std::string sharedData(const std::string& relative) { return std::string(GPUREC_SHARED_DATA) + "/" + relative; }
-std::string sourcePath(const std::string& relative) { return std::string(GPUREC_SOURCE_DIR) + "/" + relative; }
+std::string sharedData(const std::string& relative) {
+    return std::string(GPUREC_SHARED_DATA) + "/" + relative;
+}
+std::string sourcePath(const std::string& relative) {
+    return std::string(GPUREC_SOURCE_DIR) + "/" + relative;
+}
 
-nlohmann::json readJson(const std::string& path) { return nlohmann::json::parse(readTextFile(path)); }
+nlohmann::json readJson(const std::string& path) {
+    return nlohmann::json::parse(readTextFile(path));
+}
 
 LoadedInput loadShared(const std::string& folder, const std::string& speciesFile, int minCoveredSpecies,
                        GeneTreeRooting rooting) {
@@ -26,7 +32,9 @@ LoadedInput loadShared(const std::string& folder, const std::string& speciesFile
     return loadInput(paths, TransferConstraint::Parents, options);
 }
 
-double relativeError(double a, double b) { return b == 0 ? std::abs(a) : std::abs(a - b) / std::abs(b); }
+double relativeError(double a, double b) {
+    return b == 0 ? std::abs(a) : std::abs(a - b) / std::abs(b);
+}
 
 std::string temporaryFolder(const std::string& tag) {
     static std::mt19937_64 rng(std::random_device{}());
@@ -35,7 +43,8 @@ std::string temporaryFolder(const std::string& tag) {
     static std::vector<std::filesystem::path> created;
     if (created.empty())
         std::atexit([] {
-            for (auto& d : created) std::filesystem::remove_all(d);
+            for (auto& d : created)
+                std::filesystem::remove_all(d);
         });
     created.push_back(dir);
     return dir.string();
@@ -44,6 +53,20 @@ std::string temporaryFolder(const std::string& tag) {
 void writeFile(const std::string& path, const std::string& text) {
     std::filesystem::create_directories(std::filesystem::path(path).parent_path());
     std::ofstream(path) << text;
+}
+
+int addNode(Reconciliation& r, int parent, std::vector<ReconEvent> events, std::string name) {
+    const int index = int(r.nodes.size());
+    ReconNode n;
+    n.parent = parent;
+    n.events = std::move(events);
+    n.name = std::move(name);
+    r.nodes.push_back(n);
+    if (parent >= 0)
+        r.nodes[parent].children.push_back(index);
+    else
+        r.root = index;
+    return index;
 }
 
 } // namespace gpurec::test

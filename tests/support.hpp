@@ -1,6 +1,8 @@
 #pragma once
-// Helpers shared by the test suites: paths to ../shared/data and loading of reference datasets.
+// Helpers shared by the test suites: paths to ../shared/data, loading of reference datasets, files,
+// hand-built reconciliations.
 #include "data/load.hpp"
+#include "recon/reconciliation.hpp"
 
 #include <nlohmann/json.hpp>
 #include <string>
@@ -18,5 +20,8 @@ double relativeError(double a, double b);
 // A fresh temporary folder removed at process exit.
 std::string temporaryFolder(const std::string& tag);
 void writeFile(const std::string& path, const std::string& text);
+// Appends a node with the given events under `parent` (−1: the root) of a hand-built
+// reconciliation; nodes are added in preorder. Returns its index.
+int addNode(Reconciliation& r, int parent, std::vector<ReconEvent> events, std::string name = {});
 
 } // namespace gpurec::test

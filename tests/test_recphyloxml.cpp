@@ -15,21 +15,6 @@ SpeciesTree tinySpecies() {
     return SpeciesTree::fromNewick(parseNewick("((A:1,B:2)AB:0.5,C:3)R;", "tiny")[0]);
 }
 
-// Appends a node with the given events under `parent` (nodes are added in preorder).
-int addNode(Reconciliation& r, int parent, std::vector<ReconEvent> events, std::string name = {}) {
-    int index = int(r.nodes.size());
-    ReconNode n;
-    n.parent = parent;
-    n.events = std::move(events);
-    n.name = std::move(name);
-    r.nodes.push_back(n);
-    if (parent >= 0)
-        r.nodes[parent].children.push_back(index);
-    else
-        r.root = index;
-    return index;
-}
-
 // Every event type: S at the root, SL then T, TL after a transfer, D with an explicit loss.
 Reconciliation richReconciliation(const SpeciesTree& s) {
     int A = s.find("A"), B = s.find("B"), AB = s.find("AB"), C = s.find("C"), R = s.find("R");

@@ -19,24 +19,6 @@
 using namespace gpurec;
 using namespace gpurec::test;
 
-namespace {
-
-int addNode(Reconciliation& r, int parent, std::vector<ReconEvent> events, std::string name = {}) {
-    int index = int(r.nodes.size());
-    ReconNode n;
-    n.parent = parent;
-    n.events = std::move(events);
-    n.name = std::move(name);
-    r.nodes.push_back(n);
-    if (parent >= 0)
-        r.nodes[parent].children.push_back(index);
-    else
-        r.root = index;
-    return index;
-}
-
-} // namespace
-
 class SamplingRecovery : public QObject {
     Q_OBJECT
 
