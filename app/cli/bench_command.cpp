@@ -123,7 +123,7 @@ void profileWaves(LikelihoodBackend& backend, const RateParameters& theta, const
     (void)theta;
     (void)options;
     (void)j;
-    std::printf("\nwave profile: this build has no CUDA backend\n");
+    std::printf("\nwave profile: only on a CUDA device (this build has no CUDA backend)\n");
 #endif
 }
 
