@@ -621,9 +621,8 @@ class CudaBackend final : public LikelihoodBackend, public CudaBackendControls {
     DeviceArray<double> theta_, thetaGradient_, sharedTotal_, logLikelihood_;
     DeviceArray<unsigned long long> counters_;
     BatchPlan plan_;
-    std::vector<std::vector<std::pair<int, int>>> waves_; // per batch: (offset, count) of each wave
-    std::vector<std::vector<std::pair<int, int>>>
-        waveChunks_; // per batch: (offset, count) of each wave's split chunks
+    std::vector<std::vector<std::pair<int, int>>> waves_;      // per batch: (offset, count) of each wave
+    std::vector<std::vector<std::pair<int, int>>> waveChunks_; // the same for the waves' split chunks
     int teamsPerSM_ = 0, multiprocessors_ = 0;
     bool eWarm_ = false, tablesWarm_ = false, poison_ = false, profileWaves_ = false;
     CudaRunInfo last_;

@@ -39,7 +39,6 @@ struct alignas(16) OutsideCoefficients {
     double gainLeft;      // ∂(left subtree sum)/∂o_e
     double gainRight;     // ∂(right subtree sum)/∂o_e
     double invRecipients; // 1 / |R(e)|
-    double unused;
 };
 
 // Per parameter set and node, in the down-sweep (depth) order.

@@ -123,29 +123,47 @@ GPUREC_HD void solveExtinctionSet(const Team& t, const SpeciesView& s, const Set
     }
 }
 
-// Split terms of clade c at node e relative to 2^rowScale, weighted by pS, pD, pT (spec 5.1).
+// Split terms (spec 5.1) of one node, not yet weighted by pS, pD, pT.
 struct SplitTerms {
     double S = 0, D = 0, T = 0;
 };
 
+// One split k of a clade whose split terms are taken relative to 2^rowScale: its weight and its
+// children's rows. fac is 0 when the split underflows at this scale (skip it).
+struct SplitRows {
+    double fac;
+    bool transfers; // false: the transfer terms are dropped (pibar_side_threshold)
+    const double *a, *b, *abar, *bbar;
+    GPUREC_HD SplitRows(const CladeView& cv, const TableView& tab, int k, int rowScale,
+                        double pibarSideThreshold) {
+        const int l = cv.splitLeft[k], r = cv.splitRight[k];
+        fac = ldexp(cv.splitWeight[k], tab.scale[tab.local(l)] + tab.scale[tab.local(r)] - rowScale);
+        // Rows peak in [1/2, 1): the transfer terms are bounded by the partners' Π̄ peaks.
+        transfers = pibarSideThreshold <= 0 ||
+                    maxOf(tab.pibarPeak[tab.local(l)], tab.pibarPeak[tab.local(r)]) >= pibarSideThreshold;
+        a = tab.pi + tab.row(l);
+        b = tab.pi + tab.row(r);
+        abar = tab.pibar + tab.row(l);
+        bbar = tab.pibar + tab.row(r);
+    }
+    GPUREC_HD SplitTerms at(const SpeciesView& s, int e) const {
+        const int f = s.left[e], g = s.right[e];
+        return {f >= 0 ? a[f] * b[g] + b[f] * a[g] : 0.0, a[e] * b[e],
+                transfers ? a[e] * bbar[e] + b[e] * abar[e] : 0.0};
+    }
+};
+
+// Split terms of clade c at node e relative to 2^rowScale, summed over its splits.
 GPUREC_HD inline SplitTerms splitTerms(const SpeciesView& s, const CladeView& cv, const TableView& tab, int c,
                                        int rowScale, int e, double pibarSideThreshold) {
     SplitTerms out;
-    const int f = s.left[e], g = s.right[e];
     for (int k = cv.splitOffset[c]; k < cv.splitOffset[c + 1]; ++k) {
-        const int l = cv.splitLeft[k], r = cv.splitRight[k];
-        const double fac =
-            ldexp(cv.splitWeight[k], tab.scale[tab.local(l)] + tab.scale[tab.local(r)] - rowScale);
-        if (fac == 0.0) continue;
-        const double* a = tab.pi + tab.row(l);
-        const double* b = tab.pi + tab.row(r);
-        if (f >= 0) out.S += fac * (a[f] * b[g] + b[f] * a[g]);
-        out.D += fac * a[e] * b[e];
-        // Rows peak in [1/2, 1): the transfer terms are bounded by the partners' Π̄ peaks.
-        const bool transfers =
-            pibarSideThreshold <= 0 ||
-            maxOf(tab.pibarPeak[tab.local(l)], tab.pibarPeak[tab.local(r)]) >= pibarSideThreshold;
-        if (transfers) out.T += fac * (a[e] * tab.pibar[tab.row(r) + e] + b[e] * tab.pibar[tab.row(l) + e]);
+        const SplitRows split(cv, tab, k, rowScale, pibarSideThreshold);
+        if (split.fac == 0.0) continue;
+        const SplitTerms t = split.at(s, e);
+        out.S += split.fac * t.S;
+        out.D += split.fac * t.D;
+        out.T += split.fac * t.T;
     }
     return out;
 }
@@ -169,22 +187,11 @@ GPUREC_HD void addSplitTerms(const Team& t, const SpeciesView& s, const SetRef& 
                              const TableView& tab, int k0, int k1, int rowScale, double pibarSideThreshold,
                              double* K) {
     for (int k = k0; k < k1; ++k) {
-        const int l = cv.splitLeft[k], r = cv.splitRight[k];
-        const double fac =
-            ldexp(cv.splitWeight[k], tab.scale[tab.local(l)] + tab.scale[tab.local(r)] - rowScale);
-        if (fac == 0.0) continue;
-        const bool transfers =
-            pibarSideThreshold <= 0 ||
-            maxOf(tab.pibarPeak[tab.local(l)], tab.pibarPeak[tab.local(r)]) >= pibarSideThreshold;
-        const double* a = tab.pi + tab.row(l);
-        const double* b = tab.pi + tab.row(r);
-        const double* abar = tab.pibar + tab.row(l);
-        const double* bbar = tab.pibar + tab.row(r);
+        const SplitRows split(cv, tab, k, rowScale, pibarSideThreshold);
+        if (split.fac == 0.0) continue;
         forEachNode(t, s, [&](int e) {
-            const int f = s.left[e], g = s.right[e];
-            const double S = f >= 0 ? a[f] * b[g] + b[f] * a[g] : 0.0;
-            const double T = transfers ? a[e] * bbar[e] + b[e] * abar[e] : 0.0;
-            K[e] += fac * (p.pS[e] * S + p.pD[e] * (a[e] * b[e]) + p.pT[e] * T);
+            const SplitTerms st = split.at(s, e);
+            K[e] += split.fac * (p.pS[e] * st.S + p.pD[e] * st.D + p.pT[e] * st.T);
         });
     }
 }
