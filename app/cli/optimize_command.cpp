@@ -55,7 +55,7 @@ void registerOptimize(CLI::App& root) {
         std::string parametrization = "GLOBAL";
         std::string optimizer = "lbfgsb";
         OptimizerSettings settings;
-        std::string outdir = "gpurec_output";
+        OutputOptions output;
     };
     auto o = std::make_shared<Options>();
     CLI::App* app =
@@ -91,11 +91,13 @@ void registerOptimize(CLI::App& root) {
     app->add_flag(
         "!--no-warm-starts", o->settings.warm_starts,
         "Start every evaluation's fixed points afresh (for benchmarks; results agree within tolerance)");
-    app->add_option("-p,--prefix", o->outdir, "Output folder (default gpurec_output)");
+    addOutputOptions(*app, o->output);
     app->callback([o] {
         OptimizerSettings settings = o->settings;
         settings.kind = parseOptimizerKind(o->optimizer);
         settings.validate();
+        const std::string& outdir = o->output.outdir;
+        prepareOutputs(o->output, {"per_fam_likelihoods.txt", "result.json", "trace.csv", "model_parameters"});
         LoadedInput in = loadOrExplain(o->input, o->engine.threads);
         const Dataset& data = *in.dataset;
         const RateMode mode = parseRateMode(o->parametrization);
@@ -103,9 +105,8 @@ void registerOptimize(CLI::App& root) {
         BackendChoice backend = backendFrom(o->engine, in.dataset);
         ReconModel model(in.dataset, std::move(backend.backend), startingRates(o->rates, data, mode), solver);
 
-        ensureDirectory(o->outdir);
-        std::ofstream trace(o->outdir + "/trace.csv");
-        if (!trace) throw std::runtime_error("cannot write " + o->outdir + "/trace.csv");
+        std::ofstream trace(outdir + "/trace.csv");
+        if (!trace) throw std::runtime_error("cannot write " + outdir + "/trace.csv");
         trace << traceCsvHeader() << "\n";
         std::printf(
             "%zu families, %d species nodes, %lld clades, %lld splits on %s; %s rates (%d parameters), %s\n",
@@ -120,9 +121,9 @@ void registerOptimize(CLI::App& root) {
         });
 
         const Evaluation& best = model.lastEvaluation();
-        writePerFamilyLikelihoods(o->outdir + "/per_fam_likelihoods.txt", data, best);
+        writePerFamilyLikelihoods(outdir + "/per_fam_likelihoods.txt", data, best);
         std::vector<std::string> rateFiles =
-            writeRateFiles(o->outdir + "/model_parameters", data, result.best);
+            writeRateFiles(outdir + "/model_parameters", data, result.best);
         nlohmann::json j = evaluationJson(data, best);
         j["optimization"] = {{"mode", toString(mode)},
                              {"settings", settingsJson(settings)},
@@ -135,17 +136,17 @@ void registerOptimize(CLI::App& root) {
                              {"seconds", result.seconds},
                              {"rates", ratesJson(data, result.best)}};
         addRunDescription(j, o->input, in, backend.description, solver);
-        writeJson(o->outdir + "/result.json", j);
+        writeJson(outdir + "/result.json", j);
         std::printf("%s after %d iterations (%d evaluations, %.2f s): %s\n",
                     result.converged ? "converged" : "stopped", result.iterations, result.evaluations,
                     result.seconds, result.stopReason.c_str());
         std::printf("total LL %.10f nats, NLL %.10f bits (start %.10f bits)\n", best.totalLogLikelihood,
                     best.totalNllBits, result.initialNllBits);
         std::printf("wrote %s/per_fam_likelihoods.txt, %s, %s/trace.csv and %s/result.json\n",
-                    o->outdir.c_str(),
+                    outdir.c_str(),
                     rateFiles.size() == 1 ? rateFiles[0].c_str()
-                                          : (o->outdir + "/model_parameters/<family>_rates.txt").c_str(),
-                    o->outdir.c_str(), o->outdir.c_str());
+                                          : (outdir + "/model_parameters/<family>_rates.txt").c_str(),
+                    outdir.c_str(), outdir.c_str());
     });
 }
 
