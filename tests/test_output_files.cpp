@@ -13,6 +13,7 @@
 #include <QtTest>
 
 #include <csignal>
+#include <fstream>
 #include <filesystem>
 #include <set>
 #include <sys/resource.h>
