@@ -42,6 +42,7 @@ TubeLayout layoutTubes(const SpeciesTree& species) {
     out.y.resize(n);
     out.startX.resize(n);
     out.halfWidth = kHalfWidth;
+    out.row = kRow;
     for (int e = 0; e < n; ++e) {
         out.x[e] = tree.x[e] * kColumn;
         out.y[e] = tree.y[e] * kRow;

@@ -18,6 +18,7 @@ struct TubeLayout {
     std::vector<double> x, y,
         startX;           // per species node: end of its branch (the node), lane centre, start of the branch
     double halfWidth = 0; // half the tube's thickness
+    double row = 0;       // distance between the lanes of two neighbouring leaves
     QPainterPath tubes;   // outline of all tubes, for filling
     QPointF labelAt(int species) const { return {x[species] + halfWidth + 6, y[species]}; }
 };

@@ -127,6 +127,13 @@ ReconciliationPanel::ReconciliationPanel(QWidget* parent) : QWidget(parent) {
     top->addWidget(sampleButton);
     top->addWidget(openButton);
     top->addStretch(1);
+    auto* fitButton = new QToolButton;
+    fitButton->setText(tr("Fit"));
+    fitButton->setObjectName("fitReconciliations");
+    fitButton->setAccessibleName(tr("Fit the reconciliation drawing"));
+    fitButton->setToolTip(tr("Fit the drawing to the view; it then follows the view's size until you zoom"));
+    connect(fitButton, &QToolButton::clicked, view_, &ReconciliationView::fitAll);
+    top->addWidget(fitButton);
     top->addWidget(exportButton);
     auto* second = new QHBoxLayout;
     second->addWidget(oneSample_);

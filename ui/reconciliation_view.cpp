@@ -1,8 +1,11 @@
 #include "reconciliation_view.hpp"
 
 #include "drawing_export.hpp"
+#include "readable_fit.hpp"
 
 #include <QGraphicsPathItem>
+#include <QResizeEvent>
+#include <QStyleOptionGraphicsItem>
 #include <QGraphicsScene>
 #include <QGraphicsSimpleTextItem>
 #include <QPainter>
@@ -70,6 +73,55 @@ QPainterPath glyphShape(EventType type) {
     return p;
 }
 
+// A transfer arc: the curve in scene units with a pen of constant screen width, and an arrowhead
+// at the recipient plus, for aggregated arcs, the frequency at the middle, both in screen pixels.
+class ArcItem : public QGraphicsPathItem {
+  public:
+    ArcItem(const QPainterPath& path, const QPen& pen, QString label) : QGraphicsPathItem(path), label_(label) {
+        QPen cosmetic = pen;
+        cosmetic.setCosmetic(true);
+        setPen(cosmetic);
+        setData(ReconciliationView::kLabelRole, label_);
+    }
+
+    void paint(QPainter* painter, const QStyleOptionGraphicsItem* option, QWidget* widget) override {
+        QGraphicsPathItem::paint(painter, option, widget);
+        const QTransform device = painter->worldTransform();
+        const QPointF end = device.map(path().pointAtPercent(1.0));
+        const QPointF before = device.map(path().pointAtPercent(0.95));
+        const QPointF mid = device.map(path().pointAtPercent(0.5));
+        painter->save();
+        painter->resetTransform();
+        painter->setRenderHint(QPainter::Antialiasing);
+        QPointF direction = end - before;
+        const double length = std::hypot(direction.x(), direction.y());
+        if (length > 0) {
+            direction /= length;
+            const QPointF tip = end - direction * (kGlyph + 2); // stops at the recipient's glyph, not under it
+            const QPointF normal(-direction.y(), direction.x());
+            const double size = 11.0 + pen().widthF();
+            painter->setPen(Qt::NoPen);
+            painter->setBrush(pen().color());
+            painter->drawPolygon(QPolygonF{tip, tip - direction * size + normal * size * 0.5,
+                                           tip - direction * size - normal * size * 0.5});
+        }
+        if (!label_.isEmpty()) {
+            QFontMetricsF fm(painter->font());
+            QRectF box(mid - QPointF(fm.horizontalAdvance(label_) / 2 + 3, fm.height() / 2),
+                       QSizeF(fm.horizontalAdvance(label_) + 6, fm.height()));
+            painter->setPen(Qt::NoPen);
+            painter->setBrush(QColor(255, 255, 255, 215));
+            painter->drawRoundedRect(box, 3, 3);
+            painter->setPen(pen().color().darker(160));
+            painter->drawText(box, Qt::AlignCenter, label_);
+        }
+        painter->restore();
+    }
+
+  private:
+    QString label_;
+};
+
 void styleGlyph(QAbstractGraphicsShapeItem* item, EventType type) {
     QColor fill;
     switch (type) {
@@ -118,19 +170,26 @@ QColor ReconciliationView::familyColour(int drawn) {
 void ReconciliationView::setSpecies(const SpeciesTree* species) {
     scene()->clear();
     drawing_.clear();
+    labels_.clear();
     names_.clear();
     species_ = species;
     if (!species_) return;
     layout_ = layoutTubes(*species_);
-    auto* tubes = scene()->addPath(layout_.tubes, QPen(kTubeEdge, 1.0), kTubeFill);
+    QPen edge(kTubeEdge, 1.0);
+    edge.setCosmetic(true);
+    auto* tubes = scene()->addPath(layout_.tubes, edge, kTubeFill);
     tubes->setZValue(-2);
     QFont font = this->font();
     font.setPointSizeF(10);
     for (int e = 0; e < species_->size(); ++e) {
         if (!species_->isLeaf(e)) continue;
         auto* label = scene()->addSimpleText(QString::fromStdString(species_->name(e)), font);
-        label->setPos(layout_.labelAt(e) - QPointF(0, label->boundingRect().height() / 2));
+        label->setFlag(QGraphicsItem::ItemIgnoresTransformations);
+        label->setPos(layout_.labelAt(e));
+        label->setTransform(QTransform::fromTranslate(0, -label->boundingRect().height() / 2));
         label->setZValue(-1);
+        label->setToolTip(label->text());
+        labels_.push_back(label);
     }
     fitAll();
 }
@@ -149,12 +208,15 @@ void ReconciliationView::showReconciliations(const std::vector<const Reconciliat
     if (!species_) return;
     ReconciliationDrawing drawing = drawReconciliations(layout_, *species_, reconciliations);
     for (const Lineage& l : drawing.lineages) {
-        auto* item = scene()->addPath(l.path, QPen(familyColour(l.drawn), 1.8));
+        QPen pen(familyColour(l.drawn), 1.8);
+        pen.setCosmetic(true);
+        auto* item = scene()->addPath(l.path, pen);
         drawing_.push_back(item);
     }
     for (const TransferArc& a : drawing.arcs) {
         QPen pen(familyColour(a.drawn), 1.6, a.type == EventType::Transfer ? Qt::SolidLine : Qt::DashLine);
-        auto* item = scene()->addPath(arcPath(a.from, a.to), pen);
+        auto* item = new ArcItem(arcPath(a.from, a.to), pen, {});
+        scene()->addItem(item);
         item->setData(kKindRole, Arc);
         item->setData(kEventRole, static_cast<int>(a.type));
         item->setToolTip(tr("%1 from %2 to %3")
@@ -166,6 +228,7 @@ void ReconciliationView::showReconciliations(const std::vector<const Reconciliat
     for (const EventGlyph& g : drawing.glyphs) {
         auto* item = new QGraphicsPathItem(glyphShape(g.type));
         styleGlyph(item, g.type);
+        item->setFlag(QGraphicsItem::ItemIgnoresTransformations);
         item->setPos(g.at);
         item->setZValue(2);
         item->setData(kKindRole, Glyph);
@@ -196,7 +259,8 @@ void ReconciliationView::showAggregates(const std::vector<const ReconciliationSu
         colour.setAlphaF(std::clamp(0.25 + 0.75 * a.frequency, 0.25, 1.0));
         QPen pen(colour, 1.0 + 6.0 * std::min(a.frequency, 1.0));
         pen.setCapStyle(Qt::RoundCap);
-        auto* item = scene()->addPath(arcPath(a.from, a.to), pen);
+        auto* item = new ArcItem(arcPath(a.from, a.to), pen, QString::number(a.frequency, 'g', 2));
+        scene()->addItem(item);
         item->setData(kKindRole, FrequencyArcItem);
         item->setData(kFrequencyRole, a.frequency);
         item->setToolTip(
@@ -212,8 +276,12 @@ void ReconciliationView::showAggregates(const std::vector<const ReconciliationSu
         const double half = kGlyph * (0.6 + 1.4 * std::sqrt(std::min(m.frequency, 4.0) / 4.0) * 2);
         auto* item = scene()->addRect(QRectF(-half, -half, 2 * half, 2 * half), QPen(QColor(30, 30, 30), 1.0),
                                       familyColour(m.drawn));
+        item->setFlag(QGraphicsItem::ItemIgnoresTransformations);
         item->setPos(m.at);
         item->setData(kKindRole, FrequencyMarkItem);
+        item->setData(kLabelRole, QString::number(m.frequency, 'g', 2));
+        auto* label = new QGraphicsSimpleTextItem(QString::number(m.frequency, 'g', 2), item);
+        label->setPos(half + 2, -label->boundingRect().height() / 2);
         item->setData(kFrequencyRole, m.frequency);
         item->setToolTip(tr("duplications in %1: %2 per sample")
                              .arg(QString::fromStdString(species_->name(m.species)))
@@ -309,25 +377,58 @@ void ReconciliationView::drawForeground(QPainter* painter, const QRectF&) {
     painter->restore();
 }
 
+QRectF ReconciliationView::drawingRect() const {
+    QRectF rect;
+    for (const QGraphicsItem* item : scene()->items())
+        if (!(item->flags() & QGraphicsItem::ItemIgnoresTransformations) && !item->parentItem())
+            rect |= item->sceneBoundingRect();
+    return rect.adjusted(-6, -6, 6, 6);
+}
+
+double ReconciliationView::leafLabelWidth() const {
+    double widest = 0;
+    for (const QGraphicsSimpleTextItem* label : labels_)
+        widest = std::max(widest, label->boundingRect().width());
+    return widest + 12;
+}
+
 QRectF ReconciliationView::contentRect() const {
     return scene()->itemsBoundingRect().adjusted(-10, -10, 10, 10);
 }
 
 void ReconciliationView::fitAll() {
+    userZoomed_ = false;
     if (!species_) return;
-    QRectF target = contentRect();
-    fitInView(target, Qt::KeepAspectRatio);
-    for (int pass = 0; pass < 3; ++pass) {
-        target = contentRect().adjusted(-legendSize().width() / transform().m11(), 0, 0, 0);
-        fitInView(target, Qt::KeepAspectRatio);
-    }
-    scene()->setSceneRect(target); // room on the left for the legend overlay
+    fitReadable(*this, drawingRect(), layout_.row, kMinimumRowPixels,
+                {legendSize().width() + 16, 0, leafLabelWidth()});
+    updateLabelVisibility();
+}
+
+double ReconciliationView::rowPixels() const {
+    return layout_.row * transform().m22();
+}
+
+bool ReconciliationView::leafNamesShown() const {
+    return rowPixels() >= QFontMetricsF(labels_.empty() ? font() : labels_.front()->font()).height() * 0.8;
+}
+
+void ReconciliationView::updateLabelVisibility() {
+    const bool shown = leafNamesShown();
+    for (QGraphicsSimpleTextItem* label : labels_) label->setVisible(shown);
+}
+
+void ReconciliationView::resizeEvent(QResizeEvent* event) {
+    QGraphicsView::resizeEvent(event);
+    if (!userZoomed_) fitAll();
 }
 
 void ReconciliationView::wheelEvent(QWheelEvent* event) {
     const double factor = std::pow(1.0015, event->angleDelta().y());
     const double target = std::clamp(transform().m11() * factor, 0.02, 40.0);
-    scale(target / transform().m11(), target / transform().m11());
+    const double applied = target / transform().m11();
+    scale(applied, applied);
+    userZoomed_ = true;
+    updateLabelVisibility();
     event->accept();
 }
 

@@ -4,10 +4,15 @@
 // duplication, transfer, transfer-loss, loss), transfers as arcs from donor to recipient, one
 // colour per family. Or, aggregated over samples: transfer arcs and duplication marks sized by
 // their mean number per sample, hidden below a threshold. Zoom, pan, SVG/PDF/PNG export.
+// Glyphs, labels, arrowheads and frequencies keep their screen size at any zoom; Fit stretches the
+// drawing to the view's width with rows at least kMinimumRowPixels apart (scrolling vertically when
+// the species tree is tall) and follows the view's size until the user zooms.
 #include "reconciliation_layout.hpp"
 
 #include <QGraphicsView>
 #include <QStringList>
+
+class QGraphicsSimpleTextItem;
 
 namespace gpurec::ui {
 
@@ -16,7 +21,8 @@ class ReconciliationView : public QGraphicsView {
   public:
     // Item kinds, stored in each item's data(kKindRole).
     enum ItemKind { Glyph = 1, Arc, FrequencyArcItem, FrequencyMarkItem };
-    static constexpr int kKindRole = 0, kEventRole = 1, kFrequencyRole = 2;
+    static constexpr int kKindRole = 0, kEventRole = 1, kFrequencyRole = 2, kLabelRole = 3;
+    static constexpr double kMinimumRowPixels = 22.0;
 
     explicit ReconciliationView(QWidget* parent = nullptr);
     QSize sizeHint() const override { return {480, 360}; }
@@ -37,22 +43,34 @@ class ReconciliationView : public QGraphicsView {
 
     bool exportDrawing(const QString& path);
     void fitAll();
+    // True once the user zoomed: resizing no longer refits until fitAll().
+    bool userZoomed() const { return userZoomed_; }
+    // Species names are shown while rows are far enough apart for them, else only as tooltips.
+    bool leafNamesShown() const;
+    // Pixels between the rows of two species leaves on screen.
+    double rowPixels() const;
 
   protected:
     void wheelEvent(QWheelEvent* event) override;
+    void resizeEvent(QResizeEvent* event) override;
     void drawForeground(QPainter* painter, const QRectF& rect) override;
 
   private:
     void clearDrawing();
     QSizeF legendSize() const;
     void paintLegend(QPainter* painter, const QPointF& topLeft) const;
-    QRectF contentRect() const;
+    QRectF contentRect() const; // everything, labels at one scene unit per pixel (exports)
+    QRectF drawingRect() const; // tubes, lineages and arcs (fitting: marks keep their screen size)
+    double leafLabelWidth() const;
 
     const SpeciesTree* species_ = nullptr;
     TubeLayout layout_;
     std::vector<QGraphicsItem*> drawing_; // everything but the tubes and species names
+    std::vector<QGraphicsSimpleTextItem*> labels_; // species leaf names
+    void updateLabelVisibility();
     QStringList names_;
     bool aggregate_ = false;
+    bool userZoomed_ = false;
     double threshold_ = 0.0;
 };
 

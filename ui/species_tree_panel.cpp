@@ -3,10 +3,10 @@
 #include <QCheckBox>
 #include <QComboBox>
 #include <QFileDialog>
+#include <QHBoxLayout>
 #include <QLabel>
 #include <QLineEdit>
 #include <QMessageBox>
-#include <QToolBar>
 #include <QToolButton>
 #include <QVBoxLayout>
 #include <QtConcurrent/QtConcurrentRun>
@@ -49,17 +49,22 @@ SpeciesTreePanel::SpeciesTreePanel(QWidget* parent) : QWidget(parent) {
     auto* zoomOut = toolButton(tr("−"), tr("Zoom out"), "zoomOut");
     auto* exportButton = toolButton(tr("Export…"), tr("Save the drawing as SVG or PNG"), "exportTree");
 
-    auto* bar = new QToolBar; // what does not fit goes behind its » button, so the panel can stay narrow
-    bar->setIconSize(QSize(16, 16));
-    for (QWidget* w : std::initializer_list<QWidget*>{colourBy_, search_, searchResult_, internalNames_,
-                                                      zoomIn, zoomOut, fit, exportButton})
-        bar->addWidget(w);
+    // Two rows rather than a toolbar: a toolbar hides what does not fit behind a chevron.
+    auto* firstRow = new QHBoxLayout;
+    firstRow->addWidget(colourBy_, 1);
+    firstRow->addWidget(search_, 1);
+    firstRow->addWidget(searchResult_);
+    auto* secondRow = new QHBoxLayout;
+    for (QWidget* w : std::initializer_list<QWidget*>{internalNames_, zoomIn, zoomOut, fit, exportButton})
+        secondRow->addWidget(w);
+    secondRow->addStretch(1);
     info_ = new QLabel(tr("Click a branch to select a species; drag to pan, wheel to zoom."));
     info_->setObjectName("speciesInfo");
     info_->setWordWrap(true);
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(2, 2, 2, 2);
-    layout->addWidget(bar);
+    layout->addLayout(firstRow);
+    layout->addLayout(secondRow);
     layout->addWidget(view_, 1);
     layout->addWidget(info_);
 

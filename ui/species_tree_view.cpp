@@ -1,6 +1,7 @@
 #include "species_tree_view.hpp"
 
 #include "drawing_export.hpp"
+#include "readable_fit.hpp"
 #include "species_tree_layout.hpp"
 
 #include <QGraphicsPathItem>
@@ -8,6 +9,7 @@
 #include <QGraphicsSimpleTextItem>
 #include <QPainter>
 #include <QPainterPathStroker>
+#include <QResizeEvent>
 #include <QStyleOptionGraphicsItem>
 #include <QWheelEvent>
 #include <cmath>
@@ -118,14 +120,19 @@ void SpeciesTreeView::setTree(const SpeciesTree* tree) {
         branches_.push_back(branch);
         auto* label = scene()->addSimpleText(QString::fromStdString(tree_->name(e)),
                                              tree_->isLeaf(e) ? labelFont : internalFont);
+        // Labels keep their screen size; an internal name sits above its branch, clear of the line.
         QRectF box = label->boundingRect();
+        label->setFlag(QGraphicsItem::ItemIgnoresTransformations);
         if (tree_->isLeaf(e)) {
-            label->setPos(x + 6, y - box.height() / 2);
+            label->setPos(x, y);
+            label->setTransform(QTransform::fromTranslate(6, -box.height() / 2));
         } else {
-            label->setPos(x - box.width() - 3, y - box.height());
+            label->setPos(x, y);
+            label->setTransform(QTransform::fromTranslate(-box.width() - 4, -box.height() - 2));
             label->setBrush(QColor(90, 90, 90));
             label->setVisible(false);
         }
+        branch->setToolTip(QString::fromStdString(tree_->name(e)));
         labels_.push_back(label);
     }
     scene()->setSceneRect(contentRect());
@@ -145,7 +152,8 @@ void SpeciesTreeView::setValues(const std::vector<double>& values, const ColourS
 
 void SpeciesTreeView::setToolTips(const QStringList& perNode) {
     for (std::size_t e = 0; e < branches_.size() && e < static_cast<std::size_t>(perNode.size()); ++e) {
-        branches_[e]->setToolTip(perNode[e]);
+        branches_[e]->setToolTip(perNode[e].isEmpty() ? QString::fromStdString(tree_->name(static_cast<int>(e)))
+                                                       : perNode[e]);
         labels_[e]->setToolTip(perNode[e]);
     }
 }
@@ -252,23 +260,53 @@ void SpeciesTreeView::zoomBy(double factor) {
     double current = transform().m11();
     double target = std::clamp(current * factor, 0.02, 50.0);
     scale(target / current, target / current);
+    userZoomed_ = true;
+    updateLabelVisibility();
+}
+
+double SpeciesTreeView::rowPixels() const {
+    return kRow * transform().m22();
+}
+
+bool SpeciesTreeView::leafNamesShown() const {
+    return rowPixels() >= QFontMetricsF(labels_.empty() ? font() : labels_.front()->font()).height() * 0.8;
+}
+
+void SpeciesTreeView::updateLabelVisibility() {
+    if (!tree_) return;
+    const bool shown = leafNamesShown();
+    for (int e = 0; e < tree_->size(); ++e)
+        if (tree_->isLeaf(e)) labels_[e]->setVisible(shown || labels_[e]->brush().color() == kMatch);
+}
+
+void SpeciesTreeView::resizeEvent(QResizeEvent* event) {
+    QGraphicsView::resizeEvent(event);
+    if (!userZoomed_) fitAll();
 }
 
 void SpeciesTreeView::fitAll() {
+    userZoomed_ = false;
     if (!tree_) return;
-    fitInView(contentRect(), Qt::KeepAspectRatio);
-    // Leave room above the tree for the legend overlay (its height in scene units depends on the zoom).
-    QRectF target = contentRect();
-    for (int pass = 0; pass < 3; ++pass) {
-        target = contentRect().adjusted(0, -legendSize().height() / transform().m11(), 0, 0);
-        fitInView(target, Qt::KeepAspectRatio);
-    }
-    scene()->setSceneRect(target); // the band above the tree is part of the scrollable area
+    fitReadable(*this, branchesRect(), kRow, kMinimumRowPixels, {0, legendSize().height() + 8, leafLabelWidth()});
+    updateLabelVisibility();
 }
 
 void SpeciesTreeView::wheelEvent(QWheelEvent* event) {
     zoomBy(std::pow(1.0015, event->angleDelta().y()));
     event->accept();
+}
+
+QRectF SpeciesTreeView::branchesRect() const {
+    QRectF rect;
+    for (const BranchItem* b : branches_) rect |= b->sceneBoundingRect();
+    return rect.adjusted(-4, -4, 4, 4);
+}
+
+double SpeciesTreeView::leafLabelWidth() const {
+    double widest = 0;
+    for (int e = 0; tree_ && e < tree_->size(); ++e)
+        if (tree_->isLeaf(e)) widest = std::max(widest, labels_[e]->boundingRect().width());
+    return widest + 12;
 }
 
 QRectF SpeciesTreeView::contentRect() const {

@@ -37,7 +37,14 @@ class SpeciesTreeView : public QGraphicsView {
     QString toolTipOf(int node) const;
 
     void zoomBy(double factor);
+    // The whole tree, or its full width with rows kMinimumRowPixels apart (vertical scrolling);
+    // it then follows the view's size until the user zooms.
     void fitAll();
+    static constexpr double kMinimumRowPixels = 14.0;
+    double rowPixels() const;
+    bool userZoomed() const { return userZoomed_; }
+    // Leaf names are shown when rows are far enough apart for them, else only on hover.
+    bool leafNamesShown() const;
     // SVG, PDF or PNG by the file's extension, with the colour legend above the tree.
     bool exportDrawing(const QString& path);
 
@@ -46,6 +53,7 @@ class SpeciesTreeView : public QGraphicsView {
 
   protected:
     void wheelEvent(QWheelEvent* event) override;
+    void resizeEvent(QResizeEvent* event) override;
     void drawForeground(QPainter* painter, const QRectF& rect) override;
 
   private:
@@ -53,7 +61,9 @@ class SpeciesTreeView : public QGraphicsView {
     QSizeF legendSize() const;
     QFont legendFont() const;
     void paintLegend(QPainter* painter, const QPointF& topLeft) const;
-    QRectF contentRect() const;
+    QRectF contentRect() const; // everything, labels at one scene unit per pixel (exports)
+    QRectF branchesRect() const; // the branches only (fitting: labels keep their screen size)
+    double leafLabelWidth() const;
 
     const SpeciesTree* tree_ = nullptr;
     std::vector<BranchItem*> branches_;
@@ -61,6 +71,8 @@ class SpeciesTreeView : public QGraphicsView {
     ColourScale scale_;
     QString legendTitle_;
     bool coloured_ = false;
+    bool userZoomed_ = false;
+    void updateLabelVisibility();
 };
 
 } // namespace gpurec::ui

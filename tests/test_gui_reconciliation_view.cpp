@@ -1,0 +1,169 @@
+// The reconciliation drawing stays readable on a 100-species tree: marks and labels keep their
+// screen size at any zoom, Fit fills the view's width with readable rows and follows resizes
+// until the user zooms, transfer arcs carry arrowheads and aggregated arcs their frequencies.
+#include "recon/recon_summary.hpp"
+#include "reconciliation_view.hpp"
+#include "support.hpp"
+
+#include <QGraphicsItem>
+#include <QGraphicsScene>
+#include <QImage>
+#include <QScrollBar>
+#include <QtTest>
+
+using namespace gpurec;
+using namespace gpurec::ui;
+
+namespace {
+
+// A reconciliation with one transfer between the first and the last leaf of the species tree.
+Reconciliation transferBetweenExtremes(const SpeciesTree& species) {
+    std::vector<int> leaves;
+    for (int e = 0; e < species.size(); ++e)
+        if (species.isLeaf(e)) leaves.push_back(e);
+    Reconciliation r;
+    r.family = "demo";
+    int top = test::addNode(r, -1, {{EventType::Transfer, leaves.front(), leaves.back()}});
+    test::addNode(r, top, {{EventType::Leaf, leaves.front()}}, "stays");
+    test::addNode(r, top, {{EventType::Leaf, leaves.back()}}, "moves");
+    r.originSpecies = leaves.front();
+    return r;
+}
+
+QRectF onScreen(const QGraphicsView& view, const QGraphicsItem* item) {
+    return item->deviceTransform(view.viewportTransform()).mapRect(item->boundingRect());
+}
+
+const QGraphicsItem* firstOfKind(const QGraphicsScene& scene, int kind) {
+    for (const QGraphicsItem* item : scene.items())
+        if (item->data(ReconciliationView::kKindRole).toInt() == kind) return item;
+    return nullptr;
+}
+
+} // namespace
+
+class GuiReconciliationView : public QObject {
+    Q_OBJECT
+    SpeciesTree species_ = SpeciesTree::readFile(test::sourcePath("samples/medium/species.nwk"));
+
+  private slots:
+    void marksKeepTheirSizeAndFitFillsTheWidth() {
+        ReconciliationView view;
+        view.resize(1100, 600);
+        view.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        view.setSpecies(&species_);
+        Reconciliation r = transferBetweenExtremes(species_);
+        view.showReconciliations({&r}, {"demo"});
+        view.fitAll();
+        QVERIFY2(view.rowPixels() >= ReconciliationView::kMinimumRowPixels - 1e-9,
+                 qPrintable(QString::number(view.rowPixels())));
+        const QRectF drawn = view.mapFromScene(view.scene()->itemsBoundingRect()).boundingRect();
+        QVERIFY2(drawn.width() > 0.6 * view.viewport()->width(), qPrintable(QString::number(drawn.width())));
+        QVERIFY(view.verticalScrollBar()->maximum() > 0); // 100 leaves do not fit at readable rows
+
+        const QGraphicsItem* glyph = firstOfKind(*view.scene(), ReconciliationView::Glyph);
+        QVERIFY(glyph);
+        const QSizeF before = onScreen(view, glyph).size();
+        QVERIFY2(before.width() >= 8, qPrintable(QString::number(before.width())));
+        QWheelEvent zoomOut(QPointF(300, 300), view.mapToGlobal(QPoint(300, 300)), {}, QPoint(0, -480),
+                            Qt::NoButton, Qt::NoModifier, Qt::NoScrollPhase, false);
+        QApplication::sendEvent(view.viewport(), &zoomOut);
+        QVERIFY(view.userZoomed());
+        QCOMPARE(onScreen(view, glyph).size(), before);
+    }
+
+    void fitFollowsResizesUntilTheUserZooms() {
+        ReconciliationView view;
+        view.resize(900, 500);
+        view.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        view.setSpecies(&species_);
+        const double narrow = view.transform().m11();
+        view.resize(1500, 500);
+        QTRY_VERIFY(view.transform().m11() > 1.4 * narrow);
+        QWheelEvent zoomIn(QPointF(200, 200), view.mapToGlobal(QPoint(200, 200)), {}, QPoint(0, 240),
+                           Qt::NoButton, Qt::NoModifier, Qt::NoScrollPhase, false);
+        QApplication::sendEvent(view.viewport(), &zoomIn);
+        const double zoomed = view.transform().m11();
+        view.resize(900, 500);
+        QTest::qWait(50);
+        QCOMPARE(view.transform().m11(), zoomed);
+        view.fitAll();
+        QVERIFY(!view.userZoomed());
+        // (a vertical scroll bar may come or go with the zoom, moving the fit by its width)
+        QVERIFY2(std::abs(view.transform().m11() - narrow) < 0.03 * narrow,
+                 qPrintable(QString("%1 vs %2").arg(view.transform().m11()).arg(narrow)));
+    }
+
+    void aggregatedArcsShowTheirFrequencyAndAnArrowhead() {
+        ReconciliationView view;
+        view.resize(1000, 600);
+        view.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        view.setSpecies(&species_);
+        Reconciliation r = transferBetweenExtremes(species_);
+        ReconciliationSummary summary = summarize({r, r, r, transferBetweenExtremes(species_)}, species_);
+        view.showAggregates({&summary}, {"demo"});
+        const QGraphicsItem* arc = firstOfKind(*view.scene(), ReconciliationView::FrequencyArcItem);
+        QVERIFY(arc);
+        QCOMPARE(arc->data(ReconciliationView::kLabelRole).toString(), QString("1"));
+
+    }
+
+    // The arrowhead is painted at the recipient's end in screen pixels, just before its glyph:
+    // beside the thin line, a few pixels back, the arc's colour appears on both sides, at any zoom.
+    void transferArcsEndInAnArrowhead() {
+        ReconciliationView view;
+        view.resize(1000, 600);
+        view.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        view.setSpecies(&species_);
+        Reconciliation r = transferBetweenExtremes(species_);
+        view.showReconciliations({&r}, {"demo"});
+        const auto* arc =
+            dynamic_cast<const QGraphicsPathItem*>(firstOfKind(*view.scene(), ReconciliationView::Arc));
+        QVERIFY(arc);
+        for (int zoomOuts : {0, 2}) {
+            for (int k = 0; k < zoomOuts; ++k) { // each halves the scale, as a user's wheel does
+                QWheelEvent wheel(QPointF(300, 300), view.mapToGlobal(QPoint(300, 300)), {}, QPoint(0, -462),
+                                  Qt::NoButton, Qt::NoModifier, Qt::NoScrollPhase, false);
+                QApplication::sendEvent(view.viewport(), &wheel);
+            }
+            if (zoomOuts > 0) QVERIFY(!view.leafNamesShown()); // rows too close: names only on hover
+            view.centerOn(arc->path().pointAtPercent(1.0));
+            QImage image(view.viewport()->size(), QImage::Format_ARGB32);
+            image.fill(Qt::white);
+            view.viewport()->render(&image);
+            const QPointF tip = view.mapFromScene(arc->path().pointAtPercent(1.0));
+            const QPointF back = view.mapFromScene(arc->path().pointAtPercent(0.99));
+            QPointF inward = back - tip;
+            inward /= std::hypot(inward.x(), inward.y());
+            const QColor arcColour = arc->pen().color();
+            // Pixels of the arc's colour within 5 px of a point: near the head, and on the bare line.
+            auto colouredAround = [&](QPointF centre) {
+                int n = 0;
+                for (int dx = -5; dx <= 5; ++dx)
+                    for (int dy = -5; dy <= 5; ++dy) {
+                        QPoint p = (centre + QPointF(dx, dy)).toPoint();
+                        if (dx * dx + dy * dy > 25 || !image.rect().contains(p)) continue;
+                        QColor c = image.pixelColor(p);
+                        if (std::abs(c.hue() - arcColour.hue()) < 25 && c.saturation() > 80) ++n;
+                    }
+                return n;
+            };
+            double t = 1.0; // a point of the bare line 40 px before the end
+            while (t > 0 && QLineF(view.mapFromScene(arc->path().pointAtPercent(t)), tip).length() < 40) t -= 0.001;
+            const int head = colouredAround(tip + inward * 11.0),
+                      line = colouredAround(view.mapFromScene(arc->path().pointAtPercent(t)));
+            QVERIFY2(2 * head >= 3 * line && line > 0,
+                     qPrintable(QString("%1 zoom-outs: %2 px at the head, %3 on the line")
+                                    .arg(zoomOuts)
+                                    .arg(head)
+                                    .arg(line)));
+        }
+    }
+};
+
+QTEST_MAIN(GuiReconciliationView)
+#include "test_gui_reconciliation_view.moc"

@@ -1,0 +1,26 @@
+#include "readable_fit.hpp"
+
+#include <QScrollBar>
+#include <algorithm>
+
+namespace gpurec::ui {
+
+void fitReadable(QGraphicsView& view, const QRectF& content, double rowUnits, double minRowPixels,
+                 FitReserve reserve) {
+    if (content.isEmpty()) return;
+    const double margin = 8.0;
+    const double width = std::max(40.0, view.viewport()->width() - reserve.left - reserve.right - margin);
+    const double height = std::max(40.0, view.viewport()->height() - reserve.top - margin);
+    const double uniform = std::min(width / content.width(), height / content.height());
+    double sx = uniform, sy = uniform;
+    if (uniform * rowUnits < minRowPixels) {
+        sx = width / content.width();
+        sy = std::max(height / content.height(), minRowPixels / rowUnits);
+    }
+    view.setTransform(QTransform::fromScale(sx, sy));
+    const QRectF target = content.adjusted(-reserve.left / sx, -reserve.top / sy, reserve.right / sx, 0);
+    view.scene()->setSceneRect(target);
+    view.centerOn(target.center().x(), target.top() + view.viewport()->height() / (2 * sy));
+}
+
+} // namespace gpurec::ui

@@ -1,0 +1,21 @@
+#pragma once
+// Fitting a tree drawing into a view so that it stays readable: the whole drawing when its rows
+// stay at least `minRowPixels` apart, otherwise the full width with rows that far apart and
+// vertical scrolling (a vertical-only stretch: wide views get wide trees, not a narrow column).
+#include <QGraphicsView>
+#include <QRectF>
+
+namespace gpurec::ui {
+
+struct FitReserve {
+    double left = 0, top = 0; // pixels kept free for an overlay (a legend) at the left or the top
+    double right = 0;         // pixels for labels drawn at screen size beyond the content's right edge
+};
+
+// `content` holds the items drawn in scene units only (labels kept at screen size are reserved
+// for with `reserve.right`). Sets the view's transform and scene rect and scrolls to the top; `rowUnits` is the distance
+// between two leaf rows in scene units.
+void fitReadable(QGraphicsView& view, const QRectF& content, double rowUnits, double minRowPixels,
+                 FitReserve reserve = {});
+
+} // namespace gpurec::ui
