@@ -20,6 +20,7 @@
 #include <fstream>
 #include <map>
 #include <numbers>
+#include <set>
 #include <sstream>
 
 using namespace gpurec;
@@ -398,6 +399,66 @@ class Resume : public QObject {
         const CliRun elsewhere = runGpurec({"optimize", "--resume", q(outdir), "-p", q(outdir + "2")});
         QCOMPARE(elsewhere.exitCode, 2);
         QVERIFY2(elsewhere.err.contains("names another (leave -p out)"), qPrintable(elsewhere.err));
+    }
+
+    // sample stops between families: the families written are complete and exactly those that
+    // result.json lists.
+    void interruptedSampleKeepsCompleteFamilies() {
+        const std::string outdir = temporaryFolder("sample") + "/out";
+        QProcess p;
+        p.start(GPUREC_CLI_PATH, {"sample", "-s", q(sourcePath("samples/medium/species.nwk")), "-f",
+                                  q(sourcePath("samples/medium/families.txt")), "--samples", "20",
+                                  "--threads", "2", "-p", q(outdir)});
+        const std::string recDir = outdir + "/reconciliations";
+        auto written = [&] {
+            std::set<std::string> families;
+            if (std::filesystem::exists(recDir))
+                for (const auto& entry : std::filesystem::directory_iterator(recDir)) {
+                    const std::string name = entry.path().filename().string();
+                    if (name.ends_with("_transfers.txt"))
+                        families.insert(name.substr(0, name.size() - std::string("_transfers.txt").size()));
+                }
+            return families;
+        };
+        while (written().empty() && p.state() != QProcess::NotRunning)
+            p.waitForFinished(20);
+        ::kill(static_cast<pid_t>(p.processId()), SIGINT);
+        QVERIFY(p.waitForFinished(120000));
+        QCOMPARE(p.exitStatus(), QProcess::NormalExit);
+        QCOMPARE(p.exitCode(), 130);
+        const nlohmann::json result = readJson(outdir + "/result.json");
+        QCOMPARE(result.at("interrupted").get<bool>(), true);
+        std::set<std::string> listed;
+        for (const nlohmann::json& f : result.at("families"))
+            listed.insert(f.at("name").get<std::string>());
+        QVERIFY(!listed.empty());
+        QVERIFY(listed.size() < 500);
+        QCOMPARE(result.at("total").at("families").get<std::size_t>(), listed.size());
+        QVERIFY(written() == listed);
+        for (const std::string& family : listed)
+            for (const char* suffix : {"_samples.newick", "_samples.alerec", "_samples.xml",
+                                       "_eventCounts.csv", "_speciesEventCounts.csv"})
+                QVERIFY2(std::filesystem::exists(recDir + "/" + family + suffix), (family + suffix).c_str());
+        const QString err = QString::fromUtf8(p.readAllStandardError());
+        QVERIFY2(err.contains(
+                     QString("gpurec: interrupted by SIGINT after %1 of 500 families").arg(listed.size())),
+                 qPrintable(err));
+    }
+
+    // eval has no partial result: interrupted, it writes nothing and says so in its exit status.
+    void interruptedEvalWritesNothing() {
+        const std::string outdir = temporaryFolder("eval") + "/out";
+        QProcess p;
+        p.start(GPUREC_CLI_PATH, {"eval", "-s", q(sourcePath("samples/medium/species.nwk")), "-f",
+                                  q(sourcePath("samples/medium/families.txt")), "-p", q(outdir)});
+        QVERIFY(p.waitForStarted());
+        QTest::qWait(300); // loading the 500 families takes longer
+        ::kill(static_cast<pid_t>(p.processId()), SIGTERM);
+        QVERIFY(p.waitForFinished(120000));
+        QCOMPARE(p.exitStatus(), QProcess::NormalExit);
+        QCOMPARE(p.exitCode(), 143);
+        QVERIFY(!std::filesystem::exists(outdir + "/result.json"));
+        QVERIFY(!std::filesystem::exists(outdir + "/per_fam_likelihoods.txt"));
     }
 
     void finishedRunIsNotRerun() {
