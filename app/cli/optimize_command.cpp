@@ -186,8 +186,10 @@ void registerOptimize(CLI::App& root) {
         OptimizerSettings settings = opts.settings;
         settings.kind = parseOptimizerKind(opts.optimizer);
         settings.validate();
-        // TODO(output folder): prepareOutputFolder(opts.outdir, {...}, resuming ? ExistingOutputs::Keep
-        // : overwrite ? Overwrite : Refuse) once core/io/output_folder.cpp and --overwrite are on main.
+        // TODO(output folder): prepareOutputFolder(opts.outdir, {"per_fam_likelihoods.txt",
+        // "model_parameters", "trace.csv", "checkpoint.json", "result.json"}, resuming ?
+        // ExistingOutputs::Keep : overwrite ? Overwrite : Refuse) once core/io/output_folder.cpp and
+        // --overwrite (cli::OutputOptions) are on main.
         ensureDirectory(opts.outdir);
         const InterruptionHandlers handlers; // from here on a signal ends the run at the next safe point
         LoadedInput in = loadOrExplain(opts.input, opts.engine.threads);

@@ -13,11 +13,13 @@ using nlohmann::json;
 namespace {
 const char* kFormat = "gpurec-optimization-checkpoint";
 
-// JSON has no NaN or infinity; a checkpoint never holds one (non-finite NLLs end a run).
-json finite(double v, const char* field) {
-    if (!std::isfinite(v))
-        throw std::runtime_error(std::string("checkpoint field ") + field + " is not finite");
-    return v;
+// JSON has no NaN or infinity: an NLL not known yet (a workbench session before any evaluation)
+// is written as null and read back as NaN. A rate must be finite.
+json number(double v) {
+    return std::isfinite(v) ? json(v) : json(nullptr);
+}
+double numberFrom(const json& j) {
+    return j.is_null() ? NAN : j.get<double>();
 }
 } // namespace
 
@@ -103,20 +105,19 @@ json checkpointToJson(const OptimizationCheckpoint& c) {
     if (c.theta.size() != 3 * c.rowNames.size())
         throw std::runtime_error("checkpoint with " + std::to_string(c.theta.size()) + " rate values for " +
                                  std::to_string(c.rowNames.size()) + " rows");
-    json theta = json::array();
     for (double v : c.theta)
-        theta.push_back(finite(v, "theta"));
+        if (!std::isfinite(v)) throw std::runtime_error("checkpoint with a rate that is not finite");
     return {{"format", kFormat},
             {"version", kCheckpointFormatVersion},
             {"gpurec_version", GPUREC_VERSION},
             {"mode", toString(c.mode)},
             {"rows", c.rowNames},
-            {"theta", theta},
-            {"best_nll_bits", finite(c.bestNllBits, "best_nll_bits")},
+            {"theta", c.theta},
+            {"best_nll_bits", number(c.bestNllBits)},
             {"settings", optimizerSettingsJson(c.settings)},
             {"iterations", c.progress.iterations},
             {"evaluations", c.progress.evaluations},
-            {"initial_nll_bits", finite(c.progress.initialNllBits, "initial_nll_bits")},
+            {"initial_nll_bits", number(c.progress.initialNllBits)},
             {"seconds", c.progress.seconds},
             {"finished", c.finished},
             {"stop_reason", c.stopReason},
@@ -139,13 +140,13 @@ OptimizationCheckpoint checkpointFromJson(const json& j) {
         if (c.theta.size() != 3 * c.rowNames.size())
             throw std::runtime_error("\"theta\" has " + std::to_string(c.theta.size()) + " values for " +
                                      std::to_string(c.rowNames.size()) + " rows (expected 3 per row)");
-        if (c.mode == RateMode::Global && c.rowNames.size() != 1)
-            throw std::runtime_error("global rates need exactly one row");
-        c.bestNllBits = j.at("best_nll_bits").get<double>();
+        if (c.mode == RateMode::Global && c.rowNames.size() > 1)
+            throw std::runtime_error("global rates have one row");
+        c.bestNllBits = numberFrom(j.at("best_nll_bits"));
         c.settings = optimizerSettingsFromJson(j.at("settings"));
         c.progress.iterations = j.at("iterations").get<int>();
         c.progress.evaluations = j.at("evaluations").get<int>();
-        c.progress.initialNllBits = j.at("initial_nll_bits").get<double>();
+        c.progress.initialNllBits = numberFrom(j.at("initial_nll_bits"));
         c.progress.seconds = j.at("seconds").get<double>();
         c.finished = j.at("finished").get<bool>();
         c.stopReason = j.at("stop_reason").get<std::string>();

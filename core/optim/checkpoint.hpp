@@ -20,7 +20,7 @@ struct OptimizationCheckpoint {
     RateMode mode = RateMode::Global;
     std::vector<std::string> rowNames; // one per row of θ: "global", species or family names
     std::vector<double> theta;         // the best point: log2 D, L, T per row
-    double bestNllBits = 0.0;
+    double bestNllBits = 0.0;          // NaN: not evaluated yet (written as null)
     OptimizerSettings settings;
     ResumePoint progress;   // iterations and evaluations so far, starting NLL, seconds spent
     bool finished = false;  // the run ended by itself (converged, iteration cap, no progress)
