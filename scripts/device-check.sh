@@ -33,7 +33,7 @@ fi
 if [[ $what == bench || $what == all ]]; then
   start=$(date +%s)
   data=/tmp/gpurec_hogenom
-  simulate=(--preset hogenom-like -o "$data")
+  simulate=(--preset hogenom-like -o "$data" --overwrite)
   [[ -n $families ]] && simulate+=(--families "$families")
   $gpurec simulate "${simulate[@]}" >"$out/simulate.txt" 2>&1 || { cat "$out/simulate.txt"; exit 1; }
   tail -n 4 "$out/simulate.txt"

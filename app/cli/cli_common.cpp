@@ -1,5 +1,6 @@
 #include "cli_common.hpp"
 
+#include "io/output_folder.hpp"
 #include "io/result_writer.hpp"
 
 #include <cmath>
@@ -19,6 +20,16 @@ void addInputOptions(CLI::App& app, InputOptions& o) {
     app.add_option("--min-covered-species", o.minCoveredSpecies,
                    "Exclude families covering fewer species (default 4)")
         ->check(CLI::NonNegativeNumber);
+}
+
+void addOutputOptions(CLI::App& app, OutputOptions& o, const std::string& names) {
+    CLI::Option* folder = app.add_option(names, o.outdir, "Output folder (default " + o.outdir + ")");
+    if (o.outdir.empty()) folder->required()->description("Output folder");
+    app.add_flag("--overwrite", o.overwrite, "Replace the results of an earlier run in the output folder");
+}
+
+void prepareOutputs(const OutputOptions& o, const std::vector<std::string>& owned) {
+    prepareOutputFolder(o.outdir, owned, o.overwrite ? ExistingOutputs::Overwrite : ExistingOutputs::Refuse);
 }
 
 void addRateOptions(CLI::App& app, RateOptions& o) {

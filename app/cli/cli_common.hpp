@@ -35,7 +35,18 @@ struct EngineOptions {
     std::string gpuMemoryLimit;
 };
 
+// The output folder of a run; an earlier run's results in it are refused unless --overwrite.
+struct OutputOptions {
+    std::string outdir = "gpurec_output";
+    bool overwrite = false;
+};
+
 void addInputOptions(CLI::App& app, InputOptions& o);
+// `names`: "-p,--prefix" for the analysis commands, "-o,--output" for simulate.
+void addOutputOptions(CLI::App& app, OutputOptions& o, const std::string& names = "-p,--prefix");
+// Checks the folder is writable and holds no earlier results of the command (`owned` entries),
+// or removes them with --overwrite; call before loading so a bad folder fails at once.
+void prepareOutputs(const OutputOptions& o, const std::vector<std::string>& owned);
 void addRateOptions(CLI::App& app, RateOptions& o);
 void addEngineOptions(CLI::App& app, EngineOptions& o, bool withDevice);
 

@@ -14,16 +14,18 @@ void registerEval(CLI::App& root) {
         InputOptions input;
         RateOptions rates;
         EngineOptions engine;
-        std::string outdir = "gpurec_output";
+        OutputOptions output;
     };
     auto o = std::make_shared<Options>();
     CLI::App* app = root.add_subcommand("eval", "Negative log-likelihood of every family at fixed rates");
     addInputOptions(*app, o->input);
     addRateOptions(*app, o->rates);
     addEngineOptions(*app, o->engine, true);
-    app->add_option("-p,--prefix", o->outdir, "Output folder (default gpurec_output)");
+    addOutputOptions(*app, o->output);
     app->callback([o] {
         SolverOptions solver = solverOptionsFrom(o->engine); // bad knobs fail before any loading
+        const std::string& outdir = o->output.outdir;
+        prepareOutputs(o->output, {"per_fam_likelihoods.txt", "result.json"});
         const InterruptionHandlers handlers; // a signal: finish the evaluation, write nothing, exit 130/143
         LoadedInput in = loadOrExplain(o->input, o->engine.threads);
         const Dataset& data = *in.dataset;
@@ -32,16 +34,15 @@ void registerEval(CLI::App& root) {
         BackendChoice backend = backendFrom(o->engine, in.dataset);
         Evaluation eval = backend.backend->evaluate(theta, solver, false);
         throwIfInterrupted();
-        ensureDirectory(o->outdir);
-        writePerFamilyLikelihoods(o->outdir + "/per_fam_likelihoods.txt", data, eval);
+        writePerFamilyLikelihoods(outdir + "/per_fam_likelihoods.txt", data, eval);
         nlohmann::json j = evaluationJson(data, eval);
         addRunDescription(j, o->input, in, backend.description, solver);
-        writeJson(o->outdir + "/result.json", j);
+        writeJson(outdir + "/result.json", j);
         std::printf("%zu families, %d species nodes, %lld clades, %lld splits on %s\n", data.families.size(),
                     data.species.size(), data.cladeCount(), data.splitCount(), backend.description.c_str());
         std::printf("total LL %.10f nats, NLL %.10f bits (%.3f s, schedule %s)\n", eval.totalLogLikelihood,
                     eval.totalNllBits, eval.stats.seconds, toString(solver.schedule).c_str());
-        std::printf("wrote %s/per_fam_likelihoods.txt and %s/result.json\n", o->outdir.c_str(), o->outdir.c_str());
+        std::printf("wrote %s/per_fam_likelihoods.txt and %s/result.json\n", outdir.c_str(), outdir.c_str());
     });
 }
 

@@ -1,6 +1,7 @@
 #include "cli_common.hpp"
 #include "commands.hpp"
 
+#include "io/output_folder.hpp"
 #include "io/result_writer.hpp"
 #include "optim/checkpoint.hpp"
 #include "optim/optimization_trace.hpp"
@@ -41,7 +42,7 @@ struct OptimizeOptions {
     std::string parametrization = "GLOBAL";
     std::string optimizer = "lbfgsb";
     OptimizerSettings settings;
-    std::string outdir = "gpurec_output";
+    OutputOptions output;
     std::string resume;
 };
 
@@ -108,9 +109,9 @@ void applyRecordedOptions(const nlohmann::json& j, OptimizeOptions& o) {
 // Any other option given on the command line must agree with the recording.
 OptimizeOptions resumedOptions(const CLI::App& app, const OptimizeOptions& given,
                                const OptimizationCheckpoint& checkpoint, const std::string& checkpointPath) {
-    if (app.count("--prefix") > 0 && absolutePath(given.outdir) != absolutePath(given.resume))
+    if (app.count("--prefix") > 0 && absolutePath(given.output.outdir) != absolutePath(given.resume))
         throw std::invalid_argument("--resume " + given.resume + " continues the run in that folder; -p " +
-                                    given.outdir + " names another (leave -p out)");
+                                    given.output.outdir + " names another (leave -p out)");
     const nlohmann::json& recorded = checkpoint.run.at("options");
     const nlohmann::json now = recordedOptions(given);
     std::string conflicts;
@@ -123,7 +124,7 @@ OptimizeOptions resumedOptions(const CLI::App& app, const OptimizeOptions& given
                                                 "folder");
     OptimizeOptions o = given;
     applyRecordedOptions(recorded, o);
-    o.outdir = given.resume;
+    o.output.outdir = given.resume;
     return o;
 }
 
@@ -165,14 +166,15 @@ void registerOptimize(CLI::App& root) {
     app->add_flag(
         "!--no-warm-starts", o->settings.warm_starts,
         "Start every evaluation's fixed points afresh (for benchmarks; results agree within tolerance)");
-    app->add_option("-p,--prefix", o->outdir, "Output folder (default gpurec_output)");
+    addOutputOptions(*app, o->output);
     app->add_option("--resume", o->resume,
                     "Continue the interrupted run in this output folder from its checkpoint.json (the "
-                    "run's inputs and options are read from there)");
+                    "run's inputs and options are read from there)")
+        ->excludes("--overwrite");
     app->callback([o, app] {
         OptimizationCheckpoint checkpoint;
         const bool resuming = !o->resume.empty();
-        const std::string checkpointPath = (resuming ? o->resume : o->outdir) + "/checkpoint.json";
+        const std::string checkpointPath = (resuming ? o->resume : o->output.outdir) + "/checkpoint.json";
         if (resuming) {
             checkpoint = readCheckpoint(checkpointPath);
             if (checkpoint.finished) {
@@ -183,14 +185,16 @@ void registerOptimize(CLI::App& root) {
         }
         if (!resuming && o->input.species.empty()) throw CLI::RequiredError("--species-tree (or --resume FOLDER)");
         const OptimizeOptions opts = resuming ? resumedOptions(*app, *o, checkpoint, checkpointPath) : *o;
+        const std::string& outdir = opts.output.outdir;
         OptimizerSettings settings = opts.settings;
         settings.kind = parseOptimizerKind(opts.optimizer);
         settings.validate();
-        // TODO(output folder): prepareOutputFolder(opts.outdir, {"per_fam_likelihoods.txt",
-        // "model_parameters", "trace.csv", "checkpoint.json", "result.json"}, resuming ?
-        // ExistingOutputs::Keep : overwrite ? Overwrite : Refuse) once core/io/output_folder.cpp and
-        // --overwrite (cli::OutputOptions) are on main.
-        ensureDirectory(opts.outdir);
+        const std::vector<std::string> owned = {"per_fam_likelihoods.txt", "model_parameters", "trace.csv",
+                                                "checkpoint.json", "result.json"};
+        if (resuming)
+            prepareOutputFolder(outdir, owned, ExistingOutputs::Keep);
+        else
+            prepareOutputs(opts.output, owned);
         const InterruptionHandlers handlers; // from here on a signal ends the run at the next safe point
         LoadedInput in = loadOrExplain(opts.input, opts.engine.threads);
         throwIfInterrupted(); // nothing computed yet: nothing to write
@@ -206,7 +210,7 @@ void registerOptimize(CLI::App& root) {
         }
         checkpoint.settings = settings;
 
-        const std::string tracePath = opts.outdir + "/trace.csv";
+        const std::string tracePath = outdir + "/trace.csv";
         prepareTraceFile(tracePath, resuming ? checkpoint.progress.iterations : 0);
         std::ofstream trace(tracePath, std::ios::app);
         if (!trace) throw std::runtime_error("cannot write " + tracePath);
@@ -217,7 +221,7 @@ void registerOptimize(CLI::App& root) {
             toString(settings.kind).c_str());
         if (resuming)
             std::printf("resuming %s at iteration %d (best NLL %.10f bits, %d evaluations so far)\n",
-                        opts.outdir.c_str(), checkpoint.progress.iterations, checkpoint.bestNllBits,
+                        outdir.c_str(), checkpoint.progress.iterations, checkpoint.bestNllBits,
                         checkpoint.progress.evaluations);
         const ResumePoint resumePoint = checkpoint.progress;
         OptimizationResult result = optimizeRates(
@@ -238,9 +242,9 @@ void registerOptimize(CLI::App& root) {
             resuming ? &resumePoint : nullptr);
 
         const Evaluation& best = model.lastEvaluation();
-        writePerFamilyLikelihoods(opts.outdir + "/per_fam_likelihoods.txt", data, best);
+        writePerFamilyLikelihoods(outdir + "/per_fam_likelihoods.txt", data, best);
         std::vector<std::string> rateFiles =
-            writeRateFiles(opts.outdir + "/model_parameters", data, result.best);
+            writeRateFiles(outdir + "/model_parameters", data, result.best);
         nlohmann::json j = evaluationJson(data, best);
         j["optimization"] = {{"mode", toString(mode)},
                              {"settings", optimizerSettingsJson(settings)},
@@ -255,7 +259,7 @@ void registerOptimize(CLI::App& root) {
                              {"rates", ratesJson(data, result.best)}};
         j["interrupted"] = result.interrupted;
         addRunDescription(j, opts.input, in, backend.description, solver);
-        writeJson(opts.outdir + "/result.json", j);
+        writeJson(outdir + "/result.json", j);
         checkpoint.theta = result.best.theta();
         checkpoint.bestNllBits = result.bestNllBits;
         checkpoint.progress = {result.iterations + 1, result.evaluations, result.initialNllBits, result.seconds};
@@ -270,14 +274,14 @@ void registerOptimize(CLI::App& root) {
         std::printf("total LL %.10f nats, NLL %.10f bits (start %.10f bits)\n", best.totalLogLikelihood,
                     best.totalNllBits, result.initialNllBits);
         std::printf("wrote %s/per_fam_likelihoods.txt, %s, %s/trace.csv, %s/checkpoint.json and %s/result.json\n",
-                    opts.outdir.c_str(),
+                    outdir.c_str(),
                     rateFiles.size() == 1 ? rateFiles[0].c_str()
-                                          : (opts.outdir + "/model_parameters/<family>_rates.txt").c_str(),
-                    opts.outdir.c_str(), opts.outdir.c_str(), opts.outdir.c_str());
+                                          : (outdir + "/model_parameters/<family>_rates.txt").c_str(),
+                    outdir.c_str(), outdir.c_str(), outdir.c_str());
         if (result.interrupted) {
             std::fflush(stdout);
             std::cerr << "gpurec: " << result.stopReason << "; resume with: gpurec optimize --resume "
-                      << opts.outdir << "\n";
+                      << outdir << "\n";
             throwIfInterrupted();
         }
     });

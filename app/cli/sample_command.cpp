@@ -3,6 +3,8 @@
 #include "cli_common.hpp"
 #include "commands.hpp"
 
+#include "io/output_file.hpp"
+#include "io/output_folder.hpp"
 #include "io/result_writer.hpp"
 #include "recon/recon_newick.hpp"
 #include "recon/recon_summary.hpp"
@@ -13,7 +15,6 @@
 
 #include <chrono>
 #include <cstdio>
-#include <fstream>
 #include <iostream>
 #include <mutex>
 #include <set>
@@ -22,10 +23,7 @@ namespace gpurec::cli {
 
 namespace {
 
-void writeText(const std::string& path, const std::string& text) {
-    std::ofstream out(path);
-    if (!out || !(out << text)) throw std::runtime_error("cannot write " + path);
-}
+void writeText(const std::string& path, const std::string& text) { writeFileAtomically(path, text); }
 
 nlohmann::json summaryJson(const ReconciliationSummary& s, const SpeciesTree& species) {
     nlohmann::json events;
@@ -97,7 +95,7 @@ void registerSample(CLI::App& root) {
         std::vector<std::string> families;
         bool xmlPerSample = false;
         bool compactXml = false;
-        std::string outdir = "gpurec_output";
+        OutputOptions output;
     };
     auto o = std::make_shared<Options>();
     CLI::App* app =
@@ -111,8 +109,8 @@ void registerSample(CLI::App& root) {
     app->add_flag("--xml-per-sample", o->xmlPerSample,
                   "One RecPhyloXML file per sample instead of one per family");
     app->add_flag("--compact-xml", o->compactXml,
-                  "RecPhyloXML without indentation (indenting deep gene trees makes large files)");
-    app->add_option("-p,--prefix", o->outdir, "Output folder (default gpurec_output)");
+                  "RecPhyloXML without indentation (default: indented unless a gene tree nests deeper than 64 levels)");
+    addOutputOptions(*app, o->output);
     app->callback([o] {
         auto start = std::chrono::steady_clock::now();
         SamplingSettings settings;
@@ -121,6 +119,8 @@ void registerSample(CLI::App& root) {
         settings.solver = solverOptionsFrom(o->engine);
         settings.halveRootBranches = o->input.rooting == "UNIFORM";
         validateSampleCount(settings.samples); // before the (possibly long) loading
+        const std::string& outdir = o->output.outdir;
+        prepareOutputs(o->output, {"reconciliations", "summaries", "result.json"});
         // A signal stops the run between families: those written stay, result.json lists them.
         const InterruptionHandlers handlers;
         LoadedInput in = loadOrExplain(o->input, o->engine.threads);
@@ -131,7 +131,7 @@ void registerSample(CLI::App& root) {
             o->rates, data, o->rates.ratesFile.empty() ? RateMode::Global : RateMode::Specieswise);
         validateSampling(data, theta, settings);
 
-        const std::string recDir = o->outdir + "/reconciliations", sumDir = o->outdir + "/summaries";
+        const std::string recDir = outdir + "/reconciliations", sumDir = outdir + "/summaries";
         ensureDirectory(recDir);
         ensureDirectory(sumDir);
         std::vector<nlohmann::json> familyJson(data.families.size());
@@ -141,7 +141,7 @@ void registerSample(CLI::App& root) {
             throwIfInterrupted(); // ends the loop; the families written so far are complete
             const std::vector<Reconciliation>& recs = fs.reconciliations;
             const std::string& name = data.families[fs.family].name;
-            const std::string base = recDir + "/" + name;
+            const std::string base = recDir + "/" + fileStem(name);
             std::string newick, ale;
             for (const Reconciliation& r : recs) {
                 newick += toNewickEvents(r) + "\n";
@@ -152,9 +152,9 @@ void registerSample(CLI::App& root) {
             if (o->xmlPerSample) {
                 for (std::size_t i = 0; i < recs.size(); ++i)
                     writeRecPhyloXml(base + "_sample_" + std::to_string(i) + ".xml", species, {recs[i]},
-                                     !o->compactXml);
+                                     o->compactXml ? XmlLayout::Compact : XmlLayout::Auto);
             } else {
-                writeRecPhyloXml(base + "_samples.xml", species, recs, !o->compactXml);
+                writeRecPhyloXml(base + "_samples.xml", species, recs, o->compactXml ? XmlLayout::Compact : XmlLayout::Auto);
             }
             writeText(base + "_eventCounts.csv", eventCountsCsv(recs));
             writeText(base + "_speciesEventCounts.csv", speciesEventCountsCsv(recs, species));
@@ -164,10 +164,10 @@ void registerSample(CLI::App& root) {
                     transfers[pair] += count;
             writeText(base + "_transfers.txt", transfersText(transfers, species));
             ReconciliationSummary summary = summarize(recs, species);
-            writeText(sumDir + "/" + name + "_meanSpeciesEventCounts.csv",
+            writeText(sumDir + "/" + fileStem(name) + "_meanSpeciesEventCounts.csv",
                       meanSpeciesEventCountsCsv(summary, species));
-            writeText(sumDir + "/" + name + "_meanTransfers.txt", transfersText(summary.transfers, species));
-            writeText(sumDir + "/" + name + "_originations.csv", originationsCsv(summary, species));
+            writeText(sumDir + "/" + fileStem(name) + "_meanTransfers.txt", transfersText(summary.transfers, species));
+            writeText(sumDir + "/" + fileStem(name) + "_originations.csv", originationsCsv(summary, species));
             nlohmann::json j = summaryJson(summary, species);
             j["name"] = name;
             j["samples"] = recs.size();
@@ -211,13 +211,13 @@ void registerSample(CLI::App& root) {
         j["excluded_families"] = nlohmann::json::array();
         for (const FamilyProblem& p : in.excluded)
             j["excluded_families"].push_back({{"name", p.family}, {"reason", p.message}});
-        writeJson(o->outdir + "/result.json", j);
+        writeJson(outdir + "/result.json", j);
         double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
         std::printf("sampled %d reconciliations for each of %zu families (seed %llu) in %.2f s\n",
                     settings.samples, sampled, static_cast<unsigned long long>(settings.seed),
                     seconds);
-        std::printf("wrote %s/reconciliations, %s/summaries and %s/result.json\n", o->outdir.c_str(),
-                    o->outdir.c_str(), o->outdir.c_str());
+        std::printf("wrote %s/reconciliations, %s/summaries and %s/result.json\n", outdir.c_str(),
+                    outdir.c_str(), outdir.c_str());
         if (interrupted) {
             std::fflush(stdout);
             std::cerr << "gpurec: interrupted by " << signalName(interruptSignal()) << " after " << sampled

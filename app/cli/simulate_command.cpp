@@ -1,3 +1,4 @@
+#include "cli_common.hpp"
 #include "commands.hpp"
 
 #include "data/load.hpp"
@@ -50,7 +51,8 @@ long peakResidentMegabytes() {
 void registerSimulate(CLI::App& root) {
     struct Options {
         Overrides overrides;
-        std::string preset, outdir, process = "undated", constraint = "PARENTS";
+        std::string preset, process = "undated", constraint = "PARENTS";
+        OutputOptions output{""}; // no default: -o is required
         bool skipTotals = false;
     };
     auto o = std::make_shared<Options>();
@@ -59,7 +61,7 @@ void registerSimulate(CLI::App& root) {
     std::string presets;
     for (const std::string& n : presetNames())
         presets += (presets.empty() ? "" : ", ") + n;
-    app->add_option("-o,--output", o->outdir, "Output folder")->required();
+    addOutputOptions(*app, o->output, "-o,--output");
     app->add_option("--preset", o->preset,
                     "Named parameter set (" + presets + "); other options override it");
     ov.add<std::string>(
@@ -151,14 +153,16 @@ void registerSimulate(CLI::App& root) {
             throw std::invalid_argument("give a species tree (-s) or a number of species (--species)");
         options.process = parseSimProcess(o->process);
         options.transferConstraint = parseTransferConstraint(o->constraint);
-        SimulationSummary s = runSimulation(options, o->outdir);
+        options.validate(); // bad options fail before the folder is touched
+        prepareOutputs(o->output, simulationOutputEntries());
+        SimulationSummary s = runSimulation(options, o->output.outdir);
         double simulated = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
         std::printf("%d families (%lld genes, %lld gene trees) on %d species nodes, %lld draws, in %.1f s\n",
                     s.families, s.genes, s.geneTrees, s.speciesNodes, s.attempts, simulated);
         std::printf("true reconciliations: S %ld, SL %ld, D %ld, T %ld, TL %ld, Leaf %ld\n", s.events.S,
                     s.events.SL, s.events.D, s.events.T, s.events.TL, s.events.Leaf);
         std::printf("wrote %s, %s, gene_trees/ and truth/ in %s\n", s.speciesTreeFile.c_str(),
-                    s.familiesFile.c_str(), o->outdir.c_str());
+                    s.familiesFile.c_str(), o->output.outdir.c_str());
         if (!o->skipTotals) {
             LoadOptions lo;
             lo.minCoveredSpecies = 1;

@@ -14,44 +14,74 @@ constexpr const char* kTemporaryMarker = ".gpurec-partial.";
 
 std::string osReason(int err) { return err ? std::string(": ") + std::strerror(err) : std::string(); }
 
-// fsync of a path opened read-only: enough on Linux to flush the file's or the folder's data.
-int syncPath(const std::string& path, int flags) {
-    int fd = ::open(path.c_str(), flags | O_CLOEXEC);
-    if (fd < 0) return errno;
-    int err = ::fsync(fd) == 0 ? 0 : errno;
-    ::close(fd);
-    return err;
+std::string temporaryName(const std::string& path) {
+    std::filesystem::path p(path);
+    return (p.parent_path() / (p.filename().string() + kTemporaryMarker + std::to_string(::getpid()))).string();
+}
+
+int openTemporary(const std::string& temporary, const std::string& path) {
+    int fd = ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd < 0) throw std::runtime_error("cannot write " + path + osReason(errno));
+    return fd;
 }
 } // namespace
 
-OutputFile::OutputFile(std::string path) : path_(std::move(path)) {
-    std::filesystem::path p(path_);
-    temporary_ = (p.parent_path() / (p.filename().string() + kTemporaryMarker + std::to_string(::getpid())))
-                     .string();
-    errno = 0;
-    out_.open(temporary_, std::ios::binary | std::ios::trunc);
-    if (!out_) throw std::runtime_error("cannot write " + path_ + osReason(errno));
+DescriptorBuffer::DescriptorBuffer(int fd) : fd_(fd), buffer_(1 << 16) {
+    setp(buffer_.data(), buffer_.data() + buffer_.size());
 }
+
+bool DescriptorBuffer::drain() {
+    const char* next = pbase();
+    while (!error_ && next < pptr()) {
+        ssize_t written = ::write(fd_, next, static_cast<std::size_t>(pptr() - next));
+        if (written < 0 && errno == EINTR) continue;
+        if (written < 0) error_ = errno;
+        else next += written;
+    }
+    setp(buffer_.data(), buffer_.data() + buffer_.size());
+    return !error_;
+}
+
+DescriptorBuffer::int_type DescriptorBuffer::overflow(int_type c) {
+    if (!drain()) return traits_type::eof();
+    if (!traits_type::eq_int_type(c, traits_type::eof())) sputc(traits_type::to_char_type(c));
+    return traits_type::not_eof(c);
+}
+
+int DescriptorBuffer::sync() { return drain() ? 0 : -1; }
+
+OutputFile::OutputFile(std::string path)
+    : path_(std::move(path)), temporary_(temporaryName(path_)), fd_(openTemporary(temporary_, path_)),
+      buffer_(fd_), stream_(&buffer_) {}
 
 OutputFile::~OutputFile() {
     if (committed_) return;
-    out_.close();
-    std::error_code ignored;
-    std::filesystem::remove(temporary_, ignored);
+    closeDescriptor();
+    ::unlink(temporary_.c_str());
+}
+
+void OutputFile::closeDescriptor() {
+    if (fd_ >= 0) ::close(fd_);
+    fd_ = -1;
 }
 
 void OutputFile::commit() {
-    errno = 0;
-    out_.flush();
-    int err = errno;
-    out_.close();
-    if (!out_) throw std::runtime_error("cannot write " + path_ + osReason(err ? err : errno));
-    if (int e = syncPath(temporary_, O_RDONLY)) throw std::runtime_error("cannot write " + path_ + osReason(e));
+    stream_.flush();
+    int err = buffer_.error();
+    if (!err && ::fsync(fd_) != 0) err = errno;
+    if (::close(fd_) != 0 && !err) err = errno; // NFS and some file systems report write errors here
+    fd_ = -1;
+    if (err || !stream_) throw std::runtime_error("cannot write " + path_ + osReason(err));
     if (::rename(temporary_.c_str(), path_.c_str()) != 0)
         throw std::runtime_error("cannot write " + path_ + osReason(errno));
     committed_ = true;
     std::string folder = std::filesystem::path(path_).parent_path().string();
-    syncPath(folder.empty() ? "." : folder, O_RDONLY | O_DIRECTORY); // best effort: the data is already safe
+    // Best effort: the data is already safe; this makes the new name itself durable.
+    int dir = ::open(folder.empty() ? "." : folder.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (dir >= 0) {
+        ::fsync(dir);
+        ::close(dir);
+    }
 }
 
 void writeFileAtomically(const std::string& path, const std::function<void(std::ostream&)>& write) {

@@ -19,8 +19,9 @@ void prepareOutputFolder(const std::string& folder, const std::vector<std::strin
                          ExistingOutputs existing);
 
 // A family (or any user-given) name made safe as one file-name component: bytes outside
-// [A-Za-z0-9._+-] and a leading '.' are written as %XX, so "../../x" becomes "%2E.%2F%2E.%2Fx";
-// distinct names stay distinct and the mapping is reversed by fileStemName().
+// [A-Za-z0-9._+-] and a leading '.' are written as %XX, so "../../x" becomes "%2E.%2F..%2Fx" (no '/'
+// left, so ".." is harmless); plain names are unchanged, distinct names stay distinct, and
+// fileStemName() reverses the mapping.
 std::string fileStem(const std::string& name);
 std::string fileStemName(const std::string& stem);
 

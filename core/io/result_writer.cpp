@@ -1,24 +1,20 @@
 #include "io/result_writer.hpp"
 
 #include "io/input_error.hpp"
+#include "io/newick.hpp"
+#include "io/output_file.hpp"
 #include "io/text_file.hpp"
 
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
 #include <numeric>
 #include <sstream>
 
 namespace gpurec {
 
 namespace {
-std::ofstream openOut(const std::string& path) {
-    std::ofstream out(path);
-    if (!out) throw std::runtime_error("cannot write " + path);
-    return out;
-}
 std::string num17(double v) {
     char buf[40];
     std::snprintf(buf, sizeof buf, "%.17g", v);
@@ -40,17 +36,19 @@ void writePerFamilyLikelihoods(const std::string& path, const Dataset& data, con
         if (eval.logLikelihood[a] != eval.logLikelihood[b]) return eval.logLikelihood[a] < eval.logLikelihood[b];
         return data.families[a].name < data.families[b].name;
     });
-    std::ofstream out = openOut(path);
-    for (int f : order) out << data.families[f].name << " " << num17(eval.logLikelihood[f]) << "\n";
+    OutputFile file(path);
+    for (int f : order) file.stream() << quoteNewickLabel(data.families[f].name) << " " << num17(eval.logLikelihood[f]) << "\n";
+    file.commit();
 }
 
 void writeModelParameters(const std::string& path, const SpeciesTree& species, const RateParameters& theta, int family) {
-    std::ofstream out = openOut(path);
-    out << "# node D L T\n";
+    OutputFile file(path);
+    file.stream() << "# node D L T\n";
     for (int e = 0; e < species.size(); ++e) {
         Rates r = theta.rates(theta.row(family, e));
-        out << species.name(e) << " " << num17(r.d) << " " << num17(r.l) << " " << num17(r.t) << "\n";
+        file.stream() << quoteNewickLabel(species.name(e)) << " " << num17(r.d) << " " << num17(r.l) << " " << num17(r.t) << "\n";
     }
+    file.commit();
 }
 
 RateParameters readModelParameters(const std::string& path, const SpeciesTree& species, int familyCount) {
@@ -116,8 +114,7 @@ nlohmann::json evaluationJson(const Dataset& data, const Evaluation& eval) {
 }
 
 void writeJson(const std::string& path, const nlohmann::json& j) {
-    std::ofstream out = openOut(path);
-    out << j.dump(2) << "\n";
+    writeFileAtomically(path, j.dump(2) + "\n");
 }
 
 } // namespace gpurec

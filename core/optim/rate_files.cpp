@@ -1,12 +1,13 @@
 #include "optim/rate_files.hpp"
 
 #include "io/input_error.hpp"
+#include "io/output_folder.hpp"
 #include "io/result_writer.hpp"
 
 namespace gpurec {
 
 std::string familyRatesPath(const std::string& folder, const std::string& family) {
-    return folder + "/" + family + "_rates.txt";
+    return folder + "/" + fileStem(family) + "_rates.txt";
 }
 
 std::vector<std::string> writeRateFiles(const std::string& folder, const Dataset& data,

@@ -1,5 +1,7 @@
 #include "recon/recon_newick.hpp"
 
+#include "io/newick.hpp"
+
 #include <charconv>
 #include <functional>
 #include <stdexcept>
@@ -61,7 +63,7 @@ std::string annotation(const ReconEvent& ev, const SpeciesTree& s) {
 std::string toNewickEvents(const Reconciliation& r) {
     return writeNewick(r, [](const ReconNode& n) {
         if (n.events.empty()) return std::string();
-        if (n.children.empty() && !n.name.empty()) return n.name;
+        if (n.children.empty() && !n.name.empty()) return quoteNewickLabel(n.name);
         return std::string(eventName(n.events.back().type));
     });
 }
@@ -71,7 +73,7 @@ std::string toAleNewick(const Reconciliation& r, const SpeciesTree& species) {
         std::string events;
         for (const ReconEvent& ev : n.events)
             events += annotation(ev, species);
-        return n.children.empty() ? n.name + events : events;
+        return quoteNewickLabel(n.children.empty() ? n.name + events : events);
     });
 }
 

@@ -1,5 +1,8 @@
 #include "recon/recon_tables.hpp"
 
+#include "io/csv_field.hpp"
+#include "io/newick.hpp"
+
 #include <algorithm>
 #include <charconv>
 #include <numeric>
@@ -20,7 +23,7 @@ bool anyNonZero(const SpeciesCounts& c) {
 }
 
 std::string speciesRow(const std::string& label, const SpeciesCounts& c) {
-    std::string row = label;
+    std::string row = csvField(label);
     for (double v : c)
         row += "," + formatCount(v);
     return row + "\n";
@@ -69,7 +72,8 @@ std::string meanSpeciesEventCountsCsv(const ReconciliationSummary& summary, cons
 std::string transfersText(const TransferCounts& counts, const SpeciesTree& species) {
     std::string out;
     for (const TransferFrequency& t : sortedTransfers(counts, species))
-        out += species.name(t.source) + " " + species.name(t.destination) + " " + formatCount(t.count) + "\n";
+        out += quoteNewickLabel(species.name(t.source)) + " " + quoteNewickLabel(species.name(t.destination)) + " " +
+               formatCount(t.count) + "\n";
     return out;
 }
 
@@ -81,7 +85,7 @@ std::string originationsCsv(const ReconciliationSummary& summary, const SpeciesT
     std::string out = "species_label,frequency\n";
     for (int e : order)
         if (summary.origination[e] != 0.0)
-            out += species.name(e) + "," + formatCount(summary.origination[e]) + "\n";
+            out += csvField(species.name(e)) + "," + formatCount(summary.origination[e]) + "\n";
     return out;
 }
 

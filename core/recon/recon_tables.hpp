@@ -14,7 +14,7 @@ std::string eventCountsCsv(const std::vector<Reconciliation>& samples);
 std::string speciesEventCountsCsv(const std::vector<Reconciliation>& samples, const SpeciesTree& species);
 // `species_label,speciations,...,transfers_to` of a summary, rows for species with a non-zero value.
 std::string meanSpeciesEventCountsCsv(const ReconciliationSummary& summary, const SpeciesTree& species);
-// `source destination count` lines, decreasing count.
+// `source destination count` lines, decreasing count; labels quoted as Newick where needed.
 std::string transfersText(const TransferCounts& counts, const SpeciesTree& species);
 // `species_label,frequency`, every species node with a non-zero frequency, decreasing frequency.
 std::string originationsCsv(const ReconciliationSummary& summary, const SpeciesTree& species);

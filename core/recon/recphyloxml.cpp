@@ -1,6 +1,7 @@
 #include "recon/recphyloxml.hpp"
 
 #include "io/input_error.hpp"
+#include "io/output_file.hpp"
 #include "io/text_file.hpp"
 
 #include <pugixml.hpp>
@@ -9,7 +10,6 @@
 #include <charconv>
 #include <cstdlib>
 #include <cstring>
-#include <fstream>
 #include <sstream>
 #include <stdexcept>
 
@@ -498,11 +498,31 @@ class DocumentReader {
     }
 };
 
-} // namespace
+// Nesting depth of <clade> elements: each gene node is one level, each SL or TL on its branch one more.
+int cladeNestingDepth(const Reconciliation& rec) {
+    if (rec.root < 0) return 0;
+    int deepest = 0;
+    std::vector<std::pair<int, int>> stack = {{rec.root, 0}};
+    while (!stack.empty()) {
+        auto [node, above] = stack.back();
+        stack.pop_back();
+        const ReconNode& n = rec.nodes[node];
+        int depth = above + static_cast<int>(n.events.size());
+        deepest = std::max(deepest, depth);
+        for (int c : n.children) stack.push_back({c, depth});
+    }
+    return deepest;
+}
 
-std::string toRecPhyloXml(const SpeciesTree& species, const std::vector<Reconciliation>& reconciliations,
-                          bool indent) {
-    pugi::xml_document doc;
+bool indented(XmlLayout layout, const std::vector<Reconciliation>& reconciliations) {
+    if (layout != XmlLayout::Auto) return layout == XmlLayout::Indented;
+    for (const Reconciliation& rec : reconciliations)
+        if (cladeNestingDepth(rec) > kRecPhyloIndentDepthLimit) return false;
+    return true;
+}
+
+void buildDocument(pugi::xml_document& doc, const SpeciesTree& species,
+                   const std::vector<Reconciliation>& reconciliations) {
     pugi::xml_node root = doc.append_child("recPhylo");
     root.append_attribute("xmlns:xsi").set_value("http://www.w3.org/2001/XMLSchema-instance");
     root.append_attribute("xsi:schemaLocation").set_value("http://www.recg.org ./recGeneTreeXML.xsd");
@@ -514,17 +534,30 @@ std::string toRecPhyloXml(const SpeciesTree& species, const std::vector<Reconcil
         if (!rec.family.empty()) phylogeny.append_child("name").text().set(rec.family.c_str());
         GeneTreeWriter(species, rec).write(phylogeny);
     }
-    std::ostringstream out;
+}
+
+void saveDocument(const pugi::xml_document& doc, std::ostream& out, bool indent) {
     doc.save(out, "  ", indent ? pugi::format_default : pugi::format_raw);
+}
+
+} // namespace
+
+std::string toRecPhyloXml(const SpeciesTree& species, const std::vector<Reconciliation>& reconciliations,
+                          XmlLayout layout) {
+    pugi::xml_document doc;
+    buildDocument(doc, species, reconciliations);
+    std::ostringstream out;
+    saveDocument(doc, out, indented(layout, reconciliations));
     return out.str();
 }
 
 void writeRecPhyloXml(const std::string& path, const SpeciesTree& species,
-                      const std::vector<Reconciliation>& reconciliations, bool indent) {
-    std::string text = toRecPhyloXml(species, reconciliations, indent);
-    std::ofstream file(path, std::ios::binary);
-    file << text;
-    if (!file) throw std::runtime_error("cannot write " + path);
+                      const std::vector<Reconciliation>& reconciliations, XmlLayout layout) {
+    pugi::xml_document doc;
+    buildDocument(doc, species, reconciliations);
+    OutputFile file(path);
+    saveDocument(doc, file.stream(), indented(layout, reconciliations));
+    file.commit();
 }
 
 RecPhyloDocument parseRecPhyloXml(const std::string& text, const std::string& source) {

@@ -15,13 +15,17 @@ namespace gpurec {
 // Throws std::invalid_argument when a reconciliation is inconsistent (an event list that is empty
 // or does not end with the node's own event, a species index out of range, a transfer whose
 // children cannot be told apart).
-// `indent`: one element per line, indented by depth; otherwise no whitespace between elements
-// (much smaller files for large datasets).
+// Indented: one element per line, indented by depth, which grows with the square of the depth for
+// deep (caterpillar-like) gene trees; Compact: no whitespace between elements. Auto indents unless
+// some clade is nested deeper than kRecPhyloIndentDepthLimit.
+enum class XmlLayout { Auto, Indented, Compact };
+constexpr int kRecPhyloIndentDepthLimit = 64;
 std::string toRecPhyloXml(const SpeciesTree& species, const std::vector<Reconciliation>& reconciliations,
-                          bool indent = true);
-// Writes the file; std::runtime_error naming it when it cannot be written.
+                          XmlLayout layout = XmlLayout::Auto);
+// Streams the document into the file (no copy of the text in memory) through OutputFile;
+// std::runtime_error naming it when it cannot be written.
 void writeRecPhyloXml(const std::string& path, const SpeciesTree& species,
-                      const std::vector<Reconciliation>& reconciliations, bool indent = true);
+                      const std::vector<Reconciliation>& reconciliations, XmlLayout layout = XmlLayout::Auto);
 
 struct RecPhyloDocument {
     NewickTree speciesNewick; // the <spTree> as written (names, branch lengths)

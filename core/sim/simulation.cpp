@@ -1,6 +1,7 @@
 #include "sim/simulation.hpp"
 
 #include "io/input_error.hpp"
+#include "io/output_file.hpp"
 #include "io/result_writer.hpp"
 #include "recon/recphyloxml.hpp"
 
@@ -9,7 +10,7 @@
 
 #include <cmath>
 #include <cstdio>
-#include <fstream>
+#include <filesystem>
 #include <sstream>
 #include <stdexcept>
 
@@ -94,11 +95,7 @@ std::string zeroPadded(long value, long largest) {
     return std::string(width.size() > digits.size() ? width.size() - digits.size() : 0, '0') + digits;
 }
 
-void writeText(const std::string& path, const std::string& text) {
-    std::ofstream out(path, std::ios::binary);
-    out << text;
-    if (!out) throw std::runtime_error("cannot write " + path);
-}
+void writeText(const std::string& path, const std::string& text) { writeFileAtomically(path, text); }
 
 std::string formatDouble(double x) {
     char buf[32];
@@ -264,13 +261,10 @@ void writeTruth(const std::string& dir, const SimulationOptions& o, const Specie
     reconciliations.reserve(records.size());
     for (const FamilyRecord& r : records)
         reconciliations.push_back(r.family.truth);
-    writeRecPhyloXml(dir + "/reconciliations.xml", species, reconciliations, !o.compactXml);
+    writeRecPhyloXml(dir + "/reconciliations.xml", species, reconciliations, o.compactXml ? XmlLayout::Compact : XmlLayout::Auto);
 }
 
-} // namespace
-
-SimulationSummary runSimulation(const SimulationOptions& o, const std::string& outdir) {
-    o.validate();
+SimulationSummary writeSimulation(const SimulationOptions& o, const std::string& outdir) {
     SpeciesSetup setup = makeSpeciesTree(o);
     const SpeciesTree& species = setup.tree;
     if (o.limits.minCoveredSpecies > species.leafCount())
@@ -354,9 +348,31 @@ SimulationSummary runSimulation(const SimulationOptions& o, const std::string& o
         summary.events.L += c.L;
         summary.events.Leaf += c.Leaf;
     }
-    writeText(summary.familiesFile, familiesText);
     writeTruth(outdir + "/truth", o, setup, perSpecies, records);
+    // Last: families.txt marks the dataset complete (a killed run leaves none).
+    writeText(summary.familiesFile, familiesText);
     return summary;
+}
+
+} // namespace
+
+const std::vector<std::string>& simulationOutputEntries() {
+    static const std::vector<std::string> entries = {"families.txt", "species.nwk", "gene_trees", "mappings",
+                                                     "truth"};
+    return entries;
+}
+
+SimulationSummary runSimulation(const SimulationOptions& o, const std::string& outdir) {
+    o.validate();
+    try {
+        return writeSimulation(o, outdir);
+    } catch (...) {
+        // A failed run leaves no half-written dataset behind.
+        std::error_code ignored;
+        for (const std::string& entry : simulationOutputEntries())
+            std::filesystem::remove_all(outdir + "/" + entry, ignored);
+        throw;
+    }
 }
 
 } // namespace gpurec

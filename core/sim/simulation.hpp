@@ -61,6 +61,9 @@ struct SimulationSummary {
 // Simulates and writes `outdir` (created if needed). Deterministic for a given seed and options.
 // Throws std::invalid_argument for bad options, InputError for unreadable input files and
 // std::runtime_error when a family cannot be made or a file cannot be written.
+// A failed run removes what it wrote; families.txt is written last, so a killed run leaves none.
 SimulationSummary runSimulation(const SimulationOptions& options, const std::string& outdir);
+// The files and folders runSimulation writes in `outdir`.
+const std::vector<std::string>& simulationOutputEntries();
 
 } // namespace gpurec
