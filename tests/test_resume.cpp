@@ -3,6 +3,7 @@
 // then continued with --resume to the optimum of an uninterrupted run.
 #include "cli_run.hpp"
 #include "engine/backend.hpp"
+#include "io/output_file.hpp"
 #include "optim/checkpoint.hpp"
 #include "optim/optimization_trace.hpp"
 #include "optim/optimizer.hpp"
@@ -381,7 +382,11 @@ class Resume : public QObject {
         const OptimizationCheckpoint cp = readCheckpoint(outdir + "/checkpoint.json");
         QVERIFY(!cp.finished);
         QVERIFY(cp.progress.iterations >= 2);
+        // What a write cut short by the kill would leave; the resumed run clears it.
+        writeFile(outdir + "/result.json.gpurec-partial.12345", "{\"optim");
         resumeAndCompare(outdir);
+        for (const auto& entry : std::filesystem::directory_iterator(outdir))
+            QVERIFY2(!isOutputTemporary(entry.path().filename().string()), entry.path().string().c_str());
     }
 
     void conflictingOptionIsRefused() {
@@ -399,6 +404,15 @@ class Resume : public QObject {
         const CliRun elsewhere = runGpurec({"optimize", "--resume", q(outdir), "-p", q(outdir + "2")});
         QCOMPARE(elsewhere.exitCode, 2);
         QVERIFY2(elsewhere.err.contains("names another (leave -p out)"), qPrintable(elsewhere.err));
+        const CliRun overwrite = runGpurec({"optimize", "--resume", q(outdir), "--overwrite"});
+        QCOMPARE(overwrite.err,
+                 QString("--overwrite excludes --resume\nRun with --help for more information.\n"));
+        QVERIFY(overwrite.exitCode != 0);
+        // A new run does not silently replace the interrupted one.
+        const CliRun fresh = runGpurec(optimizeArgs(outdir));
+        QCOMPARE(fresh.exitCode, 2);
+        QVERIFY2(fresh.err.contains("already holds results of an earlier run"), qPrintable(fresh.err));
+        QCOMPARE(readText(outdir + "/checkpoint.json"), before);
     }
 
     // sample stops between families: the families written are complete and exactly those that
