@@ -15,6 +15,10 @@ namespace {
 // gradient points down gains most at the bound; larger ones may sit near an interior optimum.
 const double kLinearRegimeLog2Rate = std::log2(1e-4);
 
+StopOptimization interruptedStop() {
+    return {StopOptimization::Kind::Interrupted, "interrupted by " + signalName(interruptSignal())};
+}
+
 std::string shortNumber(double v) {
     char buf[32];
     std::snprintf(buf, sizeof buf, "%.3g", v);
@@ -50,9 +54,7 @@ double OptimizationRun::projectedGradNorm(const std::vector<double>& theta,
 }
 
 double OptimizationRun::evaluateModel(const std::vector<double>& point, std::vector<double>& grad) {
-    if (haveBest_ && interruptRequested())
-        throw StopOptimization{StopOptimization::Kind::Interrupted,
-                               "interrupted by " + signalName(interruptSignal())};
+    if (haveBest_ && interruptRequested()) throw interruptedStop();
     current_.theta() = point;
     model_.setParameters(current_);
     if (!settings_.warm_starts) model_.clear_warm_starts();
@@ -133,9 +135,7 @@ void OptimizationRun::stopAtIterationCap(const IterationReport& report) const {
 
 void OptimizationRun::stopIfAsked() const {
     if (callerStopped_) throw StopOptimization{StopOptimization::Kind::Caller, "stopped by the caller"};
-    if (interruptRequested())
-        throw StopOptimization{StopOptimization::Kind::Interrupted,
-                               "interrupted by " + signalName(interruptSignal())};
+    if (interruptRequested()) throw interruptedStop();
 }
 
 bool OptimizationRun::closeResumedStart() {
