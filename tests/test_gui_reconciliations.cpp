@@ -305,7 +305,7 @@ class GuiReconciliations : public QObject {
         w.openSession(dir + "/newer.json");
         QCOMPARE(opened.count(), 2);
         QVERIFY(list->topLevelItem(0)->text(4).endsWith(
-            ": written by a newer gpurec (session format 99; this version reads format 1)"));
+            ": written by a newer gpurec (session format 99; this version reads format 2)"));
         QVERIFY(!w.dataset());
     }
 

@@ -1,6 +1,7 @@
 #include "session_file.hpp"
 
 #include "io/families_file.hpp"
+#include "optim/checkpoint.hpp"
 
 #include <QFile>
 #include <QFileInfo>
@@ -50,6 +51,26 @@ SolverStats statsFromJson(const json& j) {
     s.prunedClades = j.at("pruned_clades").get<long>();
     s.seconds = numberFrom(j.at("seconds"));
     return s;
+}
+
+// Format 1 kept the optimiser settings under "run" and the rates under "rates".
+void readVersion1Rates(const json& j, SessionState& s) {
+    const json& run = j.at("run");
+    s.optimizer.kind = parseOptimizerKind(run.at("optimizer").get<std::string>());
+    s.optimizer.max_iter = run.at("max_iterations").get<int>();
+    s.optimizer.grad_tol = run.at("grad_tol").get<double>();
+    s.optimizer.rel_tol = run.at("rel_tol").get<double>();
+    s.optimizer.min_rate = run.at("min_rate").get<double>();
+    s.optimizer.max_rate = run.at("max_rate").get<double>();
+    s.optimizer.learning_rate = run.at("learning_rate").get<double>();
+    s.optimizer.validate();
+    const json& rates = j.at("rates");
+    s.mode = parseRateMode(rates.at("mode").get<std::string>());
+    s.rowNames = rates.at("rows").get<std::vector<std::string>>();
+    s.theta = rates.at("theta").get<std::vector<double>>();
+    if (s.theta.size() != 3 * s.rowNames.size())
+        throw std::runtime_error("\"rates\" has " + std::to_string(s.theta.size()) + " values for " +
+                                 std::to_string(s.rowNames.size()) + " rows (expected 3 per row)");
 }
 
 FileFingerprint fingerprint(const std::string& path) {
@@ -114,7 +135,19 @@ json sessionToJson(const SessionState& s) {
     json solver = json::object();
     for (const SolverOptionInfo& info : solverOptionInfo())
         solver[info.name] = getSolverOption(s.solver, info.name);
-    const OptimizerSettings& o = s.optimizer;
+    // Rates and optimiser state in the CLI's checkpoint form (optim/checkpoint.hpp).
+    OptimizationCheckpoint optimization;
+    optimization.mode = s.mode;
+    optimization.rowNames = s.rowNames;
+    optimization.theta = s.theta;
+    optimization.settings = s.optimizer;
+    optimization.bestNllBits = NAN;
+    optimization.progress.initialNllBits = s.history.empty() ? NAN : s.history.front().nllBits;
+    for (const IterationSample& h : s.history)
+        if (!(h.nllBits >= optimization.bestNllBits)) optimization.bestNllBits = h.nllBits;
+    optimization.progress.iterations = static_cast<int>(s.history.size());
+    optimization.progress.seconds = s.history.empty() ? 0.0 : s.history.back().seconds;
+    optimization.run = {{"command", "workbench"}};
     return {{"format", kFormat},
             {"version", kSessionFormatVersion},
             {"gpurec_version", GPUREC_VERSION},
@@ -128,17 +161,9 @@ json sessionToJson(const SessionState& s) {
               {"transfer_constraint", toString(s.input.constraint)},
               {"files", files}}},
             {"device", {{"name", s.device.toStdString()}, {"memory_gib", s.memoryGiB}}},
-            {"run",
-             {{"starting_rates", {s.startingRates.d, s.startingRates.l, s.startingRates.t}},
-              {"optimizer", toString(o.kind)},
-              {"max_iterations", o.max_iter},
-              {"grad_tol", o.grad_tol},
-              {"rel_tol", o.rel_tol},
-              {"min_rate", o.min_rate},
-              {"max_rate", o.max_rate},
-              {"learning_rate", o.learning_rate}}},
+            {"run", {{"starting_rates", {s.startingRates.d, s.startingRates.l, s.startingRates.t}}}},
             {"solver", solver},
-            {"rates", {{"mode", toString(s.mode)}, {"rows", strings(s.rowNames)}, {"theta", s.theta}}},
+            {"optimization", checkpointToJson(optimization)},
             {"history", history},
             {"selection",
              {{"family", s.selectedFamily},
@@ -176,23 +201,17 @@ SessionState sessionFromJson(const json& j) {
     auto start = run.at("starting_rates").get<std::vector<double>>();
     if (start.size() != 3) throw std::runtime_error("\"starting_rates\" must hold 3 numbers");
     s.startingRates = {start[0], start[1], start[2]};
-    s.optimizer.kind = parseOptimizerKind(run.at("optimizer").get<std::string>());
-    s.optimizer.max_iter = run.at("max_iterations").get<int>();
-    s.optimizer.grad_tol = run.at("grad_tol").get<double>();
-    s.optimizer.rel_tol = run.at("rel_tol").get<double>();
-    s.optimizer.min_rate = run.at("min_rate").get<double>();
-    s.optimizer.max_rate = run.at("max_rate").get<double>();
-    s.optimizer.learning_rate = run.at("learning_rate").get<double>();
-    s.optimizer.validate();
     for (const auto& [name, value] : j.at("solver").items())
         setSolverOption(s.solver, name, value.get<std::string>());
-    const json& rates = j.at("rates");
-    s.mode = parseRateMode(rates.at("mode").get<std::string>());
-    s.rowNames = rates.at("rows").get<std::vector<std::string>>();
-    s.theta = rates.at("theta").get<std::vector<double>>();
-    if (s.theta.size() != 3 * s.rowNames.size())
-        throw std::runtime_error("\"rates\" has " + std::to_string(s.theta.size()) + " values for " +
-                                 std::to_string(s.rowNames.size()) + " rows (expected 3 per row)");
+    if (version >= 2) {
+        const OptimizationCheckpoint optimization = checkpointFromJson(j.at("optimization"));
+        s.optimizer = optimization.settings;
+        s.mode = optimization.mode;
+        s.rowNames = optimization.rowNames;
+        s.theta = optimization.theta;
+    } else {
+        readVersion1Rates(j, s);
+    }
     for (const json& h : j.at("history")) {
         IterationSample sample;
         sample.iteration = h.at("iteration").get<int>();

@@ -1,6 +1,7 @@
 #pragma once
 // A workbench session as a JSON file: the input files (with sizes and dates, to notice changes),
-// the run settings, rates (rows named by species or family, so they survive a changed input),
+// the run settings, rates (rows named by species or family, so they survive a changed input) and
+// optimiser settings as the CLI's optimisation checkpoint (optim/checkpoint.hpp),
 // solver options, the optimisation history behind the plots, and what was selected.
 #include "engine_session.hpp"
 #include "input_loader.hpp"
@@ -13,7 +14,7 @@
 
 namespace gpurec::ui {
 
-constexpr int kSessionFormatVersion = 1;
+constexpr int kSessionFormatVersion = 2; // 2: rates and optimiser state as an optim/checkpoint.hpp object
 
 struct FileFingerprint {
     std::string path;

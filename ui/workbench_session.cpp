@@ -10,6 +10,8 @@
 #include "waves_panel.hpp"
 #include "workbench_window.hpp"
 
+#include "optim/checkpoint.hpp"
+
 #include <QDir>
 #include <QPlainTextEdit>
 #include <QStandardPaths>
@@ -20,23 +22,6 @@ namespace gpurec::ui {
 
 namespace {
 constexpr int kAutosaveIntervalMs = 200; // at most five autosaves a second when iterations are fast
-
-// Row names of θ: how rates are matched to the data when a session is reopened.
-std::vector<std::string> rowNames(const RateParameters& theta, const Dataset& data) {
-    switch (theta.mode()) {
-    case RateMode::Global:
-        return {"global"};
-    case RateMode::Specieswise:
-        return data.species.names();
-    case RateMode::Genewise: {
-        std::vector<std::string> names;
-        for (const GeneFamily& f : data.families)
-            names.push_back(f.name);
-        return names;
-    }
-    }
-    return {};
-}
 } // namespace
 
 QString WorkbenchWindow::autosavePath() {
@@ -61,7 +46,7 @@ SessionState WorkbenchWindow::captureSession() const {
     const RateParameters& theta = session_.parameters();
     s.mode = theta.mode();
     if (dataset_ && fitsDataset(theta, *dataset_)) {
-        s.rowNames = rowNames(theta, *dataset_);
+        s.rowNames = rateRowNames(theta.mode(), *dataset_);
         s.theta = theta.theta();
     }
     s.history = plots_->samples();
@@ -124,7 +109,7 @@ void WorkbenchWindow::applySession(const SessionState& s) {
     std::unordered_map<std::string, int> rows;
     for (std::size_t r = 0; r < s.rowNames.size(); ++r)
         rows[s.rowNames[r]] = static_cast<int>(r);
-    const std::vector<std::string> names = rowNames(theta, d);
+    const std::vector<std::string> names = rateRowNames(theta.mode(), d);
     int matched = 0;
     for (std::size_t r = 0; r < names.size(); ++r) {
         auto it = rows.find(names[r]);

@@ -2,6 +2,7 @@
 #include "commands.hpp"
 
 #include "io/result_writer.hpp"
+#include "run/interruption.hpp"
 
 #include <cstdio>
 #include <iostream>
@@ -25,12 +26,14 @@ void registerEval(CLI::App& root) {
         SolverOptions solver = solverOptionsFrom(o->engine); // bad knobs fail before any loading
         const std::string& outdir = o->output.outdir;
         prepareOutputs(o->output, {"per_fam_likelihoods.txt", "result.json"});
+        const InterruptionHandlers handlers; // a signal: finish the evaluation, write nothing, exit 130/143
         LoadedInput in = loadOrExplain(o->input, o->engine.threads);
         const Dataset& data = *in.dataset;
         RateParameters theta = initialRates(o->rates, data,
                                             o->rates.ratesFile.empty() ? RateMode::Global : RateMode::Specieswise);
         BackendChoice backend = backendFrom(o->engine, in.dataset);
         Evaluation eval = backend.backend->evaluate(theta, solver, false);
+        throwIfInterrupted();
         writePerFamilyLikelihoods(outdir + "/per_fam_likelihoods.txt", data, eval);
         nlohmann::json j = evaluationJson(data, eval);
         addRunDescription(j, o->input, in, backend.description, solver);

@@ -1,5 +1,6 @@
 // gpurec command-line tool: a thin client of the core engine.
 #include "commands.hpp"
+#include "run/interruption.hpp"
 
 #include <iostream>
 
@@ -18,6 +19,8 @@ int main(int argc, char** argv) {
         app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {
         return app.exit(e);
+    } catch (const gpurec::Interrupted& e) {
+        return e.exitStatus(); // the command has written what it had
     } catch (const std::exception& e) {
         std::cerr << "gpurec: error: " << e.what() << "\n";
         return 2;

@@ -1,14 +1,18 @@
 #include "cli_common.hpp"
 #include "commands.hpp"
 
+#include "io/output_folder.hpp"
 #include "io/result_writer.hpp"
+#include "optim/checkpoint.hpp"
 #include "optim/optimization_trace.hpp"
 #include "optim/optimizer.hpp"
 #include "optim/rate_files.hpp"
+#include "run/interruption.hpp"
 
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <iostream>
 
 namespace gpurec::cli {
 
@@ -24,20 +28,6 @@ nlohmann::json ratesJson(const Dataset& data, const RateParameters& theta) {
     return rows;
 }
 
-nlohmann::json settingsJson(const OptimizerSettings& s) {
-    return {{"optimizer", toString(s.kind)},
-            {"max_iter", s.max_iter},
-            {"grad_tol", s.grad_tol},
-            {"rel_tol", s.rel_tol},
-            {"min_rate", s.min_rate},
-            {"max_rate", s.max_rate},
-            {"learning_rate", s.learning_rate},
-            {"beta1", s.beta1},
-            {"beta2", s.beta2},
-            {"lbfgsb_memory", s.lbfgsb_memory},
-            {"warm_starts", s.warm_starts}};
-}
-
 // Starting rates of the chosen mode; a folder given as --rates-file holds per-family rate files.
 RateParameters startingRates(const RateOptions& o, const Dataset& data, RateMode mode) {
     if (mode == RateMode::Genewise && !o.ratesFile.empty() && std::filesystem::is_directory(o.ratesFile))
@@ -45,22 +35,107 @@ RateParameters startingRates(const RateOptions& o, const Dataset& data, RateMode
     return initialRates(o, data, mode);
 }
 
+struct OptimizeOptions {
+    InputOptions input;
+    RateOptions rates;
+    EngineOptions engine;
+    std::string parametrization = "GLOBAL";
+    std::string optimizer = "lbfgsb";
+    OptimizerSettings settings;
+    OutputOptions output;
+    std::string resume;
+};
+
+std::string absolutePath(const std::string& path) {
+    return path.empty() ? path : std::filesystem::absolute(path).lexically_normal().string();
+}
+
+// The options that define a run, under their command-line names: recorded in the checkpoint and
+// compared on --resume. Paths are absolute so that a run resumes from any working directory.
+// --device, --threads and --gpu-memory-limit are left out: they may change between the parts of
+// a run (results agree within the solver tolerance).
+nlohmann::json recordedOptions(const OptimizeOptions& o) {
+    std::vector<std::string> geneTrees;
+    for (const std::string& p : o.input.geneTrees)
+        geneTrees.push_back(absolutePath(p));
+    return {{"--species-tree", absolutePath(o.input.species)},
+            {"--families", absolutePath(o.input.families)},
+            {"gene_trees", geneTrees},
+            {"--transfer-constraint", o.input.transferConstraint},
+            {"--gene-tree-rooting", o.input.rooting},
+            {"--min-covered-species", o.input.minCoveredSpecies},
+            {"--d", o.rates.d},
+            {"--l", o.rates.l},
+            {"--t", o.rates.t},
+            {"--rates-file", absolutePath(o.rates.ratesFile)},
+            {"--schedule", o.engine.schedule},
+            {"--solver", o.engine.solverSettings},
+            {"--model-parametrization", toString(parseRateMode(o.parametrization))},
+            {"--optimizer", o.optimizer},
+            {"--max-iter", o.settings.max_iter},
+            {"--min-rate", o.settings.min_rate},
+            {"--max-rate", o.settings.max_rate},
+            {"--grad-tol", o.settings.grad_tol},
+            {"--rel-tol", o.settings.rel_tol},
+            {"--learning-rate", o.settings.learning_rate},
+            {"--no-warm-starts", !o.settings.warm_starts}};
+}
+
+void applyRecordedOptions(const nlohmann::json& j, OptimizeOptions& o) {
+    o.input.species = j.at("--species-tree").get<std::string>();
+    o.input.families = j.at("--families").get<std::string>();
+    o.input.geneTrees = j.at("gene_trees").get<std::vector<std::string>>();
+    o.input.transferConstraint = j.at("--transfer-constraint").get<std::string>();
+    o.input.rooting = j.at("--gene-tree-rooting").get<std::string>();
+    o.input.minCoveredSpecies = j.at("--min-covered-species").get<int>();
+    o.rates.d = j.at("--d").get<double>();
+    o.rates.l = j.at("--l").get<double>();
+    o.rates.t = j.at("--t").get<double>();
+    o.rates.ratesFile = j.at("--rates-file").get<std::string>();
+    o.engine.schedule = j.at("--schedule").get<std::string>();
+    o.engine.solverSettings = j.at("--solver").get<std::vector<std::string>>();
+    o.parametrization = j.at("--model-parametrization").get<std::string>();
+    o.optimizer = j.at("--optimizer").get<std::string>();
+    o.settings.max_iter = j.at("--max-iter").get<int>();
+    o.settings.min_rate = j.at("--min-rate").get<double>();
+    o.settings.max_rate = j.at("--max-rate").get<double>();
+    o.settings.grad_tol = j.at("--grad-tol").get<double>();
+    o.settings.rel_tol = j.at("--rel-tol").get<double>();
+    o.settings.learning_rate = j.at("--learning-rate").get<double>();
+    o.settings.warm_starts = !j.at("--no-warm-starts").get<bool>();
+}
+
+// The options of the run recorded in `checkpoint`, with this command line's device and threads.
+// Any other option given on the command line must agree with the recording.
+OptimizeOptions resumedOptions(const CLI::App& app, const OptimizeOptions& given,
+                               const OptimizationCheckpoint& checkpoint, const std::string& checkpointPath) {
+    if (app.count("--prefix") > 0 && absolutePath(given.output.outdir) != absolutePath(given.resume))
+        throw std::invalid_argument("--resume " + given.resume + " continues the run in that folder; -p " +
+                                    given.output.outdir + " names another (leave -p out)");
+    const nlohmann::json& recorded = checkpoint.run.at("options");
+    const nlohmann::json now = recordedOptions(given);
+    std::string conflicts;
+    for (const auto& [name, value] : recorded.items())
+        if (app.count(name) > 0 && now.at(name) != value)
+            conflicts += "\n  " + name + " " + now.at(name).dump() + " (the run has " + value.dump() + ")";
+    if (!conflicts.empty())
+        throw std::invalid_argument("options conflict with the run recorded in " + checkpointPath + ":" +
+                                    conflicts + "\nleave them out to resume it, or start a new run in another "
+                                                "folder");
+    OptimizeOptions o = given;
+    applyRecordedOptions(recorded, o);
+    o.output.outdir = given.resume;
+    return o;
+}
+
 } // namespace
 
 void registerOptimize(CLI::App& root) {
-    struct Options {
-        InputOptions input;
-        RateOptions rates;
-        EngineOptions engine;
-        std::string parametrization = "GLOBAL";
-        std::string optimizer = "lbfgsb";
-        OptimizerSettings settings;
-        OutputOptions output;
-    };
-    auto o = std::make_shared<Options>();
+    auto o = std::make_shared<OptimizeOptions>();
     CLI::App* app =
         root.add_subcommand("optimize", "Maximum-likelihood DTL rates (analytic gradients, bounded)");
     addInputOptions(*app, o->input);
+    app->get_option("--species-tree")->required(false); // not with --resume: the checkpoint names it
     addRateOptions(*app, o->rates);
     app->get_option("--rates-file")
         ->description(
@@ -92,33 +167,79 @@ void registerOptimize(CLI::App& root) {
         "!--no-warm-starts", o->settings.warm_starts,
         "Start every evaluation's fixed points afresh (for benchmarks; results agree within tolerance)");
     addOutputOptions(*app, o->output);
-    app->callback([o] {
-        OptimizerSettings settings = o->settings;
-        settings.kind = parseOptimizerKind(o->optimizer);
+    app->add_option("--resume", o->resume,
+                    "Continue the interrupted run in this output folder from its checkpoint.json (the "
+                    "run's inputs and options are read from there)")
+        ->excludes("--overwrite");
+    app->callback([o, app] {
+        OptimizationCheckpoint checkpoint;
+        const bool resuming = !o->resume.empty();
+        const std::string checkpointPath = (resuming ? o->resume : o->output.outdir) + "/checkpoint.json";
+        if (resuming) {
+            checkpoint = readCheckpoint(checkpointPath);
+            if (checkpoint.finished) {
+                std::printf("%s: the run there has finished (%s); nothing to resume\n", o->resume.c_str(),
+                            checkpoint.stopReason.c_str());
+                return;
+            }
+        }
+        if (!resuming && o->input.species.empty()) throw CLI::RequiredError("--species-tree (or --resume FOLDER)");
+        const OptimizeOptions opts = resuming ? resumedOptions(*app, *o, checkpoint, checkpointPath) : *o;
+        const std::string& outdir = opts.output.outdir;
+        OptimizerSettings settings = opts.settings;
+        settings.kind = parseOptimizerKind(opts.optimizer);
         settings.validate();
-        const std::string& outdir = o->output.outdir;
-        prepareOutputs(o->output, {"per_fam_likelihoods.txt", "result.json", "trace.csv", "model_parameters"});
-        LoadedInput in = loadOrExplain(o->input, o->engine.threads);
+        const std::vector<std::string> owned = {"per_fam_likelihoods.txt", "model_parameters", "trace.csv",
+                                                "checkpoint.json", "result.json"};
+        if (resuming)
+            prepareOutputFolder(outdir, owned, ExistingOutputs::Keep);
+        else
+            prepareOutputs(opts.output, owned);
+        const InterruptionHandlers handlers; // from here on a signal ends the run at the next safe point
+        LoadedInput in = loadOrExplain(opts.input, opts.engine.threads);
+        throwIfInterrupted(); // nothing computed yet: nothing to write
         const Dataset& data = *in.dataset;
-        const RateMode mode = parseRateMode(o->parametrization);
-        SolverOptions solver = solverOptionsFrom(o->engine);
-        BackendChoice backend = backendFrom(o->engine, in.dataset);
-        ReconModel model(in.dataset, std::move(backend.backend), startingRates(o->rates, data, mode), solver);
+        const RateMode mode = parseRateMode(opts.parametrization);
+        SolverOptions solver = solverOptionsFrom(opts.engine);
+        BackendChoice backend = backendFrom(opts.engine, in.dataset);
+        RateParameters start = resuming ? checkpointParameters(checkpoint, data) : startingRates(opts.rates, data, mode);
+        ReconModel model(in.dataset, std::move(backend.backend), start, solver);
+        if (!resuming) {
+            checkpoint = checkpointOf(start, data);
+            checkpoint.run = {{"command", "optimize"}, {"options", recordedOptions(opts)}};
+        }
+        checkpoint.settings = settings;
 
-        std::ofstream trace(outdir + "/trace.csv");
-        if (!trace) throw std::runtime_error("cannot write " + outdir + "/trace.csv");
-        trace << traceCsvHeader() << "\n";
+        const std::string tracePath = outdir + "/trace.csv";
+        prepareTraceFile(tracePath, resuming ? checkpoint.progress.iterations : 0);
+        std::ofstream trace(tracePath, std::ios::app);
+        if (!trace) throw std::runtime_error("cannot write " + tracePath);
         std::printf(
             "%zu families, %d species nodes, %lld clades, %lld splits on %s; %s rates (%d parameters), %s\n",
             data.families.size(), data.species.size(), data.cladeCount(), data.splitCount(),
             backend.description.c_str(), toString(mode).c_str(), int(model.parameters().theta().size()),
             toString(settings.kind).c_str());
-        OptimizationResult result = optimizeRates(model, settings, [&](const IterationReport& r) {
-            trace << traceCsvRow(r) << std::endl; // flushed: the trace survives an interrupted run
-            std::printf("%s\n", progressLine(r).c_str());
-            std::fflush(stdout);
-            return true;
-        });
+        if (resuming)
+            std::printf("resuming %s at iteration %d (best NLL %.10f bits, %d evaluations so far)\n",
+                        outdir.c_str(), checkpoint.progress.iterations, checkpoint.bestNllBits,
+                        checkpoint.progress.evaluations);
+        const ResumePoint resumePoint = checkpoint.progress;
+        OptimizationResult result = optimizeRates(
+            model, settings,
+            [&](const IterationReport& r) {
+                // Flushed: the trace survives an interrupted run. Then the checkpoint, so that a
+                // run killed at any moment resumes from its last iteration (prepareTraceFile drops
+                // a row written after the last checkpoint).
+                if (!(trace << traceCsvRow(r) << std::endl)) throw std::runtime_error("cannot write " + tracePath);
+                checkpoint.theta = *r.bestTheta;
+                checkpoint.bestNllBits = r.bestNllBits;
+                checkpoint.progress = {r.iteration + 1, r.evaluations, r.initialNllBits, r.seconds};
+                writeCheckpoint(checkpointPath, checkpoint);
+                std::printf("%s\n", progressLine(r).c_str());
+                std::fflush(stdout);
+                return true;
+            },
+            resuming ? &resumePoint : nullptr);
 
         const Evaluation& best = model.lastEvaluation();
         writePerFamilyLikelihoods(outdir + "/per_fam_likelihoods.txt", data, best);
@@ -126,27 +247,43 @@ void registerOptimize(CLI::App& root) {
             writeRateFiles(outdir + "/model_parameters", data, result.best);
         nlohmann::json j = evaluationJson(data, best);
         j["optimization"] = {{"mode", toString(mode)},
-                             {"settings", settingsJson(settings)},
+                             {"settings", optimizerSettingsJson(settings)},
                              {"iterations", result.iterations},
                              {"evaluations", result.evaluations},
                              {"converged", result.converged},
                              {"stop_reason", result.stopReason},
+                             {"resumed_at_iteration", resuming ? nlohmann::json(resumePoint.iterations) : nullptr},
                              {"initial_nll_bits", result.initialNllBits},
                              {"best_nll_bits", result.bestNllBits},
                              {"seconds", result.seconds},
                              {"rates", ratesJson(data, result.best)}};
-        addRunDescription(j, o->input, in, backend.description, solver);
+        j["interrupted"] = result.interrupted;
+        addRunDescription(j, opts.input, in, backend.description, solver);
         writeJson(outdir + "/result.json", j);
+        checkpoint.theta = result.best.theta();
+        checkpoint.bestNllBits = result.bestNllBits;
+        checkpoint.progress = {result.iterations + 1, result.evaluations, result.initialNllBits, result.seconds};
+        checkpoint.finished = !result.interrupted;
+        checkpoint.stopReason = result.stopReason;
+        writeCheckpoint(checkpointPath, checkpoint);
         std::printf("%s after %d iterations (%d evaluations, %.2f s): %s\n",
-                    result.converged ? "converged" : "stopped", result.iterations, result.evaluations,
-                    result.seconds, result.stopReason.c_str());
+                    result.converged     ? "converged"
+                    : result.interrupted ? "interrupted"
+                                         : "stopped",
+                    result.iterations, result.evaluations, result.seconds, result.stopReason.c_str());
         std::printf("total LL %.10f nats, NLL %.10f bits (start %.10f bits)\n", best.totalLogLikelihood,
                     best.totalNllBits, result.initialNllBits);
-        std::printf("wrote %s/per_fam_likelihoods.txt, %s, %s/trace.csv and %s/result.json\n",
+        std::printf("wrote %s/per_fam_likelihoods.txt, %s, %s/trace.csv, %s/checkpoint.json and %s/result.json\n",
                     outdir.c_str(),
                     rateFiles.size() == 1 ? rateFiles[0].c_str()
                                           : (outdir + "/model_parameters/<family>_rates.txt").c_str(),
-                    outdir.c_str(), outdir.c_str());
+                    outdir.c_str(), outdir.c_str(), outdir.c_str());
+        if (result.interrupted) {
+            std::fflush(stdout);
+            std::cerr << "gpurec: " << result.stopReason << "; resume with: gpurec optimize --resume "
+                      << outdir << "\n";
+            throwIfInterrupted();
+        }
     });
 }
 

@@ -11,6 +11,7 @@
 #include "recon/recon_tables.hpp"
 #include "recon/recphyloxml.hpp"
 #include "recon/sampling_run.hpp"
+#include "run/interruption.hpp"
 
 #include <chrono>
 #include <cstdio>
@@ -120,6 +121,8 @@ void registerSample(CLI::App& root) {
         validateSampleCount(settings.samples); // before the (possibly long) loading
         const std::string& outdir = o->output.outdir;
         prepareOutputs(o->output, {"reconciliations", "summaries", "result.json"});
+        // A signal stops the run between families: those written stay, result.json lists them.
+        const InterruptionHandlers handlers;
         LoadedInput in = loadOrExplain(o->input, o->engine.threads);
         const Dataset& data = *in.dataset;
         const SpeciesTree& species = data.species;
@@ -134,7 +137,8 @@ void registerSample(CLI::App& root) {
         std::vector<nlohmann::json> familyJson(data.families.size());
         ReconciliationSummary total;
         std::mutex totalMutex;
-        sampleFamilies(data, theta, families, settings, [&](FamilySamples&& fs) {
+        const auto consume = [&](FamilySamples&& fs) {
+            throwIfInterrupted(); // ends the loop; the families written so far are complete
             const std::vector<Reconciliation>& recs = fs.reconciliations;
             const std::string& name = data.families[fs.family].name;
             const std::string base = recDir + "/" + fileStem(name);
@@ -171,17 +175,28 @@ void registerSample(CLI::App& root) {
             familyJson[fs.family] = std::move(j);
             std::lock_guard lock(totalMutex);
             addFamily(total, summary);
-        });
+        };
+        bool interrupted = false;
+        try {
+            sampleFamilies(data, theta, families, settings, consume);
+        } catch (const Interrupted&) {
+            interrupted = true;
+        }
         writeText(sumDir + "/totalSpeciesEventCounts.csv", meanSpeciesEventCountsCsv(total, species));
         writeText(sumDir + "/totalTransfers.txt", transfersText(total.transfers, species));
         writeText(sumDir + "/originations.csv", originationsCsv(total, species));
 
         nlohmann::json j;
         j["families"] = nlohmann::json::array();
+        std::size_t sampled = 0;
         for (int f : families)
-            j["families"].push_back(std::move(familyJson[f]));
+            if (!familyJson[f].is_null()) { // null: not sampled before an interruption
+                j["families"].push_back(std::move(familyJson[f]));
+                ++sampled;
+            }
+        j["interrupted"] = interrupted;
         j["total"] = summaryJson(total, species);
-        j["total"]["families"] = families.size();
+        j["total"]["families"] = sampled;
         nlohmann::json rates = {{"D", o->rates.d}, {"L", o->rates.l}, {"T", o->rates.t}};
         if (!o->rates.ratesFile.empty()) rates = {{"rates_file", o->rates.ratesFile}};
         j["options"] = {{"species_tree", o->input.species},
@@ -199,10 +214,16 @@ void registerSample(CLI::App& root) {
         writeJson(outdir + "/result.json", j);
         double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
         std::printf("sampled %d reconciliations for each of %zu families (seed %llu) in %.2f s\n",
-                    settings.samples, families.size(), static_cast<unsigned long long>(settings.seed),
+                    settings.samples, sampled, static_cast<unsigned long long>(settings.seed),
                     seconds);
         std::printf("wrote %s/reconciliations, %s/summaries and %s/result.json\n", outdir.c_str(),
                     outdir.c_str(), outdir.c_str());
+        if (interrupted) {
+            std::fflush(stdout);
+            std::cerr << "gpurec: interrupted by " << signalName(interruptSignal()) << " after " << sampled
+                      << " of " << families.size() << " families; their files and result.json are complete\n";
+            throwIfInterrupted();
+        }
     });
 }
 

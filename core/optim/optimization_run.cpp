@@ -1,5 +1,7 @@
 #include "optim/optimization_run.hpp"
 
+#include "run/interruption.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -13,6 +15,10 @@ namespace {
 // gradient points down gains most at the bound; larger ones may sit near an interior optimum.
 const double kLinearRegimeLog2Rate = std::log2(1e-4);
 
+StopOptimization interruptedStop() {
+    return {StopOptimization::Kind::Interrupted, "interrupted by " + signalName(interruptSignal())};
+}
+
 std::string shortNumber(double v) {
     char buf[32];
     std::snprintf(buf, sizeof buf, "%.3g", v);
@@ -21,13 +27,20 @@ std::string shortNumber(double v) {
 } // namespace
 
 OptimizationRun::OptimizationRun(ReconModel& model, const OptimizerSettings& settings,
-                                 const ProgressCallback& progress)
+                                 const ProgressCallback& progress, const ResumePoint* resume)
     : model_(model), settings_(settings), progress_(progress), started_(std::chrono::steady_clock::now()),
       lower_(std::log2(settings.min_rate)), upper_(std::log2(settings.max_rate)),
-      current_(model.parameters()) {
+      current_(model.parameters()), resumed_(resume != nullptr) {
     settings_.validate();
     start_ = current_.theta();
     clampLogRate(start_, settings_.min_rate, settings_.max_rate);
+    if (resume) {
+        iteration_ = resume->iterations;
+        evaluations_ = resume->evaluations;
+        initialNll_ = resume->initialNllBits;
+        started_ -= std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+            std::chrono::duration<double>(resume->seconds));
+    }
 }
 
 double OptimizationRun::projectedGradNorm(const std::vector<double>& theta,
@@ -41,6 +54,7 @@ double OptimizationRun::projectedGradNorm(const std::vector<double>& theta,
 }
 
 double OptimizationRun::evaluateModel(const std::vector<double>& point, std::vector<double>& grad) {
+    if (haveBest_ && interruptRequested()) throw interruptedStop();
     current_.theta() = point;
     model_.setParameters(current_);
     if (!settings_.warm_starts) model_.clear_warm_starts();
@@ -105,9 +119,12 @@ IterationReport OptimizationRun::reportIteration() {
     report.evaluations = evaluations_;
     report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count();
     if (iteration_ == 0) initialNll_ = lastNll_;
+    report.bestTheta = &bestTheta_;
+    report.bestNllBits = bestNll_;
+    report.initialNllBits = initialNll_;
     ++iteration_;
-    if (progress_ && !progress_(report))
-        throw StopOptimization{StopOptimization::Kind::Caller, "stopped by the caller"};
+    startClosed_ = true;
+    if (progress_ && !progress_(report)) callerStopped_ = true;
     return report;
 }
 
@@ -116,7 +133,25 @@ void OptimizationRun::stopAtIterationCap(const IterationReport& report) const {
         throw StopOptimization{StopOptimization::Kind::IterationCap, "reached max_iter"};
 }
 
+void OptimizationRun::stopIfAsked() const {
+    if (callerStopped_) throw StopOptimization{StopOptimization::Kind::Caller, "stopped by the caller"};
+    if (interruptRequested()) throw interruptedStop();
+}
+
+bool OptimizationRun::closeResumedStart() {
+    if (!resumed_ || startClosed_) return false;
+    startClosed_ = true;
+    previousIterationNll_ = lastNll_;
+    const double gradNorm = projectedGradNorm(lastTheta_, lastGrad_);
+    if (gradNorm <= settings_.grad_tol)
+        throw StopOptimization{StopOptimization::Kind::Converged,
+                               "projected gradient norm " + shortNumber(gradNorm) + " <= grad_tol"};
+    stopIfAsked();
+    return true;
+}
+
 void OptimizationRun::endIteration() {
+    if (closeResumedStart()) return;
     const double previous = previousIterationNll_;
     previousIterationNll_ = lastNll_;
     const IterationReport report = reportIteration();
@@ -128,6 +163,7 @@ void OptimizationRun::endIteration() {
         std::abs(previous - lastNll_) <= settings_.rel_tol * std::max(std::abs(lastNll_), 1.0))
         throw StopOptimization{Kind::Converged, "relative NLL change <= rel_tol"};
     stopAtIterationCap(report);
+    stopIfAsked();
 }
 
 void OptimizationRun::endIterationAt(const std::vector<double>& theta, double nll,
@@ -137,9 +173,11 @@ void OptimizationRun::endIterationAt(const std::vector<double>& theta, double nl
     lastGrad_ = grad;
     lastNll_ = nll;
     keepIfBest();
+    if (closeResumedStart()) return;
     const IterationReport report = reportIteration();
     if (converged) throw StopOptimization{StopOptimization::Kind::Converged, *converged};
     stopAtIterationCap(report);
+    stopIfAsked();
 }
 
 bool OptimizationRun::snapToLowerBound() {
@@ -177,6 +215,7 @@ OptimizationResult OptimizationRun::finish(const StopOptimization& stop) {
     result.iterations = std::max(iteration_ - 1, 0);
     result.evaluations = evaluations_;
     result.converged = stop.kind == StopOptimization::Kind::Converged;
+    result.interrupted = stop.kind == StopOptimization::Kind::Interrupted;
     result.stopReason = stop.reason;
     result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count();
     return result;

@@ -11,17 +11,18 @@
 
 namespace gpurec {
 
-// Why a run stops; thrown out of OptimizationRun::endIteration, or returned by an algorithm that
-// cannot progress.
+// Why a run stops; thrown out of OptimizationRun::endIteration (and out of an evaluation once a
+// signal has arrived), or returned by an algorithm that cannot progress.
 struct StopOptimization {
-    enum class Kind { Converged, NoProgress, IterationCap, Caller };
+    enum class Kind { Converged, NoProgress, IterationCap, Caller, Interrupted };
     Kind kind = Kind::NoProgress;
     std::string reason;
 };
 
 class OptimizationRun {
   public:
-    OptimizationRun(ReconModel& model, const OptimizerSettings& settings, const ProgressCallback& progress);
+    OptimizationRun(ReconModel& model, const OptimizerSettings& settings, const ProgressCallback& progress,
+                    const ResumePoint* resume);
 
     const OptimizerSettings& settings() const { return settings_; }
     // Where an algorithm (re)starts: the best point so far, else the clamped starting θ.
@@ -30,12 +31,14 @@ class OptimizationRun {
     double upperBound() const { return upper_; }
 
     // NLL (bits) and gradient at θ projected into the bounds. The best point's values are cached,
-    // so re-evaluating it (an L-BFGS-B restart) costs nothing.
+    // so re-evaluating it (an L-BFGS-B restart) costs nothing. Once a signal has arrived, throws
+    // StopOptimization (Interrupted) instead of evaluating, unless there is no best point yet.
     double evaluate(const std::vector<double>& theta, std::vector<double>& grad);
-    // Closes an iteration at the last evaluated point: reports it and applies the stopping rules.
-    // Throws StopOptimization.
+    // Closes an iteration at the last evaluated point: reports it and applies the stopping rules
+    // (convergence first, then the cap, then the caller's or a signal's stop). Throws
+    // StopOptimization. A resumed run's starting point closes without a report.
     void endIteration();
-    bool startReported() const { return iteration_ > 0; }
+    bool startReported() const { return startClosed_; }
 
     // Separable runs (genewise rates: each family's NLL depends on its own rates only). One
     // evaluation at θ (projected into the bounds) giving each family's NLL in bits and the gradient;
@@ -69,6 +72,10 @@ class OptimizationRun {
     // Reports the last point as the next iteration; throws StopOptimization when the caller stops.
     IterationReport reportIteration();
     void stopAtIterationCap(const IterationReport& report) const;
+    // The caller's callback said stop, or a signal arrived.
+    void stopIfAsked() const;
+    // True (and the start closed) for the first point of a resumed run, which its checkpoint holds.
+    bool closeResumedStart();
 
     ReconModel& model_;
     OptimizerSettings settings_;
@@ -85,6 +92,9 @@ class OptimizationRun {
     double bestNll_ = 0.0;
     SolverStats bestStats_;
     bool haveBest_ = false;
+    const bool resumed_;
+    bool startClosed_ = false;
+    bool callerStopped_ = false;
     int iteration_ = 0; // the next iteration to report
     int evaluations_ = 0;
     double initialNll_ = 0.0, previousIterationNll_ = 0.0;

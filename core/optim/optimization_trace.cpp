@@ -1,8 +1,12 @@
 #include "optim/optimization_trace.hpp"
 
+#include "io/output_file.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <fstream>
+#include <sstream>
 
 namespace gpurec {
 
@@ -56,6 +60,21 @@ std::string progressLine(const IterationReport& r) {
                   r.iteration, r.nllBits, r.gradNorm, global ? "rates" : "geo-mean", s.geometricMean.d,
                   s.geometricMean.l, s.geometricMean.t, r.evaluations, r.seconds);
     return buf;
+}
+
+void prepareTraceFile(const std::string& path, int keptIterations) {
+    std::string text = traceCsvHeader() + "\n";
+    std::ifstream old(path, std::ios::binary);
+    std::string line;
+    if (keptIterations > 0 && old && std::getline(old, line)) {
+        // A row counts only with its newline (getline then stops before the end of the file).
+        while (std::getline(old, line) && !old.eof()) {
+            std::istringstream fields(line);
+            int iteration = -1;
+            if (fields >> iteration && fields.peek() == ',' && iteration < keptIterations) text += line + "\n";
+        }
+    }
+    writeFileAtomically(path, text);
 }
 
 } // namespace gpurec

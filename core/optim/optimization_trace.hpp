@@ -17,4 +17,10 @@ std::string traceCsvHeader();
 std::string traceCsvRow(const IterationReport& report);
 std::string progressLine(const IterationReport& report);
 
+// Makes `path` a trace of the first `keptIterations` iterations, ready to be appended to: a new
+// file is just the header; a resumed run keeps the complete rows of iterations before
+// keptIterations (a run killed after writing a row but before its checkpoint leaves one row more,
+// a killed write half a row). Rewritten atomically.
+void prepareTraceFile(const std::string& path, int keptIterations);
+
 } // namespace gpurec

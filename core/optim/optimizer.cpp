@@ -70,8 +70,8 @@ StopOptimization fitJointly(OptimizationRun& run, StopOptimization (*algorithm)(
 } // namespace
 
 OptimizationResult optimizeRates(ReconModel& model, const OptimizerSettings& settings,
-                                 const ProgressCallback& progress) {
-    OptimizationRun run(model, settings, progress);
+                                 const ProgressCallback& progress, const ResumePoint* resume) {
+    OptimizationRun run(model, settings, progress, resume);
     try {
         StopOptimization stop;
         if (settings.kind == OptimizerKind::Adam)

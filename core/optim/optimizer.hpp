@@ -42,6 +42,10 @@ struct IterationReport {
     SolverStats stats;
     int evaluations = 0;  // likelihood evaluations so far (line-search trials included)
     double seconds = 0.0; // since the start of the run
+    // The lowest point so far (this one or an earlier one): what a checkpoint keeps.
+    const std::vector<double>* bestTheta = nullptr;
+    double bestNllBits = 0.0;
+    double initialNllBits = 0.0; // at iteration 0
 };
 
 struct OptimizationResult {
@@ -51,6 +55,7 @@ struct OptimizationResult {
     int iterations = 0;
     int evaluations = 0;
     bool converged = false;
+    bool interrupted = false; // stopped by SIGINT/SIGTERM (core/run/interruption.hpp)
     std::string stopReason;
     double seconds = 0.0;
 };
@@ -58,10 +63,23 @@ struct OptimizationResult {
 // Called after every iteration; return false to stop (the best θ so far stays in the model).
 using ProgressCallback = std::function<bool(const IterationReport&)>;
 
+// Where an earlier run of the same problem stopped (from its checkpoint, optim/checkpoint.hpp).
+// The model's θ must be that run's best point. Counts, the starting NLL and the clock continue;
+// the algorithm restarts from the point: L-BFGS-B rebuilds its curvature memory, each family's
+// BFGS its Hessian, Adam its moments. The point itself is not reported again.
+struct ResumePoint {
+    int iterations = 0; // iterations already reported (the next one's number)
+    int evaluations = 0;
+    double initialNllBits = 0.0;
+    double seconds = 0.0;
+};
+
 // Minimises the model's total NLL from its current θ. Every rate is first projected into
 // [min_rate, max_rate]. Under the alerax schedule the gradient is that of the converged equations
 // (an approximation of the 4-sweep NLL's); the run then ends when no descent is found, keeping the best θ.
+// A SIGINT/SIGTERM (interruptRequested()) stops the run before the next evaluation, except the first,
+// so that there is always a best point; the run then ends with `interrupted` set.
 OptimizationResult optimizeRates(ReconModel& model, const OptimizerSettings& settings,
-                                 const ProgressCallback& progress = {});
+                                 const ProgressCallback& progress = {}, const ResumePoint* resume = nullptr);
 
 } // namespace gpurec
