@@ -14,7 +14,6 @@
 #include <cstdio>
 #include <fstream>
 #include <iostream>
-#include <mutex>
 #include <set>
 
 namespace gpurec::cli {
@@ -132,8 +131,9 @@ void registerSample(CLI::App& root) {
         ensureDirectory(recDir);
         ensureDirectory(sumDir);
         std::vector<nlohmann::json> familyJson(data.families.size());
-        ReconciliationSummary total;
-        std::mutex totalMutex;
+        // Families finish in any order: their summaries are added up in family order below, so the
+        // totals have the same bits for any thread count.
+        std::vector<ReconciliationSummary> familySummary(data.families.size());
         sampleFamilies(data, theta, families, settings, [&](FamilySamples&& fs) {
             const std::vector<Reconciliation>& recs = fs.reconciliations;
             const std::string& name = data.families[fs.family].name;
@@ -169,9 +169,11 @@ void registerSample(CLI::App& root) {
             j["samples"] = recs.size();
             j["ll_nats"] = fs.logLikelihood;
             familyJson[fs.family] = std::move(j);
-            std::lock_guard lock(totalMutex);
-            addFamily(total, summary);
+            familySummary[fs.family] = std::move(summary);
         });
+        ReconciliationSummary total;
+        for (int f : families)
+            addFamily(total, familySummary[f]);
         writeText(sumDir + "/totalSpeciesEventCounts.csv", meanSpeciesEventCountsCsv(total, species));
         writeText(sumDir + "/totalTransfers.txt", transfersText(total.transfers, species));
         writeText(sumDir + "/originations.csv", originationsCsv(total, species));
