@@ -79,13 +79,16 @@ std::string readFile(const std::filesystem::path& path) {
     return readTextFile(path.string());
 }
 
+bool isTiming(const std::string& name) {
+    return name.size() >= 7 && name.compare(name.size() - 7, 7, "seconds") == 0;
+}
+
 // result.json without what legitimately depends on the run: timings and the thread count.
 nlohmann::json withoutTimingsAndThreads(nlohmann::json j) {
     if (j.is_object()) {
         for (auto it = j.begin(); it != j.end();) {
             const std::string& key = it.key();
-            const bool timing = key.size() >= 7 && key.compare(key.size() - 7, 7, "seconds") == 0;
-            if (timing || key == "threads" || key == "device") {
+            if (isTiming(key) || key == "threads" || key == "device") {
                 it = j.erase(it);
             } else {
                 *it = withoutTimingsAndThreads(*it);
@@ -99,14 +102,20 @@ nlohmann::json withoutTimingsAndThreads(nlohmann::json j) {
     return j;
 }
 
-// trace.csv without its last two columns (eval_seconds, seconds).
+// trace.csv without its timing columns (named *seconds in the header).
 std::string withoutTimingColumns(const std::string& csv) {
     std::istringstream in(csv);
+    std::vector<bool> keep; // per column, from the header line
     std::string out;
     for (std::string line; std::getline(in, line);) {
-        std::size_t cut = line.rfind(',');
-        cut = cut == std::string::npos ? cut : line.rfind(',', cut - 1);
-        out += line.substr(0, cut) + "\n";
+        const bool header = keep.empty();
+        std::istringstream fields(line);
+        std::size_t column = 0;
+        for (std::string field; std::getline(fields, field, ','); ++column) {
+            if (header) keep.push_back(!isTiming(field));
+            if (column >= keep.size() || keep[column]) out += field + ",";
+        }
+        out += "\n";
     }
     return out;
 }
