@@ -16,7 +16,6 @@
 #include <chrono>
 #include <cstdio>
 #include <iostream>
-#include <mutex>
 #include <set>
 
 namespace gpurec::cli {
@@ -135,8 +134,9 @@ void registerSample(CLI::App& root) {
         ensureDirectory(recDir);
         ensureDirectory(sumDir);
         std::vector<nlohmann::json> familyJson(data.families.size());
-        ReconciliationSummary total;
-        std::mutex totalMutex;
+        // Families finish in any order: their summaries are added up in family order below, so the
+        // totals have the same bits for any thread count.
+        std::vector<ReconciliationSummary> familySummary(data.families.size());
         const auto consume = [&](FamilySamples&& fs) {
             throwIfInterrupted(); // ends the loop; the families written so far are complete
             const std::vector<Reconciliation>& recs = fs.reconciliations;
@@ -173,8 +173,7 @@ void registerSample(CLI::App& root) {
             j["samples"] = recs.size();
             j["ll_nats"] = fs.logLikelihood;
             familyJson[fs.family] = std::move(j);
-            std::lock_guard lock(totalMutex);
-            addFamily(total, summary);
+            familySummary[fs.family] = std::move(summary);
         };
         bool interrupted = false;
         try {
@@ -182,6 +181,9 @@ void registerSample(CLI::App& root) {
         } catch (const Interrupted&) {
             interrupted = true;
         }
+        ReconciliationSummary total;
+        for (int f : families)
+            if (!familyJson[f].is_null()) addFamily(total, familySummary[f]); // null: not sampled before an interruption
         writeText(sumDir + "/totalSpeciesEventCounts.csv", meanSpeciesEventCountsCsv(total, species));
         writeText(sumDir + "/totalTransfers.txt", transfersText(total.transfers, species));
         writeText(sumDir + "/originations.csv", originationsCsv(total, species));

@@ -15,6 +15,19 @@ namespace {
 
 // Warm-start tables are kept only while they fit this budget.
 constexpr double kWarmStartBytes = 2e9;
+// Budget of the per-chunk sums of a shared gradient (six rows of species nodes per chunk), exceeded
+// only to keep at least kMinChunks chunks for the dynamic schedule.
+constexpr double kChunkGradientBytes = 64e6;
+constexpr double kMinChunks = 256;
+
+// Families per chunk of the fixed-order reductions, from the dataset's shape only (never from the
+// thread count): one family per chunk unless the chunks' shared gradients (`n` species nodes, 0
+// when there is none) would exceed the budget.
+int familiesPerChunk(int families, int n) {
+    if (n == 0) return 1;
+    const double chunks = std::max(kMinChunks, std::floor(kChunkGradientBytes / (6.0 * sizeof(double) * n)));
+    return std::max(1, static_cast<int>(std::ceil(families / chunks)));
+}
 
 class CpuBackend final : public LikelihoodBackend {
   public:
@@ -67,16 +80,21 @@ class CpuBackend final : public LikelihoodBackend {
             sharedE = solveExtinction(layout_, sharedP, options, useWarm && !warmE_.empty() ? &warmE_[0] : nullptr);
             for (auto& w : warmE_) w = sharedE.E;
         }
-        std::vector<ProbabilityGradient> threadGrad(threads, ProbabilityGradient(withGradient && shared ? n : 0));
-        std::vector<std::vector<double>> threadTheta(threads, std::vector<double>(out.gradient.size(), 0.0));
-        std::vector<SolverStats> threadStats(threads);
+        // Fixed-order reductions, whatever the thread count: families are processed in fixed chunks
+        // (one family each unless the shared gradient's buffers would be too large), each chunk sums
+        // its families in order, and the chunks are combined in order after the loop.
+        const bool sharedGradient = withGradient && shared;
+        const int chunkSize = familiesPerChunk(F, sharedGradient ? n : 0);
+        const int chunks = (F + chunkSize - 1) / chunkSize;
+        std::vector<ProbabilityGradient> chunkGrad(sharedGradient ? chunks : 0, ProbabilityGradient(n));
+        std::vector<SolverStats> chunkStats(chunks);
+        std::vector<std::exception_ptr> chunkFailure(chunks);
 
-        std::exception_ptr failure;
 #pragma omp parallel for schedule(dynamic) num_threads(threads)
-        for (int f = 0; f < F; ++f) {
+        for (int k = 0; k < chunks; ++k)
+            for (int f = k * chunkSize; f < std::min(F, (k + 1) * chunkSize); ++f) {
+            SolverStats& st = chunkStats[k];
             try {
-            const int tid = omp_get_thread_num();
-            SolverStats& st = threadStats[tid];
             const GeneFamily& family = data_->families[f];
             EventProbabilities ownP;
             ExtinctionState ownE;
@@ -91,37 +109,37 @@ class CpuBackend final : public LikelihoodBackend {
             st.eResidual = std::max(st.eResidual, ext.residual);
             // Each family keeps its tables (warm start, and memory that is already mapped) when they
             // fit the budget; otherwise each thread reuses one scratch table.
-            CladeTables& tables = keepTables_ ? warmTables_[f] : threadTables_[tid];
+            CladeTables& tables = keepTables_ ? warmTables_[f] : threadTables_[omp_get_thread_num()];
             solveClades(layout_, family, p, ext, options, tables, keepTables_ && useWarm);
             out.logLikelihood[f] = familyLogLikelihood(tables, ext);
             st.piIterations += tables.selfIterations;
             st.maxPiIterations = std::max(st.maxPiIterations, tables.maxSelfIterations);
             if (withGradient) {
-                ProbabilityGradient g(n);
+                ProbabilityGradient own(shared ? 0 : n);
+                ProbabilityGradient& g = shared ? chunkGrad[k] : own;
                 AdjointStats adj;
                 accumulateCladeAdjoint(layout_, family, p, ext, tables, options, g, adj);
                 st.bicgstabIterations += adj.krylov.iterations;
                 st.bicgstabBreakdowns += adj.krylov.breakdowns;
                 st.prunedClades += adj.prunedClades;
-                if (shared) {
-                    threadGrad[tid].add(g);
-                } else {
+                if (!shared) {
                     KrylovStats ks;
                     eliminateExtinction(layout_, p, ext, 1, options, g, ks);
                     st.bicgstabIterations += ks.iterations;
                     st.bicgstabBreakdowns += ks.breakdowns;
-                    addThetaGradient(theta, f, p, g, threadTheta[tid]);
+                    // A genewise family owns its rows of θ: no other thread writes them.
+                    addThetaGradient(theta, f, p, g, out.gradient);
                 }
             }
             } catch (...) {
-#pragma omp critical(gpurec_cpu_failure)
-                if (!failure) failure = std::current_exception();
+                if (!chunkFailure[k]) chunkFailure[k] = std::current_exception();
             }
         }
-        if (failure) std::rethrow_exception(failure);
+        // The first failing family's error, whichever thread met it first.
+        for (const std::exception_ptr& failure : chunkFailure)
+            if (failure) std::rethrow_exception(failure);
 
-        for (int t = 0; t < threads; ++t) {
-            const SolverStats& s = threadStats[t];
+        for (const SolverStats& s : chunkStats) {
             out.stats.eIterations = std::max(out.stats.eIterations, s.eIterations);
             out.stats.eResidual = std::max(out.stats.eResidual, s.eResidual);
             out.stats.piIterations += s.piIterations;
@@ -129,11 +147,10 @@ class CpuBackend final : public LikelihoodBackend {
             out.stats.bicgstabIterations += s.bicgstabIterations;
             out.stats.bicgstabBreakdowns += s.bicgstabBreakdowns;
             out.stats.prunedClades += s.prunedClades;
-            for (std::size_t i = 0; i < out.gradient.size(); ++i) out.gradient[i] += threadTheta[t][i];
         }
-        if (withGradient && shared) {
+        if (sharedGradient) {
             ProbabilityGradient total(n);
-            for (const ProbabilityGradient& g : threadGrad) total.add(g);
+            for (const ProbabilityGradient& g : chunkGrad) total.add(g);
             KrylovStats ks;
             eliminateExtinction(layout_, sharedP, sharedE, F, options, total, ks);
             out.stats.bicgstabIterations += ks.iterations;

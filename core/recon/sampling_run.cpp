@@ -78,11 +78,13 @@ void sampleFamilies(const Dataset& data, const RateParameters& theta, const std:
     const SpeciesLayout layout(data.species, data.transferConstraint);
     const int threads = settings.solver.threads > 0 ? settings.solver.threads : omp_get_max_threads();
     const int count = static_cast<int>(families.size());
-    std::exception_ptr failure;
-    std::atomic<bool> failed{false};
+    // The error rethrown is the first failing family's in list order, whatever the thread count and
+    // timing: families after the first failure seen so far are skipped, those before it always run.
+    std::vector<std::exception_ptr> failure(count);
+    std::atomic<int> firstFailure{count};
 #pragma omp parallel for schedule(dynamic) num_threads(threads)
     for (int i = 0; i < count; ++i) {
-        if (failed) continue;
+        if (i > firstFailure) continue;
         try {
             const int f = families[i];
             const GeneFamily& family = data.families.at(f);
@@ -101,12 +103,13 @@ void sampleFamilies(const Dataset& data, const RateParameters& theta, const std:
                 out.reconciliations.push_back(sampler.draw(rng));
             consume(std::move(out));
         } catch (...) {
-#pragma omp critical(gpurec_sampling_failure)
-            if (!failure) failure = std::current_exception();
-            failed = true;
+            failure[i] = std::current_exception();
+            int seen = firstFailure;
+            while (i < seen && !firstFailure.compare_exchange_weak(seen, i)) {
+            }
         }
     }
-    if (failure) std::rethrow_exception(failure);
+    if (firstFailure < count) std::rethrow_exception(failure[firstFailure]);
 }
 
 } // namespace gpurec

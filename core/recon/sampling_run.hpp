@@ -44,8 +44,9 @@ void validateSampling(const Dataset& data, const RateParameters& theta, const Sa
 using TableSource = std::function<FamilyTables(int family, const EventProbabilities& p)>;
 
 // Samples the listed families (dataset indices) and hands each family's result to `consume`,
-// which runs on the worker threads, possibly for several families at once. The first exception
-// stops the run and is rethrown.
+// which runs on the worker threads, possibly for several families at once. A failure stops the
+// run; the exception of the first failing family in list order is rethrown (families listed after
+// it may or may not have been handed to `consume`).
 void sampleFamilies(const Dataset& data, const RateParameters& theta, const std::vector<int>& families,
                     const SamplingSettings& settings, const std::function<void(FamilySamples&&)>& consume,
                     const TableSource& tables = {});
