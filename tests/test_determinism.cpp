@@ -129,18 +129,18 @@ std::vector<std::string> filesUnder(const std::string& dir) {
     return out;
 }
 
-// Compares two output folders: the same files, byte for byte; result.json and trace.csv without
-// timings and thread counts.
+// Compares two output folders: the same files, byte for byte; result.json, checkpoint.json and
+// trace.csv without timings and thread counts.
 void compareOutputFolders(const std::string& a, const std::string& b) {
     const std::vector<std::string> files = filesUnder(a);
     QVERIFY(!files.empty());
     QCOMPARE(filesUnder(b), files);
     for (const std::string& file : files) {
         const std::string left = readFile(a + "/" + file), right = readFile(b + "/" + file);
-        if (file == "result.json") {
+        if (file == "result.json" || file == "checkpoint.json") {
             const nlohmann::json l = withoutTimingsAndThreads(nlohmann::json::parse(left));
             const nlohmann::json r = withoutTimingsAndThreads(nlohmann::json::parse(right));
-            QVERIFY2(l == r, ("result.json differs: " + nlohmann::json::diff(l, r).dump()).c_str());
+            QVERIFY2(l == r, (file + " differs: " + nlohmann::json::diff(l, r).dump()).c_str());
         } else if (file == "trace.csv") {
             QCOMPARE(withoutTimingColumns(right), withoutTimingColumns(left));
         } else {

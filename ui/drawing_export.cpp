@@ -1,5 +1,7 @@
 #include "drawing_export.hpp"
 
+#include "save_file.hpp"
+
 #include <QFileInfo>
 #include <QImage>
 #include <QPageSize>
@@ -32,35 +34,37 @@ bool exportDrawing(const QString& path, QGraphicsScene& scene, const QRectF& sou
                    const DrawingLegend& legend, const QString& title, double pixelsPerUnit) {
     const QSizeF size(std::max(source.width(), legend.size.width()), source.height() + legend.size.height());
     const QString suffix = QFileInfo(path).suffix().toLower();
-    QPainter painter;
-    if (suffix == "png") {
-        QImage image((size * pixelsPerUnit).toSize(), QImage::Format_ARGB32);
-        image.fill(Qt::white);
-        if (!painter.begin(&image)) return false;
-        painter.setRenderHint(QPainter::Antialiasing);
-        painter.setRenderHint(QPainter::TextAntialiasing);
-        render(painter, scene, source, legend, pixelsPerUnit);
-        painter.end();
-        return image.save(path, "PNG");
-    }
-    if (suffix == "pdf") {
-        QPdfWriter pdf(path);
-        pdf.setTitle(title);
-        pdf.setResolution(72); // one drawing unit per point
-        pdf.setPageMargins(QMarginsF(0, 0, 0, 0));
-        pdf.setPageSize(QPageSize(size, QPageSize::Point));
-        if (!painter.begin(&pdf)) return false;
+    return saveFile(path, [&](QSaveFile& file) {
+        QPainter painter;
+        if (suffix == "png") {
+            QImage image((size * pixelsPerUnit).toSize(), QImage::Format_ARGB32);
+            image.fill(Qt::white);
+            if (!painter.begin(&image)) return false;
+            painter.setRenderHint(QPainter::Antialiasing);
+            painter.setRenderHint(QPainter::TextAntialiasing);
+            render(painter, scene, source, legend, pixelsPerUnit);
+            painter.end();
+            return image.save(&file, "PNG");
+        }
+        if (suffix == "pdf") {
+            QPdfWriter pdf(&file);
+            pdf.setTitle(title);
+            pdf.setResolution(72); // one drawing unit per point
+            pdf.setPageMargins(QMarginsF(0, 0, 0, 0));
+            pdf.setPageSize(QPageSize(size, QPageSize::Point));
+            if (!painter.begin(&pdf)) return false;
+            render(painter, scene, source, legend, 1.0);
+            return painter.end();
+        }
+        QSvgGenerator svg;
+        svg.setOutputDevice(&file);
+        svg.setSize(size.toSize());
+        svg.setViewBox(QRectF(QPointF(0, 0), size));
+        svg.setTitle(title);
+        if (!painter.begin(&svg)) return false;
         render(painter, scene, source, legend, 1.0);
         return painter.end();
-    }
-    QSvgGenerator svg;
-    svg.setFileName(path);
-    svg.setSize(size.toSize());
-    svg.setViewBox(QRectF(QPointF(0, 0), size));
-    svg.setTitle(title);
-    if (!painter.begin(&svg)) return false;
-    render(painter, scene, source, legend, 1.0);
-    return painter.end();
+    });
 }
 
 } // namespace gpurec::ui

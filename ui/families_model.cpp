@@ -1,6 +1,7 @@
 #include "families_model.hpp"
 
-#include <QFile>
+#include "save_file.hpp"
+
 #include <QFileInfo>
 #include <cmath>
 #include <nlohmann/json.hpp>
@@ -163,9 +164,7 @@ bool exportFamilyResults(const FamiliesModel& model, const QString& path) {
             text += "\n";
         }
     }
-    QFile file(path);
-    if (!file.open(QIODevice::WriteOnly | QIODevice::Text)) return false;
-    return file.write(text.data(), static_cast<qint64>(text.size())) == static_cast<qint64>(text.size());
+    return saveTextFile(path, text);
 }
 
 } // namespace gpurec::ui

@@ -1,11 +1,12 @@
 #include "reconciliation_panel.hpp"
 
+#include "save_file.hpp"
+
 #include "io/input_error.hpp"
 #include "recon/recon_tables.hpp"
 #include "recon/recphyloxml.hpp"
 #include "recon/sampling_run.hpp"
 
-#include <QFile>
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QHBoxLayout>
@@ -59,11 +60,6 @@ SamplingOutcome sampleNow(std::shared_ptr<const Dataset> data, RateParameters th
     return out;
 }
 
-bool writeText(const QString& path, const std::string& text) {
-    QFile file(path);
-    if (!file.open(QIODevice::WriteOnly | QIODevice::Text)) return false;
-    return file.write(text.data(), static_cast<qint64>(text.size())) == static_cast<qint64>(text.size());
-}
 } // namespace
 
 ReconciliationPanel::ReconciliationPanel(QWidget* parent) : QWidget(parent) {
@@ -387,12 +383,12 @@ bool ReconciliationPanel::exportRecPhyloXml(const QString& path) const {
     std::vector<Reconciliation> all;
     for (const ReconciliationGroup& g : groups_)
         all.insert(all.end(), g.samples.begin(), g.samples.end());
-    return writeText(path, toRecPhyloXml(*species(), all));
+    return saveTextFile(path, toRecPhyloXml(*species(), all));
 }
 
 bool ReconciliationPanel::exportSpeciesCsv(const QString& path) const {
     if (!species() || groups_.empty()) return false;
-    return writeText(path, meanSpeciesEventCountsCsv(total_, *species()));
+    return saveTextFile(path, meanSpeciesEventCountsCsv(total_, *species()));
 }
 
 bool ReconciliationPanel::exportTransfersCsv(const QString& path) const {
@@ -401,7 +397,7 @@ bool ReconciliationPanel::exportTransfersCsv(const QString& path) const {
     for (const TransferFrequency& t : sortedTransfers(total_.transfers, *species()))
         text += species()->name(t.source) + "," + species()->name(t.destination) + "," +
                 formatCount(t.count) + "\n";
-    return writeText(path, text);
+    return saveTextFile(path, text);
 }
 
 bool ReconciliationPanel::exportEventsCsv(const QString& path) const {
@@ -423,7 +419,7 @@ bool ReconciliationPanel::exportEventsCsv(const QString& path) const {
             lineStart = end == std::string::npos ? csv.size() : end + 1;
         }
     }
-    return writeText(path, text);
+    return saveTextFile(path, text);
 }
 
 } // namespace gpurec::ui
