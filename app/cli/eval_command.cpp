@@ -1,6 +1,7 @@
 #include "cli_common.hpp"
 #include "commands.hpp"
 
+#include "engine/solver_report.hpp"
 #include "io/result_writer.hpp"
 
 #include <cstdio>
@@ -18,7 +19,7 @@ void registerEval(CLI::App& root) {
     auto o = std::make_shared<Options>();
     CLI::App* app = root.add_subcommand("eval", "Negative log-likelihood of every family at fixed rates");
     addInputOptions(*app, o->input);
-    addRateOptions(*app, o->rates);
+    addRateOptions(*app, o->rates, fixedRateRange());
     addEngineOptions(*app, o->engine, true);
     app->add_option("-p,--prefix", o->outdir, "Output folder (default gpurec_output)");
     app->callback([o] {
@@ -29,6 +30,7 @@ void registerEval(CLI::App& root) {
                                             o->rates.ratesFile.empty() ? RateMode::Global : RateMode::Specieswise);
         BackendChoice backend = backendFrom(o->engine, in.dataset);
         Evaluation eval = backend.backend->evaluate(theta, solver, false);
+        requireFiniteLikelihoods(data, theta, eval);
         ensureDirectory(o->outdir);
         writePerFamilyLikelihoods(o->outdir + "/per_fam_likelihoods.txt", data, eval);
         nlohmann::json j = evaluationJson(data, eval);
@@ -36,8 +38,10 @@ void registerEval(CLI::App& root) {
         writeJson(o->outdir + "/result.json", j);
         std::printf("%zu families, %d species nodes, %lld clades, %lld splits on %s\n", data.families.size(),
                     data.species.size(), data.cladeCount(), data.splitCount(), backend.description.c_str());
-        std::printf("total LL %.10f nats, NLL %.10f bits (%.3f s, schedule %s)\n", eval.totalLogLikelihood,
-                    eval.totalNllBits, eval.stats.seconds, toString(solver.schedule).c_str());
+        std::printf("total LL %.10f nats, NLL %.10f bits (%.3f s, schedule %s%s)\n", eval.totalLogLikelihood,
+                    eval.totalNllBits, eval.stats.seconds, toString(solver.schedule).c_str(),
+                    eval.stats.stoppedEarly() ? ", but solves stopped early" : "");
+        printEarlyStops(eval.stats);
         std::printf("wrote %s/per_fam_likelihoods.txt and %s/result.json\n", o->outdir.c_str(), o->outdir.c_str());
     });
 }
