@@ -151,6 +151,7 @@ class BadOptions : public QObject {
         QVERIFY(readJson(out + "/result.json")["solver_stats"]["stopped_early"].empty());
     }
 
+    // Errors after parsing: conflicts, and values read by gpurec itself (decimal only there too).
     void conflictingOptions_data() {
         QTest::addColumn<QStringList>("args");
         QTest::addColumn<int>("status");
@@ -159,6 +160,11 @@ class BadOptions : public QObject {
                                             << kExcludesError << optionError("--d excludes --rates-file");
         QTest::newRow("rates file and --t") << withTiny("optimize", {"--t", "0.2", "--rates-file", "r.txt"})
                                             << kExcludesError << optionError("--t excludes --rates-file");
+        QTest::newRow("hex solver option")
+            << withTiny("eval", {"--solver", "e_max_iter=0x10"}) << kFatal
+            << "gpurec: error: solver option e_max_iter expects a number, got '0x10'\n";
+        QTest::newRow("hex memory limit") << withTiny("eval", {"--gpu-memory-limit", "0x10GB"}) << kFatal
+                                          << "gpurec: error: bad size '0x10GB' (examples: 20GB, 512MiB)\n";
         QTest::newRow("two schedules")
             << withTiny("eval", {"--schedule", "alerax", "--solver", "schedule=converged"}) << kFatal
             << "gpurec: error: --schedule alerax and --solver schedule=converged both set the schedule: give "

@@ -183,9 +183,12 @@ void printEarlyStops(const SolverStats& stats) {
 }
 
 double parseByteSize(const std::string& text) {
-    std::size_t used = 0;
-    double v = std::stod(text, &used);
-    std::string unit = text.substr(used);
+    double v = 0;
+    // Decimal only (std::stod would read 0x10 as 16).
+    const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+    if (ec != std::errc() || end == text.data())
+        throw std::invalid_argument("bad size '" + text + "' (examples: 20GB, 512MiB)");
+    std::string unit(end, text.data() + text.size());
     double mult = 1;
     if (unit == "" || unit == "B") mult = 1;
     else if (unit == "KB" || unit == "K") mult = 1e3;
