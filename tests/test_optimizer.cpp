@@ -192,8 +192,8 @@ class Optimizer : public QObject {
         const QString shared = "family1 (inf); family2 (inf) at rates D = 0.1, L = 1e+21, T = 0.1";
         const QString perFamily =
             "family1 (inf) at D = 0.1, L = 1e+21, T = 0.1; family2 (inf) at D = 0.1, L = 1e+21, T = 0.1";
-        const QString perSpecies =
-            "family1 (inf); family2 (inf) at per-species rates D in [0.1, 0.1], L in [1e+21, 1e+22], T in [0.1, 0.1]";
+        const QString perSpecies = "family1 (inf); family2 (inf) at per-species rates D in [0.1, 0.1], L in "
+                                   "[1e+21, 1e+22], T in [0.1, 0.1]";
         const int lbfgsb = int(OptimizerKind::Lbfgsb), adam = int(OptimizerKind::Adam);
         QTest::newRow("lbfgsb global") << int(RateMode::Global) << lbfgsb << true << shared;
         QTest::newRow("lbfgsb per-species") << int(RateMode::Specieswise) << lbfgsb << true << perSpecies;
@@ -208,7 +208,8 @@ class Optimizer : public QObject {
         QFETCH(bool, lockstep);
         QFETCH(QString, where);
         auto data = tinyDataset();
-        RateParameters theta(RateMode(mode), data->species.size(), int(data->families.size()), {0.1, 1e21, 0.1});
+        RateParameters theta(RateMode(mode), data->species.size(), int(data->families.size()),
+                             {0.1, 1e21, 0.1});
         if (theta.mode() == RateMode::Specieswise) theta.setRates(0, {0.1, 1e22, 0.1});
         ReconModel model(data, makeCpuBackend(data), theta);
         OptimizerSettings settings;
@@ -244,8 +245,9 @@ class Optimizer : public QObject {
         QCOMPARE(s.eEarly.tolerance, options.e_tol);
         QCOMPARE(s.piEarly.solves, 0L);
         QVERIFY(s.stoppedEarly());
-        QCOMPARE(earlyStopWarnings(s), std::vector<std::string>{"E fixed point stopped early: 1 solve (2 families) at "
-                                                                "e_max_iter = 1, relative change 1 > e_tol = 1e-15"});
+        QCOMPARE(earlyStopWarnings(s),
+                 std::vector<std::string>{"E fixed point stopped early: 1 solve (2 families) at "
+                                          "e_max_iter = 1, relative change 1 > e_tol = 1e-15"});
 
         ReconModel genewise = genewiseModel(data);
         genewise.configure_solver(options);
@@ -276,7 +278,8 @@ class Optimizer : public QObject {
     void unconvergedBicgstabIsCounted() {
         const double contraction[3] = {0.9999, 0.5, 0.1};
         const NeumannBicgstab::LinearMap loop = [&](const double* in, double* out) {
-            for (int i = 0; i < 3; ++i) out[i] = contraction[i] * in[i];
+            for (int i = 0; i < 3; ++i)
+                out[i] = contraction[i] * in[i];
         };
         SolverOptions options;
         options.bicgstab_max_iter = 1;

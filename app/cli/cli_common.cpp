@@ -29,8 +29,10 @@ namespace {
 
 std::string boundText(double v) {
     char buf[32];
-    if (v == std::floor(v) && std::abs(v) < 1e15) std::snprintf(buf, sizeof buf, "%.0f", v);
-    else std::snprintf(buf, sizeof buf, "%.6g", v);
+    if (v == std::floor(v) && std::abs(v) < 1e15)
+        std::snprintf(buf, sizeof buf, "%.0f", v);
+    else
+        std::snprintf(buf, sizeof buf, "%.6g", v);
     return buf;
 }
 
@@ -46,7 +48,8 @@ template <class T> bool parseWhole(const std::string& text, T& value) {
 std::string NumberRange::describe() const {
     const bool low = std::isfinite(min), high = std::isfinite(max);
     if (low && high)
-        return std::string("in ") + (minOpen ? "(" : "[") + boundText(min) + ", " + boundText(max) + (maxOpen ? ")" : "]");
+        return std::string("in ") + (minOpen ? "(" : "[") + boundText(min) + ", " + boundText(max) +
+               (maxOpen ? ")" : "]");
     if (low) return (minOpen ? "> " : ">= ") + boundText(min);
     if (high) return (maxOpen ? "< " : "<= ") + boundText(max);
     return "";
@@ -69,7 +72,7 @@ CLI::Validator decimalNumber(const NumberType& type, const NumberRange& range) {
             if (negative ? parseWhole(digits, i) : parseWhole(digits, u))
                 v = negative ? static_cast<double>(i) : static_cast<double>(u);
             else
-                v = negative ? -std::numeric_limits<double>::infinity() : std::numeric_limits<double>::infinity();
+                v = (negative ? -1 : 1) * std::numeric_limits<double>::infinity();
         } else if (!parseWhole(digits, v) || !std::isfinite(v)) {
             return "expects a decimal number (like 0.5 or 1e-3), got '" + text + "'";
         }
@@ -91,10 +94,11 @@ NumberRange fixedRateRange() {
 
 void addRateOptions(CLI::App& app, RateOptions& o, const NumberRange& range) {
     const std::string within = range.describe();
-    CLI::Option* d = addNumber(app, "--d", o.d, "Duplication rate, " + within + " (default 0.1)", range);
-    CLI::Option* l = addNumber(app, "--l", o.l, "Loss rate, " + within + " (default 0.1)", range);
-    CLI::Option* t = addNumber(app, "--t", o.t, "Transfer rate, " + within + " (default 0.1)", range);
-    app.add_option("--rates-file", o.ratesFile, "AleRax model_parameters.txt (# node D L T); excludes --d --l --t")
+    CLI::Option* d = addNumber(app, "--d", o.d, "Duplication rate (" + within + "; default 0.1)", range);
+    CLI::Option* l = addNumber(app, "--l", o.l, "Loss rate (" + within + "; default 0.1)", range);
+    CLI::Option* t = addNumber(app, "--t", o.t, "Transfer rate (" + within + "; default 0.1)", range);
+    app.add_option("--rates-file", o.ratesFile,
+                   "AleRax model_parameters.txt (# node D L T); excludes --d --l --t")
         ->excludes(d)
         ->excludes(l)
         ->excludes(t);
@@ -179,7 +183,8 @@ void addRunDescription(nlohmann::json& j, const InputOptions& input, const Loade
 }
 
 void printEarlyStops(const SolverStats& stats) {
-    for (const std::string& line : earlyStopWarnings(stats)) std::printf("warning: %s\n", line.c_str());
+    for (const std::string& line : earlyStopWarnings(stats))
+        std::printf("warning: %s\n", line.c_str());
 }
 
 double parseByteSize(const std::string& text) {

@@ -22,7 +22,9 @@ struct NumberRange {
 
     static NumberRange any() { return {}; }
     static NumberRange positive() { return {0, std::numeric_limits<double>::infinity(), true, false}; }
-    static NumberRange atLeast(double v) { return {v, std::numeric_limits<double>::infinity(), false, false}; }
+    static NumberRange atLeast(double v) {
+        return {v, std::numeric_limits<double>::infinity(), false, false};
+    }
     static NumberRange between(double lo, double hi) { return {lo, hi, false, false}; }
     std::string describe() const; // "> 0", ">= 1", "in [1e-10, 2]"; empty for any()
 };
@@ -32,7 +34,7 @@ struct NumberRange {
 // an unsigned option, within the type's limits and `range`.
 struct NumberType {
     bool integer;
-    double min, max;            // the type's limits
+    double min, max;              // the type's limits
     std::string minText, maxText; // the same, exactly as written in the message
 };
 CLI::Validator decimalNumber(const NumberType& type, const NumberRange& range);
@@ -43,8 +45,9 @@ CLI::Option* addNumber(CLI::App& app, const std::string& flags, T& value, const 
                        const NumberRange& range = NumberRange::any()) {
     static_assert(std::is_arithmetic_v<T> && !std::is_same_v<T, bool>);
     using Limits = std::numeric_limits<T>;
-    const NumberType type{std::is_integral_v<T>, static_cast<double>(Limits::lowest()), static_cast<double>(Limits::max()),
-                          std::to_string(Limits::lowest()), std::to_string(Limits::max())};
+    const NumberType type{std::is_integral_v<T>, static_cast<double>(Limits::lowest()),
+                          static_cast<double>(Limits::max()), std::to_string(Limits::lowest()),
+                          std::to_string(Limits::max())};
     return app.add_option(flags, value, help)->check(decimalNumber(type, range));
 }
 

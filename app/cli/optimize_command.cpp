@@ -71,7 +71,8 @@ void registerOptimize(CLI::App& root) {
         ->check(CLI::IsMember({"GLOBAL", "PER-SPECIES", "PER-FAMILY", "global", "specieswise", "genewise"}));
     app->add_option("--optimizer", o->optimizer, "lbfgsb (default) or adam")
         ->check(CLI::IsMember({"lbfgsb", "adam"}));
-    addNumber(*app, "--max-iter", o->settings.max_iter, "Iterations at most (default 100)", NumberRange::atLeast(0));
+    addNumber(*app, "--max-iter", o->settings.max_iter, "Iterations at most (default 100)",
+              NumberRange::atLeast(0));
     addNumber(*app, "--min-rate", o->settings.min_rate, "Lower bound of every rate (default 1e-10)",
               NumberRange::positive());
     addNumber(*app, "--max-rate", o->settings.max_rate, "Upper bound of every rate (default 2)",
@@ -83,8 +84,8 @@ void registerOptimize(CLI::App& root) {
     addNumber(*app, "--rel-tol", o->settings.rel_tol,
               "Stop when an iteration changes the NLL by less than this fraction (default 1e-10)",
               NumberRange::atLeast(0));
-    addNumber(*app, "--learning-rate", o->settings.learning_rate, "Adam step size in log2-rate units (default 0.1)",
-              NumberRange::positive());
+    addNumber(*app, "--learning-rate", o->settings.learning_rate,
+              "Adam step size in log2-rate units (default 0.1)", NumberRange::positive());
     app->add_flag(
         "!--no-warm-starts", o->settings.warm_starts,
         "Start every evaluation's fixed points afresh (for benchmarks; results agree within tolerance)");

@@ -104,7 +104,8 @@ void registerSample(CLI::App& root) {
     addInputOptions(*app, o->input);
     addRateOptions(*app, o->rates, fixedRateRange());
     addEngineOptions(*app, o->engine, false);
-    addNumber(*app, "--samples", o->samples, "Reconciliations per family (default 100)", NumberRange::atLeast(1));
+    addNumber(*app, "--samples", o->samples, "Reconciliations per family (default 100)",
+              NumberRange::atLeast(1));
     addNumber(*app, "--seed", o->seed, "Random seed (default 123); each family has its own stream");
     app->add_option("--family", o->families, "Sample only this family (repeatable)");
     app->add_flag("--xml-per-sample", o->xmlPerSample,

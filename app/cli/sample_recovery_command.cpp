@@ -70,13 +70,14 @@ void registerSampleRecovery(CLI::App& root) {
     CLI::App* app = root.add_subcommand(
         "sample-recovery", "Benchmark: how often sampled reconciliations recover simulated true events");
     app->add_option("-s,--species-tree", o->speciesTree, "Species tree (default: a birth-death tree)");
-    addNumber(*app, "--species-leaves", o->speciesLeaves, "Leaves of the birth-death species tree (default 20)",
-              NumberRange::atLeast(2));
+    addNumber(*app, "--species-leaves", o->speciesLeaves,
+              "Leaves of the birth-death species tree (default 20)", NumberRange::atLeast(2));
     addNumber(*app, "--families", o->families, "Simulated families (default 100)", NumberRange::atLeast(1));
     addNumber(*app, "--d", o->d, "Duplication rate, simulated and sampled (default 0.1)", fixedRateRange());
     addNumber(*app, "--l", o->l, "Loss rate (default 0.1)", fixedRateRange());
     addNumber(*app, "--t", o->t, "Transfer rate (default 0.1)", fixedRateRange());
-    addNumber(*app, "--samples", o->samples, "Reconciliations per family (default 100)", NumberRange::atLeast(1));
+    addNumber(*app, "--samples", o->samples, "Reconciliations per family (default 100)",
+              NumberRange::atLeast(1));
     addNumber(*app, "--seed", o->seed, "Seed of the simulation and of the sampling (default 1)");
     app->add_option(
            "--gene-tree-rooting", o->rooting,

@@ -133,7 +133,8 @@ class CpuBackend final : public LikelihoodBackend {
             out.stats.bicgstabIterations += ks.iterations;
             out.stats.bicgstabBreakdowns += ks.breakdowns;
             // This solve serves every family: with the families noted above, all F are affected.
-            out.stats.bicgstabEarly.note(ks.unconverged, ks.worstResidual, F - out.stats.bicgstabEarly.families);
+            out.stats.bicgstabEarly.note(ks.unconverged, ks.worstResidual,
+                                         F - out.stats.bicgstabEarly.families);
             addThetaGradient(theta, 0, sharedP, total, out.gradient);
         }
         for (double ll : out.logLikelihood) out.totalLogLikelihood += ll;
