@@ -3,6 +3,7 @@
 
 #include "engine/solver_report.hpp"
 #include "io/result_writer.hpp"
+#include "recon/sampling_run.hpp"
 
 #include <cstdio>
 #include <iostream>
@@ -28,6 +29,7 @@ void registerEval(CLI::App& root) {
         const Dataset& data = *in.dataset;
         RateParameters theta = initialRates(o->rates, data,
                                             o->rates.ratesFile.empty() ? RateMode::Global : RateMode::Specieswise);
+        validateSampling(data, theta, SamplingSettings{}); // the rates sample accepts, rate files included
         BackendChoice backend = backendFrom(o->engine, in.dataset);
         Evaluation eval = backend.backend->evaluate(theta, solver, false);
         requireFiniteLikelihoods(data, theta, eval);
