@@ -1,6 +1,8 @@
 // Rate optimisation: AleRax's optima reached, bounds, stopping rules and callbacks, rate files,
 // parameter recovery on simulated families, and `gpurec optimize` end to end.
 #include "engine/backend.hpp"
+#include "engine/krylov.hpp"
+#include "engine/solver_report.hpp"
 #include "io/input_error.hpp"
 #include "io/newick.hpp"
 #include "optim/optimization_trace.hpp"
@@ -62,6 +64,16 @@ double singleFamilyOptimum(const Dataset& data, int family, const OptimizerSetti
         std::make_shared<Dataset>(Dataset{data.species, data.transferConstraint, {data.families[family]}});
     ReconModel model = globalModel(single, {0.1, 0.1, 0.1});
     return optimizeRates(model, settings).bestNllBits;
+}
+
+// samples/tiny with both families (one covers only 3 species).
+std::shared_ptr<const Dataset> tinyDataset() {
+    InputPaths paths;
+    paths.speciesTree = sourcePath("samples/tiny/species.nwk");
+    paths.familiesFile = sourcePath("samples/tiny/families.txt");
+    LoadOptions options;
+    options.minCoveredSpecies = 1;
+    return loadInput(paths, TransferConstraint::Parents, options).dataset;
 }
 
 std::string readAll(const std::string& path) {
@@ -167,6 +179,122 @@ class Optimizer : public QObject {
         QCOMPARE(result.bestNllBits, *std::min_element(nll.begin(), nll.end()));
         QCOMPARE(model.lastEvaluation().totalNllBits, result.bestNllBits);
         QCOMPARE(model.evaluate(), result.bestNllBits);
+    }
+
+    // A start whose likelihood overflows (loss rate 1e21: every lineage dies) ends every optimiser
+    // with an error naming the families and the rates, before any iteration; L-BFGS-B used to
+    // restart from an empty best point and crash.
+    void nonFiniteStartIsAnError_data() {
+        QTest::addColumn<int>("mode");
+        QTest::addColumn<int>("kind");
+        QTest::addColumn<bool>("lockstep");
+        QTest::addColumn<QString>("where");
+        const QString shared = "family1 (inf); family2 (inf) at rates D = 0.1, L = 1e+21, T = 0.1";
+        const QString perFamily =
+            "family1 (inf) at D = 0.1, L = 1e+21, T = 0.1; family2 (inf) at D = 0.1, L = 1e+21, T = 0.1";
+        const QString perSpecies = "family1 (inf); family2 (inf) at per-species rates D in [0.1, 0.1], L in "
+                                   "[1e+21, 1e+22], T in [0.1, 0.1]";
+        const int lbfgsb = int(OptimizerKind::Lbfgsb), adam = int(OptimizerKind::Adam);
+        QTest::newRow("lbfgsb global") << int(RateMode::Global) << lbfgsb << true << shared;
+        QTest::newRow("lbfgsb per-species") << int(RateMode::Specieswise) << lbfgsb << true << perSpecies;
+        QTest::newRow("lbfgsb per-family lockstep") << int(RateMode::Genewise) << lbfgsb << true << perFamily;
+        QTest::newRow("lbfgsb per-family joint") << int(RateMode::Genewise) << lbfgsb << false << perFamily;
+        QTest::newRow("adam global") << int(RateMode::Global) << adam << true << shared;
+        QTest::newRow("adam per-family") << int(RateMode::Genewise) << adam << true << perFamily;
+    }
+    void nonFiniteStartIsAnError() {
+        QFETCH(int, mode);
+        QFETCH(int, kind);
+        QFETCH(bool, lockstep);
+        QFETCH(QString, where);
+        auto data = tinyDataset();
+        RateParameters theta(RateMode(mode), data->species.size(), int(data->families.size()),
+                             {0.1, 1e21, 0.1});
+        if (theta.mode() == RateMode::Specieswise) theta.setRates(0, {0.1, 1e22, 0.1});
+        ReconModel model(data, makeCpuBackend(data), theta);
+        OptimizerSettings settings;
+        settings.kind = OptimizerKind(kind);
+        settings.lockstep_families = lockstep;
+        settings.max_rate = 1e30;
+        int reports = 0;
+        QString message;
+        try {
+            optimizeRates(model, settings, [&](const IterationReport&) { return ++reports > 0; });
+        } catch (const NonFiniteLikelihood& e) {
+            message = e.what();
+        }
+        QCOMPARE(message, "the log-likelihood is not finite for 2 of 2 families: " + where +
+                              " (rates outside the model's numerical range)");
+        QCOMPARE(reports, 0);
+        QCOMPARE(model.parameters().theta(), theta.theta()); // the model keeps its rates
+    }
+
+    // A converged-schedule solve that reaches its iteration cap short of its tolerance is counted,
+    // with the residual it reached, and described in the text the CLI and the workbench show.
+    void earlyStopsAreReported() {
+        auto data = tinyDataset();
+        SolverOptions options;
+        options.e_max_iter = 1;
+        ReconModel shared = globalModel(data, {0.1, 0.1, 0.1});
+        shared.configure_solver(options);
+        shared.evaluate();
+        const SolverStats& s = shared.lastEvaluation().stats;
+        QCOMPARE(s.eEarly.solves, 1L); // one E shared by both families
+        QCOMPARE(s.eEarly.families, 2L);
+        QCOMPARE(s.eEarly.residual, 1.0); // from E = 0, the first sweep changes E by 100 %
+        QCOMPARE(s.eEarly.tolerance, options.e_tol);
+        QCOMPARE(s.piEarly.solves, 0L);
+        QVERIFY(s.stoppedEarly());
+        QCOMPARE(earlyStopWarnings(s),
+                 std::vector<std::string>{"E fixed point stopped early: 1 solve (2 families) at "
+                                          "e_max_iter = 1, relative change 1 > e_tol = 1e-15"});
+
+        ReconModel genewise = genewiseModel(data);
+        genewise.configure_solver(options);
+        std::vector<double> grad;
+        genewise.evaluate_with_gradient(grad);
+        QCOMPARE(genewise.lastEvaluation().stats.eEarly.solves, 2L); // one E per family
+
+        options = SolverOptions{};
+        options.bicgstab_max_iter = 0; // the adjoint solves keep what the Neumann terms leave
+        options.neumann_terms = 0;
+        ReconModel adjoint = globalModel(data, {0.1, 0.1, 0.1});
+        adjoint.configure_solver(options);
+        adjoint.evaluate_with_gradient(grad);
+        const EarlyStops& b = adjoint.lastEvaluation().stats.bicgstabEarly;
+        QVERIFY(b.solves > 0);
+        QCOMPARE(b.families, 2L);
+        QVERIFY(b.residual > 1e3 * b.tolerance);
+        QCOMPARE(b.iterationCap, 0);
+
+        ReconModel converged = globalModel(data, {0.1, 0.1, 0.1});
+        converged.evaluate_with_gradient(grad);
+        QVERIFY(!converged.lastEvaluation().stats.stoppedEarly());
+        QVERIFY(earlyStopWarnings(converged.lastEvaluation().stats).empty());
+    }
+
+    // BiCGSTAB cut at one iteration on a slowly contracting map: its fixed-point fallback cannot
+    // finish either, and the solve is counted as unconverged with the residual reached.
+    void unconvergedBicgstabIsCounted() {
+        const double contraction[3] = {0.9999, 0.5, 0.1};
+        const NeumannBicgstab::LinearMap loop = [&](const double* in, double* out) {
+            for (int i = 0; i < 3; ++i)
+                out[i] = contraction[i] * in[i];
+        };
+        SolverOptions options;
+        options.bicgstab_max_iter = 1;
+        NeumannBicgstab solver(3);
+        const double b[3] = {1, 1, 1};
+        double x[3] = {0, 0, 0};
+        KrylovStats stats;
+        solver.solve(loop, b, x, options, stats);
+        QCOMPARE(stats.unconverged, 1L);
+        QVERIFY(stats.worstResidual > options.bicgstab_tol);
+        options.bicgstab_max_iter = 10; // enough for a 3-dimensional system
+        KrylovStats enough;
+        solver.solve(loop, b, x, options, enough);
+        QCOMPARE(enough.unconverged, 0L);
+        QVERIFY(std::abs(x[0] - 1e4) < 1e-6);
     }
 
     void maxIterAndSettingsErrors() {

@@ -11,6 +11,8 @@
 #include "species_tree_panel.hpp"
 #include "waves_panel.hpp"
 
+#include "engine/solver_report.hpp"
+
 #include <QApplication>
 #include <QDateTime>
 #include <QDockWidget>
@@ -321,6 +323,8 @@ void WorkbenchWindow::connectSession() {
         }
         families_->model()->setLogLikelihoods(o.familyLogLikelihood);
         timingLabel_->setText(tr("%1 s / evaluation").arg(QString::number(o.stats.seconds, 'g', 3)));
+        for (const std::string& line : earlyStopWarnings(o.stats)) // the CLI's text
+            appendLog(tr("Warning: %1").arg(QString::fromStdString(line)));
         if (o.kind == RunKind::Evaluation) {
             iterationLabel_->setText(tr("NLL %1 bits").arg(bits(o.nllBits)));
             appendLog(tr("Evaluated: NLL %1 bits (log-likelihood %2)")

@@ -142,14 +142,13 @@ void registerBench(CLI::App& root) {
     o->engine.device = "auto";
     CLI::App* app = root.add_subcommand("bench", "Time forward and forward+gradient evaluations on a device");
     addInputOptions(*app, o->input);
-    addRateOptions(*app, o->rates);
+    addRateOptions(*app, o->rates, NumberRange::positive());
     addEngineOptions(*app, o->engine, true);
     app->add_option("--mode", o->mode, "Rate mode: global (default), specieswise or genewise")
         ->check(CLI::IsMember({"global", "specieswise", "genewise"}));
-    app->add_option("--warmup", o->warmup, "Untimed evaluations first (default 1)")
-        ->check(CLI::NonNegativeNumber);
-    app->add_option("--repeats", o->repeats, "Timed evaluations, median reported (default 5)")
-        ->check(CLI::PositiveNumber);
+    addNumber(*app, "--warmup", o->warmup, "Untimed evaluations first (default 1)", NumberRange::atLeast(0));
+    addNumber(*app, "--repeats", o->repeats, "Timed evaluations, median reported (default 5)",
+              NumberRange::atLeast(1));
     app->add_option("-o,--output", o->output, "JSON file written (default gpurec_bench.json)");
     app->add_flag("--wave-profile", o->waveProfile,
                   "Then time every wave of one more forward+gradient evaluation (CUDA; not in the medians)");

@@ -163,11 +163,11 @@ void registerCheck(CLI::App& root) {
     app->add_option("--samples", o->samples, "Bundled samples folder (default samples)");
     app->add_option("--device", o->device, "auto (default: check when a GPU is present), cuda or cuda:N");
     app->add_option("--gpu-memory-limit", o->memoryLimit, "Device memory budget, e.g. 20GB");
-    app->add_option("--simulated-families", o->simulatedFamilies,
-                    "Freshly simulated families (default 60; 0: none)")
-        ->check(CLI::NonNegativeNumber);
-    app->add_option("--seed", o->seed, "Seed of the simulated families and random rates (default 1)");
-    app->add_option("--threads", o->threads, "CPU threads of the reference (default: all cores)");
+    addNumber(*app, "--simulated-families", o->simulatedFamilies,
+              "Freshly simulated families (default 60; 0: none)", NumberRange::atLeast(0));
+    addNumber(*app, "--seed", o->seed, "Seed of the simulated families and random rates (default 1)");
+    addNumber(*app, "--threads", o->threads, "CPU threads of the reference (default: all cores)",
+              NumberRange::atLeast(0));
     app->add_option("--json", o->json, "Also write the table as JSON to this file");
     app->callback([o] {
         if (o->device != "auto" && o->device.rfind("cuda", 0) != 0)

@@ -1,9 +1,13 @@
 #include "cli_common.hpp"
 
 #include "io/output_folder.hpp"
+#include "engine/solver_report.hpp"
 #include "io/result_writer.hpp"
+#include "recon/sampling_run.hpp"
 
+#include <charconv>
 #include <cmath>
+#include <cstdio>
 #include <omp.h>
 #include <iostream>
 
@@ -32,17 +36,90 @@ void prepareOutputs(const OutputOptions& o, const std::vector<std::string>& owne
     prepareOutputFolder(o.outdir, owned, o.overwrite ? ExistingOutputs::Overwrite : ExistingOutputs::Refuse);
 }
 
-void addRateOptions(CLI::App& app, RateOptions& o) {
-    app.add_option("--d", o.d, "Duplication rate (default 0.1)")->check(CLI::PositiveNumber);
-    app.add_option("--l", o.l, "Loss rate (default 0.1)")->check(CLI::PositiveNumber);
-    app.add_option("--t", o.t, "Transfer rate (default 0.1)")->check(CLI::PositiveNumber);
-    app.add_option("--rates-file", o.ratesFile, "AleRax model_parameters.txt (# node D L T)");
+namespace {
+
+std::string boundText(double v) {
+    char buf[32];
+    if (v == std::floor(v) && std::abs(v) < 1e15)
+        std::snprintf(buf, sizeof buf, "%.0f", v);
+    else
+        std::snprintf(buf, sizeof buf, "%.6g", v);
+    return buf;
+}
+
+// std::from_chars over the whole text; false when it stops early or the value does not fit.
+template <class T> bool parseWhole(const std::string& text, T& value) {
+    const char* end = text.data() + text.size();
+    auto [ptr, ec] = std::from_chars(text.data(), end, value);
+    return ec == std::errc() && ptr == end;
+}
+
+} // namespace
+
+std::string NumberRange::describe() const {
+    const bool low = std::isfinite(min), high = std::isfinite(max);
+    if (low && high)
+        return std::string("in ") + (minOpen ? "(" : "[") + boundText(min) + ", " + boundText(max) +
+               (maxOpen ? ")" : "]");
+    if (low) return (minOpen ? "> " : ">= ") + boundText(min);
+    if (high) return (maxOpen ? "< " : "<= ") + boundText(max);
+    return "";
+}
+
+CLI::Validator decimalNumber(const NumberType& type, const NumberRange& range) {
+    const std::string rule = range.describe();
+    const bool integer = type.integer;
+    auto check = [=](std::string& text) -> std::string {
+        const std::string digits = !text.empty() && text[0] == '+' ? text.substr(1) : text;
+        double v = 0;
+        if (integer) {
+            // Digits with an optional minus sign; a value too long for 64 bits counts as out of range.
+            const bool negative = !digits.empty() && digits[0] == '-';
+            const std::string magnitude = negative ? digits.substr(1) : digits;
+            if (magnitude.empty() || magnitude.find_first_not_of("0123456789") != std::string::npos)
+                return "expects a decimal integer, got '" + text + "'";
+            long long i = 0;
+            unsigned long long u = 0;
+            if (negative ? parseWhole(digits, i) : parseWhole(digits, u))
+                v = negative ? static_cast<double>(i) : static_cast<double>(u);
+            else
+                v = (negative ? -1 : 1) * std::numeric_limits<double>::infinity();
+        } else if (!parseWhole(digits, v) || !std::isfinite(v)) {
+            return "expects a decimal number (like 0.5 or 1e-3), got '" + text + "'";
+        }
+        // Beyond an integer type's limits (a finite real cannot exceed a double's).
+        if (integer && v < type.min) return "must be >= " + type.minText + ", got " + text;
+        if (integer && v > type.max) return "must be <= " + type.maxText + ", got " + text;
+        const bool below = range.minOpen ? !(v > range.min) : !(v >= range.min);
+        const bool above = range.maxOpen ? !(v < range.max) : !(v <= range.max);
+        if (below || above) return "must be " + rule + ", got " + text;
+        return "";
+    };
+    return CLI::Validator(check, integer ? "INTEGER" : "NUMBER");
+}
+
+NumberRange fixedRateRange() {
+    const SamplingSettings bounds;
+    return NumberRange::between(bounds.minRate, bounds.maxRate);
+}
+
+void addRateOptions(CLI::App& app, RateOptions& o, const NumberRange& range) {
+    const std::string within = range.describe();
+    CLI::Option* d = addNumber(app, "--d", o.d, "Duplication rate (" + within + "; default 0.1)", range);
+    CLI::Option* l = addNumber(app, "--l", o.l, "Loss rate (" + within + "; default 0.1)", range);
+    CLI::Option* t = addNumber(app, "--t", o.t, "Transfer rate (" + within + "; default 0.1)", range);
+    app.add_option("--rates-file", o.ratesFile,
+                   "AleRax model_parameters.txt (# node D L T); excludes --d --l --t")
+        ->excludes(d)
+        ->excludes(l)
+        ->excludes(t);
 }
 
 void addEngineOptions(CLI::App& app, EngineOptions& o, bool withDevice) {
-    app.add_option("--schedule", o.schedule, "converged (default) or alerax (AleRax v1.4's 4 sweeps)")
+    app.add_option("--schedule", o.schedule,
+                   "converged (default) or alerax (AleRax v1.4's 4 sweeps); or --solver schedule=")
         ->check(CLI::IsMember({"converged", "alerax"}));
-    app.add_option("--threads", o.threads, "CPU threads (default: all cores)")->check(CLI::NonNegativeNumber);
+    addNumber(app, "--threads", o.threads, "CPU threads (default: all cores)", NumberRange::atLeast(0));
     std::string names;
     for (const SolverOptionInfo& i : solverOptionInfo()) names += "\n  " + i.name + " (" + i.range + "): " + i.help;
     app.add_option("--solver", o.solverSettings, "Solver option name=value, repeatable:" + names);
@@ -75,11 +152,14 @@ LoadedInput loadOrExplain(const InputOptions& o, int threads) {
 
 SolverOptions solverOptionsFrom(const EngineOptions& o) {
     SolverOptions s;
-    s.schedule = parseSchedule(o.schedule);
+    if (!o.schedule.empty()) s.schedule = parseSchedule(o.schedule);
     s.threads = o.threads;
     for (const std::string& kv : o.solverSettings) {
         auto eq = kv.find('=');
         if (eq == std::string::npos) throw std::invalid_argument("--solver expects name=value, got '" + kv + "'");
+        if (!o.schedule.empty() && kv.substr(0, eq) == "schedule")
+            throw std::invalid_argument("--schedule " + o.schedule + " and --solver " + kv +
+                                        " both set the schedule: give only one");
         setSolverOption(s, kv.substr(0, eq), kv.substr(eq + 1));
     }
     s.validate();
@@ -113,10 +193,18 @@ void addRunDescription(nlohmann::json& j, const InputOptions& input, const Loade
         j["excluded_families"].push_back({{"name", p.family}, {"reason", p.message}});
 }
 
+void printEarlyStops(const SolverStats& stats) {
+    for (const std::string& line : earlyStopWarnings(stats))
+        std::printf("warning: %s\n", line.c_str());
+}
+
 double parseByteSize(const std::string& text) {
-    std::size_t used = 0;
-    double v = std::stod(text, &used);
-    std::string unit = text.substr(used);
+    double v = 0;
+    // Decimal only (std::stod would read 0x10 as 16).
+    const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+    if (ec != std::errc() || end == text.data())
+        throw std::invalid_argument("bad size '" + text + "' (examples: 20GB, 512MiB)");
+    std::string unit(end, text.data() + text.size());
     double mult = 1;
     if (unit == "" || unit == "B") mult = 1;
     else if (unit == "KB" || unit == "K") mult = 1e3;

@@ -7,11 +7,52 @@
 #include "model/solver_options.hpp"
 
 #include <CLI/CLI.hpp>
+#include <limits>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 namespace gpurec::cli {
+
+// The values a number option accepts, described in the words its error uses ("must be > 0").
+struct NumberRange {
+    double min = -std::numeric_limits<double>::infinity(), max = std::numeric_limits<double>::infinity();
+    bool minOpen = false, maxOpen = false; // open ends exclude the bound itself
+
+    static NumberRange any() { return {}; }
+    static NumberRange positive() { return {0, std::numeric_limits<double>::infinity(), true, false}; }
+    static NumberRange atLeast(double v) {
+        return {v, std::numeric_limits<double>::infinity(), false, false};
+    }
+    static NumberRange between(double lo, double hi) { return {lo, hi, false, false}; }
+    std::string describe() const; // "> 0", ">= 1", "in [1e-10, 2]"; empty for any()
+};
+
+// Checks the text of a number option before CLI11 converts it: decimal notation only (no hex,
+// octal or binary, no inf or nan), integers without a fraction or exponent, no negative value for
+// an unsigned option, within the type's limits and `range`.
+struct NumberType {
+    bool integer;
+    double min, max;              // the type's limits
+    std::string minText, maxText; // the same, exactly as written in the message
+};
+CLI::Validator decimalNumber(const NumberType& type, const NumberRange& range);
+
+// Declares a number option checked by decimalNumber: the one way every subcommand declares one.
+template <class T>
+CLI::Option* addNumber(CLI::App& app, const std::string& flags, T& value, const std::string& help,
+                       const NumberRange& range = NumberRange::any()) {
+    static_assert(std::is_arithmetic_v<T> && !std::is_same_v<T, bool>);
+    using Limits = std::numeric_limits<T>;
+    const NumberType type{std::is_integral_v<T>, static_cast<double>(Limits::lowest()),
+                          static_cast<double>(Limits::max()), std::to_string(Limits::lowest()),
+                          std::to_string(Limits::max())};
+    return app.add_option(flags, value, help)->check(decimalNumber(type, range));
+}
+
+// The rates `eval` and `sample` accept: the bounds sampling checks (AleRax's [1e-10, 2]).
+NumberRange fixedRateRange();
 
 struct InputOptions {
     std::string species;
@@ -29,7 +70,7 @@ struct RateOptions {
 
 struct EngineOptions {
     std::string device = "cpu";
-    std::string schedule = "converged";
+    std::string schedule; // empty: not given (the solver options' schedule, converged by default)
     int threads = 0;
     std::vector<std::string> solverSettings; // name=value
     std::string gpuMemoryLimit;
@@ -47,7 +88,8 @@ void addOutputOptions(CLI::App& app, OutputOptions& o, const std::string& names 
 // Checks the folder is writable and holds no earlier results of the command (`owned` entries),
 // or removes them with --overwrite; call before loading so a bad folder fails at once.
 void prepareOutputs(const OutputOptions& o, const std::vector<std::string>& owned);
-void addRateOptions(CLI::App& app, RateOptions& o);
+// --d, --l and --t within `range`, and --rates-file, which excludes them.
+void addRateOptions(CLI::App& app, RateOptions& o, const NumberRange& range);
 void addEngineOptions(CLI::App& app, EngineOptions& o, bool withDevice);
 
 // Loads the dataset and prints excluded families; exits with a message on per-family errors.
@@ -58,6 +100,8 @@ BackendChoice backendFrom(const EngineOptions& o, std::shared_ptr<const Dataset>
 // Adds the inputs, device, solver options and excluded families to a result.json object.
 void addRunDescription(nlohmann::json& j, const InputOptions& input, const LoadedInput& loaded,
                        const std::string& device, const SolverOptions& solver);
+// One "warning: ..." line on stdout per solver that stopped early (engine/solver_report.hpp).
+void printEarlyStops(const SolverStats& stats);
 // "20GB", "512MiB", "1e9" -> bytes.
 double parseByteSize(const std::string& text);
 

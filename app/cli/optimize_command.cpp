@@ -136,7 +136,7 @@ void registerOptimize(CLI::App& root) {
         root.add_subcommand("optimize", "Maximum-likelihood DTL rates (analytic gradients, bounded)");
     addInputOptions(*app, o->input);
     app->get_option("--species-tree")->required(false); // not with --resume: the checkpoint names it
-    addRateOptions(*app, o->rates);
+    addRateOptions(*app, o->rates, NumberRange::positive());
     app->get_option("--rates-file")
         ->description(
             "Starting rates: AleRax model_parameters.txt, or (PER-FAMILY) a folder of <family>_rates.txt");
@@ -146,23 +146,21 @@ void registerOptimize(CLI::App& root) {
         ->check(CLI::IsMember({"GLOBAL", "PER-SPECIES", "PER-FAMILY", "global", "specieswise", "genewise"}));
     app->add_option("--optimizer", o->optimizer, "lbfgsb (default) or adam")
         ->check(CLI::IsMember({"lbfgsb", "adam"}));
-    app->add_option("--max-iter", o->settings.max_iter, "Iterations at most (default 100)")
-        ->check(CLI::NonNegativeNumber);
-    app->add_option("--min-rate", o->settings.min_rate, "Lower bound of every rate (default 1e-10)")
-        ->check(CLI::PositiveNumber);
-    app->add_option("--max-rate", o->settings.max_rate, "Upper bound of every rate (default 2)")
-        ->check(CLI::PositiveNumber);
-    app->add_option("--grad-tol", o->settings.grad_tol,
-                    "Stop when the projected gradient's largest component is below this (bits per log2 rate; "
-                    "default 1e-5)")
-        ->check(CLI::NonNegativeNumber);
-    app->add_option("--rel-tol", o->settings.rel_tol,
-                    "Stop when an iteration changes the NLL by less than this "
-                    "fraction (default 1e-10)")
-        ->check(CLI::NonNegativeNumber);
-    app->add_option("--learning-rate", o->settings.learning_rate,
-                    "Adam step size in log2-rate units (default 0.1)")
-        ->check(CLI::PositiveNumber);
+    addNumber(*app, "--max-iter", o->settings.max_iter, "Iterations at most (default 100)",
+              NumberRange::atLeast(0));
+    addNumber(*app, "--min-rate", o->settings.min_rate, "Lower bound of every rate (default 1e-10)",
+              NumberRange::positive());
+    addNumber(*app, "--max-rate", o->settings.max_rate, "Upper bound of every rate (default 2)",
+              NumberRange::positive());
+    addNumber(*app, "--grad-tol", o->settings.grad_tol,
+              "Stop when the projected gradient's largest component is below this (bits per log2 rate; "
+              "default 1e-5)",
+              NumberRange::atLeast(0));
+    addNumber(*app, "--rel-tol", o->settings.rel_tol,
+              "Stop when an iteration changes the NLL by less than this fraction (default 1e-10)",
+              NumberRange::atLeast(0));
+    addNumber(*app, "--learning-rate", o->settings.learning_rate,
+              "Adam step size in log2-rate units (default 0.1)", NumberRange::positive());
     app->add_flag(
         "!--no-warm-starts", o->settings.warm_starts,
         "Start every evaluation's fixed points afresh (for benchmarks; results agree within tolerance)");
@@ -273,6 +271,7 @@ void registerOptimize(CLI::App& root) {
                     result.iterations, result.evaluations, result.seconds, result.stopReason.c_str());
         std::printf("total LL %.10f nats, NLL %.10f bits (start %.10f bits)\n", best.totalLogLikelihood,
                     best.totalNllBits, result.initialNllBits);
+        printEarlyStops(best.stats);
         std::printf("wrote %s/per_fam_likelihoods.txt, %s, %s/trace.csv, %s/checkpoint.json and %s/result.json\n",
                     outdir.c_str(),
                     rateFiles.size() == 1 ? rateFiles[0].c_str()

@@ -100,10 +100,11 @@ void registerSample(CLI::App& root) {
     CLI::App* app =
         root.add_subcommand("sample", "Sample reconciled gene trees from their posterior at fixed rates");
     addInputOptions(*app, o->input);
-    addRateOptions(*app, o->rates);
+    addRateOptions(*app, o->rates, fixedRateRange());
     addEngineOptions(*app, o->engine, false);
-    app->add_option("--samples", o->samples, "Reconciliations per family (default 100)");
-    app->add_option("--seed", o->seed, "Random seed (default 123); each family has its own stream");
+    addNumber(*app, "--samples", o->samples, "Reconciliations per family (default 100)",
+              NumberRange::atLeast(1));
+    addNumber(*app, "--seed", o->seed, "Random seed (default 123); each family has its own stream");
     app->add_option("--family", o->families, "Sample only this family (repeatable)");
     app->add_flag("--xml-per-sample", o->xmlPerSample,
                   "One RecPhyloXML file per sample instead of one per family");

@@ -2,6 +2,7 @@
 // reconciliations (docs/validation.md, "Reconciliation sampling"). Families are drawn from the
 // undated model at the given rates, sampled at the same rates, and every sampled gene node is
 // compared with the true node holding the same genes.
+#include "cli_common.hpp"
 #include "commands.hpp"
 
 #include "ccp/clade_set.hpp"
@@ -69,21 +70,20 @@ void registerSampleRecovery(CLI::App& root) {
     CLI::App* app = root.add_subcommand(
         "sample-recovery", "Benchmark: how often sampled reconciliations recover simulated true events");
     app->add_option("-s,--species-tree", o->speciesTree, "Species tree (default: a birth-death tree)");
-    app->add_option("--species-leaves", o->speciesLeaves,
-                    "Leaves of the birth-death species tree (default 20)");
-    app->add_option("--families", o->families, "Simulated families (default 100)")
-        ->check(CLI::PositiveNumber);
-    app->add_option("--d", o->d, "Duplication rate, simulated and sampled (default 0.1)");
-    app->add_option("--l", o->l, "Loss rate (default 0.1)");
-    app->add_option("--t", o->t, "Transfer rate (default 0.1)");
-    app->add_option("--samples", o->samples, "Reconciliations per family (default 100)");
-    app->add_option("--seed", o->seed, "Seed of the simulation and of the sampling (default 1)");
+    addNumber(*app, "--species-leaves", o->speciesLeaves,
+              "Leaves of the birth-death species tree (default 20)", NumberRange::atLeast(2));
+    addNumber(*app, "--families", o->families, "Simulated families (default 100)", NumberRange::atLeast(1));
+    addNumber(*app, "--d", o->d, "Duplication rate, simulated and sampled (default 0.1)", fixedRateRange());
+    addNumber(*app, "--l", o->l, "Loss rate (default 0.1)", fixedRateRange());
+    addNumber(*app, "--t", o->t, "Transfer rate (default 0.1)", fixedRateRange());
+    addNumber(*app, "--samples", o->samples, "Reconciliations per family (default 100)",
+              NumberRange::atLeast(1));
+    addNumber(*app, "--seed", o->seed, "Seed of the simulation and of the sampling (default 1)");
     app->add_option(
            "--gene-tree-rooting", o->rooting,
            "ROOTED (the true rooted gene tree, default) or UNIFORM (its unrooted form: roots are sampled)")
         ->check(CLI::IsMember({"UNIFORM", "ROOTED"}));
-    app->add_option("--threads", o->threads, "CPU threads (default: all cores)")
-        ->check(CLI::NonNegativeNumber);
+    addNumber(*app, "--threads", o->threads, "CPU threads (default: all cores)", NumberRange::atLeast(0));
     app->add_option("-p,--prefix", o->outdir, "Also write <prefix>/recovery.json");
     app->callback([o] {
         validateSampleCount(o->samples);

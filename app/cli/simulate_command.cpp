@@ -22,7 +22,11 @@ class Overrides {
 
     template <class T, class Field>
     CLI::Option* add(CLI::App& app, const std::string& flags, Field field, const std::string& help) {
-        CLI::Option* option = app.add_option(flags, field(given), help);
+        CLI::Option* option = nullptr;
+        if constexpr (std::is_arithmetic_v<T>)
+            option = addNumber(app, flags, field(given), help); // ranges: SimulationOptions::validate
+        else
+            option = app.add_option(flags, field(given), help);
         list_.emplace_back(option, [field, this](SimulationOptions& o) { field(o) = field(given); });
         return option;
     }

@@ -11,6 +11,19 @@
 
 namespace gpurec {
 
+// Solves of one kind that ended at their iteration cap short of their tolerance: their results are
+// approximations, and every output must say so.
+struct EarlyStops {
+    long solves = 0;        // E solves, clades or BiCGSTAB solves that stopped early
+    long families = 0;      // families with at least one of them
+    double residual = 0.0;  // largest relative change (residual) reached among them
+    int iterationCap = 0;   // the cap they stopped at (from the solver options)
+    double tolerance = 0.0; // the tolerance they missed
+    // Counts `count` early stops of `familiesAffected` families that reached `reached`.
+    void note(long count, double reached, long familiesAffected = 1);
+    void add(const EarlyStops& other); // merges counts and residuals (caps and tolerances are the same)
+};
+
 struct SolverStats {
     int eIterations = 0;      // largest over E solves
     double eResidual = 0.0;   // largest last relative change
@@ -20,6 +33,14 @@ struct SolverStats {
     long bicgstabBreakdowns = 0;
     long prunedClades = 0;
     double seconds = 0.0;     // wall time of the evaluation
+    // Early stops of the converged schedule's fixed points and of the adjoint's BiCGSTAB solves
+    // (the alerax schedule's 4 sweeps are its definition, not an early stop).
+    EarlyStops eEarly, piEarly, bicgstabEarly;
+
+    void add(const SolverStats& other); // merges another thread's or batch's statistics
+    // Records the caps and tolerances of `options` in the early-stop entries.
+    void setLimits(const SolverOptions& options);
+    bool stoppedEarly() const { return eEarly.solves + piEarly.solves + bicgstabEarly.solves > 0; }
 };
 
 struct Evaluation {

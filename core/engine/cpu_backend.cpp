@@ -79,6 +79,7 @@ class CpuBackend final : public LikelihoodBackend {
             sharedP = theta.probabilities(0);
             sharedE = solveExtinction(layout_, sharedP, options, useWarm && !warmE_.empty() ? &warmE_[0] : nullptr);
             for (auto& w : warmE_) w = sharedE.E;
+            out.stats.eEarly.note(sharedE.stoppedEarly ? 1 : 0, sharedE.residual, F);
         }
         // Fixed-order reductions, whatever the thread count: families are processed in fixed chunks
         // (one family each unless the shared gradient's buffers would be too large), each chunk sums
@@ -102,6 +103,7 @@ class CpuBackend final : public LikelihoodBackend {
                 ownP = theta.probabilities(f);
                 ownE = solveExtinction(layout_, ownP, options, useWarm ? &warmE_[f] : nullptr);
                 warmE_[f] = ownE.E;
+                st.eEarly.note(ownE.stoppedEarly ? 1 : 0, ownE.residual);
             }
             const EventProbabilities& p = shared ? sharedP : ownP;
             const ExtinctionState& ext = shared ? sharedE : ownE;
@@ -114,22 +116,21 @@ class CpuBackend final : public LikelihoodBackend {
             out.logLikelihood[f] = familyLogLikelihood(tables, ext);
             st.piIterations += tables.selfIterations;
             st.maxPiIterations = std::max(st.maxPiIterations, tables.maxSelfIterations);
+            st.piEarly.note(tables.earlyClades, tables.earlyResidual);
             if (withGradient) {
                 ProbabilityGradient own(shared ? 0 : n);
                 ProbabilityGradient& g = shared ? chunkGrad[k] : own;
                 AdjointStats adj;
                 accumulateCladeAdjoint(layout_, family, p, ext, tables, options, g, adj);
-                st.bicgstabIterations += adj.krylov.iterations;
-                st.bicgstabBreakdowns += adj.krylov.breakdowns;
                 st.prunedClades += adj.prunedClades;
                 if (!shared) {
-                    KrylovStats ks;
-                    eliminateExtinction(layout_, p, ext, 1, options, g, ks);
-                    st.bicgstabIterations += ks.iterations;
-                    st.bicgstabBreakdowns += ks.breakdowns;
+                    eliminateExtinction(layout_, p, ext, 1, options, g, adj.krylov);
                     // A genewise family owns its rows of θ: no other thread writes them.
                     addThetaGradient(theta, f, p, g, out.gradient);
                 }
+                st.bicgstabIterations += adj.krylov.iterations;
+                st.bicgstabBreakdowns += adj.krylov.breakdowns;
+                st.bicgstabEarly.note(adj.krylov.unconverged, adj.krylov.worstResidual);
             }
             } catch (...) {
                 if (!chunkFailure[k]) chunkFailure[k] = std::current_exception();
@@ -140,13 +141,7 @@ class CpuBackend final : public LikelihoodBackend {
             if (failure) std::rethrow_exception(failure);
 
         for (const SolverStats& s : chunkStats) {
-            out.stats.eIterations = std::max(out.stats.eIterations, s.eIterations);
-            out.stats.eResidual = std::max(out.stats.eResidual, s.eResidual);
-            out.stats.piIterations += s.piIterations;
-            out.stats.maxPiIterations = std::max(out.stats.maxPiIterations, s.maxPiIterations);
-            out.stats.bicgstabIterations += s.bicgstabIterations;
-            out.stats.bicgstabBreakdowns += s.bicgstabBreakdowns;
-            out.stats.prunedClades += s.prunedClades;
+            out.stats.add(s);
         }
         if (sharedGradient) {
             ProbabilityGradient total(n);
@@ -155,10 +150,14 @@ class CpuBackend final : public LikelihoodBackend {
             eliminateExtinction(layout_, sharedP, sharedE, F, options, total, ks);
             out.stats.bicgstabIterations += ks.iterations;
             out.stats.bicgstabBreakdowns += ks.breakdowns;
+            // This solve serves every family: with the families noted above, all F are affected.
+            out.stats.bicgstabEarly.note(ks.unconverged, ks.worstResidual,
+                                         F - out.stats.bicgstabEarly.families);
             addThetaGradient(theta, 0, sharedP, total, out.gradient);
         }
         for (double ll : out.logLikelihood) out.totalLogLikelihood += ll;
         out.totalNllBits = -out.totalLogLikelihood / std::log(2.0);
+        out.stats.setLimits(options);
         out.stats.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
         return out;
     }

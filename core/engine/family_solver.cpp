@@ -183,6 +183,7 @@ ExtinctionState solveExtinction(const SpeciesLayout& s, const EventProbabilities
         st.residual = maxRelativeChange(previous, st.E);
         if (st.residual <= options.e_tol) break;
     }
+    st.stoppedEarly = st.residual > options.e_tol;
     return st;
 }
 
@@ -206,6 +207,8 @@ void solveClades(const SpeciesLayout& s, const GeneFamily& family, const EventPr
     t.scale.resize(C);
     t.selfIterations = 0;
     t.maxSelfIterations = 0;
+    t.earlyClades = 0;
+    t.earlyResidual = 0.0;
 
     SplitTerms terms(n);
     std::vector<double> K(n), diag(n), bar(n), denom(n), barGuess(n), scratch(3 * n);
@@ -273,6 +276,10 @@ void solveClades(const SpeciesLayout& s, const GeneFamily& family, const EventPr
                 }
                 std::copy(barRow, barRow + n, barGuess.begin());
                 if (change <= options.pi_tol * peak) break;
+                if (iterations == options.pi_iters) {
+                    ++t.earlyClades;
+                    t.earlyResidual = std::max(t.earlyResidual, peak > 0 ? change / peak : change);
+                }
             }
             iterations = std::min(iterations, options.pi_iters);
         }

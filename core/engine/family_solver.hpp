@@ -20,6 +20,7 @@ struct ExtinctionState {
     std::vector<double> E, Ebar;
     int iterations = 0;
     double residual = 0.0; // last max relative change
+    bool stoppedEarly = false; // converged schedule: e_max_iter reached with residual > e_tol
 };
 
 ExtinctionState solveExtinction(const SpeciesLayout& s, const EventProbabilities& p, const SolverOptions& options,
@@ -31,6 +32,8 @@ struct CladeTables {
     std::vector<int> scale;
     long selfIterations = 0;   // sum over clades
     int maxSelfIterations = 0; // largest per clade
+    long earlyClades = 0;      // clades whose self loop stopped at pi_iters short of pi_tol
+    double earlyResidual = 0.0; // largest relative change of Π̄ they reached
     const double* piRow(int c) const { return pi.data() + static_cast<std::size_t>(c) * species; }
     const double* pibarRow(int c) const { return pibar.data() + static_cast<std::size_t>(c) * species; }
 };

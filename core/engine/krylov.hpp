@@ -13,6 +13,7 @@ struct KrylovStats {
     long iterations = 0; // BiCGSTAB iterations
     long breakdowns = 0; // solves that fell back to fixed-point sweeps
     long unconverged = 0; // solves that missed bicgstab_tol
+    double worstResidual = 0.0; // largest relative residual reached by those
 };
 
 class NeumannBicgstab {

@@ -1,5 +1,6 @@
 #include "io/result_writer.hpp"
 
+#include "engine/solver_report.hpp"
 #include "io/input_error.hpp"
 #include "io/newick.hpp"
 #include "io/output_file.hpp"
@@ -110,6 +111,7 @@ nlohmann::json evaluationJson(const Dataset& data, const Evaluation& eval) {
               {"max_pi_iterations", s.maxPiIterations},
               {"bicgstab_iterations", s.bicgstabIterations},
               {"bicgstab_breakdowns", s.bicgstabBreakdowns},
+              {"stopped_early", earlyStopsJson(s)},
               {"seconds", s.seconds}}}};
 }
 

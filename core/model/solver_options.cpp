@@ -1,5 +1,6 @@
 #include "model/solver_options.hpp"
 
+#include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <stdexcept>
@@ -105,14 +106,10 @@ void setSolverOption(SolverOptions& options, const std::string& name, const std:
         else if (value == "false" || value == "0" || value == "off") updated.*(*p) = false;
         else throw std::invalid_argument("solver option " + name + " expects true or false, got '" + value + "'");
     } else {
-        std::size_t used = 0;
+        // Decimal notation only (std::stod would read 0x10 as 16).
         double v = 0;
-        try {
-            v = std::stod(value, &used);
-        } catch (const std::exception&) {
-            used = 0;
-        }
-        if (used == 0 || used != value.size())
+        const auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), v);
+        if (ec != std::errc() || end != value.data() + value.size() || !std::isfinite(v))
             throw std::invalid_argument("solver option " + name + " expects a number, got '" + value + "'");
         if (auto p = std::get_if<int SolverOptions::*>(&k.field)) {
             if (v != std::floor(v)) throw std::invalid_argument("solver option " + name + " expects an integer, got '" + value + "'");

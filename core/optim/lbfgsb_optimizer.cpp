@@ -72,6 +72,8 @@ StopOptimization runLbfgsb(OptimizationRun& run) {
             solver.minimize(objective, x, fx, lower, upper);
             return {StopOptimization::Kind::Converged, "L-BFGS-B ended"};
         } catch (const std::exception& e) {
+            // Without a first point (its NLL not finite, say) there is nothing to restart from.
+            if (!run.startReported()) throw;
             // LBFGSpp reports a line search that found no acceptable step by throwing. Under an
             // approximate gradient (alerax schedule) this is how the run ends near the optimum.
             lastFailure = e.what();
@@ -79,7 +81,7 @@ StopOptimization runLbfgsb(OptimizationRun& run) {
         const double gain = started ? before - run.bestNll() : 0.0;
         fruitless = gain > s.rel_tol * std::max(std::abs(run.bestNll()), 1.0) ? 0 : fruitless + 1;
         if (fruitless >= kFruitlessRestarts) break;
-        x = Eigen::Map<const Vector>(run.bestTheta().data(), n);
+        x = Eigen::Map<const Vector>(run.startTheta().data(), n); // the best point
     }
     return {StopOptimization::Kind::NoProgress,
             "line search found no further decrease (" + lastFailure + ")"};

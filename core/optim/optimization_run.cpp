@@ -1,6 +1,7 @@
 #include "optim/optimization_run.hpp"
 
 #include "run/interruption.hpp"
+#include "engine/solver_report.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -63,8 +64,7 @@ double OptimizationRun::evaluateModel(const std::vector<double>& point, std::vec
     modelTheta_ = point;
     if (grad.size() != point.size())
         throw std::runtime_error("the " + model_.backend().name() + " backend returned no gradient");
-    if (!std::isfinite(nll))
-        throw std::runtime_error("the negative log-likelihood is not finite at the current rates");
+    requireFiniteLikelihoods(model_.dataset(), current_, model_.lastEvaluation());
     lastStats_ = model_.lastEvaluation().stats;
     return nll;
 }

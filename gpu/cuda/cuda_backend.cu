@@ -247,7 +247,7 @@ class CudaBackend final : public LikelihoodBackend, public CudaBackendControls {
                                converged && eWarm_};
         launchExtinction(speciesView(), sv, sets, ext, stream_);
         timing_->end(EvaluationPhase::Extinction);
-        checkExtinction(out.stats);
+        checkExtinction(options, out.stats);
         eWarm_ = converged;
 
         const CladeView cv = cladeView(genewise);
@@ -301,6 +301,7 @@ class CudaBackend final : public LikelihoodBackend, public CudaBackendControls {
         last_.unwrittenEntries = poison_ ? static_cast<long long>(counters[Unwritten]) : -1;
         last_.tableBytesMoved = bytesMoved;
         last_.cladesInFlight = teamsPerSM_ * multiprocessors_;
+        out.stats.setLimits(options);
         out.stats.seconds =
             std::chrono::duration<double>(std::chrono::steady_clock::now() - wallStart).count();
         return out;
@@ -460,8 +461,8 @@ class CudaBackend final : public LikelihoodBackend, public CudaBackendControls {
         return ChunkView{s_.chunkFirst.get(), s_.chunkEnd.get(), batch_.familyChunkBegin.get()};
     }
 
-    // Iterations and residual of the E solves; the CPU's message when a self loop diverges.
-    void checkExtinction(SolverStats& stats) {
+    // Iterations, residual and early stops of the E solves; the CPU's message when a self loop diverges.
+    void checkExtinction(const SolverOptions& options, SolverStats& stats) {
         const int sets = sets_.sets;
         std::vector<int> iterations(sets), divergent(sets);
         std::vector<double> residual(sets);
@@ -483,6 +484,8 @@ class CudaBackend final : public LikelihoodBackend, public CudaBackendControls {
             }
             stats.eIterations = std::max(stats.eIterations, iterations[s]);
             stats.eResidual = std::max(stats.eResidual, residual[s]);
+            if (options.schedule == Schedule::Converged && residual[s] > options.e_tol)
+                stats.eEarly.note(1, residual[s], sets == 1 ? familyCount() : 1); // one set: shared E
         }
     }
 
@@ -604,6 +607,7 @@ class CudaBackend final : public LikelihoodBackend, public CudaBackendControls {
             addSharedModeGradient(layout_, theta, familyCount(), options, total, ext, out.gradient);
         out.stats.bicgstabIterations += ks.iterations;
         out.stats.bicgstabBreakdowns += ks.breakdowns;
+        out.stats.bicgstabEarly.note(ks.unconverged, ks.worstResidual, familyCount());
     }
 
     std::shared_ptr<const Dataset> data_;

@@ -1,0 +1,31 @@
+#pragma once
+// What an evaluation must tell its reader beyond the numbers: which solvers stopped short of their
+// tolerance, and which families' likelihoods are not finite. The CLI and the workbench show the
+// same text.
+#include "engine/backend.hpp"
+
+#include <nlohmann/json.hpp>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace gpurec {
+
+// One line per kind of solve that stopped early, e.g. "E fixed point stopped early: 1 solve (all 3
+// families) at e_max_iter = 1, relative change 1 > e_tol = 1e-15"; empty when every solve converged.
+std::vector<std::string> earlyStopWarnings(const SolverStats& stats);
+// The same for result.json: one object per kind that stopped early (solver, how many solves or
+// clades of how many families, the iteration cap, the residual reached, the tolerance, the text).
+nlohmann::json earlyStopsJson(const SolverStats& stats);
+
+// A family's log-likelihood is not finite (rates outside the model's numerical range).
+class NonFiniteLikelihood : public std::runtime_error {
+  public:
+    using std::runtime_error::runtime_error;
+};
+
+// Throws NonFiniteLikelihood naming the families whose log-likelihood is not finite, their values
+// and the rates they were evaluated at.
+void requireFiniteLikelihoods(const Dataset& data, const RateParameters& theta, const Evaluation& eval);
+
+} // namespace gpurec
