@@ -4,7 +4,6 @@
 #include "io/input_error.hpp"
 
 #include <atomic>
-#include <filesystem>
 #include <optional>
 #include <omp.h>
 #include <set>
@@ -23,20 +22,8 @@ long long Dataset::splitCount() const {
     return n;
 }
 
-namespace {
-// A path from a families file that names no file is reported at its line in the families file.
-void requireListedFile(const FamilyInput& input, const std::string& path, int keyLine, const std::string& key) {
-    std::error_code ec;
-    if (input.source.empty() || keyLine == 0 || std::filesystem::exists(path, ec)) return;
-    throw InputError(input.source, keyLine, 1,
-                     key + " file " + path + " does not exist (relative paths are taken from the families file's folder)");
-}
-} // namespace
-
 GeneFamily prepareFamily(const SpeciesTree& species, const FamilyInput& input, GeneTreeRooting rooting) {
     if (input.error) throw *input.error;
-    requireListedFile(input, input.geneTreePath, input.geneTreeLine, "gene_tree");
-    if (!input.mappingPath.empty()) requireListedFile(input, input.mappingPath, input.mappingLine, "mapping");
     std::vector<NewickTree> trees = readNewickFile(input.geneTreePath);
     GeneMapping mapping = input.mappingPath.empty() ? GeneMapping() : GeneMapping::readFile(input.mappingPath);
     GeneFamily family;

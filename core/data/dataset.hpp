@@ -51,7 +51,7 @@ struct LoadReport {
 };
 
 // Reads, amalgamates and maps one family. Throws InputError on bad input (the family's own error
-// from the families file, a gene_tree or mapping file that does not exist, a bad tree or mapping).
+// from the families file, an unreadable or bad gene tree or mapping).
 GeneFamily prepareFamily(const SpeciesTree& species, const FamilyInput& input, GeneTreeRooting rooting);
 
 // Prepares all families in parallel; bad families are reported, never fatal.

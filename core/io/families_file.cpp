@@ -15,7 +15,7 @@ namespace gpurec {
 
 namespace {
 // Relative paths are taken from the families file's folder only: a file that is missing there is
-// reported, never looked up in the working directory instead.
+// reported (by its resolved path when read), never looked up in the working directory instead.
 std::string resolve(const std::string& path, const std::string& source) {
     fs::path p(path);
     if (p.is_absolute() || source.empty()) return path;
@@ -77,10 +77,8 @@ std::vector<FamilyInput> parseFamilies(const std::string& text, const std::strin
             familyProblem(static_cast<int>(eq) + 2, "empty value for '" + key + "'");
         } else if (key == "gene_tree" || key == "starting_gene_tree") {
             f.geneTreePath = resolve(value, source);
-            f.geneTreeLine = lineNo;
         } else if (key == "mapping") {
             f.mappingPath = resolve(value, source);
-            f.mappingLine = lineNo;
         } else if (key == "alignment" || key == "subst_model" || key == "likelihoods") {
             // Accepted for AleRax compatibility; not used by the undated model.
         } else {

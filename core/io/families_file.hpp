@@ -14,8 +14,6 @@ struct FamilyInput {
     std::string mappingPath;  // resolved, empty when the default rule applies
     std::string source;       // families file (empty for command-line lists)
     int line = 0;             // of "- name"
-    int geneTreeLine = 0;     // of "gene_tree = ..." (0: not from a families file)
-    int mappingLine = 0;      // of "mapping = ..."
     std::optional<InputError> error; // a bad line of this family: the family is skipped, not the file
 };
 
