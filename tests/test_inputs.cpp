@@ -41,11 +41,8 @@ class Inputs : public QObject {
         QTest::addColumn<QString>("message");
         QTest::newRow("no section") << "- a\n" << "f.txt: no [FAMILIES] section";
         QTest::newRow("empty") << "[FAMILIES]\n" << "f.txt: no family listed after [FAMILIES]";
-        QTest::newRow("unknown key") << "[FAMILIES]\n- a\ncolour = red\n" << "f.txt:3:1: unknown key 'colour' (expected gene_tree, mapping, alignment, subst_model)";
-        QTest::newRow("no gene tree") << "[FAMILIES]\n- a\nmapping = m\n" << "f.txt:2:1: family 'a' has no gene_tree";
         QTest::newRow("key first") << "[FAMILIES]\ngene_tree = g\n" << "f.txt:2:1: 'gene_tree' before the first '- family_name'";
-        QTest::newRow("garbage") << "[FAMILIES]\n- a\nhello\n" << "f.txt:3:1: expected '- family_name' or 'key = value', found 'hello'";
-        QTest::newRow("duplicate") << "[FAMILIES]\n- a\ngene_tree=g\n- a\n" << "f.txt:4:1: duplicate family name 'a'";
+        QTest::newRow("garbage first") << "[FAMILIES]\nhello\n" << "f.txt:2:1: expected '- family_name' or 'key = value', found 'hello'";
         QTest::newRow("no name") << "[FAMILIES]\n-\n" << "f.txt:2:1: family name missing after '-'";
     }
     void familiesFileErrors() {
@@ -54,14 +51,40 @@ class Inputs : public QObject {
         QCOMPARE(errorOf([&] { parseFamilies(text.toStdString(), "f.txt"); }), message);
     }
 
-    void pathsResolveBesideTheFamiliesFileFirst() {
+    // A bad line inside a family's block marks that family only; the others stay usable.
+    void familyBlockErrors_data() {
+        QTest::addColumn<QString>("block");
+        QTest::addColumn<QString>("message");
+        QTest::newRow("unknown key") << "- a\ngene_tree = g\ncolour = red\n" << "f.txt:6:1: unknown key 'colour' (expected gene_tree, mapping, alignment, subst_model)";
+        QTest::newRow("no gene tree") << "- a\nmapping = m\n" << "f.txt:4:1: family 'a' has no gene_tree";
+        QTest::newRow("garbage") << "- a\nhello\ngene_tree = g\n" << "f.txt:5:1: expected '- family_name' or 'key = value', found 'hello'";
+        QTest::newRow("empty value") << "- a\ngene_tree=\n" << "f.txt:5:11: empty value for 'gene_tree'";
+        QTest::newRow("first problem kept") << "- a\nx=1\ny=2\n" << "f.txt:5:1: unknown key 'x' (expected gene_tree, mapping, alignment, subst_model)";
+        QTest::newRow("duplicate") << "- ok\ngene_tree = g\n" << "f.txt:4:1: duplicate family name 'ok' (first at line 2)";
+    }
+    void familyBlockErrors() {
+        QFETCH(QString, block);
+        QFETCH(QString, message);
+        auto fams = parseFamilies("[FAMILIES]\n- ok\ngene_tree = g.nwk\n" + block.toStdString() + "- last\ngene_tree = h.nwk\n",
+                                  "f.txt");
+        QCOMPARE(fams.size(), std::size_t(3));
+        QVERIFY(!fams[0].error);
+        QVERIFY(fams[1].error.has_value());
+        QCOMPARE(QString(fams[1].error->what()), message);
+        QVERIFY(!fams[2].error);
+        QCOMPARE(fams[2].geneTreePath, std::string("h.nwk"));
+    }
+
+    void pathsResolveBesideTheFamiliesFileOnly() {
         std::string dir = temporaryFolder("paths");
         writeFile(dir + "/sub/g.nwk", "(A_1,B_1);");
-        writeFile(dir + "/fams.txt", "[FAMILIES]\n- f\ngene_tree = sub/g.nwk\n- h\ngene_tree = /abs/x.nwk\n- k\ngene_tree = nowhere.nwk\n");
+        writeFile(dir + "/fams.txt", "[FAMILIES]\n- f\ngene_tree = sub/g.nwk\n- h\ngene_tree = /abs/x.nwk\n- k\ngene_tree = nowhere.nwk\n"
+                                     "mapping = ../m.link\n");
         auto fams = readFamiliesFile(dir + "/fams.txt");
         QCOMPARE(fams[0].geneTreePath, (std::filesystem::path(dir) / "sub/g.nwk").lexically_normal().string());
         QCOMPARE(fams[1].geneTreePath, std::string("/abs/x.nwk"));
-        QCOMPARE(fams[2].geneTreePath, std::string("nowhere.nwk")); // falls back to the working directory
+        QCOMPARE(fams[2].geneTreePath, (std::filesystem::path(dir) / "nowhere.nwk").string()); // never the working directory
+        QCOMPARE(fams[2].mappingPath, (std::filesystem::path(dir).parent_path() / "m.link").string());
     }
 
     void mappingFormats() {

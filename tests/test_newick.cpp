@@ -85,6 +85,11 @@ class NewickParsing : public QObject {
         QTest::newRow("unterminated quote") << "('A,B);" << "t.nwk:1:2: unterminated quoted label";
         QTest::newRow("space in label") << "(A B,C);" << "t.nwk:1:4: unexpected character 'B' after a node (expected ',', ')' or ';')";
         QTest::newRow("second line") << "(A,B);\n(C,D" << "t.nwk:2:5: unbalanced parentheses: missing ')'";
+        QTest::newRow("junk after ;") << "(A,B);x" << "t.nwk:1:7: unexpected text after ';': 'x' (a further tree must end with ';')";
+        QTest::newRow("junk line after ;") << "(A,B);\n\n  ) and more words here\n\n"
+                                           << "t.nwk:3:3: unexpected text after ';': ') and more words her...' (a further tree must end with ';')";
+        QTest::newRow("second tree without ;") << "(A,B);\n(C,D)" << "t.nwk:2:6: missing ';' at end of tree";
+        QTest::newRow("stray ]") << "(A,]);" << "t.nwk:1:4: unexpected character ']'";
     }
     void errors() {
         QFETCH(QString, text);
@@ -106,6 +111,15 @@ class NewickParsing : public QObject {
             QFAIL("unnamed leaf accepted");
         } catch (const InputError& e) {
             QCOMPARE(QString(e.what()), QString("g.nwk:1:5: leaf without a label"));
+        }
+        // A NUL byte in a label is shown, not allowed to cut the message short.
+        auto nul = parseNewick(std::string("(A\0B,A\0B);", 10), "g.nwk")[0];
+        try {
+            requireUniqueLeafLabels(nul);
+            QFAIL("duplicate accepted");
+        } catch (const InputError& e) {
+            QCOMPARE(QString(e.what()), QString("g.nwk:1:6: duplicate leaf name 'A\\0B' (first at line 1, column 2)"));
+            QCOMPARE(e.problem(), std::string("duplicate leaf name 'A\\0B' (first at line 1, column 2)"));
         }
     }
 

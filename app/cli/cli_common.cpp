@@ -8,6 +8,7 @@
 #include <charconv>
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
 #include <omp.h>
 #include <iostream>
 
@@ -21,9 +22,10 @@ void addInputOptions(CLI::App& app, InputOptions& o) {
         ->check(CLI::IsMember({"PARENTS", "NONE"}));
     app.add_option("--gene-tree-rooting", o.rooting, "UNIFORM (every rooting of unrooted samples) or ROOTED")
         ->check(CLI::IsMember({"UNIFORM", "ROOTED"}));
-    app.add_option("--min-covered-species", o.minCoveredSpecies,
-                   "Exclude families covering fewer species (default 4)")
-        ->check(CLI::NonNegativeNumber);
+    addNumber(app, "--min-covered-species", o.minCoveredSpecies, "Exclude families covering fewer species (default 4)",
+              NumberRange::atLeast(0));
+    app.add_flag("--strict", o.strict,
+                 "Make any bad family fatal (exit status 2) instead of skipping it (exit status 3)");
 }
 
 void addOutputOptions(CLI::App& app, OutputOptions& o, const std::string& names) {
@@ -129,6 +131,18 @@ void addEngineOptions(CLI::App& app, EngineOptions& o, bool withDevice) {
     }
 }
 
+namespace {
+int skippedFamilies = 0;
+
+std::string familyCount(std::size_t n) {
+    return std::to_string(n) + (n == 1 ? " family" : " families");
+}
+} // namespace
+
+int skippedFamilyCount() {
+    return skippedFamilies;
+}
+
 LoadedInput loadOrExplain(const InputOptions& o, int threads) {
     InputPaths paths;
     paths.speciesTree = o.species;
@@ -139,14 +153,24 @@ LoadedInput loadOrExplain(const InputOptions& o, int threads) {
     lo.minCoveredSpecies = o.minCoveredSpecies;
     lo.threads = threads;
     LoadedInput in = loadInput(paths, parseTransferConstraint(o.transferConstraint), lo);
+    for (const std::string& w : in.warnings) std::cerr << "gpurec: warning: " << w << "\n";
     for (const FamilyProblem& p : in.excluded) std::cerr << "excluded family " << p.family << ": " << p.message << "\n";
-    if (!in.errors.empty()) {
+    if (!in.errors.empty() && o.strict) {
         std::string all;
         for (const FamilyProblem& p : in.errors) all += "\n  family " + p.family + ": " + p.message;
-        throw std::runtime_error(std::to_string(in.errors.size()) + " famil" + (in.errors.size() == 1 ? "y" : "ies") +
-                                 " could not be read:" + all);
+        throw std::runtime_error(familyCount(in.errors.size()) + " could not be read (--strict):" + all);
     }
-    if (in.dataset->families.empty()) throw std::runtime_error("no family left to reconcile after exclusions");
+    for (const FamilyProblem& p : in.errors) std::cerr << p.message << " (family " << p.family << " skipped)\n";
+    const std::size_t listed = in.dataset->families.size() + in.excluded.size() + in.errors.size();
+    if (in.dataset->families.empty() && in.errors.empty())
+        throw std::runtime_error("no family left to reconcile after exclusions");
+    if (in.dataset->families.empty())
+        throw std::runtime_error("no family left to reconcile (" + familyCount(in.errors.size()) +
+                                 " skipped for bad input, " + std::to_string(in.excluded.size()) + " excluded)");
+    if (!in.errors.empty())
+        std::cerr << "gpurec: skipped " << in.errors.size() << " of " << familyCount(listed)
+                  << " for bad input (exit status 3; --strict stops instead)\n";
+    skippedFamilies += static_cast<int>(in.errors.size());
     return in;
 }
 
@@ -188,9 +212,32 @@ void addRunDescription(nlohmann::json& j, const InputOptions& input, const Loade
                     {"min_covered_species", input.minCoveredSpecies},
                     {"device", device},
                     {"solver", solverOptionsJson(solver)}};
+    addInputReport(j, input, loaded);
+}
+
+void addInputReport(nlohmann::json& j, const InputOptions& input, const LoadedInput& loaded) {
+    auto resolved = [](const std::string& path) {
+        return std::filesystem::absolute(path).lexically_normal().string();
+    };
+    nlohmann::json files = {{"species_tree", resolved(input.species)}};
+    if (!input.families.empty()) files["families_file"] = resolved(input.families);
+    files["families"] = nlohmann::json::array();
+    for (const GeneFamily& f : loaded.dataset->families) {
+        nlohmann::json one = {{"name", f.name}, {"gene_tree", resolved(f.geneTreePath)}};
+        if (!f.mappingPath.empty()) one["mapping"] = resolved(f.mappingPath);
+        files["families"].push_back(std::move(one));
+    }
+    j["input_files"] = std::move(files);
     j["excluded_families"] = nlohmann::json::array();
     for (const FamilyProblem& p : loaded.excluded)
         j["excluded_families"].push_back({{"name", p.family}, {"reason", p.message}});
+    j["skipped"] = nlohmann::json::array();
+    for (const FamilyProblem& p : loaded.errors)
+        j["skipped"].push_back({{"name", p.family},
+                                {"file", p.file.empty() ? "" : resolved(p.file)},
+                                {"line", p.line},
+                                {"column", p.column},
+                                {"reason", p.reason}});
 }
 
 void printEarlyStops(const SolverStats& stats) {

@@ -61,6 +61,7 @@ struct InputOptions {
     std::string transferConstraint = "PARENTS";
     std::string rooting = "UNIFORM";
     int minCoveredSpecies = 4;
+    bool strict = false; // a bad family is fatal instead of skipped
 };
 
 struct RateOptions {
@@ -92,16 +93,22 @@ void prepareOutputs(const OutputOptions& o, const std::vector<std::string>& owne
 void addRateOptions(CLI::App& app, RateOptions& o, const NumberRange& range);
 void addEngineOptions(CLI::App& app, EngineOptions& o, bool withDevice);
 
-// Loads the dataset and prints excluded families; exits with a message on per-family errors.
+// Loads the dataset and prints warnings, excluded and skipped (bad) families on stderr. A bad
+// family is skipped, and counted for the exit status, unless --strict makes it fatal.
 LoadedInput loadOrExplain(const InputOptions& o, int threads);
+// Families skipped for bad input by the loadOrExplain calls of this process (main() exits with 3).
+int skippedFamilyCount();
 SolverOptions solverOptionsFrom(const EngineOptions& o);
 RateParameters initialRates(const RateOptions& o, const Dataset& data, RateMode mode);
 BackendChoice backendFrom(const EngineOptions& o, std::shared_ptr<const Dataset> data);
-// Adds the inputs, device, solver options and excluded families to a result.json object.
+// Adds the inputs, device, solver options, excluded and skipped families to a result.json object.
 void addRunDescription(nlohmann::json& j, const InputOptions& input, const LoadedInput& loaded,
                        const std::string& device, const SolverOptions& solver);
 // One "warning: ..." line on stdout per solver that stopped early (engine/solver_report.hpp).
 void printEarlyStops(const SolverStats& stats);
+// The part of addRunDescription every command writes: "input_files" (resolved paths),
+// "excluded_families" and "skipped".
+void addInputReport(nlohmann::json& j, const InputOptions& input, const LoadedInput& loaded);
 // "20GB", "512MiB", "1e9" -> bytes.
 double parseByteSize(const std::string& text);
 

@@ -1,4 +1,5 @@
 // gpurec command-line tool: a thin client of the core engine.
+#include "cli_common.hpp"
 #include "commands.hpp"
 #include "run/interruption.hpp"
 
@@ -25,5 +26,5 @@ int main(int argc, char** argv) {
         std::cerr << "gpurec: error: " << e.what() << "\n";
         return 2;
     }
-    return 0;
+    return gpurec::cli::skippedFamilyCount() > 0 ? 3 : 0; // finished, but some families were skipped
 }

@@ -77,6 +77,8 @@ std::vector<int> selectFamilies(const LoadedInput& in, const std::vector<std::st
                 throw std::invalid_argument("family '" + name + "' was excluded (" + p.message +
                                             "); lower --min-covered-species (now " +
                                             std::to_string(minCovered) + ") to sample it");
+        for (const FamilyProblem& p : in.errors)
+            if (p.family == name) throw std::invalid_argument("family '" + name + "' has bad input: " + p.message);
         throw std::invalid_argument("family '" + name + "' is not in the input");
     }
     return {chosen.begin(), chosen.end()};
@@ -211,9 +213,7 @@ void registerSample(CLI::App& root) {
                         {"seed", settings.seed},
                         {"rates", rates},
                         {"solver", solverOptionsJson(settings.solver)}};
-        j["excluded_families"] = nlohmann::json::array();
-        for (const FamilyProblem& p : in.excluded)
-            j["excluded_families"].push_back({{"name", p.family}, {"reason", p.message}});
+        addInputReport(j, o->input, in);
         writeJson(outdir + "/result.json", j);
         double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
         std::printf("sampled %d reconciliations for each of %zu families (seed %llu) in %.2f s\n",

@@ -4,6 +4,7 @@
 #include "io/input_error.hpp"
 
 #include <atomic>
+#include <optional>
 #include <omp.h>
 #include <set>
 
@@ -22,11 +23,13 @@ long long Dataset::splitCount() const {
 }
 
 GeneFamily prepareFamily(const SpeciesTree& species, const FamilyInput& input, GeneTreeRooting rooting) {
+    if (input.error) throw *input.error;
     std::vector<NewickTree> trees = readNewickFile(input.geneTreePath);
     GeneMapping mapping = input.mappingPath.empty() ? GeneMapping() : GeneMapping::readFile(input.mappingPath);
     GeneFamily family;
     family.name = input.name;
     family.geneTreePath = input.geneTreePath;
+    family.mappingPath = input.mappingPath;
     family.clades = buildCladeSet(trees, rooting);
     std::set<int> covered;
     for (const std::string& gene : family.clades.geneNames) {
@@ -61,27 +64,30 @@ LoadReport loadFamilies(const SpeciesTree& species, const std::vector<FamilyInpu
                         const std::function<void(int done, int total)>& progress) {
     const int n = static_cast<int>(inputs.size());
     std::vector<GeneFamily> prepared(n);
-    std::vector<std::string> error(n);
+    std::vector<std::optional<FamilyProblem>> error(n);
     std::atomic<int> done{0};
     int threads = options.threads > 0 ? options.threads : omp_get_max_threads();
 #pragma omp parallel for schedule(dynamic) num_threads(threads)
     for (int i = 0; i < n; ++i) {
         try {
             prepared[i] = prepareFamily(species, inputs[i], options.rooting);
+        } catch (const InputError& e) {
+            error[i] = FamilyProblem{inputs[i].name, e.what(), e.file(), e.line(), e.column(), e.problem()};
         } catch (const std::exception& e) {
-            error[i] = e.what();
+            error[i] = FamilyProblem{inputs[i].name, e.what(), inputs[i].geneTreePath, 0, 0, e.what()};
         }
         int d = ++done;
         if (progress && omp_get_thread_num() == 0) progress(d, n);
     }
     LoadReport report;
     for (int i = 0; i < n; ++i) {
-        if (!error[i].empty()) {
-            report.errors.push_back({inputs[i].name, error[i]});
+        if (error[i]) {
+            report.errors.push_back(std::move(*error[i]));
         } else if (prepared[i].coveredSpecies < options.minCoveredSpecies) {
-            report.excluded.push_back({inputs[i].name, "covers " + std::to_string(prepared[i].coveredSpecies) +
-                                                           " species, fewer than the minimum of " +
-                                                           std::to_string(options.minCoveredSpecies)});
+            const std::string reason = "covers " + std::to_string(prepared[i].coveredSpecies) +
+                                       " species, fewer than the minimum of " +
+                                       std::to_string(options.minCoveredSpecies);
+            report.excluded.push_back({inputs[i].name, reason, "", 0, 0, reason});
         } else {
             report.families.push_back(std::move(prepared[i]));
         }

@@ -13,6 +13,7 @@ namespace gpurec {
 struct GeneFamily {
     std::string name;
     std::string geneTreePath;
+    std::string mappingPath; // empty: the default rule
     CladeSet clades;
     std::vector<int> geneSpecies; // gene index -> species leaf index
     int coveredSpecies = 0;
@@ -36,6 +37,11 @@ struct LoadOptions {
 struct FamilyProblem {
     std::string family;
     std::string message; // "file:line:column: problem" or the exclusion reason
+    // The parts of an input error's message (file empty and line 0 where unknown or excluded).
+    std::string file;
+    int line = 0;
+    int column = 0;
+    std::string reason;
 };
 
 struct LoadReport {
@@ -44,7 +50,8 @@ struct LoadReport {
     std::vector<FamilyProblem> errors;   // unreadable or invalid input
 };
 
-// Reads, amalgamates and maps one family. Throws InputError on bad input.
+// Reads, amalgamates and maps one family. Throws InputError on bad input (the family's own error
+// from the families file, an unreadable or bad gene tree or mapping).
 GeneFamily prepareFamily(const SpeciesTree& species, const FamilyInput& input, GeneTreeRooting rooting);
 
 // Prepares all families in parallel; bad families are reported, never fatal.

@@ -8,7 +8,8 @@ LoadedInput loadInput(const InputPaths& paths, TransferConstraint constraint, co
                       const std::function<void(int done, int total)>& progress) {
     if (paths.speciesTree.empty()) throw InputError("", 0, 0, "no species tree given");
     auto dataset = std::make_shared<Dataset>();
-    dataset->species = SpeciesTree::readFile(paths.speciesTree);
+    std::vector<std::string> warnings;
+    dataset->species = SpeciesTree::readFile(paths.speciesTree, &warnings);
     dataset->transferConstraint = constraint;
     std::vector<FamilyInput> inputs;
     if (!paths.familiesFile.empty()) inputs = readFamiliesFile(paths.familiesFile);
@@ -23,7 +24,7 @@ LoadedInput loadInput(const InputPaths& paths, TransferConstraint constraint, co
     if (inputs.empty()) throw InputError("", 0, 0, "no gene families given (use a families file or gene-tree files)");
     LoadReport report = loadFamilies(dataset->species, inputs, options, progress);
     dataset->families = std::move(report.families);
-    return {dataset, std::move(report.excluded), std::move(report.errors)};
+    return {dataset, std::move(report.excluded), std::move(report.errors), std::move(warnings)};
 }
 
 } // namespace gpurec

@@ -5,6 +5,11 @@
 
 namespace gpurec {
 
+// Control bytes written visibly ("\0", "\t", "\x01"), so that a NUL byte in a label or a path
+// cannot cut an error message short where it is printed as a C string.
+std::string escapeControlBytes(const std::string& text);
+
+// The problem text is kept with its control bytes escaped.
 class InputError : public std::runtime_error {
   public:
     InputError(std::string file, int line, int column, std::string problem);

@@ -3,6 +3,7 @@
 #include "io/input_error.hpp"
 #include "io/text_file.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <unordered_map>
@@ -28,6 +29,7 @@ class Cursor {
     char peek() const { return text_[pos_]; }
     int line() const { return line_; }
     int column() const { return column_; }
+    std::string_view rest() const { return text_.substr(pos_); }
 
     void advance() {
         if (text_[pos_] == '\n') {
@@ -225,6 +227,15 @@ std::vector<NewickTree> parseNewick(std::string_view text, const std::string& so
     for (;;) {
         cur.skipBlanks();
         if (cur.atEnd()) break;
+        // Text with no ';' left that does not open a tree cannot be a further tree: it is junk
+        // after the last one (a tree cut short still gets the message of what it lacks).
+        if (!trees.empty() && cur.peek() != '(' && cur.rest().find(';') == std::string_view::npos) {
+            std::string_view rest = cur.rest();
+            rest = rest.substr(0, rest.find_last_not_of(" \t\r\n\f\v") + 1);
+            std::string shown(rest.substr(0, std::min(rest.find('\n'), std::size_t(20))));
+            cur.fail("unexpected text after ';': '" + shown + (shown.size() < rest.size() ? "...'" : "'") +
+                     " (a further tree must end with ';')");
+        }
         trees.push_back(parseOneTree(cur, source));
     }
     if (trees.empty()) throw InputError(source, 0, 0, "no tree found (empty input)");

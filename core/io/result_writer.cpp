@@ -7,7 +7,9 @@
 #include "io/text_file.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
+#include <cstdlib>
 #include <cstdio>
 #include <filesystem>
 #include <numeric>
@@ -57,23 +59,48 @@ RateParameters readModelParameters(const std::string& path, const SpeciesTree& s
     std::string line;
     int lineNo = 0;
     std::vector<Rates> perNode(species.size());
-    std::vector<bool> seen(species.size(), false);
+    std::vector<int> seenAt(species.size(), 0); // line of each node's rates, 0: not yet
     while (std::getline(in, line)) {
         ++lineNo;
-        if (line.empty() || line[0] == '#') continue;
-        std::istringstream fields(line);
-        std::string node;
-        Rates r;
-        if (!(fields >> node >> r.d >> r.l >> r.t))
-            throw InputError(path, lineNo, 0, "expected 'node D L T'");
+        std::vector<std::pair<std::string, int>> fields; // text, 1-based column
+        for (std::size_t i = 0; i < line.size();) {
+            if (std::isspace(static_cast<unsigned char>(line[i]))) {
+                ++i;
+                continue;
+            }
+            std::size_t j = i;
+            while (j < line.size() && !std::isspace(static_cast<unsigned char>(line[j]))) ++j;
+            fields.emplace_back(line.substr(i, j - i), static_cast<int>(i) + 1);
+            i = j;
+        }
+        if (fields.empty() || fields[0].first[0] == '#') continue;
+        if (fields.size() < 4)
+            throw InputError(path, lineNo, 1, "expected 'node D L T', found " + std::to_string(fields.size()) +
+                                                  (fields.size() == 1 ? " field" : " fields"));
+        if (fields.size() > 4)
+            throw InputError(path, lineNo, fields[4].second,
+                             "expected 'node D L T', found extra field '" + fields[4].first + "'");
+        const std::string& node = fields[0].first;
         int e = species.find(node);
         if (e < 0) throw InputError(path, lineNo, 1, "species node '" + node + "' is not in the species tree");
-        if (!(r.d > 0 && r.l > 0 && r.t > 0)) throw InputError(path, lineNo, 0, "rates must be positive");
-        perNode[e] = r;
-        seen[e] = true;
+        if (seenAt[e] > 0)
+            throw InputError(path, lineNo, 1,
+                             "species node '" + node + "' listed twice (first at line " + std::to_string(seenAt[e]) + ")");
+        double value[3];
+        for (int k = 0; k < 3; ++k) {
+            const auto& [text, column] = fields[k + 1];
+            char* end = nullptr;
+            value[k] = std::strtod(text.c_str(), &end);
+            if (end != text.c_str() + text.size()) throw InputError(path, lineNo, 0, "expected 'node D L T'");
+            if (!std::isfinite(value[k]))
+                throw InputError(path, lineNo, column, "rate '" + text + "' is not a finite number");
+            if (!(value[k] > 0)) throw InputError(path, lineNo, column, "rates must be positive, found '" + text + "'");
+        }
+        perNode[e] = {value[0], value[1], value[2]};
+        seenAt[e] = lineNo;
     }
     for (int e = 0; e < species.size(); ++e)
-        if (!seen[e]) throw InputError(path, 0, 0, "no rates for species node '" + species.name(e) + "'");
+        if (seenAt[e] == 0) throw InputError(path, 0, 0, "no rates for species node '" + species.name(e) + "'");
     bool uniform = std::all_of(perNode.begin(), perNode.end(), [&](const Rates& r) {
         return r.d == perNode[0].d && r.l == perNode[0].l && r.t == perNode[0].t;
     });

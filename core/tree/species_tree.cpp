@@ -3,6 +3,7 @@
 #include "io/input_error.hpp"
 
 #include <algorithm>
+#include <cstdio>
 #include <cstdlib>
 #include <unordered_set>
 
@@ -28,8 +29,26 @@ bool parsesAsNumber(const std::string& s) {
 }
 } // namespace
 
-SpeciesTree SpeciesTree::fromNewick(const NewickTree& tree) {
+SpeciesTree SpeciesTree::fromNewick(const NewickTree& tree, std::vector<std::string>* warnings) {
     requireUniqueLeafLabels(tree);
+    if (warnings) {
+        // The undated model ignores branch lengths, so a negative one is only suspicious.
+        const NewickNode* first = nullptr;
+        int negative = 0;
+        for (const NewickNode& n : tree.nodes)
+            if (n.length && *n.length < 0 && negative++ == 0) first = &n;
+        if (first) {
+            char length[32];
+            std::snprintf(length, sizeof length, "%g", *first->length);
+            warnings->push_back(
+                InputError(tree.source, first->line, first->column,
+                           std::string("negative branch length ") + length +
+                               (first->label.empty() ? std::string() : " of '" + first->label + "'") +
+                               (negative > 1 ? " (and " + std::to_string(negative - 1) + " more)" : "") +
+                               "; branch lengths are not used by the undated model")
+                    .what());
+        }
+    }
     for (const NewickNode& n : tree.nodes) {
         if (!n.children.empty() && n.children.size() != 2)
             throw InputError(tree.source, n.line, n.column,
@@ -92,12 +111,12 @@ SpeciesTree SpeciesTree::fromNewick(const NewickTree& tree) {
     return st;
 }
 
-SpeciesTree SpeciesTree::readFile(const std::string& path) {
+SpeciesTree SpeciesTree::readFile(const std::string& path, std::vector<std::string>* warnings) {
     std::vector<NewickTree> trees = readNewickFile(path);
     if (trees.size() != 1)
         throw InputError(path, trees[1].line, 0,
                          "species tree file holds " + std::to_string(trees.size()) + " trees, expected one");
-    return fromNewick(trees[0]);
+    return fromNewick(trees[0], warnings);
 }
 
 bool SpeciesTree::isAncestorOrSelf(int a, int e) const {

@@ -15,9 +15,10 @@ std::string toString(TransferConstraint constraint);
 class SpeciesTree {
   public:
     // Requires a rooted binary tree with unique, non-empty leaf labels. Internal nodes are
-    // relabelled like AleRax (spec 1.1) unless their label is usable as is.
-    static SpeciesTree fromNewick(const NewickTree& tree);
-    static SpeciesTree readFile(const std::string& path);
+    // relabelled like AleRax (spec 1.1) unless their label is usable as is. Doubtful but usable
+    // input (negative branch lengths) is described in `warnings` when given.
+    static SpeciesTree fromNewick(const NewickTree& tree, std::vector<std::string>* warnings = nullptr);
+    static SpeciesTree readFile(const std::string& path, std::vector<std::string>* warnings = nullptr);
 
     int size() const { return static_cast<int>(parent_.size()); }
     int leafCount() const { return leafCount_; }
