@@ -1,21 +1,13 @@
 // gpurec command-line tool: a thin client of the core engine.
+#include "build_cli.hpp"
 #include "cli_common.hpp"
-#include "commands.hpp"
 #include "run/interruption.hpp"
 
 #include <iostream>
 
 int main(int argc, char** argv) {
-    CLI::App app{"gpurec: gene-tree / species-tree reconciliation under the undated DTL model"};
-    app.set_version_flag("--version", GPUREC_VERSION);
-    app.require_subcommand(1);
-    gpurec::cli::registerEval(app);
-    gpurec::cli::registerOptimize(app);
-    gpurec::cli::registerSample(app);
-    gpurec::cli::registerSampleRecovery(app);
-    gpurec::cli::registerSimulate(app);
-    gpurec::cli::registerCheck(app);
-    gpurec::cli::registerBench(app);
+    CLI::App app;
+    gpurec::cli::buildCli(app);
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {
