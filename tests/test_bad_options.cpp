@@ -110,6 +110,26 @@ class BadOptions : public QObject {
         QCOMPARE(double(stops[0]["residual_reached"]), 1.0); // E moved from 0: a relative change of 1
     }
 
+    // Sampling draws from tables whose solves stopped early: it says so like eval (one E solve per
+    // family here, as sampling solves each family on its own).
+    void sampleReportsEarlyStoppedSolves() {
+        const std::string out = temporaryFolder("bad_sample_e_max_iter");
+        CliRun r = runGpurec(withTiny("sample", {"--samples", "2", "--solver", "e_max_iter=1", "-p", q(out)}));
+        QCOMPARE(r.exitCode, 0);
+        QVERIFY2(r.out.contains("\nwarning: E fixed point stopped early: 2 solves (2 families) at e_max_iter = 1, "
+                                "relative change 1 > e_tol = 1e-15\n"),
+                 qPrintable(r.out));
+        const nlohmann::json stops = readJson(out + "/result.json")["solver_stats"]["stopped_early"];
+        QCOMPARE(int(stops.size()), 1);
+        QCOMPARE(std::string(stops[0]["solver"]), std::string("e_fixed_point"));
+        QCOMPARE(int(stops[0]["stopped_solves"]), 2);
+        const std::string clean = temporaryFolder("sample_converged");
+        CliRun ok = runGpurec(withTiny("sample", {"--samples", "2", "-p", q(clean)}));
+        QCOMPARE(ok.exitCode, 0);
+        QVERIFY(!ok.out.contains("warning:"));
+        QVERIFY(readJson(clean + "/result.json")["solver_stats"]["stopped_early"].empty());
+    }
+
     // Each clade's self loop cut at one iteration.
     void evalReportsEarlyStoppedCladeSelfLoops() {
         const std::string out = temporaryFolder("bad_pi_iters");

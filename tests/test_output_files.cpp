@@ -5,6 +5,7 @@
 #include "io/newick.hpp"
 #include "io/output_file.hpp"
 #include "io/output_folder.hpp"
+#include "io/result_writer.hpp"
 #include "recon/recon_newick.hpp"
 #include "recon/recon_tables.hpp"
 #include "recon/recphyloxml.hpp"
@@ -204,6 +205,22 @@ private slots:
         QVERIFY2(perSpecies.find("\nAB node,") != std::string::npos, perSpecies.c_str());
         summary.origination[b] = 1;
         QVERIFY(originationsCsv(summary, species).find("\"B, the second\",1") != std::string::npos);
+    }
+
+    // A species name with a blank is quoted in model_parameters.txt and read back.
+    void quotedSpeciesNamesRoundTripThroughRateFiles() {
+        SpeciesTree species = SpeciesTree::fromNewick(parseNewick("((A:1,'B b':1)'it''s':1,C:2)R;", "t.nwk").at(0));
+        RateParameters theta(RateMode::Specieswise, species.size(), 1, {0.1, 0.2, 0.3});
+        theta.setRates(species.find("B b"), {0.25, 0.5, 0.125});
+        std::string path = temporaryFolder("rates") + "/model_parameters.txt";
+        writeModelParameters(path, species, theta);
+        QVERIFY(fileText(path).find("\n'B b' 0.25 0.5 0.125\n") != std::string::npos);
+        QVERIFY(fileText(path).find("\n'it''s' 0.10000000000000001") != std::string::npos);
+        RateParameters back = readModelParameters(path, species, 1);
+        for (int e = 0; e < species.size(); ++e) {
+            QCOMPARE(back.rates(back.row(0, e)).d, theta.rates(theta.row(0, e)).d);
+            QCOMPARE(back.rates(back.row(0, e)).t, theta.rates(theta.row(0, e)).t);
+        }
     }
 
     // Deep gene trees are written compactly by default: indentation would grow with depth squared.

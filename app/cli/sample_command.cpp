@@ -3,6 +3,7 @@
 #include "cli_common.hpp"
 #include "commands.hpp"
 
+#include "engine/solver_report.hpp"
 #include "io/output_file.hpp"
 #include "io/output_folder.hpp"
 #include "io/result_writer.hpp"
@@ -140,6 +141,7 @@ void registerSample(CLI::App& root) {
         // Families finish in any order: their summaries are added up in family order below, so the
         // totals have the same bits for any thread count.
         std::vector<ReconciliationSummary> familySummary(data.families.size());
+        std::vector<SolverStats> familyStats(data.families.size());
         const auto consume = [&](FamilySamples&& fs) {
             throwIfInterrupted(); // ends the loop; the families written so far are complete
             const std::vector<Reconciliation>& recs = fs.reconciliations;
@@ -177,6 +179,7 @@ void registerSample(CLI::App& root) {
             j["ll_nats"] = fs.logLikelihood;
             familyJson[fs.family] = std::move(j);
             familySummary[fs.family] = std::move(summary);
+            familyStats[fs.family] = fs.stats;
         };
         bool interrupted = false;
         try {
@@ -185,8 +188,13 @@ void registerSample(CLI::App& root) {
             interrupted = true;
         }
         ReconciliationSummary total;
+        SolverStats stats;
+        stats.setLimits(settings.solver);
         for (int f : families)
-            if (!familyJson[f].is_null()) addFamily(total, familySummary[f]); // null: not sampled before an interruption
+            if (!familyJson[f].is_null()) { // null: not sampled before an interruption
+                addFamily(total, familySummary[f]);
+                stats.add(familyStats[f]);
+            }
         writeText(sumDir + "/totalSpeciesEventCounts.csv", meanSpeciesEventCountsCsv(total, species));
         writeText(sumDir + "/totalTransfers.txt", transfersText(total.transfers, species));
         writeText(sumDir + "/originations.csv", originationsCsv(total, species));
@@ -200,6 +208,7 @@ void registerSample(CLI::App& root) {
                 ++sampled;
             }
         j["interrupted"] = interrupted;
+        j["solver_stats"] = {{"stopped_early", earlyStopsJson(stats)}};
         j["total"] = summaryJson(total, species);
         j["total"]["families"] = sampled;
         nlohmann::json rates = {{"D", o->rates.d}, {"L", o->rates.l}, {"T", o->rates.t}};
@@ -219,6 +228,7 @@ void registerSample(CLI::App& root) {
         std::printf("sampled %d reconciliations for each of %zu families (seed %llu) in %.2f s\n",
                     settings.samples, sampled, static_cast<unsigned long long>(settings.seed),
                     seconds);
+        printEarlyStops(stats);
         std::printf("wrote %s/reconciliations, %s/summaries and %s/result.json\n", outdir.c_str(),
                     outdir.c_str(), outdir.c_str());
         if (interrupted) {

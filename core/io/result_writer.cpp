@@ -69,8 +69,20 @@ RateParameters readModelParameters(const std::string& path, const SpeciesTree& s
                 continue;
             }
             std::size_t j = i;
-            while (j < line.size() && !std::isspace(static_cast<unsigned char>(line[j]))) ++j;
-            fields.emplace_back(line.substr(i, j - i), static_cast<int>(i) + 1);
+            std::string text;
+            if (line[i] == '\'') { // a Newick-quoted name (as written for names with blanks), '' for '
+                for (j = i + 1; j < line.size(); ++j) {
+                    if (line[j] != '\'') text += line[j];
+                    else if (j + 1 < line.size() && line[j + 1] == '\'') text += line[++j];
+                    else break;
+                }
+                if (j >= line.size()) throw InputError(path, lineNo, static_cast<int>(i) + 1, "unterminated quoted name");
+                ++j;
+            } else {
+                while (j < line.size() && !std::isspace(static_cast<unsigned char>(line[j]))) ++j;
+                text = line.substr(i, j - i);
+            }
+            fields.emplace_back(text, static_cast<int>(i) + 1);
             i = j;
         }
         if (fields.empty() || fields[0].first[0] == '#') continue;

@@ -12,6 +12,8 @@ FamilyTables computeFamilyTables(const SpeciesLayout& species, const GeneFamily&
     t.p = p;
     ExtinctionState ext = solveExtinction(species, p, options);
     t.clades = solveClades(species, family, p, ext, options);
+    t.stats.eEarly.note(ext.stoppedEarly ? 1 : 0, ext.residual);
+    t.stats.piEarly.note(t.clades.earlyClades, t.clades.earlyResidual);
     t.E = std::move(ext.E);
     t.Ebar = std::move(ext.Ebar);
     return t;

@@ -12,6 +12,7 @@
 // proportion to Π of the transferred clade among the allowed recipients R(e).
 #include "ccp/clade_set.hpp"
 #include "data/dataset.hpp"
+#include "engine/backend.hpp"
 #include "engine/family_solver.hpp"
 #include "engine/species_operators.hpp"
 #include "recon/reconciliation.hpp"
@@ -28,6 +29,7 @@ struct FamilyTables {
     EventProbabilities p;
     std::vector<double> E, Ebar;
     CladeTables clades;
+    SolverStats stats; // early stops of the E and Π solves, so sampling reports them as eval does
 };
 
 // The CPU engine's tables for one family.

@@ -95,6 +95,7 @@ void sampleFamilies(const Dataset& data, const RateParameters& theta, const std:
             std::mt19937_64 rng = familyGenerator(settings.seed, family.name);
             FamilySamples out;
             out.family = f;
+            out.stats = tables.stats;
             ExtinctionState ext;
             ext.E = tables.E;
             out.logLikelihood = familyLogLikelihood(tables.clades, ext);

@@ -28,6 +28,7 @@ struct FamilySamples {
     int family = -1;            // index in the dataset
     double logLikelihood = 0.0; // natural log, as `eval` reports it
     std::vector<Reconciliation> reconciliations;
+    SolverStats stats; // of the tables the samples were drawn from
 };
 
 // The generator of one family: seeded from the run's seed and the family's name.
