@@ -92,6 +92,7 @@ WorkbenchWindow::WorkbenchWindow(QWidget* parent) : QMainWindow(parent) {
     reconciliations_ = new ReconciliationPanel;
     log_ = new QPlainTextEdit;
     log_->setObjectName("log");
+    log_->setAccessibleName(tr("Log"));
     log_->setReadOnly(true);
     log_->setMaximumBlockCount(20000);
 
