@@ -7,7 +7,7 @@
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 exe=${1:-$root/build/release/app/workbench/gpurec-workbench}
-sample=${2:-$root/samples/medium}
+sample=${2:-$root/samples/teaching}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 mkdir -p "$work/home" "$work/out"

@@ -172,10 +172,17 @@ def main():
              lambda: f"· {family_count} families" in wb.label("Loaded dataset"), timeout=90)
     wait_for("the engine", lambda: "Engine ready on" in wb.log_text())
 
+    step("rate mode: per species (a run long enough to pause)")
+    wb.click(wb.find(pyatspi.ROLE_COMBO_BOX, name="Rate mode"))
+    time.sleep(0.5)
+    xdotool("key", "Down")
+    xdotool("key", "Return")
+    wait_for("per-species rates", lambda: "Rates reset to the starting values (specieswise mode)" in wb.log_text())
+
     step("Optimise")
     wb.click(wb.find(pyatspi.ROLE_PUSH_BUTTON, name="Optimise"))
     wait_for("iterations > 0 in the status bar", lambda: (iteration_of(wb.label("Current run")) or 0) >= 1,
-             timeout=90, describe=lambda: f"status bar: '{wb.label('Current run')}'; log:\n{wb.log_text()}")
+             timeout=60, describe=lambda: f"status bar: '{wb.label('Current run')}'; log:\n{wb.log_text()}")
 
     step("Pause")
     wb.click(wb.find(pyatspi.ROLE_PUSH_BUTTON, name="Pause"))
@@ -222,8 +229,8 @@ def main():
     best = min(h["nll_bits"] for h in history)
     if not best < history[0]["nll_bits"]:
         raise SmokeFailure("the saved history shows no progress")
-    if len(session["rates"]["theta"]) != 3:
-        raise SmokeFailure("the session's rates are not one global D, L, T")
+    if session["rates"]["mode"] != "specieswise" or len(session["rates"]["theta"]) != 3 * len(session["rates"]["rows"]):
+        raise SmokeFailure("the session's rates are not one D, L, T per species")
     rows = list(csv.DictReader(open(families_csv)))
     if len(rows) != family_count:
         raise SmokeFailure(f"families.csv has {len(rows)} rows for {family_count} families")

@@ -165,6 +165,13 @@ RunPanel::RunPanel(QWidget* parent) : QWidget(parent) {
     layout->addWidget(deviceBox);
     layout->addStretch(1);
 
+    // Names for screen readers and UI automation (scripts/gui_smoke.py finds widgets by them).
+    for (auto [widget, name] : std::initializer_list<std::pair<QWidget*, QString>>{
+             {mode_, tr("Rate mode")}, {rateD_, tr("Starting D")}, {rateL_, tr("Starting L")},
+             {rateT_, tr("Starting T")}, {optimizer_, tr("Optimiser")}, {minRate_, tr("Lower rate bound")},
+             {maxRate_, tr("Upper rate bound")}, {gradTol_, tr("Gradient tolerance")},
+             {maxIterations_, tr("Max iterations")}, {device_, tr("Device")}, {memoryGiB_, tr("Memory limit")}})
+        widget->setAccessibleName(name);
     connect(evaluate_, &QPushButton::clicked, this, &RunPanel::evaluateRequested);
     connect(optimise_, &QPushButton::clicked, this, &RunPanel::optimiseRequested);
     connect(pause_, &QPushButton::clicked, this, [this] {
