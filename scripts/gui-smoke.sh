@@ -3,11 +3,11 @@
 # session, scripts/gui_smoke.py finds the widgets through the accessibility tree (AT-SPI) and
 # clicks and types with xdotool: open a sample through the Open dialog, Optimise, Pause, Resume,
 # Stop, save the session, sample, export; it then checks the files the workbench wrote and its log.
-# Usage: scripts/gui-smoke.sh [path/to/gpurec-workbench] [sample folder]
+# Usage: scripts/gui-smoke.sh [path/to/gpurec-workbench] [sample folder (default samples/medium)]
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 exe=${1:-$root/build/release/app/workbench/gpurec-workbench}
-sample=${2:-$root/samples/teaching}
+sample=${2:-$root/samples/medium}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 mkdir -p "$work/home" "$work/out"
@@ -17,7 +17,7 @@ export QT_QPA_PLATFORM=xcb QT_LINUX_ACCESSIBILITY_ALWAYS_ON=1 QT_ACCESSIBILITY=1
 status=0
 # A random display number: other sessions on this host may hold :99 where our lock files cannot
 # see them. No outer timeout(1) (it keeps Xvfb's start signal from xvfb-run); gui_smoke.py has its own.
-xvfb-run -n $((200 + RANDOM % 700)) -e "$work/out/xvfb.log" -s "-screen 0 1600x1000x24 -nolisten tcp" \
+xvfb-run -n $((200 + RANDOM % 700)) -e "$work/out/xvfb.log" -s "-screen 0 1600x1000x24 -nolisten tcp -noreset" \
   dbus-run-session -- /usr/bin/python3 "$root/scripts/gui_smoke.py" \
   --exe "$exe" --sample "$sample" --out "$work/out" || status=$?
 if ((status != 0)); then

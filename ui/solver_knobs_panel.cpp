@@ -56,6 +56,7 @@ SolverKnobsPanel::SolverKnobsPanel(QWidget* parent) : QWidget(parent) {
             editor = edit;
         }
         editor->setObjectName(QString::fromStdString("knob_" + name));
+        editor->setAccessibleName(QString::fromStdString(name));
         editor->setToolTip(tip);
         auto* error = new QLabel;
         error->setObjectName(QString::fromStdString("knobError_" + name));
