@@ -656,8 +656,7 @@ void WorkbenchWindow::showShortcuts() {
         rows += QString("<tr><td>%1</td><td><b>%2</b></td></tr>").arg(name.toHtmlEscaped(), keys.toHtmlEscaped());
     QMessageBox box(QMessageBox::NoIcon, tr("Keyboard shortcuts"),
                     tr("<table cellspacing=6>%1</table><p>In the species tree and the clade DAG: mouse "
-                       "wheel zooms, dragging pans. In the plots: the wheel zooms, dragging pans, "
-                       "double-click resets the view.</p>")
+                       "wheel zooms, dragging pans. In the plots: the wheel zooms, dragging pans.</p>")
                         .arg(rows),
                     QMessageBox::Close, this);
     box.setObjectName("shortcutsDialog");
