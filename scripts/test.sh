@@ -10,6 +10,7 @@ jobs=$(nproc)
 cmake --preset release
 cmake --build --preset release -j "$jobs"
 ctest --preset release -j "$jobs"
+bash scripts/gui-smoke.sh build/release/app/workbench/gpurec-workbench # the real workbench under Xvfb, real clicks
 
 cmake --preset sanitize
 cmake --build --preset sanitize -j "$jobs"

@@ -1,17 +1,36 @@
 #pragma once
 // Helpers shared by the workbench GUI suites (test_gui_*.cpp): the teaching sample, loading
-// through the window's real load path, reading plot data, typing into fields.
+// through the window's real load path, showing the window as the active one and clicking like a
+// user (the suites are built with QTEST_QPA_MOUSE_HANDLING: clicks go through the window system
+// to whatever is drawn at that point, and move focus), reading plot data, typing into fields.
 #include "support.hpp"
 #include "workbench_window.hpp"
 
+#include <QApplication>
+#include <QDockWidget>
 #include <QLineEdit>
+#include <QMessageBox>
+#include <QScrollArea>
+#include <QSettings>
+#include <QTabWidget>
 #include <QSignalSpy>
+#include <QTimer>
 #include <QtTest>
+#include <memory>
 #include <qcustomplot.h>
 
 namespace gpurec::test {
 
 constexpr int kGuiTimeoutMs = 60000;
+
+// For initTestCase: autosaves, recent inputs and the saved window layout go to a fresh
+// temporary folder, not the user's.
+inline void isolateSettings(const std::string& suite) {
+    QStandardPaths::setTestModeEnabled(true);
+    QCoreApplication::setOrganizationName("gpurec-tests");
+    QSettings::setPath(QSettings::NativeFormat, QSettings::UserScope,
+                       QString::fromStdString(temporaryFolder(suite + "_settings")));
+}
 
 // The bundled teaching sample (samples/teaching: 12 species, 30 families).
 inline ui::LoadRequest teachingRequest() {
@@ -25,9 +44,69 @@ inline ui::LoadRequest teachingRequest() {
 inline bool loadInto(ui::WorkbenchWindow& window, const ui::LoadRequest& request) {
     QSignalSpy loaded(&window, &ui::WorkbenchWindow::inputLoaded);
     QSignalSpy ready(&window.session(), &ui::EngineSession::modelReady);
-    window.openInput(request);
+    if (!window.openInput(request)) return false;
     if (!loaded.wait(kGuiTimeoutMs) || !loaded.at(0).at(0).toBool()) return false;
     return ready.count() > 0 || ready.wait(kGuiTimeoutMs);
+}
+
+// Shows the window and waits until it is the active window: focus only moves (and fields only
+// "finish editing" as they lose it) in an active window.
+[[nodiscard]] inline bool showActive(QWidget& window) {
+    window.show();
+    window.activateWindow();
+    return QTest::qWaitForWindowActive(&window);
+}
+
+// Clicks the middle of `widget` as a user would: false (with a warning naming it) unless the
+// widget is enabled, on screen and in the active window. Like a user, it first brings the dock
+// the widget sits in to the front and scrolls it into view.
+[[nodiscard]] inline bool click(QWidget* widget) {
+    for (QWidget* w = widget; w; w = w->parentWidget()) {
+        if (auto* dock = qobject_cast<QDockWidget*>(w)) dock->raise();
+        QWidget* stack = w->parentWidget();
+        if (auto* tabs = qobject_cast<QTabWidget*>(stack ? stack->parentWidget() : nullptr); tabs && tabs->indexOf(w) >= 0)
+            tabs->setCurrentWidget(w);
+        if (auto* scroll = qobject_cast<QScrollArea*>(w)) scroll->ensureWidgetVisible(widget);
+    }
+    QCoreApplication::processEvents();
+    const bool onScreen = widget->isVisible() && widget->visibleRegion().contains(widget->rect().center());
+    const bool active = QApplication::activeWindow() == widget->window();
+    if (!widget->isEnabled() || !onScreen || !active) {
+        qWarning("cannot click %s: enabled %d, on screen %d, window active %d",
+                 qPrintable(widget->objectName()), widget->isEnabled(), onScreen, active);
+        return false;
+    }
+    QTest::mouseClick(widget, Qt::LeftButton);
+    return true;
+}
+
+// Waits until `spy` holds `count` signals. Use it after clicks rather than QSignalSpy::wait: a
+// click delivers queued events, so a quick run may have finished by the time it returns.
+[[nodiscard]] inline bool waitForCount(QSignalSpy& spy, int count, int timeoutMs = kGuiTimeoutMs) {
+    return QTest::qWaitFor([&] { return spy.count() >= count; }, timeoutMs);
+}
+
+// Answers the next message box named `objectName` by clicking `button` once it shows (call before
+// the action that opens it); its text goes to `text` when given. Stops watching when the handle
+// it returns goes.
+[[nodiscard]] inline std::unique_ptr<QTimer> answerMessageBox(const QString& objectName,
+                                                              QMessageBox::StandardButton button,
+                                                              QString* text = nullptr) {
+    auto poll = std::make_unique<QTimer>();
+    poll->setInterval(20);
+    QObject::connect(poll.get(), &QTimer::timeout, [objectName, button, text, timer = poll.get()] {
+        auto* box = qobject_cast<QMessageBox*>(QApplication::activeModalWidget());
+        if (!box || box->objectName() != objectName || !box->isVisible()) return;
+        if (QApplication::activeWindow() != box) { // just shown: a user clicks once it is in front
+            box->activateWindow();
+            return;
+        }
+        timer->stop();
+        if (text) *text = box->text();
+        if (!click(box->button(button))) box->reject(); // a failed click must not leave the test waiting
+    });
+    poll->start();
+    return poll;
 }
 
 inline QVector<double> plotValues(QCustomPlot* plot, int graph) {
@@ -46,8 +125,9 @@ inline QVector<double> plotKeys(QCustomPlot* plot, int graph) {
     return out;
 }
 
-// Replaces the text and presses Return (commits like a user).
+// Replaces the text and presses Return (commits like a user); the field gets the focus first.
 inline void typeInto(QLineEdit* edit, const QString& text) {
+    edit->setFocus(Qt::OtherFocusReason);
     edit->selectAll();
     QTest::keyClicks(edit, text);
     QTest::keyClick(edit, Qt::Key_Return);

@@ -13,6 +13,7 @@
 #include "workbench_window.hpp"
 
 #include <QComboBox>
+#include <QLineEdit>
 #include <QPushButton>
 #include <QSpinBox>
 #include <QTableView>
@@ -53,8 +54,8 @@ bool sampleFamilies(WorkbenchWindow& w, const std::vector<int>& families, int sa
     ReconciliationPanel* panel = w.reconciliationPanel();
     panel->findChild<QSpinBox*>("sampleCount")->setValue(samples);
     QSignalSpy sampled(panel, &ReconciliationPanel::sampled);
-    QTest::mouseClick(panel->findChild<QPushButton*>("sampleButton"), Qt::LeftButton);
-    return sampled.wait(kGuiTimeoutMs) && sampled.at(0).at(0).toBool();
+    if (!test::click(panel->findChild<QPushButton*>("sampleButton"))) return false;
+    return test::waitForCount(sampled, 1) && sampled.at(0).at(0).toBool();
 }
 
 void copyTeachingSample(const std::string& to) {
@@ -67,12 +68,12 @@ class GuiReconciliations : public QObject {
 
   private slots:
     void initTestCase() {
-        QStandardPaths::setTestModeEnabled(true);
-        QCoreApplication::setOrganizationName("gpurec-tests");
+        test::isolateSettings("gui_reconciliations");
     }
 
     void sampledReconciliationsAreDrawnEventByEvent() {
         WorkbenchWindow w;
+        QVERIFY(test::showActive(w));
         QVERIFY(loadInto(w, teachingRequest()));
         QVERIFY(sampleFamilies(w, {0, 1, 2, 3, 4, 5, 6, 7}, 20));
         ReconciliationPanel* panel = w.reconciliationPanel();
@@ -136,6 +137,7 @@ class GuiReconciliations : public QObject {
 
     void aggregateModeHidesRareEventsBelowTheThreshold() {
         WorkbenchWindow w;
+        QVERIFY(test::showActive(w));
         QVERIFY(loadInto(w, teachingRequest()));
         QVERIFY(sampleFamilies(w, {3, 4}, 30));
         ReconciliationPanel* panel = w.reconciliationPanel();
@@ -175,6 +177,7 @@ class GuiReconciliations : public QObject {
 
     void exportsReadBack() {
         WorkbenchWindow w;
+        QVERIFY(test::showActive(w));
         QVERIFY(loadInto(w, teachingRequest()));
         QVERIFY(sampleFamilies(w, {5}, 10));
         ReconciliationPanel* panel = w.reconciliationPanel();
@@ -234,6 +237,7 @@ class GuiReconciliations : public QObject {
         QVector<double> savedLoss, savedKeys, savedRate;
         {
             WorkbenchWindow w;
+            QVERIFY(test::showActive(w));
             QVERIFY(loadInto(w, teachingRequest()));
             w.runPanel()
                 ->findChild<QComboBox*>("rateMode")
@@ -241,10 +245,10 @@ class GuiReconciliations : public QObject {
             w.runPanel()->maxIterations()->setValue(1000);
             QSignalSpy paused(&w.session(), &EngineSession::pausedChanged);
             QSignalSpy finished(&w.session(), &EngineSession::runFinished);
-            QTest::mouseClick(w.runPanel()->optimiseButton(), Qt::LeftButton);
+            QVERIFY(test::click(w.runPanel()->optimiseButton()));
             QTRY_VERIFY_WITH_TIMEOUT(w.livePlots()->pointCount() >= 3 || finished.count() > 0, kGuiTimeoutMs);
-            QTest::mouseClick(w.runPanel()->pauseButton(), Qt::LeftButton);
-            QVERIFY(paused.wait(kGuiTimeoutMs));
+            QVERIFY(test::click(w.runPanel()->pauseButton()));
+            QVERIFY(test::waitForCount(paused, 1));
             QCOMPARE(finished.count(), 0); // saved mid-optimisation
             QVERIFY(w.saveSession(path));
             savedTheta = w.session().parameters().theta();
@@ -254,10 +258,11 @@ class GuiReconciliations : public QObject {
             // The autosave holds every iteration so far too.
             QTRY_COMPARE_WITH_TIMEOUT(readSessionFile(WorkbenchWindow::autosavePath()).history.size(),
                                       static_cast<std::size_t>(savedLoss.size()), kGuiTimeoutMs);
-            QTest::mouseClick(w.runPanel()->stopButton(), Qt::LeftButton);
-            QVERIFY(finished.wait(kGuiTimeoutMs));
+            QVERIFY(test::click(w.runPanel()->stopButton()));
+            QVERIFY(test::waitForCount(finished, 1));
         }
         WorkbenchWindow reopened;
+        QVERIFY(test::showActive(reopened));
         QSignalSpy opened(&reopened, &WorkbenchWindow::sessionOpened);
         reopened.openSession(path);
         QVERIFY(opened.wait(kGuiTimeoutMs));
@@ -268,11 +273,16 @@ class GuiReconciliations : public QObject {
         QCOMPARE(plotKeys(reopened.livePlots()->lossPlot(), 0), savedKeys);
         QCOMPARE(plotValues(reopened.livePlots()->ratesPlot(), 2), savedRate);
         QCOMPARE(reopened.runPanel()->maxIterations()->value(), 1000);
+        // Restored fields read as typed, not in the file's 17-digit form (0.10000000000000001).
+        QStringList restored;
+        for (const char* field : {"startD", "startL", "startT", "minRate", "maxRate", "gradTol"})
+            restored << reopened.runPanel()->findChild<QLineEdit*>(field)->text();
+        QCOMPARE(restored, (QStringList{"0.1", "0.1", "0.1", "1e-10", "2", "1e-5"}));
         QCOMPARE(reopened.problemsPanel()->problemCount(), 0);
         // The restored rates are the engine's: evaluating reproduces the paused iteration's loss.
         QSignalSpy finished(&reopened.session(), &EngineSession::runFinished);
-        QTest::mouseClick(reopened.runPanel()->evaluateButton(), Qt::LeftButton);
-        QVERIFY(finished.wait(kGuiTimeoutMs));
+        QVERIFY(test::click(reopened.runPanel()->evaluateButton()));
+        QVERIFY(test::waitForCount(finished, 1));
         QVERIFY(std::abs(finished.at(0).at(0).value<RunOutcome>().nllBits - savedLoss.back()) <
                 1e-9 * savedLoss.back());
     }
@@ -281,6 +291,7 @@ class GuiReconciliations : public QObject {
         const QString dir = QString::fromStdString(test::temporaryFolder("gui_session_bad"));
         {
             WorkbenchWindow w;
+            QVERIFY(test::showActive(w));
             QVERIFY(loadInto(w, teachingRequest()));
             QVERIFY(w.saveSession(dir + "/good.json"));
         }
@@ -293,6 +304,8 @@ class GuiReconciliations : public QObject {
         test::writeFile((dir + "/newer.json").toStdString(), newer.dump());
 
         WorkbenchWindow w;
+
+        QVERIFY(test::showActive(w));
         auto* list = w.problemsPanel()->findChild<QTreeWidget*>("problemsList");
         QSignalSpy opened(&w, &WorkbenchWindow::sessionOpened);
         w.openSession(dir + "/truncated.json");
@@ -319,6 +332,7 @@ class GuiReconciliations : public QObject {
         std::string removed;
         {
             WorkbenchWindow w;
+            QVERIFY(test::showActive(w));
             QVERIFY(loadInto(w, request));
             w.familiesPanel()->selectFamily(4);
             QVERIFY(w.saveSession(path));
@@ -327,6 +341,8 @@ class GuiReconciliations : public QObject {
         QVERIFY(std::filesystem::remove(removed));
 
         WorkbenchWindow w;
+
+        QVERIFY(test::showActive(w));
         QSignalSpy opened(&w, &WorkbenchWindow::sessionOpened);
         w.openSession(path);
         QVERIFY(opened.wait(kGuiTimeoutMs));

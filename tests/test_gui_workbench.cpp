@@ -12,6 +12,13 @@
 #include "workbench_window.hpp"
 
 #include <QComboBox>
+#include <QDockWidget>
+#include <QMenuBar>
+#include <QScreen>
+#include <QSettings>
+#include <QTextBrowser>
+#include <QDoubleSpinBox>
+#include <QLabel>
 #include <QLineEdit>
 #include <QPlainTextEdit>
 #include <QPushButton>
@@ -37,13 +44,13 @@ class GuiWorkbench : public QObject {
 
   private slots:
     void initTestCase() {
-        QStandardPaths::setTestModeEnabled(true);
-        QCoreApplication::setOrganizationName("gpurec-tests");
+        test::isolateSettings("gui_workbench");
         RecentInputs().clear();
     }
 
     void loadsTheSampleThroughTheLoadPath() {
         WorkbenchWindow w;
+        QVERIFY(test::showActive(w));
         const LoadRequest request = teachingRequest();
         QSignalSpy progress(w.findChild<QObject*>("loadProgress"), SIGNAL(valueChanged(int)));
         QVERIFY(loadInto(w, request));
@@ -67,15 +74,16 @@ class GuiWorkbench : public QObject {
 
     void optimisesWithTheButtonsAndPlotsEveryIteration() {
         WorkbenchWindow w;
+        QVERIFY(test::showActive(w));
         QVERIFY(loadInto(w, teachingRequest()));
         RunPanel* run = w.runPanel();
         run->maxIterations()->setValue(4);
         QSignalSpy iterations(&w.session(), &EngineSession::iterationFinished);
         QSignalSpy finished(&w.session(), &EngineSession::runFinished);
-        QTest::mouseClick(run->optimiseButton(), Qt::LeftButton);
+        QVERIFY(test::click(run->optimiseButton()));
         QVERIFY(!run->optimiseButton()->isEnabled());
         QVERIFY(run->stopButton()->isEnabled());
-        QVERIFY(finished.wait(kTimeoutMs));
+        QVERIFY(test::waitForCount(finished, 1));
         auto outcome = finished.at(0).at(0).value<RunOutcome>();
         QVERIFY2(outcome.error.isEmpty(), qPrintable(outcome.error));
         QCOMPARE(outcome.iterations, 4);
@@ -111,31 +119,86 @@ class GuiWorkbench : public QObject {
         QSignalSpy ready(&w.session(), &EngineSession::modelReady);
         auto* device = w.findChild<QComboBox*>("device");
         device->setCurrentIndex(device->findData("cpu"));
-        QVERIFY(ready.wait(kTimeoutMs));
+        QVERIFY(test::waitForCount(ready, 1));
         QVERIFY(ready.at(0).at(0).toString().startsWith("cpu ("));
         QVERIFY(w.statusText().endsWith(ready.at(0).at(0).toString()));
-        QTest::mouseClick(run->evaluateButton(), Qt::LeftButton);
-        QVERIFY(finished.wait(kTimeoutMs));
+        QVERIFY(test::click(run->evaluateButton()));
+        QVERIFY(test::waitForCount(finished, 2));
         auto evaluation = finished.last().at(0).value<RunOutcome>();
         QVERIFY(evaluation.kind == RunKind::Evaluation);
         QVERIFY(std::abs(evaluation.nllBits - outcome.nllBits) < 1e-9 * outcome.nllBits);
     }
 
-    void knobChangeMidRunReachesTheEngineAndPauseResumeStopWork() {
+    // Issue 12: a mouse click on Optimise disabled the focused button; focus went down the tab
+    // chain into the memory-limit field, which "finished editing" as it was disabled in turn, so
+    // the engine was rebuilt and the run stopped before its first step.
+    void clickingOptimiseRunsAndLeavesTheEngineAlone() {
         WorkbenchWindow w;
+        QVERIFY(test::showActive(w));
         QVERIFY(loadInto(w, teachingRequest()));
         RunPanel* run = w.runPanel();
+        run->maxIterations()->setValue(1);
+        QSignalSpy rebuilt(&w.session(), &EngineSession::modelReady);
+        QSignalSpy iterations(&w.session(), &EngineSession::iterationFinished);
+        QSignalSpy finished(&w.session(), &EngineSession::runFinished);
+        QVERIFY(test::click(run->optimiseButton()));
+        QCOMPARE(QApplication::focusWidget(), run->pauseButton());
+        QVERIFY(test::waitForCount(finished, 1));
+        auto outcome = finished.at(0).at(0).value<RunOutcome>();
+        QVERIFY2(outcome.error.isEmpty(), qPrintable(outcome.error));
+        QCOMPARE(outcome.iterations, 1);
+        QCOMPARE(iterations.count(), 2); // the starting point and one step
+        QCOMPARE(outcome.stopReason, QString("reached max_iter"));
+        QCOMPARE(rebuilt.count(), 0);
+        QCOMPARE(QApplication::focusWidget(), run->optimiseButton());
+        const QString log = w.logView()->toPlainText();
+        QVERIFY2(log.contains(QString("Optimisation finished after 1 iteration: reached max_iter. Best NLL %1 bits")
+                                  .arg(outcome.nllBits, 0, 'f', 3)),
+                 qPrintable(log));
+        QVERIFY(w.statusText().contains(
+            QString("done after 1 iteration · best NLL %1 bits").arg(outcome.nllBits, 0, 'f', 3)));
+
+        // Passing through the memory field without a change rebuilds nothing; a change does.
+        auto* memory = run->findChild<QDoubleSpinBox*>("memoryLimit");
+        QVERIFY(test::click(memory));
+        QCOMPARE(QApplication::focusWidget(), memory);
+        QTest::keyClick(memory, Qt::Key_Tab);
+        QVERIFY(QApplication::focusWidget() != memory);
+        QVERIFY(!rebuilt.wait(300));
+        QVERIFY(test::click(memory));
+        QTest::keyClick(memory, Qt::Key_A, Qt::ControlModifier);
+        QTest::keyClicks(memory, "2");
+        QTest::keyClick(memory, Qt::Key_Tab);
+        QCOMPARE(run->memoryLimitGiB(), 2.0);
+        QVERIFY(test::waitForCount(rebuilt, 1));
+        QCOMPARE(rebuilt.count(), 1);
+    }
+
+    void knobChangeMidRunReachesTheEngineAndPauseResumeStopWork() {
+        WorkbenchWindow w;
+        QVERIFY(test::showActive(w));
+        QVERIFY(loadInto(w, teachingRequest()));
+        RunPanel* run = w.runPanel();
+        // Per species: enough iterations that the run is still going when Pause is clicked (a
+        // click delivers the events queued meanwhile; a global fit of this sample takes a few ms).
+        run->findChild<QComboBox*>("rateMode")->setCurrentIndex(1);
         run->maxIterations()->setValue(1000);
         QSignalSpy paused(&w.session(), &EngineSession::pausedChanged);
         QSignalSpy finished(&w.session(), &EngineSession::runFinished);
-        QTest::mouseClick(run->optimiseButton(), Qt::LeftButton);
-        QTest::mouseClick(run->pauseButton(), Qt::LeftButton); // takes effect at the first iteration's end
-        QCOMPARE(run->pauseButton()->text(), QString("Resume"));
-        QVERIFY(paused.wait(kTimeoutMs));
+        QVERIFY(test::click(run->optimiseButton()));
+        QVERIFY(test::click(run->pauseButton())); // takes effect at the first iteration's end
+        QVERIFY2(run->pauseButton()->text() == "Resume", qPrintable(w.logView()->toPlainText()));
+        QVERIFY(test::waitForCount(paused, 1));
         QCOMPARE(paused.at(0).at(0).toBool(), true);
         QVERIFY(w.session().paused());
-        QVERIFY(w.statusText().contains("paused"));
+        const QString status = w.findChild<QLabel*>("statusIteration")->text();
+        QVERIFY2(QRegularExpression("^iteration \\d+ · NLL [0-9.]+ bits · paused$").match(status).hasMatch(),
+                 qPrintable(status));
         QCOMPARE(finished.count(), 0);
+        // The device does not change under a running optimisation, and the log says why.
+        QVERIFY(!w.session().changeDevice("cpu", {}));
+        QVERIFY(w.logView()->toPlainText().contains(
+            "The device stays as it is during a run: stop the run to change it to cpu"));
 
         // Every iteration so far needed more than 2 self-loop iterations for some clade.
         QCustomPlot* diagnostics = w.livePlots()->diagnosticsPlot();
@@ -153,15 +216,15 @@ class GuiWorkbench : public QObject {
         QVERIFY(w.logView()->toPlainText().contains(
             "Solver options pi_iters 200 → 2: will apply from the next iteration"));
 
-        QTest::mouseClick(w.findChild<QPushButton*>("clearWarmStarts"), Qt::LeftButton);
+        QVERIFY(test::click(w.findChild<QPushButton*>("clearWarmStarts")));
         QVERIFY(w.logView()->toPlainText().contains("Warm starts will be cleared before the next iteration"));
 
-        QTest::mouseClick(run->pauseButton(), Qt::LeftButton); // Resume
+        QVERIFY(test::click(run->pauseButton())); // Resume
         QCOMPARE(run->pauseButton()->text(), QString("Pause"));
         // A few more iterations (or the end of the run, should the optimiser converge first).
         QTRY_VERIFY_WITH_TIMEOUT(w.livePlots()->pointCount() >= before + 3 || finished.count() > 0,
                                  kTimeoutMs);
-        QVERIFY(w.livePlots()->pointCount() > before);
+        QVERIFY2(w.livePlots()->pointCount() > before, qPrintable(w.logView()->toPlainText()));
         QCOMPARE(paused.last().at(0).toBool(), false);
         const int lastBefore = before - 1;
         QVERIFY(w.logView()->toPlainText().contains(
@@ -171,13 +234,22 @@ class GuiWorkbench : public QObject {
                 .arg(lastBefore)
                 .arg(lastBefore + 1)));
 
+        bool stopped = false;
         if (finished.count() == 0) {
-            QTest::mouseClick(run->stopButton(), Qt::LeftButton);
-            QVERIFY(finished.wait(kTimeoutMs));
+            stopped = test::click(run->stopButton());
+            QVERIFY(stopped || finished.count() > 0); // (unless the optimiser ended on its own just now)
+            QVERIFY(test::waitForCount(finished, 1));
         }
         auto outcome = finished.at(0).at(0).value<RunOutcome>();
         QVERIFY2(outcome.error.isEmpty(), qPrintable(outcome.error));
         QVERIFY(outcome.iterations < 1000);
+        if (stopped && outcome.stopped) { // (the optimiser may still end on its own during the click)
+            QCOMPARE(outcome.stopReason, QString("stopped by you"));
+            QVERIFY(w.logView()->toPlainText().contains(
+                QString("Optimisation finished after %1: stopped by you. Best NLL")
+                    .arg(outcome.iterations == 1 ? QString("1 iteration")
+                                                 : QString("%1 iterations").arg(outcome.iterations))));
+        }
 
         QVector<double> pi = plotValues(diagnostics, LivePlots::MaxPiIterations);
         QVector<double> iteration = plotKeys(diagnostics, LivePlots::MaxPiIterations);
@@ -187,10 +259,10 @@ class GuiWorkbench : public QObject {
             else
                 QCOMPARE(pi[i], 2.0);
         }
-        // Stop kept the rates of the best iteration (global mode: the rates plot shows them).
+        // Stop kept the rates of the best iteration (the rates plot shows the root's row).
         QVector<double> nll = plotValues(w.livePlots()->lossPlot(), 0);
         const int best = static_cast<int>(std::min_element(nll.begin(), nll.end()) - nll.begin());
-        Rates kept = w.session().parameters().rates(0);
+        Rates kept = w.session().parameters().rates(w.dataset()->species.root());
         QCOMPARE(kept.d, plotValues(w.livePlots()->ratesPlot(), 0)[best]);
         QCOMPARE(kept.l, plotValues(w.livePlots()->ratesPlot(), 1)[best]);
         QCOMPARE(kept.t, plotValues(w.livePlots()->ratesPlot(), 2)[best]);
@@ -200,14 +272,15 @@ class GuiWorkbench : public QObject {
 
     void loadingOtherDataDuringARunStopsTheRun() {
         WorkbenchWindow w;
+        QVERIFY(test::showActive(w));
         QVERIFY(loadInto(w, teachingRequest()));
         w.runPanel()->findChild<QComboBox*>("rateMode")->setCurrentIndex(1); // per species
         w.runPanel()->maxIterations()->setValue(1000);
         QSignalSpy finished(&w.session(), &EngineSession::runFinished);
-        QTest::mouseClick(w.runPanel()->optimiseButton(), Qt::LeftButton);
-        QTest::mouseClick(w.runPanel()->pauseButton(), Qt::LeftButton);
+        QVERIFY(test::click(w.runPanel()->optimiseButton()));
         QSignalSpy paused(&w.session(), &EngineSession::pausedChanged);
-        QVERIFY(paused.wait(kTimeoutMs));
+        QVERIFY(test::click(w.runPanel()->pauseButton()));
+        QVERIFY(test::waitForCount(paused, 1));
 
         const std::string dir = test::temporaryFolder("gui_reload");
         test::writeFile(dir + "/species.nwk", "((A,B)AB,(C,D)CD)R;\n");
@@ -215,17 +288,125 @@ class GuiWorkbench : public QObject {
         LoadRequest other;
         other.paths.speciesTree = dir + "/species.nwk";
         other.paths.geneTrees = {dir + "/fam.nwk"};
+        // The run is not saved: loading asks first. Cancel keeps everything, Discard goes on.
+        QString question;
+        auto cancel = test::answerMessageBox("unsavedRunPrompt", QMessageBox::Cancel, &question);
+        QVERIFY(!w.openInput(other));
+        QCOMPARE(question, QString("The optimisation run in memory has not been saved as a session. Save it "
+                                   "before you load other data?"));
+        QVERIFY(w.session().running());
+        QCOMPARE(w.dataset()->families.size(), std::size_t(30));
+        auto discard = test::answerMessageBox("unsavedRunPrompt", QMessageBox::Discard);
         QVERIFY(loadInto(w, other));
+        QVERIFY(test::showActive(w)); // back from the question (there is no window manager to do it)
         QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, kTimeoutMs);
         QCOMPARE(finished.at(0).at(0).value<RunOutcome>().error,
                  QString("the run was stopped: other data was loaded"));
         // The new data's rates are in place (7 species nodes, per-species mode) and the engine works on it.
         QCOMPARE(w.session().parameters().rowCount(), 7);
-        QTest::mouseClick(w.runPanel()->evaluateButton(), Qt::LeftButton);
-        QVERIFY(finished.wait(kTimeoutMs));
+        QVERIFY(test::click(w.runPanel()->evaluateButton()));
+        QVERIFY(test::waitForCount(finished, 2));
         auto evaluation = finished.last().at(0).value<RunOutcome>();
         QVERIFY2(evaluation.error.isEmpty(), qPrintable(evaluation.error));
         QCOMPARE(evaluation.familyLogLikelihood.size(), std::size_t(1));
+    }
+
+    // Sized to the screen in device-independent pixels (CTest runs this again at QT_SCALE_FACTOR
+    // 1.5, where a 1600×1000 screen holds 1067×667 of them); geometry and docks come back.
+    void windowFitsTheScreenAndKeepsItsLayout() {
+        QSettings().remove("window");
+        const QRect available = QGuiApplication::primaryScreen()->availableGeometry();
+        QSize kept;
+        {
+            WorkbenchWindow w;
+            QVERIFY(test::showActive(w));
+            QVERIFY2(available.contains(w.frameGeometry()),
+                     qPrintable(QString("window %1×%2 at %3,%4 on a screen of %5×%6")
+                                    .arg(w.frameGeometry().width())
+                                    .arg(w.frameGeometry().height())
+                                    .arg(w.frameGeometry().x())
+                                    .arg(w.frameGeometry().y())
+                                    .arg(available.width())
+                                    .arg(available.height())));
+            QVERIFY(w.width() >= available.width() * 0.8);
+            w.findChild<QDockWidget*>("logDock")->hide();
+            w.resize(w.minimumSizeHint().expandedTo(available.size() * 0.7));
+            kept = w.size();
+            QVERIFY(w.close());
+        }
+        WorkbenchWindow again;
+        QVERIFY(test::showActive(again));
+        QCOMPARE(again.size(), kept);
+        QVERIFY(again.findChild<QDockWidget*>("logDock")->isHidden());
+        QVERIFY(again.findChild<QDockWidget*>("problemsDock")->isVisible());
+    }
+
+    void quittingOrLoadingAsksBeforeAnUnsavedRunIsLost() {
+        WorkbenchWindow w;
+        QVERIFY(test::showActive(w));
+        QVERIFY(loadInto(w, teachingRequest()));
+        QVERIFY(!w.hasUnsavedRun());
+        QVERIFY(w.close()); // nothing ran: no question
+        QVERIFY(test::showActive(w));
+        w.runPanel()->maxIterations()->setValue(2);
+        QSignalSpy finished(&w.session(), &EngineSession::runFinished);
+        QVERIFY(test::click(w.runPanel()->optimiseButton()));
+        QVERIFY(test::waitForCount(finished, 1));
+        QVERIFY(w.hasUnsavedRun());
+        QString question;
+        auto cancel = test::answerMessageBox("unsavedRunPrompt", QMessageBox::Cancel, &question);
+        QVERIFY(!w.close());
+        QCOMPARE(question, QString("The optimisation run in memory has not been saved as a session. Save it "
+                                   "before you quit?"));
+        QVERIFY(w.isVisible());
+        // Saved: quitting asks nothing (a question would be cancelled and keep the window open).
+        QVERIFY(test::showActive(w));
+        const QString dir = QString::fromStdString(test::temporaryFolder("gui_unsaved"));
+        QVERIFY(w.saveSession(dir + "/run.json"));
+        QVERIFY(!w.hasUnsavedRun());
+        question.clear();
+        {
+            auto cancel = test::answerMessageBox("unsavedRunPrompt", QMessageBox::Cancel, &question);
+            QVERIFY(w.close());
+            QCOMPARE(question, QString());
+        }
+        // Discard lets the new data in.
+        QVERIFY(test::showActive(w));
+        QVERIFY(test::click(w.runPanel()->optimiseButton()));
+        QVERIFY(test::waitForCount(finished, 2));
+        auto discard = test::answerMessageBox("unsavedRunPrompt", QMessageBox::Discard, &question);
+        QVERIFY(loadInto(w, teachingRequest()));
+        QVERIFY(question.endsWith("before you load other data?"));
+        QVERIFY(!w.hasUnsavedRun());
+    }
+
+    void helpOpensTheUserGuideAndListsShortcuts() {
+        WorkbenchWindow w;
+        QVERIFY(test::showActive(w));
+        QCOMPARE(WorkbenchWindow::userGuidePath(),
+                 QFileInfo(QString::fromStdString(test::sourcePath("docs/user-guide.md"))).canonicalFilePath());
+        QAction* guide = nullptr;
+        for (QAction* a : w.menuBar()->findChildren<QAction*>())
+            if (a->text() == "&User guide") guide = a;
+        QVERIFY(guide);
+        QCOMPARE(guide->shortcut(), QKeySequence(QKeySequence::HelpContents));
+        guide->trigger();
+        auto* text = w.findChild<QTextBrowser*>("userGuideText");
+        QVERIFY(text);
+        QVERIFY(text->isVisible());
+        QVERIFY(text->toPlainText().startsWith("The gpurec workbench: a user guide"));
+        QVERIFY(text->toPlainText().contains("Opening data"));
+
+        const auto shortcuts = w.shortcuts();
+        using Row = std::pair<QString, QString>;
+        for (const Row& expected : {Row{"File ▸ Open data…", "Ctrl+O"}, Row{"Run ▸ Optimise", "F6"},
+                                    Row{"Run ▸ Stop", "F8"}, Row{"Help ▸ User guide", "F1"}})
+            QVERIFY2(std::find(shortcuts.begin(), shortcuts.end(), expected) != shortcuts.end(),
+                     qPrintable(expected.first));
+        QString listed;
+        auto close = test::answerMessageBox("shortcutsDialog", QMessageBox::Close, &listed);
+        w.showShortcuts();
+        QVERIFY(listed.contains("<td>Run ▸ Optimise</td><td><b>F6</b></td>"));
     }
 
     void invalidKnobValuesAreRefusedInline() {
@@ -268,6 +449,7 @@ class GuiWorkbench : public QObject {
                         "- missing\ngene_tree = missing.nwk\n- unknown\ngene_tree = unknown.nwk\n"
                         "- narrow\ngene_tree = narrow.nwk\n");
         WorkbenchWindow w;
+        QVERIFY(test::showActive(w));
         LoadRequest request;
         request.paths.speciesTree = dir + "/species.nwk";
         request.paths.familiesFile = dir + "/families.txt";
@@ -325,6 +507,8 @@ class GuiWorkbench : public QObject {
         QCOMPARE(found.mappings, (QStringList{QString::fromStdString(dir + "/trees/fam1.link"), QString()}));
 
         WorkbenchWindow w;
+
+        QVERIFY(test::showActive(w));
         QSignalSpy loaded(&w, &WorkbenchWindow::inputLoaded);
         w.openPaths({QString::fromStdString(dir + "/species.nwk"), QString::fromStdString(dir + "/trees")});
         QVERIFY(loaded.wait(kTimeoutMs));
@@ -335,6 +519,7 @@ class GuiWorkbench : public QObject {
 
     void speciesTreeSearchColourTooltipsAndExport() {
         WorkbenchWindow w;
+        QVERIFY(test::showActive(w));
         QVERIFY(loadInto(w, teachingRequest()));
         const SpeciesTree& tree = w.dataset()->species;
         SpeciesTreePanel* panel = w.speciesTreePanel();
@@ -377,6 +562,7 @@ class GuiWorkbench : public QObject {
 
     void selectingACladeShowsItsPiRowOnTheTree() {
         WorkbenchWindow w;
+        QVERIFY(test::showActive(w));
         QVERIFY(loadInto(w, teachingRequest()));
         const Dataset& d = *w.dataset();
         int family = 0;
@@ -391,14 +577,12 @@ class GuiWorkbench : public QObject {
         while (clades.cladeSize[clade] < 3)
             ++clade;
         w.viewTabs()->setCurrentWidget(w.wavesPanel());
-        w.show();
-        QVERIFY(QTest::qWaitForWindowExposed(&w));
         dag->fitAll();
         dag->centerOn(dag->cladePosition(clade));
         QSignalSpy shown(w.speciesTreePanel(), &SpeciesTreePanel::valuesShown);
         QTest::mouseClick(dag->viewport(), Qt::LeftButton, {}, dag->mapFromScene(dag->cladePosition(clade)));
         QCOMPARE(dag->selectedClade(), clade);
-        QVERIFY(shown.wait(kTimeoutMs));
+        QVERIFY(test::waitForCount(shown, 1));
         QVERIFY(shown.last().at(0).value<SpeciesQuantity>() == SpeciesQuantity::CladeProbability);
 
         // The colours are log10 Π(clade, ·) from the engine's own solver at the current rates.
@@ -419,6 +603,7 @@ class GuiWorkbench : public QObject {
 
     void familiesTableSortsFiltersAndDrivesTheViews() {
         WorkbenchWindow w;
+        QVERIFY(test::showActive(w));
         QVERIFY(loadInto(w, teachingRequest()));
         const Dataset& d = *w.dataset();
         FamiliesPanel* families = w.familiesPanel();

@@ -50,7 +50,7 @@ void EngineSession::post(std::function<void()> fn) {
 void EngineSession::open(std::shared_ptr<const Dataset> data, const QString& device,
                          const BatchLimits& limits, const RateParameters& theta,
                          const SolverOptions& options) {
-    stop();
+    stop(QStringLiteral("stopped: other data was loaded"));
     ++generation_;
     data_ = data;
     theta_ = theta;
@@ -70,9 +70,13 @@ void EngineSession::open(std::shared_ptr<const Dataset> data, const QString& dev
     });
 }
 
-void EngineSession::changeDevice(const QString& device, const BatchLimits& limits) {
-    if (!data_) return;
-    stop();
+bool EngineSession::changeDevice(const QString& device, const BatchLimits& limits) {
+    if (!data_) return false;
+    if (running_) {
+        emit logMessage(QString("The device stays as it is during a run: stop the run to change it to %1")
+                            .arg(device));
+        return false;
+    }
     submit([this, data = data_, device, limits, theta = theta_, options = options_] {
         try {
             BackendChoice choice = selectBackend(device.toStdString(), data, limits);
@@ -87,6 +91,7 @@ void EngineSession::changeDevice(const QString& device, const BatchLimits& limit
             post([this, m = QString::fromStdString(e.what())] { emit modelFailed(m); });
         }
     });
+    return true;
 }
 
 RunOutcome EngineSession::finishWith(RunKind kind) {
@@ -104,6 +109,7 @@ void EngineSession::startRun(RunKind kind, std::function<RunOutcome()> work) {
     if (!data_ || running_) return;
     running_ = true;
     paused_ = false;
+    stopReason_.clear();
     control_.reset();
     emit runStarted(kind);
     submit([this, kind, work = std::move(work), generation = generation_] {
@@ -116,7 +122,7 @@ void EngineSession::startRun(RunKind kind, std::function<RunOutcome()> work) {
             outcome.error = QString::fromStdString(e.what());
             if (model_) outcome.theta = model_->parameters();
         }
-        post([this, outcome, generation] {
+        post([this, outcome, generation]() mutable {
             running_ = false;
             paused_ = false;
             if (generation != generation_) {
@@ -127,6 +133,7 @@ void EngineSession::startRun(RunKind kind, std::function<RunOutcome()> work) {
                 return;
             }
             if (!outcome.theta.theta().empty()) theta_ = outcome.theta;
+            if (outcome.stopped) outcome.stopReason = stopReason_;
             // Requests that arrived after the worker's last checkpoint still apply.
             if (auto late = control_.takeOptions()) setSolverOptions(*late);
             if (control_.takeClearWarmStarts()) clearWarmStarts();
@@ -165,11 +172,15 @@ void EngineSession::applyPendingControl(int iteration) {
 
 void EngineSession::optimise(const OptimizerSettings& settings) {
     startRun(RunKind::Optimisation, [this, settings, generation = generation_] {
-        ProgressCallback progress = [this, generation](const IterationReport& report) {
-            IterationSample sample{
-                report.iteration, report.nllBits,
-                report.gradNorm,  report.theta ? report.theta->theta() : std::vector<double>{},
-                report.stats,     report.seconds};
+        bool stopped = false;
+        ProgressCallback progress = [this, generation, &stopped](const IterationReport& report) {
+            IterationSample sample{report.iteration,
+                                   report.evaluations,
+                                   report.nllBits,
+                                   report.gradNorm,
+                                   report.theta ? report.theta->theta() : std::vector<double>{},
+                                   report.stats,
+                                   report.seconds};
             post([this, sample, generation] {
                 if (generation != generation_) return;
                 if (sample.theta.size() == theta_.theta().size()) {
@@ -192,6 +203,7 @@ void EngineSession::optimise(const OptimizerSettings& settings) {
                     });
                 });
             if (go) applyPendingControl(report.iteration);
+            stopped = !go;
             return go;
         };
         OptimizationResult result = optimizeRates(*model_, settings, progress);
@@ -199,6 +211,7 @@ void EngineSession::optimise(const OptimizerSettings& settings) {
         RunOutcome out = finishWith(RunKind::Optimisation); // the model holds the best θ and its evaluation
         out.iterations = result.iterations;
         out.converged = result.converged;
+        out.stopped = stopped;
         out.stopReason = QString::fromStdString(result.stopReason);
         return out;
     });
@@ -247,8 +260,10 @@ void EngineSession::resume() {
     control_.resume();
 }
 
-void EngineSession::stop() {
-    if (running_) control_.requestStop();
+void EngineSession::stop(const QString& reason) {
+    if (!running_) return;
+    stopReason_ = reason;
+    control_.requestStop();
 }
 
 } // namespace gpurec::ui

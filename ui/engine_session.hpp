@@ -17,6 +17,7 @@ namespace gpurec::ui {
 
 struct IterationSample {
     int iteration = 0;
+    int evaluations = 0; // likelihood evaluations since the start of the run (line-search trials included)
     double nllBits = 0.0;
     double gradNorm = 0.0;
     std::vector<double> theta;
@@ -35,6 +36,7 @@ struct RunOutcome {
     SolverStats stats;                       // of the final evaluation
     int iterations = 0;
     bool converged = false;
+    bool stopped = false; // ended by stop(): stopReason is the reason given to it
     QString stopReason;
 };
 
@@ -47,8 +49,9 @@ class EngineSession : public QObject {
     // Replaces the model (stopping any run): the backend for `device` is built on the worker.
     void open(std::shared_ptr<const Dataset> data, const QString& device, const BatchLimits& limits,
               const RateParameters& theta, const SolverOptions& options);
-    // Rebuilds the backend of the current dataset, keeping rates and options.
-    void changeDevice(const QString& device, const BatchLimits& limits);
+    // Rebuilds the backend of the current dataset, keeping rates and options. Between runs only:
+    // during a run it changes nothing, logs why and returns false (stop the run first).
+    bool changeDevice(const QString& device, const BatchLimits& limits);
     void evaluate();
     void optimise(const OptimizerSettings& settings);
     // While idle only (the Run panel disables rate edits during runs).
@@ -58,7 +61,8 @@ class EngineSession : public QObject {
     void clearWarmStarts();
     void pause();
     void resume();
-    void stop();
+    // Ends a run after its current iteration; `reason` becomes its stop reason.
+    void stop(const QString& reason = QStringLiteral("stopped by you"));
 
     bool running() const { return running_; }
     bool paused() const { return paused_; }
@@ -92,6 +96,7 @@ class EngineSession : public QObject {
     SolverOptions options_;
     bool running_ = false;
     bool paused_ = false;
+    QString stopReason_;
     int generation_ = 0; // bumped by open(): reports of a run on replaced data are dropped
 };
 

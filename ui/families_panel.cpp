@@ -23,14 +23,17 @@ FamiliesPanel::FamiliesPanel(QWidget* parent) : QWidget(parent) {
     proxy_->setFilterKeyColumn(FamiliesModel::Name);
     filter_ = new QLineEdit;
     filter_->setObjectName("familyFilter");
+    filter_->setAccessibleName(tr("Filter families"));
     filter_->setPlaceholderText(tr("Filter families by name…"));
     filter_->setClearButtonEnabled(true);
     count_ = new QLabel;
     auto* exportButton = new QPushButton(tr("Export…"));
     exportButton->setObjectName("exportResults");
+    exportButton->setAccessibleName(tr("Export families"));
     exportButton->setToolTip(tr("Save every family's results as CSV, TSV or JSON"));
     table_ = new QTableView;
     table_->setObjectName("familiesTable");
+    table_->setAccessibleName(tr("Families"));
     table_->setModel(proxy_);
     table_->setSortingEnabled(true);
     table_->sortByColumn(-1, Qt::AscendingOrder); // dataset order until a header is clicked

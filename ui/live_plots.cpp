@@ -9,7 +9,7 @@ namespace {
 QCustomPlot* makePlot(const QString& name, const QString& title, const QString& yLabel, bool logY) {
     auto* plot = new QCustomPlot;
     plot->setObjectName(name);
-    plot->setMinimumSize(200, 160);
+    plot->setMinimumSize(160, 130);
     plot->plotLayout()->insertRow(0);
     auto* caption = new QCPTextElement(plot, title, QFont(plot->font().family(), 9, QFont::Bold));
     plot->plotLayout()->addElement(0, 0, caption);

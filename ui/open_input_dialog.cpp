@@ -33,8 +33,10 @@ OpenInputDialog::OpenInputDialog(QWidget* parent) : QDialog(parent) {
     setWindowTitle(tr("Open data"));
     species_ = new QLineEdit;
     species_->setObjectName("speciesTreePath");
+    species_->setAccessibleName(tr("Species tree"));
     families_ = new QLineEdit;
     families_->setObjectName("familiesFilePath");
+    families_->setAccessibleName(tr("Families file"));
     families_->setPlaceholderText(
         tr("AleRax families file (optional when gene-tree files are listed below)"));
     auto* browseSpecies = new QPushButton(tr("Browse…"));

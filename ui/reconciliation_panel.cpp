@@ -81,10 +81,15 @@ ReconciliationPanel::ReconciliationPanel(QWidget* parent) : QWidget(parent) {
     auto* sampleButton = new QPushButton(tr("Sample"));
     sampleButton->setObjectName("sampleButton");
     sampleButton->setToolTip(tr("Sample reconciliations of the families selected in the Families table"));
-    auto* openButton = new QPushButton(tr("Open RecPhyloXML…"));
-    openButton->setToolTip(tr("Show reconciliations written by gpurec, AleRax or other tools"));
+    auto* openButton = new QPushButton(tr("Open…")); // short: the panel must fit narrow windows
+    openButton->setObjectName("openRecPhyloXml");
+    openButton->setAccessibleName(tr("Open RecPhyloXML"));
+    openButton->setToolTip(
+        tr("Open a RecPhyloXML file: reconciliations written by gpurec, AleRax or other tools"));
     auto* exportButton = new QToolButton;
+    exportButton->setObjectName("exportReconciliations");
     exportButton->setText(tr("Export"));
+    exportButton->setAccessibleName(tr("Export reconciliations"));
     exportButton->setPopupMode(QToolButton::InstantPopup);
 
     oneSample_ = new QRadioButton(tr("One sample"));
@@ -131,14 +136,17 @@ ReconciliationPanel::ReconciliationPanel(QWidget* parent) : QWidget(parent) {
     connect(fitButton, &QToolButton::clicked, view_, &ReconciliationView::fitAll);
     top->addWidget(fitButton);
     top->addWidget(exportButton);
+    // One row per mode, so the panel fits a narrow window (1600×1000 at scale factor 1.5).
     auto* second = new QHBoxLayout;
     second->addWidget(oneSample_);
     second->addWidget(browse_);
-    second->addSpacing(12);
-    second->addWidget(aggregate_);
-    second->addWidget(new QLabel(tr("threshold")));
-    second->addWidget(threshold_, 1);
-    second->addWidget(thresholdLabel_);
+    second->addStretch(1);
+    auto* third = new QHBoxLayout;
+    third->addWidget(aggregate_);
+    third->addWidget(new QLabel(tr("threshold")));
+    third->addWidget(threshold_, 1);
+    third->addWidget(thresholdLabel_);
+    threshold_->setMinimumWidth(120);
     info_ = new QLabel(tr("Select families in the Families table, then Sample."));
     info_->setObjectName("reconciliationInfo");
     info_->setWordWrap(true);
@@ -155,6 +163,7 @@ ReconciliationPanel::ReconciliationPanel(QWidget* parent) : QWidget(parent) {
     layout->setContentsMargins(2, 2, 2, 2);
     layout->addLayout(top);
     layout->addLayout(second);
+    layout->addLayout(third);
     layout->addWidget(split, 1);
     layout->addWidget(info_);
 

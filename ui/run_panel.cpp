@@ -1,6 +1,7 @@
 #include "run_panel.hpp"
 
 #include "device_selection.hpp"
+#include "number_text.hpp"
 
 #include <QComboBox>
 #include <QDoubleSpinBox>
@@ -16,6 +17,8 @@
 #include <algorithm>
 #include <cmath>
 #include <stdexcept>
+#include <utility>
+#include <vector>
 
 namespace gpurec::ui {
 
@@ -162,6 +165,13 @@ RunPanel::RunPanel(QWidget* parent) : QWidget(parent) {
     layout->addWidget(deviceBox);
     layout->addStretch(1);
 
+    // Names for screen readers and UI automation (scripts/gui_smoke.py finds widgets by them).
+    for (auto [widget, name] : std::initializer_list<std::pair<QWidget*, QString>>{
+             {mode_, tr("Rate mode")}, {rateD_, tr("Starting D")}, {rateL_, tr("Starting L")},
+             {rateT_, tr("Starting T")}, {optimizer_, tr("Optimiser")}, {minRate_, tr("Lower rate bound")},
+             {maxRate_, tr("Upper rate bound")}, {gradTol_, tr("Gradient tolerance")},
+             {maxIterations_, tr("Max iterations")}, {device_, tr("Device")}, {memoryGiB_, tr("Memory limit")}})
+        widget->setAccessibleName(name);
     connect(evaluate_, &QPushButton::clicked, this, &RunPanel::evaluateRequested);
     connect(optimise_, &QPushButton::clicked, this, &RunPanel::optimiseRequested);
     connect(pause_, &QPushButton::clicked, this, [this] {
@@ -173,10 +183,19 @@ RunPanel::RunPanel(QWidget* parent) : QWidget(parent) {
     connect(stop_, &QPushButton::clicked, this, &RunPanel::stopRequested);
     connect(reset_, &QPushButton::clicked, this, &RunPanel::resetRatesRequested);
     connect(mode_, &QComboBox::currentIndexChanged, this, &RunPanel::resetRatesRequested);
-    connect(device_, &QComboBox::currentIndexChanged, this, &RunPanel::deviceChanged);
-    connect(memoryGiB_, &QDoubleSpinBox::editingFinished, this, &RunPanel::deviceChanged);
+    connect(device_, &QComboBox::currentIndexChanged, this, &RunPanel::emitDeviceIfChanged);
+    connect(memoryGiB_, &QDoubleSpinBox::editingFinished, this, &RunPanel::emitDeviceIfChanged);
     connect(clearWarm_, &QPushButton::clicked, this, &RunPanel::clearWarmStartsRequested);
+    appliedDevice_ = device();
+    appliedMemoryGiB_ = memoryLimitGiB();
     setState(false, false, false);
+}
+
+void RunPanel::emitDeviceIfChanged() {
+    if (device() == appliedDevice_ && memoryLimitGiB() == appliedMemoryGiB_) return;
+    appliedDevice_ = device();
+    appliedMemoryGiB_ = memoryLimitGiB();
+    emit deviceChanged();
 }
 
 OptimizerSettings RunPanel::optimizerSettings() const {
@@ -223,16 +242,18 @@ void RunPanel::restore(RateMode mode, const Rates& starting, const OptimizerSett
     const QSignalBlocker blocks[] = {QSignalBlocker(mode_), QSignalBlocker(device_),
                                      QSignalBlocker(memoryGiB_)};
     mode_->setCurrentIndex(mode_->findData(QString::fromStdString(toString(mode))));
-    rateD_->setText(QString::number(starting.d, 'g', 17));
-    rateL_->setText(QString::number(starting.l, 'g', 17));
-    rateT_->setText(QString::number(starting.t, 'g', 17));
+    rateD_->setText(shortestNumber(starting.d));
+    rateL_->setText(shortestNumber(starting.l));
+    rateT_->setText(shortestNumber(starting.t));
     optimizer_->setCurrentIndex(optimizer_->findData(QString::fromStdString(toString(settings.kind))));
     maxIterations_->setValue(settings.max_iter);
-    minRate_->setText(QString::number(settings.min_rate, 'g', 17));
-    maxRate_->setText(QString::number(settings.max_rate, 'g', 17));
-    gradTol_->setText(QString::number(settings.grad_tol, 'g', 17));
+    minRate_->setText(shortestNumber(settings.min_rate));
+    maxRate_->setText(shortestNumber(settings.max_rate));
+    gradTol_->setText(shortestNumber(settings.grad_tol));
     setDevice(device);
     memoryGiB_->setValue(memoryGiB);
+    appliedDevice_ = this->device();
+    appliedMemoryGiB_ = memoryLimitGiB();
 }
 
 double RunPanel::memoryLimitBytes() const {
@@ -240,17 +261,27 @@ double RunPanel::memoryLimitBytes() const {
 }
 
 void RunPanel::setState(bool haveData, bool running, bool pauseRequested) {
-    evaluate_->setEnabled(haveData && !running);
-    optimise_->setEnabled(haveData && !running);
-    pause_->setEnabled(running);
-    stop_->setEnabled(running);
     pauseIsResume_ = running && pauseRequested;
     pause_->setText(pauseIsResume_ ? tr("Resume") : tr("Pause"));
     pause_->setIcon(style()->standardIcon(pauseIsResume_ ? QStyle::SP_MediaPlay : QStyle::SP_MediaPause));
-    for (QWidget* w :
-         std::initializer_list<QWidget*>{mode_, rateD_, rateL_, rateT_, reset_, optimizer_, minRate_,
-                                         maxRate_, gradTol_, maxIterations_, device_, memoryGiB_})
-        w->setEnabled(!running);
+    const std::vector<std::pair<QWidget*, bool>> states = {
+        {evaluate_, haveData && !running}, {optimise_, haveData && !running}, {pause_, running},
+        {stop_, running}, {mode_, !running}, {rateD_, !running}, {rateL_, !running}, {rateT_, !running},
+        {reset_, !running}, {optimizer_, !running}, {minRate_, !running}, {maxRate_, !running},
+        {gradTol_, !running}, {maxIterations_, !running}, {device_, !running}, {memoryGiB_, !running}};
+    // Disabling the focused widget makes Qt pass focus down the tab chain, through fields that are
+    // about to be disabled too (each then "finishes editing"). Move it ourselves first: to Pause
+    // when a run starts, to Optimise when it ends.
+    QWidget* next = running ? pause_ : (haveData ? optimise_ : nullptr);
+    for (auto [widget, enabled] : states)
+        if (next && !enabled && widget->hasFocus()) {
+            next->setEnabled(true);
+            next->setFocus(Qt::OtherFocusReason);
+        }
+    for (auto [widget, enabled] : states)
+        if (enabled) widget->setEnabled(true);
+    for (auto [widget, enabled] : states)
+        if (!enabled) widget->setEnabled(false);
 }
 
 void RunPanel::showCurrentRates(const RateParameters& theta) {

@@ -49,10 +49,12 @@ class RunPanel : public QWidget {
     void resumeRequested();
     void stopRequested();
     void resetRatesRequested(); // mode or starting rates changed, or the Reset button
-    void deviceChanged();       // device or memory limit
+    void deviceChanged(); // device or memory limit, only when it differs from the last one emitted
     void clearWarmStartsRequested();
 
   private:
+    void emitDeviceIfChanged();
+
     QComboBox *mode_, *optimizer_, *device_;
     QLineEdit *rateD_, *rateL_, *rateT_, *minRate_, *maxRate_, *gradTol_;
     QSpinBox* maxIterations_;
@@ -60,6 +62,10 @@ class RunPanel : public QWidget {
     QPushButton *evaluate_, *optimise_, *pause_, *stop_, *reset_, *clearWarm_;
     QLabel *current_, *error_;
     bool pauseIsResume_ = false;
+    // What the engine was last asked to use: leaving the memory field without a change (as
+    // happens when focus passes through it) must not rebuild the engine.
+    QString appliedDevice_;
+    double appliedMemoryGiB_ = 0.0;
 };
 
 } // namespace gpurec::ui

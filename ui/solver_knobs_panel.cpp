@@ -1,5 +1,7 @@
 #include "solver_knobs_panel.hpp"
 
+#include "number_text.hpp"
+
 #include <QCheckBox>
 #include <QComboBox>
 #include <QFormLayout>
@@ -18,7 +20,7 @@ const char* kErrorStyle = "QLineEdit { border: 1px solid #c0392b; background: #f
 QString displayed(const QString& value) {
     bool ok = false;
     double v = value.toDouble(&ok);
-    return ok ? QString::number(v, 'g', 15) : value;
+    return ok ? shortestNumber(v) : value;
 }
 
 QString currentValue(const SolverOptions& options, const std::string& name) {
@@ -54,6 +56,7 @@ SolverKnobsPanel::SolverKnobsPanel(QWidget* parent) : QWidget(parent) {
             editor = edit;
         }
         editor->setObjectName(QString::fromStdString("knob_" + name));
+        editor->setAccessibleName(QString::fromStdString(name));
         editor->setToolTip(tip);
         auto* error = new QLabel;
         error->setObjectName(QString::fromStdString("knobError_" + name));

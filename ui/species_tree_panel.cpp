@@ -37,11 +37,13 @@ SpeciesTreePanel::SpeciesTreePanel(QWidget* parent) : QWidget(parent) {
     for (SpeciesQuantity q : allQuantities())
         colourBy_->addItem(quantityName(q), static_cast<int>(q));
     colourBy_->setToolTip(tr("Colour the branches by this quantity; hover a branch for its values"));
+    colourBy_->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon); // long names elide
+    colourBy_->setMinimumContentsLength(14);
     search_ = new QLineEdit;
     search_->setObjectName("speciesSearch");
     search_->setPlaceholderText(tr("Search species or internal node…"));
     search_->setClearButtonEnabled(true);
-    search_->setMinimumWidth(110);
+    search_->setMinimumWidth(80);
     searchResult_ = new QLabel;
     internalNames_ = new QCheckBox(tr("Internal names"));
     auto* fit = toolButton(tr("Fit"), tr("Zoom to fit the whole tree"), "fitTree");

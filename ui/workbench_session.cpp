@@ -13,6 +13,7 @@
 #include "optim/checkpoint.hpp"
 
 #include <QDir>
+#include <QFileInfo>
 #include <QPlainTextEdit>
 #include <QStandardPaths>
 #include <QTabWidget>
@@ -64,6 +65,7 @@ bool WorkbenchWindow::saveSession(const QString& path) {
         appendLog(tr("Could not save the session: %1").arg(QString::fromUtf8(e.what())));
         return false;
     }
+    unsavedRun_ = false;
     appendLog(tr("Session saved to %1").arg(path));
     return true;
 }
@@ -80,7 +82,11 @@ void WorkbenchWindow::openSession(const QString& path) {
         emit sessionOpened(false);
         return;
     }
-    session_.stop();
+    if (!confirmDiscardRun(tr("open session %1").arg(QFileInfo(path).fileName()))) {
+        emit sessionOpened(false);
+        return;
+    }
+    session_.stop(tr("stopped to open session %1").arg(path));
     run_->restore(s.mode, s.startingRates, s.optimizer, s.device, s.memoryGiB);
     knobs_->setOptions(s.solver);
     tree_->setSolverOptions(s.solver);
@@ -100,7 +106,7 @@ void WorkbenchWindow::openSession(const QString& path) {
     }
     appendLog(tr("Opening session %1").arg(path));
     pendingSession_ = s;
-    openInput(s.input);
+    loadInput(s.input);
 }
 
 void WorkbenchWindow::applySession(const SessionState& s) {

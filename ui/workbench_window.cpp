@@ -14,6 +14,7 @@
 #include "engine/solver_report.hpp"
 
 #include <QApplication>
+#include <QCloseEvent>
 #include <QDateTime>
 #include <QDockWidget>
 #include <QDragEnterEvent>
@@ -26,12 +27,18 @@
 #include <QPlainTextEdit>
 #include <QProgressBar>
 #include <QPushButton>
+#include <QScreen>
 #include <QScrollArea>
+#include <QSettings>
 #include <QSplitter>
 #include <QStatusBar>
+#include <QStyle>
 #include <QTabWidget>
+#include <QTextBrowser>
 #include <QTimer>
+#include <QVBoxLayout>
 #include <cmath>
+#include <functional>
 
 namespace gpurec::ui {
 
@@ -61,8 +68,16 @@ QLabel* statusField(const QString& name, const QString& tip) {
     return label;
 }
 
+const char* const kGeometryKey = "window/geometry";
+const char* const kDockStateKey = "window/docks";
+constexpr int kDockStateVersion = 1; // bump when docks are added or renamed
+
 QString bits(double v) {
     return QString::number(v, 'f', 3);
+}
+
+QString iterations(int n) {
+    return n == 1 ? QObject::tr("1 iteration") : QObject::tr("%1 iterations").arg(n);
 }
 } // namespace
 
@@ -79,6 +94,7 @@ WorkbenchWindow::WorkbenchWindow(QWidget* parent) : QMainWindow(parent) {
     reconciliations_ = new ReconciliationPanel;
     log_ = new QPlainTextEdit;
     log_->setObjectName("log");
+    log_->setAccessibleName(tr("Log"));
     log_->setReadOnly(true);
     log_->setMaximumBlockCount(20000);
 
@@ -94,8 +110,7 @@ WorkbenchWindow::WorkbenchWindow(QWidget* parent) : QMainWindow(parent) {
     central_->setStretchFactor(1, 2);
     setCentralWidget(central_);
 
-    QDockWidget* familiesDock =
-        addDock(this, tr("Families"), "familiesDock", families_, Qt::LeftDockWidgetArea);
+    addDock(this, tr("Families"), "familiesDock", families_, Qt::LeftDockWidgetArea);
     QDockWidget* runDock = addDock(this, tr("Run"), "runDock", run_, Qt::RightDockWidgetArea, true);
     QDockWidget* knobsDock =
         addDock(this, tr("Solver options"), "knobsDock", knobs_, Qt::RightDockWidgetArea, true);
@@ -106,10 +121,6 @@ WorkbenchWindow::WorkbenchWindow(QWidget* parent) : QMainWindow(parent) {
     QDockWidget* logDock = addDock(this, tr("Log"), "logDock", log_, Qt::BottomDockWidgetArea);
     tabifyDockWidget(logDock, problemsDock);
     logDock->raise();
-    familiesDock->setMinimumWidth(300);
-    runDock->setMinimumWidth(350);
-    knobsDock->setMinimumWidth(350);
-    resizeDocks({logDock}, {150}, Qt::Vertical);
 
     deviceLabel_ = statusField("statusDevice", tr("Device the engine runs on"));
     datasetLabel_ = statusField("statusDataset", tr("Loaded dataset"));
@@ -137,7 +148,7 @@ WorkbenchWindow::WorkbenchWindow(QWidget* parent) : QMainWindow(parent) {
     });
     connect(&loader_, &InputLoader::finished, this, &WorkbenchWindow::onLoaded);
     updateRunState();
-    resize(1600, 1000);
+    restoreWindowLayout();
 }
 
 WorkbenchWindow::~WorkbenchWindow() {
@@ -182,6 +193,8 @@ void WorkbenchWindow::buildMenus() {
         view->addAction(dock->toggleViewAction());
 
     QMenu* help = menuBar()->addMenu(tr("&Help"));
+    help->addAction(tr("&User guide"), QKeySequence::HelpContents, this, &WorkbenchWindow::showUserGuide);
+    help->addAction(tr("&Keyboard shortcuts"), this, &WorkbenchWindow::showShortcuts);
     help->addAction(tr("&About"), this, [this] {
         QMessageBox::about(
             this, tr("About gpurec workbench"),
@@ -216,7 +229,7 @@ void WorkbenchWindow::connectPanels() {
     connect(run_, &RunPanel::pauseRequested, this, [this] {
         pauseRequested_ = true;
         session_.pause();
-        iterationLabel_->setText(tr("pausing after this iteration…"));
+        showRunStatus(tr("pausing after this iteration…"));
         updateRunState();
     });
     connect(run_, &RunPanel::resumeRequested, this, [this] {
@@ -225,8 +238,8 @@ void WorkbenchWindow::connectPanels() {
         updateRunState();
     });
     connect(run_, &RunPanel::stopRequested, this, [this] {
-        session_.stop();
-        iterationLabel_->setText(tr("stopping after this iteration…"));
+        session_.stop(tr("stopped by you"));
+        showRunStatus(tr("stopping after this iteration…"));
     });
     connect(run_, &RunPanel::resetRatesRequested, this, [this] {
         if (!dataset_) return;
@@ -264,6 +277,12 @@ void WorkbenchWindow::connectReconciliations() {
     connect(reconciliations_, &ReconciliationPanel::logMessage, this, &WorkbenchWindow::appendLog);
     connect(reconciliations_, &ReconciliationPanel::sampled, this, [this](bool ok) {
         if (!ok) return;
+        std::size_t samples = 0;
+        for (const ReconciliationGroup& g : reconciliations_->groups())
+            samples += g.samples.size();
+        appendLog(tr("Showing %1 reconciliation(s) of %2 family(ies)")
+                      .arg(samples)
+                      .arg(reconciliations_->groups().size()));
         // Per-species means colour the tree only when they are over the loaded species tree.
         const bool ours = dataset_ && reconciliations_->species() == &dataset_->species;
         tree_->setEventSummary(ours ? std::make_shared<const ReconciliationSummary>(reconciliations_->total())
@@ -292,24 +311,21 @@ void WorkbenchWindow::connectSession() {
         run_->showError(message);
     });
     connect(&session_, &EngineSession::runStarted, this, [this](RunKind kind) {
-        iterationLabel_->setText(kind == RunKind::Evaluation ? tr("evaluating…") : tr("optimising…"));
+        runProgress_ = kind == RunKind::Evaluation ? tr("evaluating…") : tr("optimising…");
+        showRunStatus();
         updateRunState();
     });
     connect(&session_, &EngineSession::iterationFinished, this, [this](const IterationSample& s) {
+        unsavedRun_ = true;
         plots_->addSample(s);
-        iterationLabel_->setText(tr("iteration %1 · NLL %2 bits").arg(s.iteration).arg(bits(s.nllBits)));
+        runProgress_ = tr("iteration %1 · NLL %2 bits").arg(s.iteration).arg(bits(s.nllBits));
+        showRunStatus(runState_);
         timingLabel_->setText(tr("%1 s / evaluation").arg(QString::number(s.stats.seconds, 'g', 3)));
         autosave();
     });
     connect(&session_, &EngineSession::pausedChanged, this, [this](bool paused) {
-        if (paused) {
-            iterationLabel_->setText(
-                iterationLabel_->text().replace(tr("pausing after this iteration…"), QString()) +
-                tr("paused"));
-            appendLog(tr("Paused"));
-        } else {
-            appendLog(tr("Resumed"));
-        }
+        showRunStatus(paused ? tr("paused") : QString());
+        appendLog(paused ? tr("Paused") : tr("Resumed"));
     });
     connect(&session_, &EngineSession::runFinished, this, [this](const RunOutcome& o) {
         pauseRequested_ = false;
@@ -318,7 +334,7 @@ void WorkbenchWindow::connectSession() {
         if (!o.error.isEmpty()) {
             run_->showError(o.error);
             appendLog(tr("Run failed: %1").arg(o.error));
-            iterationLabel_->setText(tr("failed"));
+            showRunStatus({}, tr("failed"));
             return;
         }
         families_->model()->setLogLikelihoods(o.familyLogLikelihood);
@@ -326,16 +342,15 @@ void WorkbenchWindow::connectSession() {
         for (const std::string& line : earlyStopWarnings(o.stats)) // the CLI's text
             appendLog(tr("Warning: %1").arg(QString::fromStdString(line)));
         if (o.kind == RunKind::Evaluation) {
-            iterationLabel_->setText(tr("NLL %1 bits").arg(bits(o.nllBits)));
+            showRunStatus({}, tr("NLL %1 bits").arg(bits(o.nllBits)));
             appendLog(tr("Evaluated: NLL %1 bits (log-likelihood %2)")
                           .arg(bits(o.nllBits))
                           .arg(-o.nllBits * std::log(2.0), 0, 'f', 4));
         } else {
-            iterationLabel_->setText(
-                tr("done after %1 iterations · best NLL %2 bits").arg(o.iterations).arg(bits(o.nllBits)));
-            appendLog(tr("Optimisation finished after %1 iteration(s): %2. Best NLL %3 bits; the best rates "
-                         "are kept.")
-                          .arg(o.iterations)
+            showRunStatus(
+                {}, tr("done after %1 · best NLL %2 bits").arg(iterations(o.iterations), bits(o.nllBits)));
+            appendLog(tr("Optimisation finished after %1: %2. Best NLL %3 bits; the best rates are kept.")
+                          .arg(iterations(o.iterations))
                           .arg(o.stopReason.isEmpty() ? tr("stopped") : o.stopReason)
                           .arg(bits(o.nllBits)));
         }
@@ -348,7 +363,13 @@ void WorkbenchWindow::connectSession() {
     });
 }
 
-void WorkbenchWindow::openInput(const LoadRequest& request) {
+bool WorkbenchWindow::openInput(const LoadRequest& request) {
+    if (!confirmDiscardRun(tr("load other data"))) return false;
+    loadInput(request);
+    return true;
+}
+
+void WorkbenchWindow::loadInput(const LoadRequest& request) {
     lastRequest_ = request;
     loadProgress_->setRange(0, 0);
     loadProgress_->show();
@@ -404,6 +425,7 @@ void WorkbenchWindow::onLoaded(const LoadOutcome& outcome) {
     dataset_ = outcome.dataset;
     schedule_ = outcome.waves;
     selectedFamily_ = selectedSpecies_ = -1;
+    unsavedRun_ = false;
     const Dataset& d = *dataset_;
     setWindowTitle(tr("gpurec workbench — %1").arg(describe(outcome.request)));
     datasetLabel_->setText(tr("%1 species (%2 tree nodes) · %3 families · %4 clades · %5 splits")
@@ -412,7 +434,7 @@ void WorkbenchWindow::onLoaded(const LoadOutcome& outcome) {
                                .arg(d.families.size())
                                .arg(d.cladeCount())
                                .arg(d.splitCount()));
-    iterationLabel_->clear();
+    showRunStatus({}, QString());
     timingLabel_->clear();
     tree_->setSolverOptions(knobs_->options());
     tree_->setDataset(dataset_);
@@ -505,6 +527,13 @@ QString WorkbenchWindow::statusText() const {
     return parts.join(" | ");
 }
 
+void WorkbenchWindow::showRunStatus(const QString& state, std::optional<QString> progress) {
+    if (progress) runProgress_ = *progress;
+    runState_ = state;
+    iterationLabel_->setText(state.isEmpty() || runProgress_.isEmpty() ? runProgress_ + state
+                                                                       : runProgress_ + " · " + state);
+}
+
 void WorkbenchWindow::appendLog(const QString& text) {
     log_->appendPlainText(QDateTime::currentDateTime().toString("hh:mm:ss  ") + text);
 }
@@ -518,6 +547,124 @@ void WorkbenchWindow::showEvent(QShowEvent* event) {
         const int width = central_->width();
         central_->setSizes({width / 3, width - width / 3});
     });
+}
+
+void WorkbenchWindow::closeEvent(QCloseEvent* event) {
+    if (!confirmDiscardRun(tr("quit"))) {
+        event->ignore();
+        return;
+    }
+    QSettings settings;
+    settings.setValue(kGeometryKey, saveGeometry());
+    settings.setValue(kDockStateKey, saveState(kDockStateVersion));
+    QMainWindow::closeEvent(event);
+}
+
+void WorkbenchWindow::restoreWindowLayout() {
+    QSettings settings;
+    // restoreGeometry moves a window saved on a screen that is gone back onto this one.
+    if (!restoreGeometry(settings.value(kGeometryKey).toByteArray())) fitToScreen();
+    restoreState(settings.value(kDockStateKey).toByteArray(), kDockStateVersion);
+}
+
+void WorkbenchWindow::fitToScreen() {
+    // In device-independent pixels: at QT_SCALE_FACTOR 1.5 a 1600×1000 screen is 1067×667 of them.
+    const QRect available = screen()->availableGeometry();
+    const QSize size = (available.size() * 0.92).expandedTo(minimumSizeHint()).boundedTo(available.size());
+    setGeometry(QStyle::alignedRect(Qt::LeftToRight, Qt::AlignCenter, size, available));
+    // Docks share the width by proportion (no fixed minimum that a small screen cannot hold).
+    resizeDocks({findChild<QDockWidget*>("familiesDock"), findChild<QDockWidget*>("runDock")},
+                {size.width() / 5, size.width() / 5}, Qt::Horizontal);
+    resizeDocks({findChild<QDockWidget*>("logDock")}, {size.height() / 6}, Qt::Vertical);
+}
+
+bool WorkbenchWindow::confirmDiscardRun(const QString& action) {
+    if (!hasUnsavedRun()) return true;
+    QMessageBox box(QMessageBox::Warning, tr("Unsaved run"),
+                    tr("The optimisation run in memory has not been saved as a session. Save it before "
+                       "you %1?")
+                        .arg(action),
+                    QMessageBox::Save | QMessageBox::Discard | QMessageBox::Cancel, this);
+    box.setObjectName("unsavedRunPrompt");
+    box.setDefaultButton(QMessageBox::Save);
+    switch (box.exec()) {
+    case QMessageBox::Discard:
+        return true;
+    case QMessageBox::Save: {
+        const QString path = QFileDialog::getSaveFileName(this, tr("Save session"), "session.gpurec.json",
+                                                          tr("gpurec sessions (*.json)"));
+        return !path.isEmpty() && saveSession(path);
+    }
+    default:
+        return false;
+    }
+}
+
+QString WorkbenchWindow::userGuidePath() {
+    const QString exe = QCoreApplication::applicationDirPath();
+    for (const QString& candidate :
+         {QStringLiteral(GPUREC_SOURCE_DIR "/docs/user-guide.md"), exe + "/../share/doc/gpurec/user-guide.md",
+          exe + "/docs/user-guide.md"})
+        if (QFileInfo::exists(candidate)) return QFileInfo(candidate).canonicalFilePath();
+    return {};
+}
+
+void WorkbenchWindow::showUserGuide() {
+    const QString path = userGuidePath();
+    if (path.isEmpty()) {
+        QMessageBox::information(this, tr("User guide"),
+                                 tr("The user guide (docs/user-guide.md) is not beside this executable nor "
+                                    "in the source folder %1.")
+                                     .arg(GPUREC_SOURCE_DIR));
+        return;
+    }
+    auto* viewer = findChild<QDialog*>("userGuide");
+    if (!viewer) {
+        viewer = new QDialog(this);
+        viewer->setObjectName("userGuide");
+        viewer->setWindowTitle(tr("gpurec workbench — user guide"));
+        auto* browser = new QTextBrowser;
+        browser->setObjectName("userGuideText");
+        browser->setAccessibleName(tr("User guide"));
+        browser->setOpenExternalLinks(true);
+        browser->setSource(QUrl::fromLocalFile(path)); // .md: read as Markdown, images beside it
+        auto* layout = new QVBoxLayout(viewer);
+        layout->addWidget(browser);
+        const QRect available = screen()->availableGeometry();
+        viewer->resize(QSize(900, 1100).boundedTo(available.size() * 0.9));
+    }
+    viewer->show();
+    viewer->raise();
+    viewer->activateWindow();
+}
+
+std::vector<std::pair<QString, QString>> WorkbenchWindow::shortcuts() const {
+    std::vector<std::pair<QString, QString>> out;
+    std::function<void(const QMenu*, const QString&)> walk = [&](const QMenu* menu, const QString& path) {
+        for (QAction* a : menu->actions()) {
+            const QString name = path + " ▸ " + QString(a->text()).remove('&');
+            if (a->menu())
+                walk(a->menu(), name);
+            else if (!a->shortcut().isEmpty())
+                out.emplace_back(name, a->shortcut().toString(QKeySequence::NativeText));
+        }
+    };
+    for (QAction* a : menuBar()->actions())
+        if (a->menu()) walk(a->menu(), QString(a->text()).remove('&'));
+    return out;
+}
+
+void WorkbenchWindow::showShortcuts() {
+    QString rows;
+    for (const auto& [name, keys] : shortcuts())
+        rows += QString("<tr><td>%1</td><td><b>%2</b></td></tr>").arg(name.toHtmlEscaped(), keys.toHtmlEscaped());
+    QMessageBox box(QMessageBox::NoIcon, tr("Keyboard shortcuts"),
+                    tr("<table cellspacing=6>%1</table><p>In the species tree and the clade DAG: mouse "
+                       "wheel zooms, dragging pans. In the plots: the wheel zooms, dragging pans.</p>")
+                        .arg(rows),
+                    QMessageBox::Close, this);
+    box.setObjectName("shortcutsDialog");
+    box.exec();
 }
 
 void WorkbenchWindow::dragEnterEvent(QDragEnterEvent* event) {

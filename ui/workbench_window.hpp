@@ -36,8 +36,9 @@ class WorkbenchWindow : public QMainWindow {
     explicit WorkbenchWindow(QWidget* parent = nullptr);
     ~WorkbenchWindow() override;
 
-    // Loads in the background; inputLoaded() follows.
-    void openInput(const LoadRequest& request);
+    // Loads in the background; inputLoaded() follows. With a run not saved yet, asks first
+    // (confirmDiscardRun); false when the user kept it.
+    bool openInput(const LoadRequest& request);
     // Files and folders (dropped or from the command line): loads when a species tree and families
     // are recognised, else opens the Open dialog filled with what was recognised.
     void openPaths(const QStringList& paths);
@@ -67,6 +68,17 @@ class WorkbenchWindow : public QMainWindow {
     // Brings a dock ("familiesDock", "runDock", "knobsDock", "problemsDock", "logDock") to the front.
     void raiseDock(const QString& objectName);
     QString statusText() const; // the status bar's fields joined, for tests and logs
+    // Whether an optimisation ran (or runs) since the data was loaded or the session last saved.
+    bool hasUnsavedRun() const { return unsavedRun_ || session_.running(); }
+    // With an unsaved run, asks whether to save it (a file dialog), discard it or cancel; false
+    // when the user cancels (or the save fails). `action` completes "…before you %1?".
+    bool confirmDiscardRun(const QString& action);
+    // Help ▸ User guide: docs/user-guide.md beside the sources or the installed executable ("" if absent).
+    static QString userGuidePath();
+    void showUserGuide();
+    void showShortcuts();
+    // Menu path and shortcut of every menu action that has one ("Run ▸ Optimise", "F6").
+    std::vector<std::pair<QString, QString>> shortcuts() const;
 
   signals:
     void inputLoaded(bool ok);
@@ -74,6 +86,7 @@ class WorkbenchWindow : public QMainWindow {
 
   protected:
     void showEvent(QShowEvent* event) override;
+    void closeEvent(QCloseEvent* event) override;
     void dragEnterEvent(QDragEnterEvent* event) override;
     void dropEvent(QDropEvent* event) override;
 
@@ -81,7 +94,11 @@ class WorkbenchWindow : public QMainWindow {
     void buildMenus();
     void connectPanels();
     void connectSession();
+    void loadInput(const LoadRequest& request); // openInput without the question
     void onLoaded(const LoadOutcome& outcome);
+    // Geometry and dock layout from QSettings, or a size fitted to the screen the first time.
+    void restoreWindowLayout();
+    void fitToScreen();
     void rebuildRecentMenu();
     RateParameters startingParameters();
     BatchLimits batchLimits() const;
@@ -89,6 +106,9 @@ class WorkbenchWindow : public QMainWindow {
     void updateRateRow();
     void startOptimisation();
     void appendLog(const QString& text);
+    // The status bar's run field: the run's progress ("iteration 3 · NLL … bits", kept when only
+    // `progress` is left out) followed by its state ("paused"), if any.
+    void showRunStatus(const QString& state = {}, std::optional<QString> progress = std::nullopt);
     void connectReconciliations();
     // Sessions (workbench_session.cpp).
     SessionState captureSession() const;
@@ -105,6 +125,8 @@ class WorkbenchWindow : public QMainWindow {
     int selectedFamily_ = -1;
     int selectedSpecies_ = -1;
     bool pauseRequested_ = false;
+    bool unsavedRun_ = false;
+    QString runProgress_, runState_;
     std::optional<SessionState> pendingSession_; // applied once its input has loaded
     std::vector<LoadProblem> sessionProblems_;   // input files missing or changed since it was saved
     QElapsedTimer lastAutosave_;
