@@ -134,13 +134,13 @@ ReconciliationPanel::ReconciliationPanel(QWidget* parent) : QWidget(parent) {
     fitButton->setAccessibleName(tr("Fit the reconciliation drawing"));
     fitButton->setToolTip(tr("Fit the drawing to the view; it then follows the view's size until you zoom"));
     connect(fitButton, &QToolButton::clicked, view_, &ReconciliationView::fitAll);
-    top->addWidget(fitButton);
     top->addWidget(exportButton);
     // One row per mode, so the panel fits a narrow window (1600×1000 at scale factor 1.5).
     auto* second = new QHBoxLayout;
     second->addWidget(oneSample_);
     second->addWidget(browse_);
     second->addStretch(1);
+    second->addWidget(fitButton);
     auto* third = new QHBoxLayout;
     third->addWidget(aggregate_);
     third->addWidget(new QLabel(tr("threshold")));

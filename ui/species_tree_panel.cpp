@@ -51,22 +51,24 @@ SpeciesTreePanel::SpeciesTreePanel(QWidget* parent) : QWidget(parent) {
     auto* zoomOut = toolButton(tr("−"), tr("Zoom out"), "zoomOut");
     auto* exportButton = toolButton(tr("Export…"), tr("Save the drawing as SVG or PNG"), "exportTree");
 
-    // Two rows rather than a toolbar: a toolbar hides what does not fit behind a chevron.
-    auto* firstRow = new QHBoxLayout;
-    firstRow->addWidget(colourBy_, 1);
-    firstRow->addWidget(search_, 1);
-    firstRow->addWidget(searchResult_);
-    auto* secondRow = new QHBoxLayout;
-    for (QWidget* w : std::initializer_list<QWidget*>{internalNames_, zoomIn, zoomOut, fit, exportButton})
-        secondRow->addWidget(w);
-    secondRow->addStretch(1);
+    // Rows rather than a toolbar, which hides what does not fit behind a chevron; short rows, so the
+    // panel stays narrow at scale factor 1.5.
+    auto* searchRow = new QHBoxLayout;
+    searchRow->addWidget(search_, 1);
+    searchRow->addWidget(searchResult_);
+    auto* zoomRow = new QHBoxLayout;
+    for (QWidget* w : std::initializer_list<QWidget*>{zoomIn, zoomOut, fit, exportButton})
+        zoomRow->addWidget(w);
+    zoomRow->addStretch(1);
     info_ = new QLabel(tr("Click a branch to select a species; drag to pan, wheel to zoom."));
     info_->setObjectName("speciesInfo");
     info_->setWordWrap(true);
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(2, 2, 2, 2);
-    layout->addLayout(firstRow);
-    layout->addLayout(secondRow);
+    layout->addWidget(colourBy_);
+    layout->addLayout(searchRow);
+    layout->addWidget(internalNames_);
+    layout->addLayout(zoomRow);
     layout->addWidget(view_, 1);
     layout->addWidget(info_);
 
