@@ -30,6 +30,21 @@ Reconciliation transferBetweenExtremes(const SpeciesTree& species) {
     return r;
 }
 
+// A shown view of the tree, optionally with the one-transfer reconciliation drawn.
+struct ShownView {
+    explicit ShownView(const SpeciesTree& species, QSize size, bool withTransfer)
+        : transfer(transferBetweenExtremes(species)) {
+        view.resize(size);
+        view.show();
+        shown = QTest::qWaitForWindowExposed(&view);
+        view.setSpecies(&species);
+        if (withTransfer) view.showReconciliations({&transfer}, {"demo"});
+    }
+    ReconciliationView view;
+    Reconciliation transfer;
+    bool shown = false;
+};
+
 QRectF onScreen(const QGraphicsView& view, const QGraphicsItem* item) {
     return item->deviceTransform(view.viewportTransform()).mapRect(item->boundingRect());
 }
@@ -48,13 +63,9 @@ class GuiReconciliationView : public QObject {
 
   private slots:
     void marksKeepTheirSizeAndFitFillsTheWidth() {
-        ReconciliationView view;
-        view.resize(1100, 600);
-        view.show();
-        QVERIFY(QTest::qWaitForWindowExposed(&view));
-        view.setSpecies(&species_);
-        Reconciliation r = transferBetweenExtremes(species_);
-        view.showReconciliations({&r}, {"demo"});
+        ShownView shown(species_, {1100, 600}, true);
+        QVERIFY(shown.shown);
+        ReconciliationView& view = shown.view;
         view.fitAll();
         QVERIFY2(view.rowPixels() >= ReconciliationView::kMinimumRowPixels - 1e-9,
                  qPrintable(QString::number(view.rowPixels())));
@@ -74,11 +85,9 @@ class GuiReconciliationView : public QObject {
     }
 
     void fitFollowsResizesUntilTheUserZooms() {
-        ReconciliationView view;
-        view.resize(900, 500);
-        view.show();
-        QVERIFY(QTest::qWaitForWindowExposed(&view));
-        view.setSpecies(&species_);
+        ShownView shown(species_, {900, 500}, false);
+        QVERIFY(shown.shown);
+        ReconciliationView& view = shown.view;
         const double narrow = view.transform().m11();
         view.resize(1500, 500);
         QTRY_VERIFY(view.transform().m11() > 1.4 * narrow);
@@ -97,12 +106,10 @@ class GuiReconciliationView : public QObject {
     }
 
     void aggregatedArcsShowTheirFrequencyAndAnArrowhead() {
-        ReconciliationView view;
-        view.resize(1000, 600);
-        view.show();
-        QVERIFY(QTest::qWaitForWindowExposed(&view));
-        view.setSpecies(&species_);
-        Reconciliation r = transferBetweenExtremes(species_);
+        ShownView shown(species_, {1000, 600}, false);
+        QVERIFY(shown.shown);
+        ReconciliationView& view = shown.view;
+        const Reconciliation& r = shown.transfer;
         ReconciliationSummary summary = summarize({r, r, r, transferBetweenExtremes(species_)}, species_);
         view.showAggregates({&summary}, {"demo"});
         const QGraphicsItem* arc = firstOfKind(*view.scene(), ReconciliationView::FrequencyArcItem);
@@ -114,13 +121,9 @@ class GuiReconciliationView : public QObject {
     // The arrowhead is painted at the recipient's end in screen pixels, just before its glyph:
     // beside the thin line, a few pixels back, the arc's colour appears on both sides, at any zoom.
     void transferArcsEndInAnArrowhead() {
-        ReconciliationView view;
-        view.resize(1000, 600);
-        view.show();
-        QVERIFY(QTest::qWaitForWindowExposed(&view));
-        view.setSpecies(&species_);
-        Reconciliation r = transferBetweenExtremes(species_);
-        view.showReconciliations({&r}, {"demo"});
+        ShownView shown(species_, {1000, 600}, true);
+        QVERIFY(shown.shown);
+        ReconciliationView& view = shown.view;
         const auto* arc =
             dynamic_cast<const QGraphicsPathItem*>(firstOfKind(*view.scene(), ReconciliationView::Arc));
         QVERIFY(arc);

@@ -1,6 +1,7 @@
 #include "session_file.hpp"
 
 #include "io/families_file.hpp"
+#include "io/json_number.hpp"
 #include "optim/checkpoint.hpp"
 
 #include <QFile>
@@ -17,13 +18,6 @@ using nlohmann::json;
 namespace {
 const char* kFormat = "gpurec-workbench-session";
 
-// JSON has no NaN or infinity: they are written as null and read back as NaN.
-json number(double v) {
-    return std::isfinite(v) ? json(v) : json(nullptr);
-}
-double numberFrom(const json& j) {
-    return j.is_null() ? NAN : j.get<double>();
-}
 
 json strings(const std::vector<std::string>& items) {
     return json(items);
@@ -31,25 +25,25 @@ json strings(const std::vector<std::string>& items) {
 
 json statsToJson(const SolverStats& s) {
     return {{"e_iterations", s.eIterations},
-            {"e_residual", number(s.eResidual)},
+            {"e_residual", jsonNumber(s.eResidual)},
             {"pi_iterations", s.piIterations},
             {"max_pi_iterations", s.maxPiIterations},
             {"bicgstab_iterations", s.bicgstabIterations},
             {"bicgstab_breakdowns", s.bicgstabBreakdowns},
             {"pruned_clades", s.prunedClades},
-            {"seconds", number(s.seconds)}};
+            {"seconds", jsonNumber(s.seconds)}};
 }
 
 SolverStats statsFromJson(const json& j) {
     SolverStats s;
     s.eIterations = j.at("e_iterations").get<int>();
-    s.eResidual = numberFrom(j.at("e_residual"));
+    s.eResidual = numberFromJson(j.at("e_residual"));
     s.piIterations = j.at("pi_iterations").get<long>();
     s.maxPiIterations = j.at("max_pi_iterations").get<int>();
     s.bicgstabIterations = j.at("bicgstab_iterations").get<long>();
     s.bicgstabBreakdowns = j.at("bicgstab_breakdowns").get<long>();
     s.prunedClades = j.at("pruned_clades").get<long>();
-    s.seconds = numberFrom(j.at("seconds"));
+    s.seconds = numberFromJson(j.at("seconds"));
     return s;
 }
 
@@ -127,10 +121,10 @@ json sessionToJson(const SessionState& s) {
     json history = json::array();
     for (const IterationSample& h : s.history)
         history.push_back({{"iteration", h.iteration},
-                           {"nll_bits", number(h.nllBits)},
-                           {"grad_norm", number(h.gradNorm)},
+                           {"nll_bits", jsonNumber(h.nllBits)},
+                           {"grad_norm", jsonNumber(h.gradNorm)},
                            {"theta", h.theta},
-                           {"seconds", number(h.seconds)},
+                           {"seconds", jsonNumber(h.seconds)},
                            {"stats", statsToJson(h.stats)}});
     json solver = json::object();
     for (const SolverOptionInfo& info : solverOptionInfo())
@@ -215,10 +209,10 @@ SessionState sessionFromJson(const json& j) {
     for (const json& h : j.at("history")) {
         IterationSample sample;
         sample.iteration = h.at("iteration").get<int>();
-        sample.nllBits = numberFrom(h.at("nll_bits"));
-        sample.gradNorm = numberFrom(h.at("grad_norm"));
+        sample.nllBits = numberFromJson(h.at("nll_bits"));
+        sample.gradNorm = numberFromJson(h.at("grad_norm"));
         sample.theta = h.at("theta").get<std::vector<double>>();
-        sample.seconds = numberFrom(h.at("seconds"));
+        sample.seconds = numberFromJson(h.at("seconds"));
         sample.stats = statsFromJson(h.at("stats"));
         s.history.push_back(std::move(sample));
     }

@@ -1,5 +1,6 @@
 #include "optim/checkpoint.hpp"
 
+#include "io/json_number.hpp"
 #include "io/output_file.hpp"
 
 #include <cmath>
@@ -12,15 +13,6 @@ using nlohmann::json;
 
 namespace {
 const char* kFormat = "gpurec-optimization-checkpoint";
-
-// JSON has no NaN or infinity: an NLL not known yet (a workbench session before any evaluation)
-// is written as null and read back as NaN. A rate must be finite.
-json number(double v) {
-    return std::isfinite(v) ? json(v) : json(nullptr);
-}
-double numberFrom(const json& j) {
-    return j.is_null() ? NAN : j.get<double>();
-}
 } // namespace
 
 std::vector<std::string> rateRowNames(RateMode mode, const Dataset& data) {
@@ -113,11 +105,11 @@ json checkpointToJson(const OptimizationCheckpoint& c) {
             {"mode", toString(c.mode)},
             {"rows", c.rowNames},
             {"theta", c.theta},
-            {"best_nll_bits", number(c.bestNllBits)},
+            {"best_nll_bits", jsonNumber(c.bestNllBits)},
             {"settings", optimizerSettingsJson(c.settings)},
             {"iterations", c.progress.iterations},
             {"evaluations", c.progress.evaluations},
-            {"initial_nll_bits", number(c.progress.initialNllBits)},
+            {"initial_nll_bits", jsonNumber(c.progress.initialNllBits)},
             {"seconds", c.progress.seconds},
             {"finished", c.finished},
             {"stop_reason", c.stopReason},
@@ -142,11 +134,11 @@ OptimizationCheckpoint checkpointFromJson(const json& j) {
                                      std::to_string(c.rowNames.size()) + " rows (expected 3 per row)");
         if (c.mode == RateMode::Global && c.rowNames.size() > 1)
             throw std::runtime_error("global rates have one row");
-        c.bestNllBits = numberFrom(j.at("best_nll_bits"));
+        c.bestNllBits = numberFromJson(j.at("best_nll_bits"));
         c.settings = optimizerSettingsFromJson(j.at("settings"));
         c.progress.iterations = j.at("iterations").get<int>();
         c.progress.evaluations = j.at("evaluations").get<int>();
-        c.progress.initialNllBits = numberFrom(j.at("initial_nll_bits"));
+        c.progress.initialNllBits = numberFromJson(j.at("initial_nll_bits"));
         c.progress.seconds = j.at("seconds").get<double>();
         c.finished = j.at("finished").get<bool>();
         c.stopReason = j.at("stop_reason").get<std::string>();
