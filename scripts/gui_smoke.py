@@ -229,7 +229,8 @@ def main():
     best = min(h["nll_bits"] for h in history)
     if not best < history[0]["nll_bits"]:
         raise SmokeFailure("the saved history shows no progress")
-    if session["rates"]["mode"] != "specieswise" or len(session["rates"]["theta"]) != 3 * len(session["rates"]["rows"]):
+    rates = session["optimization"]  # session format 2: the rates are the run's checkpoint
+    if rates["mode"] != "specieswise" or len(rates["theta"]) != 3 * len(rates["rows"]):
         raise SmokeFailure("the session's rates are not one D, L, T per species")
     rows = list(csv.DictReader(open(families_csv)))
     if len(rows) != family_count:

@@ -1,5 +1,7 @@
 #include "screenshot_tour.hpp"
 
+#include <QScreen>
+
 #include "families_panel.hpp"
 #include "io/families_file.hpp"
 #include "live_plots.hpp"
@@ -88,7 +90,9 @@ int runScreenshotTour(WorkbenchWindow& w, const QString& folder) {
         return 1;
     };
     QDir().mkpath(folder);
-    w.resize(1760, 1040);
+    // The size a user gets on this screen (the window fits the screen it opens on), not a fixed one.
+    const QRect screen = w.screen()->availableGeometry();
+    w.setGeometry(screen.adjusted(0, 0, -(screen.width() / 20), -(screen.height() / 20)));
     settle();
     // `height`/`width` > 0 keep only the top/left of the widget (panels in tall or wide docks).
     auto save = [&](QWidget* widget, const QString& name, int height = 0, int width = 0) {
@@ -191,8 +195,10 @@ int runScreenshotTour(WorkbenchWindow& w, const QString& folder) {
     save(&dialog, "open-dialog.png");
     dialog.close();
 
-    if (loaded.paths.familiesFile.empty()) return 0; // the broken copy is made from a families file
     QTemporaryDir broken;
+    // The tour's run is kept in a session, so loading other data (and quitting) asks nothing.
+    if (!w.saveSession(broken.filePath("tour.gpurec-session.json"))) return fail("the session was not saved");
+    if (loaded.paths.familiesFile.empty()) return 0; // the broken copy is made from a families file
     LoadRequest request = loaded;
     request.paths.familiesFile = writeBrokenInput(broken.path(), loaded, data.species).toStdString();
     request.paths.speciesTree =
