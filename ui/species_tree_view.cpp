@@ -12,6 +12,7 @@
 #include <QResizeEvent>
 #include <QStyleOptionGraphicsItem>
 #include <QWheelEvent>
+#include <algorithm>
 #include <cmath>
 
 namespace gpurec::ui {
@@ -169,8 +170,15 @@ QSizeF SpeciesTreeView::legendSize() const {
     if (!coloured_) return {0, 0};
     QFontMetricsF fm(legendFont());
     double width =
-        std::max(fm.horizontalAdvance(legendTitle_), kLegendBar + 28 + fm.horizontalAdvance(tr("no value")));
+        std::max(fm.horizontalAdvance(legendTitle_), legendBarWidth() + 28 + fm.horizontalAdvance(tr("no value")));
     return {width + 2 * kLegendMargin, 3 * fm.height() + 12 + 2 * kLegendMargin};
+}
+
+double SpeciesTreeView::legendBarWidth() const {
+    // Narrower in a narrow panel, so the legend never runs off the view.
+    QFontMetricsF fm(legendFont());
+    const double room = viewport()->width() - 2 * kLegendMargin - 16 - 28 - fm.horizontalAdvance(tr("no value"));
+    return std::clamp(room, 60.0, kLegendBar);
 }
 
 QFont SpeciesTreeView::legendFont() const {
@@ -192,7 +200,7 @@ void SpeciesTreeView::paintLegend(QPainter* painter, const QPointF& topLeft) con
     painter->setPen(Qt::black);
     painter->drawText(QRectF(at, QSizeF(box.width(), fm.height())), Qt::AlignLeft | Qt::AlignVCenter,
                       legendTitle_);
-    QRectF bar(at + QPointF(0, fm.height() + 4), QSizeF(kLegendBar, 12));
+    QRectF bar(at + QPointF(0, fm.height() + 4), QSizeF(legendBarWidth(), 12));
     painter->setPen(Qt::NoPen);
     painter->setBrush(scale_.gradient(bar.topLeft(), bar.topRight()));
     painter->drawRect(bar);
@@ -201,7 +209,7 @@ void SpeciesTreeView::paintLegend(QPainter* painter, const QPointF& topLeft) con
     painter->drawRect(swatch);
     painter->setPen(Qt::black);
     painter->drawText(QPointF(swatch.right() + 4, swatch.bottom() - 1), tr("no value"));
-    QRectF labels(bar.left(), bar.bottom() + 2, kLegendBar, fm.height());
+    QRectF labels(bar.left(), bar.bottom() + 2, bar.width(), fm.height());
     painter->drawText(labels, Qt::AlignLeft | Qt::AlignVCenter, formatValue(scale_.low()));
     painter->drawText(labels, Qt::AlignRight | Qt::AlignVCenter, formatValue(scale_.high()));
     if (scale_.logarithmic())

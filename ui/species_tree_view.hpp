@@ -60,6 +60,7 @@ class SpeciesTreeView : public QGraphicsView {
     // The colour legend, drawn at a fixed size over the view and above the tree in exports.
     QSizeF legendSize() const;
     QFont legendFont() const;
+    double legendBarWidth() const;
     void paintLegend(QPainter* painter, const QPointF& topLeft) const;
     QRectF contentRect() const; // everything, labels at one scene unit per pixel (exports)
     QRectF branchesRect() const; // the branches only (fitting: labels keep their screen size)

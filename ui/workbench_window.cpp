@@ -29,6 +29,7 @@
 #include <QPushButton>
 #include <QScreen>
 #include <QScrollArea>
+#include <QStyle>
 #include <QSettings>
 #include <QSplitter>
 #include <QStatusBar>
@@ -573,8 +574,11 @@ void WorkbenchWindow::fitToScreen() {
     const QSize size = (available.size() * 0.92).expandedTo(minimumSizeHint()).boundedTo(available.size());
     setGeometry(QStyle::alignedRect(Qt::LeftToRight, Qt::AlignCenter, size, available));
     // Docks share the width by proportion (no fixed minimum that a small screen cannot hold).
+    // The Run panel gets the width its fields need when the screen has it (no sideways scrolling).
+    const int runNeeds = run_->minimumSizeHint().width() + style()->pixelMetric(QStyle::PM_ScrollBarExtent) + 4;
+    const int runWidth = std::clamp(runNeeds, size.width() / 5, size.width() / 3);
     resizeDocks({findChild<QDockWidget*>("familiesDock"), findChild<QDockWidget*>("runDock")},
-                {size.width() / 5, size.width() / 5}, Qt::Horizontal);
+                {size.width() / 5, runWidth}, Qt::Horizontal);
     resizeDocks({findChild<QDockWidget*>("logDock")}, {size.height() / 6}, Qt::Vertical);
 }
 
