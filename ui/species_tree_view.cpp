@@ -178,7 +178,9 @@ double SpeciesTreeView::legendBarWidth() const {
     // Narrower in a narrow panel, so the legend never runs off the view.
     QFontMetricsF fm(legendFont());
     const double room = viewport()->width() - 2 * kLegendMargin - 16 - 28 - fm.horizontalAdvance(tr("no value"));
-    return std::clamp(room, 60.0, kLegendBar);
+    // ... but never so narrow that the two end values run into each other.
+    const double ends = fm.horizontalAdvance(formatValue(scale_.low())) + fm.horizontalAdvance(formatValue(scale_.high()));
+    return std::clamp(room, std::min(ends + 16, kLegendBar), kLegendBar);
 }
 
 QFont SpeciesTreeView::legendFont() const {
