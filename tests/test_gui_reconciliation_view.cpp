@@ -115,7 +115,6 @@ class GuiReconciliationView : public QObject {
         const QGraphicsItem* arc = firstOfKind(*view.scene(), ReconciliationView::FrequencyArcItem);
         QVERIFY(arc);
         QCOMPARE(arc->data(ReconciliationView::kLabelRole).toString(), QString("1"));
-
     }
 
     // The arrowhead is painted at the recipient's end in screen pixels, just before its glyph:
@@ -156,7 +155,8 @@ class GuiReconciliationView : public QObject {
                 return n;
             };
             double t = 1.0; // a point of the bare line 40 px before the end
-            while (t > 0 && QLineF(view.mapFromScene(arc->path().pointAtPercent(t)), tip).length() < 40) t -= 0.001;
+            while (t > 0 && QLineF(view.mapFromScene(arc->path().pointAtPercent(t)), tip).length() < 40)
+                t -= 0.001;
             const int head = colouredAround(tip + inward * 11.0),
                       line = colouredAround(view.mapFromScene(arc->path().pointAtPercent(t)));
             QVERIFY2(2 * head >= 3 * line && line > 0,

@@ -14,8 +14,8 @@
 #include <QtTest>
 
 #include <csignal>
-#include <fstream>
 #include <filesystem>
+#include <fstream>
 #include <set>
 #include <sys/resource.h>
 #include <sys/wait.h>
@@ -29,7 +29,8 @@ namespace {
 
 std::vector<std::string> folderEntries(const std::string& folder) {
     std::vector<std::string> names;
-    for (const auto& e : fs::directory_iterator(folder)) names.push_back(e.path().filename().string());
+    for (const auto& e : fs::directory_iterator(folder))
+        names.push_back(e.path().filename().string());
     std::sort(names.begin(), names.end());
     return names;
 }
@@ -53,7 +54,7 @@ std::string tinyFamilies(const std::string& folder, const std::string& first, co
 
 class TestOutputFiles : public QObject {
     Q_OBJECT
-private slots:
+  private slots:
     void committedFileHasItsTextAndNoTemporaryIsLeft() {
         std::string dir = temporaryFolder("commit");
         writeFileAtomically(dir + "/a.txt", "first\n");
@@ -143,8 +144,9 @@ private slots:
             prepareOutputFolder(dir + "/plain_file/out", {"result.json"}, ExistingOutputs::Refuse);
             QFAIL("expected an error");
         } catch (const std::runtime_error& e) {
-            QVERIFY2(std::string(e.what()).rfind("cannot create output folder " + dir + "/plain_file/out", 0) == 0,
-                     e.what());
+            QVERIFY2(
+                std::string(e.what()).rfind("cannot create output folder " + dir + "/plain_file/out", 0) == 0,
+                e.what());
         }
     }
 
@@ -154,8 +156,8 @@ private slots:
         QCOMPARE(fileStem(".hidden"), std::string("%2Ehidden"));
         QCOMPARE(fileStem("a b/c%d"), std::string("a%20b%2Fc%25d"));
         QCOMPARE(fileStem("é"), std::string("%C3%A9"));
-        const std::vector<std::string> names = {"", ".", "..", "../../x", "a/b", "a%2Fb", "%", "%25", "a b",
-                                                "é", "x\ny", "CON", "family1"};
+        const std::vector<std::string> names = {"",    ".",   "..", "../../x", "a/b", "a%2Fb",  "%",
+                                                "%25", "a b", "é",  "x\ny",    "CON", "family1"};
         std::set<std::string> stems;
         for (const std::string& n : names) {
             std::string stem = fileStem(n);
@@ -209,7 +211,8 @@ private slots:
 
     // A species name with a blank is quoted in model_parameters.txt and read back.
     void quotedSpeciesNamesRoundTripThroughRateFiles() {
-        SpeciesTree species = SpeciesTree::fromNewick(parseNewick("((A:1,'B b':1)'it''s':1,C:2)R;", "t.nwk").at(0));
+        SpeciesTree species =
+            SpeciesTree::fromNewick(parseNewick("((A:1,'B b':1)'it''s':1,C:2)R;", "t.nwk").at(0));
         RateParameters theta(RateMode::Specieswise, species.size(), 1, {0.1, 0.2, 0.3});
         theta.setRates(species.find("B b"), {0.25, 0.5, 0.125});
         std::string path = temporaryFolder("rates") + "/model_parameters.txt";
@@ -247,7 +250,8 @@ private slots:
         QVERIFY(deep.find("\n  ") == std::string::npos); // no indentation at all
         QCOMPARE(parseRecPhyloXml(deep, "deep.xml").reconciliations.at(0).nodes.size(),
                  std::size_t(2 * (kRecPhyloIndentDepthLimit + 1) + 1));
-        std::string forced = toRecPhyloXml(species, {chain(kRecPhyloIndentDepthLimit + 1)}, XmlLayout::Indented);
+        std::string forced =
+            toRecPhyloXml(species, {chain(kRecPhyloIndentDepthLimit + 1)}, XmlLayout::Indented);
         QVERIFY(forced.size() > deep.size());
         std::string dir = temporaryFolder("xml");
         writeRecPhyloXml(dir + "/deep.xml", species, {chain(kRecPhyloIndentDepthLimit + 1)});
@@ -260,8 +264,8 @@ private slots:
         fs::create_directories(dir + "/in/deeper");
         std::string families = tinyFamilies(dir + "/in/deeper", "../../x", "family2");
         std::string out = dir + "/in/deeper/out";
-        CliRun run = runGpurec({"sample", "-s", q(dir + "/in/deeper/species.nwk"), "-f", q(families), "--samples",
-                                "2", "--min-covered-species", "1", "-p", q(out)});
+        CliRun run = runGpurec({"sample", "-s", q(dir + "/in/deeper/species.nwk"), "-f", q(families),
+                                "--samples", "2", "--min-covered-species", "1", "-p", q(out)});
         QVERIFY2(run.exitCode == 0, qPrintable(run.err));
         QVERIFY(!fs::exists(dir + "/x_samples.xml") && !fs::exists(dir + "/x_samples.newick"));
         QCOMPARE(folderEntries(dir), std::vector<std::string>{"in"});
@@ -273,13 +277,15 @@ private slots:
         CliRun again = runGpurec({"sample", "-s", q(dir + "/in/deeper/species.nwk"), "-f", q(families),
                                   "--samples", "2", "--min-covered-species", "1", "-p", q(out)});
         QCOMPARE(again.exitCode, 2);
-        QCOMPARE(again.err.trimmed(), q("gpurec: error: output folder " + out +
-                                        " already holds results of an earlier run (reconciliations, summaries, "
-                                        "result.json); pass --overwrite to replace them, or choose another "
-                                        "folder with -p"));
+        QCOMPARE(again.err.trimmed(),
+                 q("gpurec: error: output folder " + out +
+                   " already holds results of an earlier run (reconciliations, summaries, "
+                   "result.json); pass --overwrite to replace them, or choose another "
+                   "folder with -p"));
         writeFile(out + "/reconciliations/stale_samples.xml", "<stale/>");
-        CliRun overwrite = runGpurec({"sample", "-s", q(dir + "/in/deeper/species.nwk"), "-f", q(families),
-                                      "--samples", "2", "--min-covered-species", "1", "-p", q(out), "--overwrite"});
+        CliRun overwrite =
+            runGpurec({"sample", "-s", q(dir + "/in/deeper/species.nwk"), "-f", q(families), "--samples", "2",
+                       "--min-covered-species", "1", "-p", q(out), "--overwrite"});
         QVERIFY2(overwrite.exitCode == 0, qPrintable(overwrite.err));
         QVERIFY(!fs::exists(out + "/reconciliations/stale_samples.xml"));
     }
@@ -288,8 +294,8 @@ private slots:
         std::string dir = temporaryFolder("early");
         std::string families = tinyFamilies(dir, "family1", "family2");
         writeFile(dir + "/occupied", "a file where the folder should be");
-        CliRun run = runGpurec({"eval", "-s", q(dir + "/species.nwk"), "-f", q(families), "--min-covered-species",
-                                "1", "-p", q(dir + "/occupied")});
+        CliRun run = runGpurec({"eval", "-s", q(dir + "/species.nwk"), "-f", q(families),
+                                "--min-covered-species", "1", "-p", q(dir + "/occupied")});
         QCOMPARE(run.exitCode, 2);
         QVERIFY2(run.err.startsWith(q("gpurec: error: cannot create output folder " + dir + "/occupied")),
                  qPrintable(run.err));

@@ -13,8 +13,8 @@ struct FitReserve {
 };
 
 // `content` holds the items drawn in scene units only (labels kept at screen size are reserved
-// for with `reserve.right`). Sets the view's transform and scene rect and scrolls to the top; `rowUnits` is the distance
-// between two leaf rows in scene units.
+// for with `reserve.right`). Sets the view's transform and scene rect and scrolls to the top; `rowUnits` is
+// the distance between two leaf rows in scene units.
 void fitReadable(QGraphicsView& view, const QRectF& content, double rowUnits, double minRowPixels,
                  FitReserve reserve = {});
 

@@ -6,7 +6,11 @@
 
 namespace gpurec {
 
-inline nlohmann::json jsonNumber(double v) { return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(nullptr); }
-inline double numberFromJson(const nlohmann::json& j) { return j.is_null() ? NAN : j.get<double>(); }
+inline nlohmann::json jsonNumber(double v) {
+    return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(nullptr);
+}
+inline double numberFromJson(const nlohmann::json& j) {
+    return j.is_null() ? NAN : j.get<double>();
+}
 
 } // namespace gpurec

@@ -12,11 +12,14 @@ namespace gpurec {
 namespace {
 constexpr const char* kTemporaryMarker = ".gpurec-partial.";
 
-std::string osReason(int err) { return err ? std::string(": ") + std::strerror(err) : std::string(); }
+std::string osReason(int err) {
+    return err ? std::string(": ") + std::strerror(err) : std::string();
+}
 
 std::string temporaryName(const std::string& path) {
     std::filesystem::path p(path);
-    return (p.parent_path() / (p.filename().string() + kTemporaryMarker + std::to_string(::getpid()))).string();
+    return (p.parent_path() / (p.filename().string() + kTemporaryMarker + std::to_string(::getpid())))
+        .string();
 }
 
 int openTemporary(const std::string& temporary, const std::string& path) {
@@ -35,8 +38,10 @@ bool DescriptorBuffer::drain() {
     while (!error_ && next < pptr()) {
         ssize_t written = ::write(fd_, next, static_cast<std::size_t>(pptr() - next));
         if (written < 0 && errno == EINTR) continue;
-        if (written < 0) error_ = errno;
-        else next += written;
+        if (written < 0)
+            error_ = errno;
+        else
+            next += written;
     }
     setp(buffer_.data(), buffer_.data() + buffer_.size());
     return !error_;
@@ -48,7 +53,9 @@ DescriptorBuffer::int_type DescriptorBuffer::overflow(int_type c) {
     return traits_type::not_eof(c);
 }
 
-int DescriptorBuffer::sync() { return drain() ? 0 : -1; }
+int DescriptorBuffer::sync() {
+    return drain() ? 0 : -1;
+}
 
 OutputFile::OutputFile(std::string path)
     : path_(std::move(path)), temporary_(temporaryName(path_)), fd_(openTemporary(temporary_, path_)),
@@ -94,6 +101,8 @@ void writeFileAtomically(const std::string& path, const std::string& text) {
     writeFileAtomically(path, [&](std::ostream& out) { out << text; });
 }
 
-bool isOutputTemporary(const std::string& fileName) { return fileName.find(kTemporaryMarker) != std::string::npos; }
+bool isOutputTemporary(const std::string& fileName) {
+    return fileName.find(kTemporaryMarker) != std::string::npos;
+}
 
 } // namespace gpurec

@@ -14,22 +14,22 @@ namespace gpurec {
 // A buffered stream over a POSIX file descriptor that remembers the first write error (errno), so
 // that "disk full" or "file too large" is reported as such.
 class DescriptorBuffer : public std::streambuf {
-public:
+  public:
     explicit DescriptorBuffer(int fd);
     int error() const { return error_; }
 
-protected:
+  protected:
     int_type overflow(int_type c) override;
     int sync() override;
 
-private:
+  private:
     bool drain();
     int fd_, error_ = 0;
     std::vector<char> buffer_;
 };
 
 class OutputFile {
-public:
+  public:
     explicit OutputFile(std::string path);
     OutputFile(const OutputFile&) = delete;
     OutputFile& operator=(const OutputFile&) = delete;
@@ -40,7 +40,7 @@ public:
     // Throws std::runtime_error naming the final path (and the OS reason: disk full, ...) on failure.
     void commit();
 
-private:
+  private:
     void closeDescriptor();
     std::string path_, temporary_;
     int fd_ = -1;

@@ -16,7 +16,8 @@ namespace {
 void removeLeftoverTemporaries(const fs::path& folder) {
     std::error_code ec;
     for (fs::recursive_directory_iterator it(folder, ec), end; !ec && it != end; it.increment(ec))
-        if (it->is_regular_file(ec) && isOutputTemporary(it->path().filename().string())) fs::remove(it->path(), ec);
+        if (it->is_regular_file(ec) && isOutputTemporary(it->path().filename().string()))
+            fs::remove(it->path(), ec);
 }
 
 } // namespace
@@ -38,14 +39,18 @@ void prepareOutputFolder(const std::string& folder, const std::vector<std::strin
         if (fs::exists(fs::path(folder) / entry, ec)) present.push_back(entry);
     if (!present.empty() && existing == ExistingOutputs::Refuse) {
         std::string list;
-        for (const std::string& p : present) list += (list.empty() ? "" : ", ") + p;
-        throw std::runtime_error("output folder " + folder + " already holds results of an earlier run (" + list +
+        for (const std::string& p : present)
+            list += (list.empty() ? "" : ", ") + p;
+        throw std::runtime_error("output folder " + folder + " already holds results of an earlier run (" +
+                                 list +
                                  "); pass --overwrite to replace them, or choose another folder with -p");
     }
     if (existing == ExistingOutputs::Overwrite)
         for (const std::string& p : present) {
             fs::remove_all(fs::path(folder) / p, ec);
-            if (ec) throw std::runtime_error("cannot remove " + (fs::path(folder) / p).string() + ": " + ec.message());
+            if (ec)
+                throw std::runtime_error("cannot remove " + (fs::path(folder) / p).string() + ": " +
+                                         ec.message());
         }
     removeLeftoverTemporaries(folder);
 }
