@@ -240,13 +240,27 @@ SessionState readSessionFile(const QString& path) {
         throw std::runtime_error(path.toStdString() +
                                  ": cannot open the session file: " + file.errorString().toStdString());
     const QByteArray bytes = file.readAll();
+    // The JSON library's text starts with its own tag ("[json.exception.parse_error.101] parse error
+    // at line 1, column 5: "); users get the file, line and column once, then the reason.
+    auto reason = [](const json::exception& e) {
+        std::string text = e.what();
+        if (auto tag = text.find("] "); text.rfind("[json.exception.", 0) == 0 && tag != std::string::npos)
+            text = text.substr(tag + 2);
+        if (auto at = text.find(": "); text.rfind("parse error", 0) == 0 && at != std::string::npos)
+            text = text.substr(at + 2);
+        return text;
+    };
     try {
         return sessionFromJson(json::parse(bytes.begin(), bytes.end()));
     } catch (const json::parse_error& e) {
-        throw std::runtime_error(path.toStdString() +
-                                 ": not a valid session file (damaged or cut short): " + e.what());
+        const auto upTo = bytes.left(static_cast<qsizetype>(std::min<std::size_t>(e.byte, bytes.size())));
+        const qsizetype lastBreak = upTo.lastIndexOf('\n');
+        const std::string where = std::to_string(upTo.count('\n') + 1) + ":" +
+                                  std::to_string(upTo.size() - lastBreak - (lastBreak < 0 ? 0 : 1));
+        throw std::runtime_error(path.toStdString() + ":" + where +
+                                 ": not a valid session file (damaged or cut short): " + reason(e));
     } catch (const json::exception& e) {
-        throw std::runtime_error(path.toStdString() + ": not a valid session file: " + e.what());
+        throw std::runtime_error(path.toStdString() + ": not a valid session file: " + reason(e));
     } catch (const std::exception& e) {
         throw std::runtime_error(path.toStdString() + ": " + e.what());
     }
