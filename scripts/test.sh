@@ -15,6 +15,8 @@ bash scripts/gui-smoke.sh build/release/app/workbench/gpurec-workbench # the rea
 cmake --preset sanitize
 cmake --build --preset sanitize -j "$jobs"
 find build/sanitize -name '*.gcda' -delete
+# (test_determinism runs in the release build only: its 20 runs of the CLI at several thread counts
+# take 8 minutes under the sanitizers and reach no code the other suites leave unchecked.)
 ctest --preset sanitize -j "$jobs"
 mkdir -p build/coverage
 gcovr --root . --filter 'core/' --object-directory build/sanitize --print-summary \

@@ -16,14 +16,15 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     } catch (const gpurec::InputError&) {
         return 0;
     }
+    const gpurec::XmlLayout layout = size % 2 == 0 ? gpurec::XmlLayout::Indented : gpurec::XmlLayout::Compact;
     std::string written;
     try {
-        written = gpurec::toRecPhyloXml(doc.species, doc.reconciliations, size % 2 == 0);
+        written = gpurec::toRecPhyloXml(doc.species, doc.reconciliations, layout);
     } catch (const std::invalid_argument&) {
         return 0; // the reader is lenient; the writer refuses what it cannot represent
     }
     const gpurec::RecPhyloDocument again = gpurec::parseRecPhyloXml(written, "written");
-    if (gpurec::toRecPhyloXml(again.species, again.reconciliations, size % 2 == 0) != written)
+    if (gpurec::toRecPhyloXml(again.species, again.reconciliations, layout) != written)
         __builtin_trap();
     return 0;
 }
