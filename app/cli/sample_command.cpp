@@ -23,8 +23,6 @@ namespace gpurec::cli {
 
 namespace {
 
-void writeText(const std::string& path, const std::string& text) { writeFileAtomically(path, text); }
-
 nlohmann::json summaryJson(const ReconciliationSummary& s, const SpeciesTree& species) {
     nlohmann::json events;
     for (std::size_t k = 0; k < s.events.size(); ++k)
@@ -152,8 +150,8 @@ void registerSample(CLI::App& root) {
                 newick += toNewickEvents(r) + "\n";
                 ale += toAleNewick(r, species) + "\n";
             }
-            writeText(base + "_samples.newick", newick);
-            writeText(base + "_samples.alerec", ale);
+            writeFileAtomically(base + "_samples.newick", newick);
+            writeFileAtomically(base + "_samples.alerec", ale);
             if (o->xmlPerSample) {
                 for (std::size_t i = 0; i < recs.size(); ++i)
                     writeRecPhyloXml(base + "_sample_" + std::to_string(i) + ".xml", species, {recs[i]},
@@ -161,18 +159,18 @@ void registerSample(CLI::App& root) {
             } else {
                 writeRecPhyloXml(base + "_samples.xml", species, recs, o->compactXml ? XmlLayout::Compact : XmlLayout::Auto);
             }
-            writeText(base + "_eventCounts.csv", eventCountsCsv(recs));
-            writeText(base + "_speciesEventCounts.csv", speciesEventCountsCsv(recs, species));
+            writeFileAtomically(base + "_eventCounts.csv", eventCountsCsv(recs));
+            writeFileAtomically(base + "_speciesEventCounts.csv", speciesEventCountsCsv(recs, species));
             TransferCounts transfers;
             for (const Reconciliation& r : recs)
                 for (const auto& [pair, count] : transferCounts(r))
                     transfers[pair] += count;
-            writeText(base + "_transfers.txt", transfersText(transfers, species));
+            writeFileAtomically(base + "_transfers.txt", transfersText(transfers, species));
             ReconciliationSummary summary = summarize(recs, species);
-            writeText(sumDir + "/" + fileStem(name) + "_meanSpeciesEventCounts.csv",
+            writeFileAtomically(sumDir + "/" + fileStem(name) + "_meanSpeciesEventCounts.csv",
                       meanSpeciesEventCountsCsv(summary, species));
-            writeText(sumDir + "/" + fileStem(name) + "_meanTransfers.txt", transfersText(summary.transfers, species));
-            writeText(sumDir + "/" + fileStem(name) + "_originations.csv", originationsCsv(summary, species));
+            writeFileAtomically(sumDir + "/" + fileStem(name) + "_meanTransfers.txt", transfersText(summary.transfers, species));
+            writeFileAtomically(sumDir + "/" + fileStem(name) + "_originations.csv", originationsCsv(summary, species));
             nlohmann::json j = summaryJson(summary, species);
             j["name"] = name;
             j["samples"] = recs.size();
@@ -195,9 +193,9 @@ void registerSample(CLI::App& root) {
                 addFamily(total, familySummary[f]);
                 stats.add(familyStats[f]);
             }
-        writeText(sumDir + "/totalSpeciesEventCounts.csv", meanSpeciesEventCountsCsv(total, species));
-        writeText(sumDir + "/totalTransfers.txt", transfersText(total.transfers, species));
-        writeText(sumDir + "/originations.csv", originationsCsv(total, species));
+        writeFileAtomically(sumDir + "/totalSpeciesEventCounts.csv", meanSpeciesEventCountsCsv(total, species));
+        writeFileAtomically(sumDir + "/totalTransfers.txt", transfersText(total.transfers, species));
+        writeFileAtomically(sumDir + "/originations.csv", originationsCsv(total, species));
 
         nlohmann::json j;
         j["families"] = nlohmann::json::array();

@@ -95,8 +95,6 @@ std::string zeroPadded(long value, long largest) {
     return std::string(width.size() > digits.size() ? width.size() - digits.size() : 0, '0') + digits;
 }
 
-void writeText(const std::string& path, const std::string& text) { writeFileAtomically(path, text); }
-
 std::string formatDouble(double x) {
     char buf[32];
     std::snprintf(buf, sizeof buf, "%.17g", x);
@@ -218,7 +216,7 @@ void writeTruth(const std::string& dir, const SimulationOptions& o, const Specie
                      formatDouble(perSpecies[e].l) + " " + formatDouble(perSpecies[e].t) + "\n";
     }
     truth["species_rates"] = speciesJson;
-    writeText(dir + "/rates.txt", ratesText);
+    writeFileAtomically(dir + "/rates.txt", ratesText);
 
     std::string familyRatesText =
         "# family D_factor L_factor T_factor (rates of a family at a species node = factor x rates.txt)\n";
@@ -253,8 +251,8 @@ void writeTruth(const std::string& dir, const SimulationOptions& o, const Specie
         countsText += line.str();
     }
     truth["families"] = families;
-    writeText(dir + "/family_rates.txt", familyRatesText);
-    writeText(dir + "/event_counts.txt", countsText);
+    writeFileAtomically(dir + "/family_rates.txt", familyRatesText);
+    writeFileAtomically(dir + "/event_counts.txt", countsText);
     writeJson(dir + "/truth.json", truth);
 
     std::vector<Reconciliation> reconciliations;
@@ -301,18 +299,18 @@ SimulationSummary writeSimulation(const SimulationOptions& o, const std::string&
             if (r.perturbed) {
                 for (int k = 0; k < o.treeSamples; ++k)
                     trees += writeNewick(perturbTree(tree, o.perturbation, rng)) + "\n";
-                writeText(outdir + "/truth/true_trees/" + r.name + ".nwk", writeNewick(tree) + "\n");
+                writeFileAtomically(outdir + "/truth/true_trees/" + r.name + ".nwk", writeNewick(tree) + "\n");
             } else {
                 trees = writeNewick(tree) + "\n";
             }
             r.treesWritten = r.perturbed ? o.treeSamples : 1;
-            writeText(outdir + "/gene_trees/" + r.name + ".nwk", trees);
+            writeFileAtomically(outdir + "/gene_trees/" + r.name + ".nwk", trees);
             if (o.mappingFiles) {
                 std::string mapping;
                 for (const ReconNode& n : r.family.truth.nodes)
                     if (n.children.empty())
                         mapping += n.name + " " + species.name(n.events.back().species) + "\n";
-                writeText(outdir + "/mappings/" + r.name + ".link", mapping);
+                writeFileAtomically(outdir + "/mappings/" + r.name + ".link", mapping);
             }
         } catch (const std::exception& e) {
             errors[i] = e.what();
@@ -326,7 +324,7 @@ SimulationSummary writeSimulation(const SimulationOptions& o, const std::string&
     summary.families = o.families;
     summary.speciesTreeFile = outdir + "/species.nwk";
     summary.familiesFile = outdir + "/families.txt";
-    writeText(summary.speciesTreeFile, species.toNewick(setup.lengths) + "\n");
+    writeFileAtomically(summary.speciesTreeFile, species.toNewick(setup.lengths) + "\n");
     std::string familiesText = "[FAMILIES]\n";
     for (const FamilyRecord& r : records) {
         familiesText += "- " + r.name + "\ngene_tree = gene_trees/" + r.name + ".nwk\n";
@@ -350,7 +348,7 @@ SimulationSummary writeSimulation(const SimulationOptions& o, const std::string&
     }
     writeTruth(outdir + "/truth", o, setup, perSpecies, records);
     // Last: families.txt marks the dataset complete (a killed run leaves none).
-    writeText(summary.familiesFile, familiesText);
+    writeFileAtomically(summary.familiesFile, familiesText);
     return summary;
 }
 
