@@ -3,6 +3,7 @@
 // through the window's real load path, showing the window as the active one and clicking like a
 // user (the suites are built with QTEST_QPA_MOUSE_HANDLING: clicks go through the window system
 // to whatever is drawn at that point, and move focus), reading plot data, typing into fields.
+#include "run_panel.hpp"
 #include "support.hpp"
 #include "workbench_window.hpp"
 
@@ -16,6 +17,7 @@
 #include <QSignalSpy>
 #include <QTimer>
 #include <QtTest>
+#include <cstdlib>
 #include <memory>
 #include <qcustomplot.h>
 
@@ -41,12 +43,18 @@ inline ui::LoadRequest teachingRequest() {
 }
 
 // Loads through the window's load path and waits until the engine is ready; false on failure.
+// GPUREC_TEST_DEVICE (e.g. cuda on the GPU machine) picks the engine's device; the default is the
+// workbench's own ("auto").
 inline bool loadInto(ui::WorkbenchWindow& window, const ui::LoadRequest& request) {
+    if (const char* device = std::getenv("GPUREC_TEST_DEVICE"); device && *device)
+        window.runPanel()->setDevice(device);
     QSignalSpy loaded(&window, &ui::WorkbenchWindow::inputLoaded);
     QSignalSpy ready(&window.session(), &ui::EngineSession::modelReady);
     if (!window.openInput(request)) return false;
     if (!loaded.wait(kGuiTimeoutMs) || !loaded.at(0).at(0).toBool()) return false;
-    return ready.count() > 0 || ready.wait(kGuiTimeoutMs);
+    if (ready.count() == 0 && !ready.wait(kGuiTimeoutMs)) return false;
+    qInfo("engine on %s", qPrintable(ready.at(0).at(0).toString()));
+    return true;
 }
 
 // Shows the window and waits until it is the active window: focus only moves (and fields only

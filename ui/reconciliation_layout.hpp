@@ -19,7 +19,7 @@ struct TubeLayout {
         startX;           // per species node: end of its branch (the node), lane centre, start of the branch
     double halfWidth = 0; // half the tube's thickness
     double row = 0;       // distance between the lanes of two neighbouring leaves
-    QPainterPath tubes;   // outline of all tubes, for filling
+    QPainterPath tubes;   // all tubes as overlapping rounded rectangles (winding fill)
     QPointF labelAt(int species) const { return {x[species] + halfWidth + 6, y[species]}; }
 };
 

@@ -175,9 +175,13 @@ void ReconciliationView::setSpecies(const SpeciesTree* species) {
     species_ = species;
     if (!species_) return;
     layout_ = layoutTubes(*species_);
-    QPen edge(kTubeEdge, 1.0);
+    // The union's outline without merging the pieces: every piece stroked 2 px wide, then all
+    // filled on top, so only the outer half of each stroke stays visible.
+    QPen edge(kTubeEdge, 2.0);
     edge.setCosmetic(true);
-    auto* tubes = scene()->addPath(layout_.tubes, edge, kTubeFill);
+    auto* outline = scene()->addPath(layout_.tubes, edge, Qt::NoBrush);
+    outline->setZValue(-3);
+    auto* tubes = scene()->addPath(layout_.tubes, Qt::NoPen, kTubeFill);
     tubes->setZValue(-2);
     QFont font = this->font();
     font.setPointSizeF(10);

@@ -1,5 +1,6 @@
 // gpurec-workbench: the Qt workbench. Opens the data given on the command line (a species tree
 // with -s and families with -f, or files and folders to recognise), or starts empty.
+#include "benchmark_tour.hpp"
 #include "run_panel.hpp"
 #include "screenshot_tour.hpp"
 #include "workbench_window.hpp"
@@ -28,7 +29,13 @@ int main(int argc, char** argv) {
     QCommandLineOption rooted("rooted-gene-trees", "Use the gene trees' own roots instead of all rootings.");
     QCommandLineOption screenshots(
         "screenshots", "Take the user guide's screenshots into this folder, then quit.", "folder");
-    parser.addOptions({species, families, device, minCovered, rooted, screenshots});
+    QCommandLineOption benchmark("benchmark",
+                                 "Measure load time, memory, frame times and optimiser iterations on the data "
+                                 "given, write the figures to this JSON file, then quit.",
+                                 "file");
+    QCommandLineOption benchmarkIterations("benchmark-iterations",
+                                           "Optimiser iterations the benchmark times (default 10).", "n", "10");
+    parser.addOptions({species, families, device, minCovered, rooted, screenshots, benchmark, benchmarkIterations});
     parser.addPositionalArgument(
         "paths", "Gene-tree files or folders, or a dataset folder (species tree + families file).",
         "[paths...]");
@@ -57,6 +64,11 @@ int main(int argc, char** argv) {
     if (parser.isSet(screenshots))
         QTimer::singleShot(0, &window, [&window, folder = parser.value(screenshots)] {
             QApplication::exit(gpurec::ui::runScreenshotTour(window, folder));
+        });
+    if (parser.isSet(benchmark))
+        QTimer::singleShot(0, &window, [&window, &parser, &benchmark, &benchmarkIterations] {
+            QApplication::exit(gpurec::ui::runBenchmarkTour(
+                window, {parser.value(benchmark), parser.value(benchmarkIterations).toInt()}));
         });
     return app.exec();
 }

@@ -2,6 +2,7 @@
 
 #include <QScreen>
 
+#include "event_wait.hpp"
 #include "families_panel.hpp"
 #include "io/families_file.hpp"
 #include "live_plots.hpp"
@@ -14,7 +15,6 @@
 
 #include <QDir>
 #include <QDockWidget>
-#include <QEventLoop>
 #include <QFile>
 #include <QFileInfo>
 #include <QLineEdit>
@@ -24,32 +24,11 @@
 #include <QTableView>
 #include <QTemporaryDir>
 #include <QTextStream>
-#include <QTimer>
 #include <cstdio>
 
 namespace gpurec::ui {
 
 namespace {
-constexpr int kTimeoutMs = 300000;
-
-// Runs the event loop until `signal` fires; false on timeout.
-template <typename Sender, typename Signal> bool waitFor(Sender* sender, Signal signal) {
-    QEventLoop loop;
-    QTimer timeout;
-    timeout.setSingleShot(true);
-    QObject::connect(&timeout, &QTimer::timeout, &loop, [&loop] { loop.exit(1); });
-    QObject::connect(sender, signal, &loop, [&loop] { loop.exit(0); });
-    timeout.start(kTimeoutMs);
-    return loop.exec() == 0;
-}
-
-// Lets queued replots and layouts finish before a grab (a tool, not a test: a pause is fine).
-void settle(int ms = 400) {
-    QEventLoop loop;
-    QTimer::singleShot(ms, &loop, &QEventLoop::quit);
-    loop.exec();
-}
-
 // A copy of the loaded families file plus three broken families, to show the Problems panel.
 QString writeBrokenInput(const QString& folder, const LoadRequest& loaded, const SpeciesTree& species) {
     QString families = folder + "/families.txt";
