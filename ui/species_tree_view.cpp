@@ -75,6 +75,7 @@ class BranchItem : public QGraphicsPathItem {
     QPainterPath shape() const override { return hitShape_; }
     QRectF boundingRect() const override { return hitShape_.boundingRect(); }
     void paint(QPainter* painter, const QStyleOptionGraphicsItem*, QWidget*) override {
+        painter->setBrush(Qt::NoBrush); // the view does not restore the painter between items
         if (isSelected()) {
             painter->setPen(branchPen(kHighlight, 8.0));
             painter->drawPath(path());
@@ -115,6 +116,8 @@ SpeciesTreeView::SpeciesTreeView(QWidget* parent) : QGraphicsView(parent) {
     setDragMode(QGraphicsView::ScrollHandDrag);
     setTransformationAnchor(QGraphicsView::AnchorUnderMouse);
     setBackgroundBrush(Qt::white);
+    // Every item sets its own pen and brush; saving the painter around each costs at 1,000+ items.
+    setOptimizationFlags(QGraphicsView::DontSavePainterState);
     setViewportUpdateMode(
         QGraphicsView::FullViewportUpdate); // the legend overlay must not scroll with the tree
     connect(scene(), &QGraphicsScene::selectionChanged, this,
