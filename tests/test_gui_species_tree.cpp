@@ -206,7 +206,8 @@ class GuiSpeciesTree : public QObject {
 
         enter("no_such_species");
         QCOMPARE(view->matchCount(), 0);
-        QCOMPARE(panel.findChild<QLabel*>("searchResult")->text(),
+        QCOMPARE(panel.findChild<QLabel*>("searchResult")->text(), QString("no match"));
+        QCOMPARE(panel.findChild<QLabel*>("speciesInfo")->text(),
                  QString("No species or node named “no_such_species”"));
 
         // Fit to selection from its button, with its shortcut in the tooltip (the completer's popup

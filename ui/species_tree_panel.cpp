@@ -22,6 +22,7 @@ QToolButton* toolButton(const QString& text, const QString& tip, const QString& 
     auto* b = new QToolButton;
     b->setText(text);
     b->setToolTip(tip);
+    b->setAccessibleName(tip);
     b->setObjectName(name);
     b->setAutoRaise(true);
     return b;
@@ -41,7 +42,7 @@ SpeciesTreePanel::SpeciesTreePanel(QWidget* parent) : QWidget(parent) {
         colourBy_->addItem(quantityName(q), static_cast<int>(q));
     colourBy_->setToolTip(tr("Colour the branches by this quantity; hover a branch for its values"));
     colourBy_->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon); // long names elide
-    colourBy_->setMinimumContentsLength(14);
+    colourBy_->setMinimumContentsLength(9);
     search_ = new QLineEdit;
     search_->setObjectName("speciesSearch");
     search_->setPlaceholderText(tr("Search species or internal node…"));
@@ -88,7 +89,7 @@ SpeciesTreePanel::SpeciesTreePanel(QWidget* parent) : QWidget(parent) {
     searchRow->addWidget(search_, 1);
     searchRow->addWidget(searchResult_);
     auto* zoomRow = new QHBoxLayout;
-    for (QWidget* w : std::initializer_list<QWidget*>{zoomIn, zoomOut, fit, fitSelection, exportButton})
+    for (QWidget* w : std::initializer_list<QWidget*>{zoomIn, zoomOut, fit, fitSelection})
         zoomRow->addWidget(w);
     zoomRow->addStretch(1);
     info_ = new QLabel(tr("Click a branch to select a species; double-click to collapse a clade; drag to "
@@ -97,7 +98,10 @@ SpeciesTreePanel::SpeciesTreePanel(QWidget* parent) : QWidget(parent) {
     info_->setWordWrap(true);
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(2, 2, 2, 2);
-    layout->addWidget(colourBy_);
+    auto* colourRow = new QHBoxLayout; // Export beside the menu keeps the rows short (scale factor 1.5)
+    colourRow->addWidget(colourBy_, 1);
+    colourRow->addWidget(exportButton);
+    layout->addLayout(colourRow);
     layout->addLayout(searchRow);
     auto* optionsRow = new QHBoxLayout;
     optionsRow->addWidget(internalNames_);
@@ -163,7 +167,8 @@ void SpeciesTreePanel::searchNext() {
     const int index = view_->selectNextMatch();
     if (index < 0) {
         const QString message = tr("No species or node named “%1”").arg(text);
-        searchResult_->setText(message);
+        searchResult_->setText(tr("no match")); // short: a long name must not widen the panel
+        info_->setText(message);
         QToolTip::showText(search_->mapToGlobal(QPoint(0, search_->height())), message, search_);
         return;
     }

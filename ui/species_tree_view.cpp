@@ -140,6 +140,8 @@ void SpeciesTreeView::setTree(const SpeciesTree* tree) {
     coloured_ = false;
     tree_ = tree;
     if (!tree_) {
+        collapsed_.clear();
+        layout_ = {};
         emit speciesSelected(-1);
         return;
     }
@@ -467,6 +469,7 @@ QPointF SpeciesTreeView::nodePosition(int node) const {
 
 QRectF SpeciesTreeView::cladeRect(int node) const {
     QRectF rect;
+    if (!tree_) return rect;
     // Postorder: a clade is the run of nodes ending at its root.
     for (int e = node - 2 * leafCounts_.at(node) + 2; e <= node; ++e)
         if (!layout_.hidden[e]) {
