@@ -12,6 +12,7 @@
 #include <QGraphicsItem>
 #include <QGraphicsScene>
 #include <QLabel>
+#include <QMenu>
 #include <QToolButton>
 #include <QToolTip>
 #include <numbers>
@@ -125,6 +126,41 @@ class GuiSpeciesTree : public QObject {
         view.selectSpecies(node - 1);
         QVERIFY(!view.isCollapsed(node));
         QCOMPARE(view.selectedSpecies(), node - 1);
+    }
+
+    void contextMenuCollapsesAndExpandsAll() {
+        ShownView shown(medium_);
+        QVERIFY(shown.shown);
+        SpeciesTreeView& view = shown.view;
+        const int node = cladeOfSize(medium_, 3, 10);
+        // Right-clicks the node and picks `entry` from the menu once it shows.
+        auto pick = [&](const QString& entry) {
+            view.centerOn(view.nodePosition(node));
+            const QPoint at = view.mapFromScene(view.nodePosition(node));
+            QString found;
+            QTimer::singleShot(50, [&] {
+                auto* menu = qobject_cast<QMenu*>(QApplication::activePopupWidget());
+                if (!menu) return;
+                for (QAction* a : menu->actions())
+                    if (a->text() == entry && a->isEnabled()) {
+                        found = entry;
+                        a->trigger();
+                    }
+                menu->close();
+            });
+            QContextMenuEvent event(QContextMenuEvent::Mouse, at, view.viewport()->mapToGlobal(at));
+            QApplication::sendEvent(view.viewport(), &event);
+            return found == entry;
+        };
+        QVERIFY(pick("Collapse clade"));
+        QVERIFY(view.isCollapsed(node));
+        QCOMPARE(view.selectedSpecies(), node);
+        QVERIFY(pick("Expand clade"));
+        QVERIFY(!view.isCollapsed(node));
+        view.setCollapsed(node, true);
+        view.setCollapsed(medium_.right(medium_.root()), true);
+        QVERIFY(pick("Expand all"));
+        QVERIFY(!view.anyCollapsed());
     }
 
     void fitToSelectionFillsTheViewWithTheClade() {

@@ -33,6 +33,8 @@ class SpeciesTreePanel : public QWidget {
     SpeciesQuantity quantity() const;
 
     SpeciesTreeView* view() const { return view_; }
+    // Zooms onto the selected clade (Ctrl+Shift+F); also in the window's View menu.
+    QAction* fitSelectionAction() const { return fitSelection_; }
     // Asks for a file name and saves the drawing as SVG or PNG (by extension).
     void exportTree();
     // Enter in the search field: the node of exactly that name, else the next match (cycling), or a
