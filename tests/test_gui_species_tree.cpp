@@ -204,7 +204,7 @@ class GuiSpeciesTree : public QObject {
         QVERIFY(search && !search->accessibleName().isEmpty() && !search->toolTip().isEmpty());
         QVERIFY(search->completer());
         QCOMPARE(search->completer()->model()->rowCount(), medium_.size());
-        QSignalSpy selected(view, &SpeciesTreeView::speciesSelected);
+        QSignalSpy selected(&panel, &SpeciesTreePanel::speciesSelected); // what the window listens to
         auto type = [&](const QString& text) {
             search->setFocus();
             search->selectAll();
@@ -245,6 +245,21 @@ class GuiSpeciesTree : public QObject {
         QCOMPARE(panel.findChild<QLabel*>("searchResult")->text(), QString("no match"));
         QCOMPARE(panel.findChild<QLabel*>("speciesInfo")->text(),
                  QString("No species or node named “no_such_species”"));
+
+        // Picking a completion selects that node.
+        search->setFocus();
+        search->selectAll();
+        QTest::keyClicks(search, "s07");
+        QAbstractItemView* popup = search->completer()->popup();
+        QTRY_VERIFY(popup->isVisible());
+        const int s075 = medium_.find("S075");
+        for (int row = 0; row < popup->model()->rowCount(); ++row)
+            if (popup->model()->index(row, 0).data().toString() == "S075")
+                popup->setCurrentIndex(popup->model()->index(row, 0));
+        QTest::keyClick(popup, Qt::Key_Return);
+        QCOMPARE(search->text(), QString("S075"));
+        QCOMPARE(view->selectedSpecies(), s075);
+        QCOMPARE(selected.last().at(0).toInt(), s075);
 
         // Fit to selection from its button, with its shortcut in the tooltip (the completer's popup
         // and the message's tooltip took the offscreen platform's activation: a click gives it back).
