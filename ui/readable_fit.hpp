@@ -10,6 +10,7 @@ namespace gpurec::ui {
 struct FitReserve {
     double left = 0, top = 0; // pixels kept free for an overlay (a legend) at the left or the top
     double right = 0;         // pixels for labels drawn at screen size beyond the content's right edge
+    double bottom = 0;        // pixels below the content (fitRect only)
 };
 
 // `content` holds the items drawn in scene units only (labels kept at screen size are reserved
@@ -17,5 +18,9 @@ struct FitReserve {
 // the distance between two leaf rows in scene units.
 void fitReadable(QGraphicsView& view, const QRectF& content, double rowUnits, double minRowPixels,
                  FitReserve reserve = {});
+
+// Shows `content` filling the viewport less `reserve` (one scale per axis, or the same for both when
+// `uniform`), centred; the scene rect covers `all` as well, so the rest stays reachable by scrolling.
+void fitRect(QGraphicsView& view, const QRectF& content, const QRectF& all, bool uniform, FitReserve reserve = {});
 
 } // namespace gpurec::ui

@@ -2,12 +2,15 @@
 
 #include <QCheckBox>
 #include <QComboBox>
+#include <QCompleter>
 #include <QFileDialog>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QLineEdit>
 #include <QMessageBox>
+#include <QStringListModel>
 #include <QToolButton>
+#include <QToolTip>
 #include <QVBoxLayout>
 #include <QtConcurrent/QtConcurrentRun>
 #include <cmath>
@@ -19,6 +22,7 @@ QToolButton* toolButton(const QString& text, const QString& tip, const QString& 
     auto* b = new QToolButton;
     b->setText(text);
     b->setToolTip(tip);
+    b->setAccessibleName(tip);
     b->setObjectName(name);
     b->setAutoRaise(true);
     return b;
@@ -38,14 +42,42 @@ SpeciesTreePanel::SpeciesTreePanel(QWidget* parent) : QWidget(parent) {
         colourBy_->addItem(quantityName(q), static_cast<int>(q));
     colourBy_->setToolTip(tr("Colour the branches by this quantity; hover a branch for its values"));
     colourBy_->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon); // long names elide
-    colourBy_->setMinimumContentsLength(14);
+    colourBy_->setMinimumContentsLength(9);
     search_ = new QLineEdit;
     search_->setObjectName("speciesSearch");
     search_->setPlaceholderText(tr("Search species or internal node…"));
     search_->setClearButtonEnabled(true);
     search_->setMinimumWidth(80);
+    search_->setAccessibleName(tr("Search species"));
+    search_->setToolTip(tr("Type part of a name: matches are shown in red and the first is selected; "
+                           "Enter selects the next match"));
+    names_ = new QStringListModel(this);
+    auto* completer = new QCompleter(names_, this);
+    completer->setCaseSensitivity(Qt::CaseInsensitive);
+    completer->setFilterMode(Qt::MatchContains);
+    search_->setCompleter(completer);
     searchResult_ = new QLabel;
+    searchResult_->setObjectName("searchResult");
     internalNames_ = new QCheckBox(tr("Internal names"));
+    internalNames_->setObjectName("internalNames");
+    internalNames_->setAccessibleName(tr("Show internal node names"));
+    internalNames_->setToolTip(tr("Show the names of the internal nodes"));
+    circular_ = new QCheckBox(tr("Circular"));
+    circular_->setObjectName("circularLayout");
+    circular_->setAccessibleName(tr("Circular layout"));
+    circular_->setToolTip(tr("Draw the tree around a circle instead of as a rectangular cladogram"));
+    fitSelection_ = new QAction(tr("Fit selection"), this);
+    fitSelection_->setObjectName("fitSelectionAction");
+    fitSelection_->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_F));
+    fitSelection_->setShortcutContext(Qt::WidgetWithChildrenShortcut);
+    fitSelection_->setToolTip(tr("Zoom to the selected clade (%1)")
+                                  .arg(fitSelection_->shortcut().toString(QKeySequence::NativeText)));
+    addAction(fitSelection_);
+    auto* fitSelection = new QToolButton;
+    fitSelection->setDefaultAction(fitSelection_);
+    fitSelection->setObjectName("fitSelection");
+    fitSelection->setAccessibleName(tr("Fit to selection"));
+    fitSelection->setAutoRaise(true);
     auto* fit = toolButton(tr("Fit"), tr("Zoom to fit the whole tree"), "fitTree");
     auto* zoomIn = toolButton(tr("+"), tr("Zoom in (or use the mouse wheel)"), "zoomIn");
     auto* zoomOut = toolButton(tr("−"), tr("Zoom out"), "zoomOut");
@@ -57,17 +89,25 @@ SpeciesTreePanel::SpeciesTreePanel(QWidget* parent) : QWidget(parent) {
     searchRow->addWidget(search_, 1);
     searchRow->addWidget(searchResult_);
     auto* zoomRow = new QHBoxLayout;
-    for (QWidget* w : std::initializer_list<QWidget*>{zoomIn, zoomOut, fit, exportButton})
+    for (QWidget* w : std::initializer_list<QWidget*>{zoomIn, zoomOut, fit, fitSelection})
         zoomRow->addWidget(w);
     zoomRow->addStretch(1);
-    info_ = new QLabel(tr("Click a branch to select a species; drag to pan, wheel to zoom."));
+    info_ = new QLabel(tr("Click a branch to select a species; double-click to collapse a clade; drag to "
+                          "pan, wheel to zoom."));
     info_->setObjectName("speciesInfo");
     info_->setWordWrap(true);
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(2, 2, 2, 2);
-    layout->addWidget(colourBy_);
+    auto* colourRow = new QHBoxLayout; // Export beside the menu keeps the rows short (scale factor 1.5)
+    colourRow->addWidget(colourBy_, 1);
+    colourRow->addWidget(exportButton);
+    layout->addLayout(colourRow);
     layout->addLayout(searchRow);
-    layout->addWidget(internalNames_);
+    auto* optionsRow = new QHBoxLayout;
+    optionsRow->addWidget(internalNames_);
+    optionsRow->addWidget(circular_);
+    optionsRow->addStretch(1);
+    layout->addLayout(optionsRow);
     layout->addLayout(zoomRow);
     layout->addWidget(view_, 1);
     layout->addWidget(info_);
@@ -78,7 +118,12 @@ SpeciesTreePanel::SpeciesTreePanel(QWidget* parent) : QWidget(parent) {
         searchResult_->setText(text.isEmpty() ? QString()
                                               : tr("%n match(es)", nullptr, static_cast<int>(found.size())));
     });
+    connect(search_, &QLineEdit::returnPressed, this, &SpeciesTreePanel::searchNext);
+    connect(completer, qOverload<const QString&>(&QCompleter::activated), this,
+            [this](const QString& name) { view_->search(name); }); // the exact name comes first
     connect(internalNames_, &QCheckBox::toggled, view_, &SpeciesTreeView::setInternalNamesVisible);
+    connect(circular_, &QCheckBox::toggled, view_, &SpeciesTreeView::setCircular);
+    connect(fitSelection_, &QAction::triggered, view_, &SpeciesTreeView::fitToSelection);
     connect(fit, &QToolButton::clicked, view_, &SpeciesTreeView::fitAll);
     connect(zoomIn, &QToolButton::clicked, this, [this] { view_->zoomBy(1.25); });
     connect(zoomOut, &QToolButton::clicked, this, [this] { view_->zoomBy(0.8); });
@@ -100,8 +145,34 @@ void SpeciesTreePanel::setDataset(std::shared_ptr<const Dataset> data) {
     family_ = cladeFamily_ = clade_ = -1;
     shown_ = {};
     view_->setTree(data_ ? &data_->species : nullptr);
+    QStringList names;
+    if (data_)
+        for (const std::string& name : data_->species.names())
+            names << QString::fromStdString(name);
+    names.sort(Qt::CaseInsensitive);
+    names_->setStringList(names);
     search_->clear();
     requestValues();
+}
+
+void SpeciesTreePanel::searchNext() {
+    const QString text = search_->text();
+    if (text.isEmpty()) return;
+    const int exact = data_ ? data_->species.find(text.toStdString()) : -1;
+    if (exact >= 0 && view_->selectedSpecies() != exact) { // the named node, whatever was selected
+        view_->selectSpecies(exact);
+        return;
+    }
+    if (exact >= 0) return; // stays on the named node
+    const int index = view_->selectNextMatch();
+    if (index < 0) {
+        const QString message = tr("No species or node named “%1”").arg(text);
+        searchResult_->setText(tr("no match")); // short: a long name must not widen the panel
+        info_->setText(message);
+        QToolTip::showText(search_->mapToGlobal(QPoint(0, search_->height())), message, search_);
+        return;
+    }
+    searchResult_->setText(tr("%1 of %2").arg(index + 1).arg(view_->matchCount()));
 }
 
 void SpeciesTreePanel::setParameters(const RateParameters& theta) {

@@ -11,6 +11,8 @@ class QComboBox;
 class QLabel;
 class QLineEdit;
 class QCheckBox;
+class QAction;
+class QStringListModel;
 
 namespace gpurec::ui {
 
@@ -31,8 +33,13 @@ class SpeciesTreePanel : public QWidget {
     SpeciesQuantity quantity() const;
 
     SpeciesTreeView* view() const { return view_; }
+    // Zooms onto the selected clade (Ctrl+Shift+F); also in the window's View menu.
+    QAction* fitSelectionAction() const { return fitSelection_; }
     // Asks for a file name and saves the drawing as SVG or PNG (by extension).
     void exportTree();
+    // Enter in the search field: the node of exactly that name, else the next match (cycling), or a
+    // message when nothing matches.
+    void searchNext();
     const SpeciesValues& shownValues() const { return shown_; }
 
   signals:
@@ -51,6 +58,9 @@ class SpeciesTreePanel : public QWidget {
     QLineEdit* search_;
     QLabel* searchResult_;
     QCheckBox* internalNames_;
+    QCheckBox* circular_;
+    QAction* fitSelection_;
+    QStringListModel* names_;
     QLabel* info_;
     QFutureWatcher<SpeciesValues> watcher_;
     bool pending_ = false;
