@@ -7,7 +7,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=build/gpu-gui
-suites=(test_gui_workbench test_gui_reconciliations test_gui_reconciliation_view)
+suites=()
+for f in tests/test_gui_*.cpp; do suites+=("$(basename "$f" .cpp)"); done
 cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 >/dev/null
 cmake --build "$build" -j "$(nproc)" --target gpurec gpurec-workbench "${suites[@]}"
 
