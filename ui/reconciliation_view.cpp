@@ -18,7 +18,7 @@ namespace gpurec::ui {
 
 namespace {
 constexpr double kGlyph = 5.0;
-constexpr int kLegendLineages = 12; // more gene copies are named in their lines' tooltips
+constexpr int kLegendLineages = 8; // more gene copies are named in their lines' tooltips
 const QColor kTubeFill(232, 236, 242), kTubeEdge(150, 160, 175);
 const std::vector<EventType> kLegendEvents = {
     EventType::Leaf,        EventType::Speciation, EventType::SpeciationLoss,
@@ -234,21 +234,27 @@ void ReconciliationView::showReconciliations(const std::vector<const Reconciliat
             if (r.nodes[n].children.empty() && !r.nodes[n].name.empty())
                 genes[lineages[0][n]] << QString::fromStdString(r.nodes[n].name);
         const QString family = names.isEmpty() ? QString() : names.front() + ": ";
+        int omitted = 0;
+        if (!names.isEmpty()) entries_.push_back({QPen(Qt::NoPen), tr("%1, one colour per gene copy:").arg(names.front())});
         for (const auto& [k, list] : genes) {
-            const QString text = list.size() <= 3
-                                     ? list.join(", ")
-                                     : tr("%1, %2 and %3 more").arg(list[0], list[1]).arg(list.size() - 2);
+            const QString text = list.size() <= 3 ? list.join(", ")
+                                                  : tr("%1, %2 and %3 more").arg(list[0], list[1]).arg(list.size() - 2);
             lineageNames[k] = family + tr("copy %1 → %2").arg(k + 1).arg(text);
-            if (static_cast<int>(entries_.size()) < kLegendLineages)
-                entries_.push_back({categoricalPen(k, 3), lineageNames[k]});
+            // The legend stays narrow (it shares the view with the drawing): the first gene only.
+            const QString brief = list.size() == 1 ? list[0] : tr("%1 +%2").arg(list[0]).arg(list.size() - 1);
+            if (k < kLegendLineages)
+                entries_.push_back({categoricalPen(k, 3), tr("copy %1: %2").arg(k + 1).arg(brief)});
+            else
+                ++omitted;
         }
-        if (genes.size() > static_cast<std::size_t>(kLegendLineages))
-            entries_.push_back(
-                {QPen(Qt::NoPen), tr("… %1 more copies (hover a line)").arg(genes.size() - kLegendLineages)});
+        if (omitted > 0)
+            entries_.push_back({QPen(Qt::NoPen), tr("… %1 more copies (hover a line)").arg(omitted)});
     } else {
         for (int d = 0; d < names.size(); ++d)
             entries_.push_back({categoricalPen(d, 3), names[d]});
     }
+    if (!supports.empty())
+        entries_.push_back({QPen(Qt::NoPen), tr("0.42: fraction of samples with the event (none: all)")});
     ReconciliationDrawing drawing = drawReconciliations(layout_, *species_, reconciliations);
     for (const Lineage& l : drawing.lineages) {
         auto* item = scene()->addPath(l.path, categoricalPen(colourIndex(l.drawn, l.node), 1.8));
@@ -306,7 +312,7 @@ void ReconciliationView::showReconciliations(const std::vector<const Reconciliat
             const double support = supports[g.drawn]->at(g.node).at(i);
             item->setData(kSupportRole, support);
             tip += tr("<br>in %1% of the samples").arg(100 * support, 0, 'f', 0);
-            if (g.type != EventType::Leaf) { // a gene is in every sample
+            if (support < 1) { // events in every sample (genes among them) stay unlabelled
                 auto* label = new QGraphicsSimpleTextItem(QString::number(support, 'f', 2), item);
                 QFont small = font();
                 small.setPointSizeF(7.5);
