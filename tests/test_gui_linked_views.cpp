@@ -260,6 +260,19 @@ class GuiLinkedViews : public QObject {
 
         FamiliesPanel* familiesPanel = w.familiesPanel();
         SpeciesTreePanel* tree = w.speciesTreePanel();
+        { // Before any sampling a branch click filters nothing.
+            WorkbenchWindow fresh;
+            QVERIFY(test::showActive(fresh));
+            QVERIFY(loadInto(fresh, teachingRequest()));
+            QSignalSpy clicked(fresh.speciesTreePanel(), &SpeciesTreePanel::speciesSelected);
+            fresh.speciesTreePanel()->view()->selectSpecies(node);
+            QCOMPARE(clicked.count(), 1);
+            QCOMPARE(fresh.familiesPanel()->branchFilter(), -1);
+            QVERIFY(!fresh.familiesPanel()->branchChip()->isVisible());
+            QCOMPARE(fresh.familiesPanel()->visibleRows(),
+                     static_cast<int>(fresh.dataset()->families.size()));
+        }
+        QVERIFY(test::showActive(w));
         tree->view()->fitAll();
         const std::optional<QPoint> at = branchPoint(tree->view(), node);
         QVERIFY(at);

@@ -48,7 +48,7 @@ class FamiliesModel : public QAbstractTableModel {
     // Whether the family's samples hold such events on species node `species` (transfers: leaving
     // or arriving; false for families not sampled).
     bool hasEvents(int family, int species, BranchEvent kind) const;
-    bool sampled(int family) const { return sampled_.count(family) > 0; }
+    int sampledCount() const { return static_cast<int>(sampled_.size()); }
 
     // Machine-readable name of a column ("log_likelihood").
     static QString key(int column);

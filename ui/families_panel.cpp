@@ -161,7 +161,8 @@ void FamiliesPanel::fitColumns() {
 }
 
 void FamiliesPanel::setBranchFilter(int node) {
-    if (!data_ || node >= data_->species.size()) node = -1;
+    // Before any sampling there are no events to filter by: a branch click then keeps every family.
+    if (!data_ || node >= data_->species.size() || model_->sampledCount() == 0) node = -1;
     proxy_->setBranch(node, proxy_->kind());
     updateChip();
     updateCount();
@@ -222,12 +223,7 @@ int FamiliesPanel::visibleRows() const {
 
 void FamiliesPanel::updateCount() {
     QString text = tr("%1 of %2 families shown").arg(proxy_->rowCount()).arg(model_->rowCount());
-    if (proxy_->node() >= 0) {
-        int sampled = 0;
-        for (int f = 0; f < model_->rowCount(); ++f)
-            sampled += model_->sampled(f);
-        text += tr(" (branch filter: among %1 sampled)").arg(sampled);
-    }
+    if (proxy_->node() >= 0) text += tr(" (branch filter: among %1 sampled)").arg(model_->sampledCount());
     count_->setText(text);
 }
 
