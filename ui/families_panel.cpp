@@ -130,8 +130,12 @@ FamiliesPanel::FamiliesPanel(QWidget* parent) : QWidget(parent) {
     connect(branchEvent_, &QComboBox::currentIndexChanged, this, [this] {
         setBranchEvent(static_cast<FamiliesModel::BranchEvent>(branchEvent_->currentData().toInt()));
     });
-    // New columns of numbers (a first evaluation, a sampling) get their width.
-    connect(model_, &QAbstractItemModel::dataChanged, this, [this] { fitColumns(); });
+    // New columns of numbers (a first evaluation, a sampling) get their width; a new sampling
+    // changes what the branch filter keeps.
+    connect(model_, &QAbstractItemModel::dataChanged, this, [this] {
+        fitColumns();
+        updateCount();
+    });
     connect(filter_, &QLineEdit::textChanged, this, [this](const QString& text) {
         proxy_->setFilterFixedString(text);
         updateCount();

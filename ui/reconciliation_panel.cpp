@@ -306,7 +306,12 @@ void ReconciliationPanel::setFamilies(const std::vector<int>& families) {
     for (int g : shown_)
         selectedSampled = selectedSampled ||
                           std::find(families_.begin(), families_.end(), groups_[g].family) != families_.end();
-    if (selectedSampled && (shown_ != before || mode() != Mode::Consensus)) setMode(Mode::Consensus);
+    if (selectedSampled && (shown_ != before || mode() != Mode::Consensus)) {
+        setMode(Mode::Consensus);
+    } else if (shown_ != before) {
+        updateControls();
+        redraw();
+    }
 }
 
 void ReconciliationPanel::chooseShown() {
