@@ -6,6 +6,7 @@
 #include "support.hpp"
 
 #include <QGraphicsItem>
+#include <QGraphicsPathItem>
 #include <QGraphicsScene>
 #include <QImage>
 #include <QScrollBar>
@@ -115,6 +116,39 @@ class GuiReconciliationView : public QObject {
         const QGraphicsItem* arc = firstOfKind(*view.scene(), ReconciliationView::FrequencyArcItem);
         QVERIFY(arc);
         QCOMPARE(arc->data(ReconciliationView::kLabelRole).toString(), QString("1"));
+    }
+
+    // A transfer's moving copy starts a new gene lineage, drawn in the palette's next colour; the
+    // highlighted pair widens its arcs and fades the others, and survives a redraw.
+    void lineageColoursAndHighlightedTransfers() {
+        ShownView shown(species_, {1000, 600}, true);
+        QVERIFY(shown.shown);
+        ReconciliationView& view = shown.view;
+        const Reconciliation& r = shown.transfer;
+        QCOMPARE(geneLineages(r), (std::vector<int>{0, 0, 1}));
+        QVERIFY(view.colouredByLineage());
+        QCOMPARE(view.lineagePen(0, 1)->color(), ReconciliationView::familyColour(0));
+        QCOMPARE(view.lineagePen(0, 2)->color(), ReconciliationView::familyColour(1));
+        const auto* arc =
+            dynamic_cast<const QGraphicsPathItem*>(firstOfKind(*view.scene(), ReconciliationView::Arc));
+        QVERIFY(arc);
+        QCOMPARE(arc->pen().color(), ReconciliationView::familyColour(1)); // the moving copy's colour
+        const double width = arc->pen().widthF();
+        const int donor = r.nodes[0].events[0].species, recipient = r.nodes[0].events[0].recipient;
+        view.highlightTransfer(recipient, donor); // the other direction: nothing of it is drawn
+        QCOMPARE(view.highlightedArcs().size(), std::size_t(0));
+        QVERIFY(arc->opacity() < 0.5);
+        view.highlightTransfer(donor, recipient);
+        QCOMPARE(view.highlightedArcs().size(), std::size_t(1));
+        QCOMPARE(arc->opacity(), 1.0);
+        QVERIFY(arc->pen().widthF() > width);
+        view.showReconciliations({&r, &r}, {"one", "two"}); // redrawn: still highlighted, by family colour
+        QVERIFY(!view.colouredByLineage());
+        QCOMPARE(view.highlightedArcs().size(), std::size_t(2));
+        view.highlightTransfer(-1, -1);
+        QCOMPARE(view.highlightedArcs().size(), std::size_t(0));
+        for (const QGraphicsItem* item : view.items(ReconciliationView::Arc))
+            QCOMPARE(item->opacity(), 1.0);
     }
 
     // The arrowhead is painted at the recipient's end in screen pixels, just before its glyph:

@@ -25,6 +25,11 @@ void prepare(QTableWidget* table) {
     table->setRowCount(0);
 }
 
+// Rows as tall as the families table's: the style's default would show two thirds as many.
+void compactRows(QTableWidget* table) {
+    table->verticalHeader()->setDefaultSectionSize(table->fontMetrics().height() + 6);
+}
+
 void finish(QTableWidget* table) {
     table->setSortingEnabled(true);
     table->resizeColumnsToContents();
@@ -36,6 +41,7 @@ SpeciesEventTable::SpeciesEventTable(QWidget* parent) : QTableWidget(parent) {
     setEditTriggers(NoEditTriggers);
     setAlternatingRowColors(true);
     verticalHeader()->hide();
+    compactRows(this);
 }
 
 void SpeciesEventTable::showSummary(const ReconciliationSummary& summary, const SpeciesTree& species) {
@@ -62,8 +68,18 @@ void SpeciesEventTable::showSummary(const ReconciliationSummary& summary, const 
 
 TransferMatrix::TransferMatrix(QWidget* parent) : QTableWidget(parent) {
     setObjectName("transferMatrix");
+    setAccessibleName(tr("Transfer matrix"));
+    setToolTip(
+        tr("Mean transfers per sample from each donor (row) to each recipient (column); click a cell to "
+           "highlight those transfers and list the families carrying them"));
     setEditTriggers(NoEditTriggers);
     verticalHeader()->hide();
+    compactRows(this);
+    connect(this, &QTableWidget::cellClicked, this, [this](int row, int column) {
+        if (column < 2 || !item(row, 0) || !horizontalHeaderItem(column)) return;
+        emit transferSelected(item(row, 0)->data(kSpeciesRole).toInt(),
+                              horizontalHeaderItem(column)->data(kSpeciesRole).toInt());
+    });
 }
 
 void TransferMatrix::showSummary(const ReconciliationSummary& summary, const SpeciesTree& species) {
@@ -81,11 +97,14 @@ void TransferMatrix::showSummary(const ReconciliationSummary& summary, const Spe
         headers << QString::fromStdString(species.name(r));
     setColumnCount(headers.size());
     setHorizontalHeaderLabels(headers);
+    for (std::size_t c = 0; c < columns.size(); ++c)
+        horizontalHeaderItem(static_cast<int>(c) + 2)->setData(kSpeciesRole, columns[c]);
     const ColourScale scale(0, largest > 0 ? largest : 1, false);
     for (int donor : donors) {
         const int r = rowCount();
         insertRow(r);
         setItem(r, 0, nameItem(species, donor));
+        item(r, 0)->setData(kSpeciesRole, donor);
         double total = 0;
         for (std::size_t c = 0; c < columns.size(); ++c) {
             auto it = summary.transfers.find({donor, columns[c]});
@@ -111,6 +130,14 @@ void TransferMatrix::showSummary(const ReconciliationSummary& summary, const Spe
     }
     finish(this);
     sortItems(1, Qt::DescendingOrder);
+}
+
+QModelIndex TransferMatrix::cellOf(int donor, int recipient) const {
+    for (int c = 2; c < columnCount(); ++c)
+        if (horizontalHeaderItem(c)->data(kSpeciesRole).toInt() == recipient)
+            for (int r = 0; r < rowCount(); ++r)
+                if (item(r, 0)->data(kSpeciesRole).toInt() == donor) return model()->index(r, c);
+    return {};
 }
 
 double TransferMatrix::count(const QString& donor, const QString& recipient) const {

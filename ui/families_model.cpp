@@ -36,7 +36,7 @@ void FamiliesModel::setDataset(std::shared_ptr<const Dataset> data) {
     data_ = std::move(data);
     logLikelihood_.clear();
     theta_ = {};
-    eventMeans_.clear();
+    sampled_.clear();
     endResetModel();
 }
 
@@ -50,9 +50,30 @@ void FamiliesModel::setRates(const RateParameters& theta) {
     if (rowCount() > 0) emit dataChanged(index(0, RateD), index(rowCount() - 1, RateT));
 }
 
-void FamiliesModel::setEventMeans(const std::map<int, std::array<double, 3>>& means) {
-    eventMeans_ = means;
+void FamiliesModel::setSampledEvents(const std::map<int, ReconciliationSummary>& summaries) {
+    sampled_ = summaries;
     if (rowCount() > 0) emit dataChanged(index(0, SampledD), index(rowCount() - 1, SampledL));
+}
+
+bool FamiliesModel::hasEvents(int family, int species, BranchEvent kind) const {
+    auto it = sampled_.find(family);
+    if (it == sampled_.end() || species < 0 || species >= static_cast<int>(it->second.species.size()))
+        return false;
+    const SpeciesCounts& c = it->second.species[species];
+    switch (kind) {
+    case BranchEvent::Duplications:
+        return c[kDuplications] > 0;
+    case BranchEvent::Transfers:
+        return c[kTransfers] > 0 || c[kTransfersTo] > 0;
+    case BranchEvent::Losses:
+        return c[kLosses] > 0;
+    case BranchEvent::Speciations:
+        return c[kSpeciations] > 0;
+    case BranchEvent::Any:
+        break;
+    }
+    return c[kDuplications] > 0 || c[kTransfers] > 0 || c[kTransfersTo] > 0 || c[kLosses] > 0 ||
+           c[kSpeciations] > 0;
 }
 
 QString FamiliesModel::key(int column) {
@@ -95,9 +116,10 @@ QVariant FamiliesModel::value(int row, int column) const {
     case SampledD:
     case SampledT:
     case SampledL: {
-        auto it = eventMeans_.find(row);
-        if (it == eventMeans_.end()) return {};
-        return it->second[column - SampledD];
+        auto it = sampled_.find(row);
+        if (it == sampled_.end()) return {};
+        const std::array<double, 7>& e = it->second.events; // S, SL, D, T, TL, L, Leaf
+        return column == SampledD ? e[2] : column == SampledT ? e[3] + e[4] : e[5];
     }
     }
     return {};
@@ -108,8 +130,9 @@ QVariant FamiliesModel::data(const QModelIndex& index, int role) const {
     if (role == Qt::TextAlignmentRole)
         return index.column() == Name ? int(Qt::AlignLeft | Qt::AlignVCenter)
                                       : int(Qt::AlignRight | Qt::AlignVCenter);
-    if (role == Qt::ToolTipRole && index.column() == Name)
-        return QString::fromStdString(data_->families[index.row()].geneTreePath);
+    if (role == Qt::ToolTipRole && index.column() == Name) // the full name: the column elides long ones
+        return QString::fromStdString(data_->families[index.row()].name + "\n" +
+                                      data_->families[index.row()].geneTreePath);
     if (role == Qt::UserRole) return value(index.row(), index.column()); // sorting and tests
     if (role != Qt::DisplayRole) return {};
     QVariant v = value(index.row(), index.column());

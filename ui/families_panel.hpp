@@ -1,13 +1,17 @@
 #pragma once
-// The sortable, filterable families table; selecting a family drives the other views.
+// The sortable, filterable families table; selecting a family drives the other views. Besides the
+// name filter, a branch filter (a click on a species branch) keeps the sampled families with
+// events of a chosen kind on that branch, shown as a chip that clears it. The name, log L and
+// rate columns come first and fit the panel (long names elided, full in the tooltip).
 #include "families_model.hpp"
 
 #include <QWidget>
 
+class QComboBox;
 class QLineEdit;
 class QLabel;
-class QSortFilterProxyModel;
 class QTableView;
+class QToolButton;
 
 namespace gpurec::ui {
 
@@ -22,6 +26,12 @@ class FamiliesPanel : public QWidget {
     std::vector<int> selectedFamilies() const; // dataset indices, in table order
     QTableView* table() const { return table_; }
     int visibleRows() const;
+    // Keeps the families with events of the chosen kind on species node `node`; −1 clears.
+    void setBranchFilter(int node);
+    int branchFilter() const;
+    void setBranchEvent(FamiliesModel::BranchEvent kind);
+    QComboBox* branchEventBox() const { return branchEvent_; }
+    QToolButton* branchChip() const { return chip_; }
 
   signals:
     void familySelected(int family); // dataset index, -1 when none
@@ -29,12 +39,18 @@ class FamiliesPanel : public QWidget {
 
   private:
     void updateCount();
+    void updateChip();
+    void fitColumns();
 
+    class Filter;
     FamiliesModel* model_;
-    QSortFilterProxyModel* proxy_;
+    Filter* proxy_;
     QTableView* table_;
     QLineEdit* filter_;
+    QComboBox* branchEvent_;
+    QToolButton* chip_;
     QLabel* count_;
+    std::shared_ptr<const Dataset> data_;
 };
 
 } // namespace gpurec::ui

@@ -133,6 +133,7 @@ ReconciliationDrawing drawReconciliations(const TubeLayout& layout, const Specie
             if (node.events.empty()) continue;
             Lineage lineage;
             lineage.drawn = d;
+            lineage.node = n;
             const QPointF first = point(d, n, 0);
             if (node.parent < 0) {
                 lineage.path.moveTo(layout.startX[node.events[0].species], first.y());
@@ -143,7 +144,8 @@ ReconciliationDrawing drawReconciliations(const TubeLayout& layout, const Specie
                 const ReconEvent& split = parent.events[last];
                 const QPointF from = point(d, node.parent, last);
                 if (split.type == EventType::Transfer && node.events[0].species != split.species) {
-                    out.arcs.push_back({EventType::Transfer, from, first, d, split.species, split.recipient});
+                    out.arcs.push_back(
+                        {EventType::Transfer, from, first, d, split.species, split.recipient, n});
                     lineage.path.moveTo(first);
                 } else {
                     lineage.path.moveTo(from);
@@ -157,7 +159,7 @@ ReconciliationDrawing drawReconciliations(const TubeLayout& layout, const Specie
                     const QPointF from = point(d, n, static_cast<int>(i) - 1);
                     if (previous.type == EventType::TransferLoss) {
                         out.arcs.push_back(
-                            {EventType::TransferLoss, from, at, d, previous.species, previous.recipient});
+                            {EventType::TransferLoss, from, at, d, previous.species, previous.recipient, n});
                         lineage.path.moveTo(at);
                     } else {
                         route(lineage.path, from, at);
@@ -169,6 +171,24 @@ ReconciliationDrawing drawReconciliations(const TubeLayout& layout, const Specie
         }
     }
     return out;
+}
+
+std::vector<int> geneLineages(const Reconciliation& r) {
+    std::vector<int> lineage(r.nodes.size(), 0);
+    int next = 1;
+    for (auto [n, depth] : depthFirst(r)) {
+        const ReconNode& node = r.nodes[n];
+        if (node.parent < 0) continue;
+        const ReconNode& parent = r.nodes[node.parent];
+        const EventType split = parent.events.empty() ? EventType::Speciation : parent.events.back().type;
+        bool newCopy = false;
+        if (split == EventType::Duplication)
+            newCopy = parent.children.size() == 2 && parent.children[1] == n;
+        else if (split == EventType::Transfer)
+            newCopy = !node.events.empty() && node.events[0].species != parent.events.back().species;
+        lineage[n] = newCopy ? next++ : lineage[node.parent];
+    }
+    return lineage;
 }
 
 AggregateDrawing drawAggregates(const TubeLayout& layout,

@@ -36,6 +36,7 @@ struct EventGlyph {
 struct Lineage {
     QPainterPath path;
     int drawn = 0;
+    int node = -1; // gene node whose branch this is
 };
 
 struct TransferArc {
@@ -43,6 +44,7 @@ struct TransferArc {
     QPointF from, to;
     int drawn = 0;
     int donor = -1, recipient = -1;
+    int node = -1; // gene node that arrives at the recipient
 };
 
 struct ReconciliationDrawing {
@@ -53,6 +55,11 @@ struct ReconciliationDrawing {
 
 ReconciliationDrawing drawReconciliations(const TubeLayout& layout, const SpeciesTree& species,
                                           const std::vector<const Reconciliation*>& reconciliations);
+
+// Gene lineages: copies that one can follow through the tree. The root starts lineage 0; the
+// second child of a duplication and the transferred child of a transfer start a new lineage
+// (numbered in depth-first order); every other child continues its parent's. Per gene node.
+std::vector<int> geneLineages(const Reconciliation& r);
 
 // Aggregated over samples: mean transfers per (donor, recipient) and mean duplications per species.
 struct FrequencyArc {

@@ -7,10 +7,13 @@
 #include "recon/recphyloxml.hpp"
 #include "recon/sampling_run.hpp"
 
+#include <QEvent>
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QHBoxLayout>
+#include <QHeaderView>
 #include <QLabel>
+#include <QListWidget>
 #include <QMenu>
 #include <QMessageBox>
 #include <QPushButton>
@@ -18,7 +21,10 @@
 #include <QSlider>
 #include <QSpinBox>
 #include <QSplitter>
+#include <QStyle>
+#include <QTabBar>
 #include <QTabWidget>
+#include <QTimer>
 #include <QToolButton>
 #include <QVBoxLayout>
 #include <QtConcurrent/QtConcurrentRun>
@@ -52,6 +58,7 @@ SamplingOutcome sampleNow(std::shared_ptr<const Dataset> data, RateParameters th
             group.family = family;
             group.samples = std::move(it->reconciliations);
             group.summary = summarize(group.samples, data->species);
+            group.consensus = consensusReconciliation(group.samples);
             out.groups.push_back(std::move(group));
         }
     } catch (const std::exception& e) {
@@ -92,8 +99,15 @@ ReconciliationPanel::ReconciliationPanel(QWidget* parent) : QWidget(parent) {
     exportButton->setAccessibleName(tr("Export reconciliations"));
     exportButton->setPopupMode(QToolButton::InstantPopup);
 
+    consensus_ = new QRadioButton(tr("Consensus"));
+    consensus_->setObjectName("consensusMode");
+    consensus_->setAccessibleName(tr("Consensus reconciliation"));
+    consensus_->setToolTip(
+        tr("Each family's best-supported sample (largest product of event supports), with the "
+           "fraction of samples holding each event written beside it"));
     oneSample_ = new QRadioButton(tr("One sample"));
     oneSample_->setObjectName("oneSampleMode");
+    oneSample_->setToolTip(tr("One sampled reconciliation at a time"));
     oneSample_->setChecked(true);
     aggregate_ = new QRadioButton(tr("All samples"));
     aggregate_->setObjectName("aggregateMode");
@@ -137,6 +151,7 @@ ReconciliationPanel::ReconciliationPanel(QWidget* parent) : QWidget(parent) {
     top->addWidget(exportButton);
     // One row per mode, so the panel fits a narrow window (1600×1000 at scale factor 1.5).
     auto* second = new QHBoxLayout;
+    second->addWidget(consensus_);
     second->addWidget(oneSample_);
     second->addWidget(browse_);
     second->addStretch(1);
@@ -146,19 +161,45 @@ ReconciliationPanel::ReconciliationPanel(QWidget* parent) : QWidget(parent) {
     third->addWidget(new QLabel(tr("threshold")));
     third->addWidget(threshold_, 1);
     third->addWidget(thresholdLabel_);
-    threshold_->setMinimumWidth(120);
+    threshold_->setMinimumWidth(160); // keeps its width when the panel is narrow
+    threshold_->setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Fixed);
+    threshold_->setAccessibleName(tr("Frequency threshold"));
     info_ = new QLabel(tr("Select families in the Families table, then Sample."));
     info_->setObjectName("reconciliationInfo");
     info_->setWordWrap(true);
 
-    auto* tables = new QTabWidget;
-    tables->addTab(speciesTable_, tr("Events per species"));
-    tables->addTab(transfers_, tr("Transfers"));
-    auto* split = new QSplitter(Qt::Vertical);
+    carriers_ = new QListWidget;
+    carriers_->setObjectName("transferFamilies");
+    carriers_->setAccessibleName(tr("Families carrying the selected transfer"));
+    carriers_->setToolTip(tr("Families whose samples hold the transfer clicked in the matrix, by mean number "
+                             "per sample; click one to select and draw it"));
+    carriersTitle_ = new QLabel(tr("Click a cell of the matrix: the families carrying that transfer are "
+                                   "listed here"));
+    carriersTitle_->setObjectName("transferFamiliesTitle");
+    carriersTitle_->setWordWrap(true);
+    auto* carriersBox = new QWidget;
+    auto* carriersLayout = new QVBoxLayout(carriersBox);
+    carriersLayout->setContentsMargins(0, 0, 0, 0);
+    carriersLayout->addWidget(carriersTitle_);
+    carriersLayout->addWidget(carriers_, 1);
+    auto* transfersTab = new QSplitter(Qt::Horizontal);
+    transfersTab->addWidget(transfers_);
+    transfersTab->addWidget(carriersBox);
+    transfersTab->setStretchFactor(0, 3);
+    transfersTab->setStretchFactor(1, 2);
+    tables_ = new QTabWidget;
+    tables_->setObjectName("reconciliationTables");
+    tables_->addTab(speciesTable_, tr("Events per species"));
+    tables_->addTab(transfersTab, tr("Transfers"));
+    split_ = new QSplitter(Qt::Vertical);
+    auto* split = split_;
     split->addWidget(view_);
-    split->addWidget(tables);
+    split->addWidget(tables_);
     split->setStretchFactor(0, 3);
     split->setStretchFactor(1, 1);
+    split->setChildrenCollapsible(false);
+    connect(split, &QSplitter::splitterMoved, this, [this] { userSplit_ = true; });
+    split->installEventFilter(this);
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(2, 2, 2, 2);
     layout->addLayout(top);
@@ -199,7 +240,20 @@ ReconciliationPanel::ReconciliationPanel(QWidget* parent) : QWidget(parent) {
                                                     tr("RecPhyloXML (*.xml *.recphyloxml);;All files (*)"));
         if (!path.isEmpty()) openRecPhyloXml(path);
     });
-    connect(oneSample_, &QRadioButton::toggled, this, [this](bool one) { setAggregate(!one); });
+    for (QRadioButton* radio : {consensus_, oneSample_, aggregate_})
+        connect(radio, &QRadioButton::toggled, this, [this](bool on) {
+            if (!on) return;
+            updateControls();
+            redraw();
+        });
+    connect(transfers_, &TransferMatrix::transferSelected, this, &ReconciliationPanel::showTransferCarriers);
+    connect(carriers_, &QListWidget::itemClicked, this, [this](QListWidgetItem* item) {
+        const int group = item->data(Qt::UserRole).toInt();
+        if (group < 0 || group >= static_cast<int>(groups_.size())) return;
+        shown_ = {group};
+        setMode(Mode::Consensus);
+        if (groups_[group].family >= 0) emit familyRequested(groups_[group].family);
+    });
     connect(index_, &QSpinBox::valueChanged, this, [this] { redraw(); });
     connect(previous, &QToolButton::clicked, index_, &QSpinBox::stepDown);
     connect(next, &QToolButton::clicked, index_, &QSpinBox::stepUp);
@@ -246,6 +300,30 @@ void ReconciliationPanel::setRateBounds(double minRate, double maxRate) {
 
 void ReconciliationPanel::setFamilies(const std::vector<int>& families) {
     families_ = families;
+    const std::vector<int> before = shown_;
+    chooseShown();
+    bool selectedSampled = false;
+    for (int g : shown_)
+        selectedSampled = selectedSampled ||
+                          std::find(families_.begin(), families_.end(), groups_[g].family) != families_.end();
+    if (selectedSampled && (shown_ != before || mode() != Mode::Consensus)) {
+        setMode(Mode::Consensus);
+    } else if (shown_ != before) {
+        updateControls();
+        redraw();
+    }
+}
+
+void ReconciliationPanel::chooseShown() {
+    shown_.clear();
+    for (int g = 0; g < static_cast<int>(groups_.size()); ++g)
+        if (groups_[g].family >= 0 &&
+            std::find(families_.begin(), families_.end(), groups_[g].family) != families_.end())
+            shown_.push_back(g);
+    if (shown_.empty()) // nothing selected was sampled: the sampled families themselves
+        for (int g = 0; g < static_cast<int>(groups_.size()); ++g)
+            shown_.push_back(g);
+    if (shown_.size() > static_cast<std::size_t>(kMaxFamiliesDrawn)) shown_.resize(kMaxFamiliesDrawn);
 }
 
 void ReconciliationPanel::sample() {
@@ -254,12 +332,12 @@ void ReconciliationPanel::sample() {
         info_->setText(tr("Select one or more families in the Families table first."));
         return;
     }
-    std::vector<int> chosen = families_;
-    if (chosen.size() > static_cast<std::size_t>(kMaxFamiliesDrawn)) {
-        chosen.resize(kMaxFamiliesDrawn);
-        emit logMessage(
-            tr("Sampling the first %1 selected families (one colour each)").arg(kMaxFamiliesDrawn));
-    }
+    const std::vector<int> chosen = families_;
+    if (chosen.size() > static_cast<std::size_t>(kMaxFamiliesDrawn))
+        emit logMessage(tr("Sampling %1 families; the first %2 are drawn (one colour each), the tables "
+                           "sum over all of them")
+                            .arg(chosen.size())
+                            .arg(kMaxFamiliesDrawn));
     SamplingSettings settings;
     settings.samples = samples_->value();
     settings.seed = static_cast<std::uint64_t>(seed_->value());
@@ -282,14 +360,15 @@ void ReconciliationPanel::openRecPhyloXml(const QString& path) {
             auto it = std::find_if(groups.begin(), groups.end(),
                                    [&](const ReconciliationGroup& g) { return g.name == name; });
             if (it == groups.end()) {
-                groups.push_back({name, -1, {}, {}});
+                groups.push_back({name, -1, {}, {}, {}});
                 it = groups.end() - 1;
             }
             it->samples.push_back(std::move(r));
         }
-        if (groups.size() > static_cast<std::size_t>(kMaxFamiliesDrawn)) groups.resize(kMaxFamiliesDrawn);
-        for (ReconciliationGroup& g : groups)
+        for (ReconciliationGroup& g : groups) {
             g.summary = summarize(g.samples, *species);
+            g.consensus = consensusReconciliation(g.samples);
+        }
         emit logMessage(tr("Opened %1: %2 reconciliation(s)").arg(path).arg(doc.reconciliations.size()));
         display(std::move(groups), species);
     } catch (const std::exception& e) {
@@ -312,6 +391,11 @@ void ReconciliationPanel::display(std::vector<ReconciliationGroup> groups,
     total_ = {};
     for (const ReconciliationGroup& g : groups_)
         addFamily(total_, g.summary);
+    chooseShown();
+    carriers_->clear();
+    carriersTitle_->setText(
+        tr("Click a cell of the matrix: the families carrying that transfer are listed here"));
+    view_->highlightTransfer(-1, -1);
     const SpeciesTree* tree = species();
     view_->setSpecies(tree);
     if (tree && !groups_.empty()) {
@@ -323,6 +407,7 @@ void ReconciliationPanel::display(std::vector<ReconciliationGroup> groups,
     }
     updateControls();
     redraw();
+    QTimer::singleShot(0, this, &ReconciliationPanel::fitTableHeight); // once the headers have their height
     if (!groups_.empty()) {
         view_->fitAll();
         QStringList parts;
@@ -340,25 +425,95 @@ void ReconciliationPanel::display(std::vector<ReconciliationGroup> groups,
 
 void ReconciliationPanel::updateControls() {
     int most = 1;
-    for (const ReconciliationGroup& g : groups_)
-        most = std::max(most, static_cast<int>(g.samples.size()));
+    for (int g : shown_)
+        most = std::max(most, static_cast<int>(groups_[g].samples.size()));
     QSignalBlocker block(index_);
     index_->setRange(1, most);
     index_->setSuffix(tr(" of %1").arg(most));
-    browse_->setEnabled(!aggregate_->isChecked());
+    browse_->setEnabled(oneSample_->isChecked());
     threshold_->setEnabled(aggregate_->isChecked());
 }
 
-void ReconciliationPanel::setAggregate(bool aggregate) {
-    QSignalBlocker a(aggregate_), b(oneSample_);
-    aggregate_->setChecked(aggregate);
-    oneSample_->setChecked(!aggregate);
+void ReconciliationPanel::setMode(Mode mode) {
+    {
+        QSignalBlocker a(aggregate_), b(oneSample_), c(consensus_);
+        consensus_->setChecked(mode == Mode::Consensus);
+        oneSample_->setChecked(mode == Mode::OneSample);
+        aggregate_->setChecked(mode == Mode::Aggregate);
+    }
     updateControls();
     redraw();
 }
 
+ReconciliationPanel::Mode ReconciliationPanel::mode() const {
+    return consensus_->isChecked()   ? Mode::Consensus
+           : aggregate_->isChecked() ? Mode::Aggregate
+                                     : Mode::OneSample;
+}
+
+void ReconciliationPanel::setAggregate(bool aggregate) {
+    setMode(aggregate ? Mode::Aggregate : Mode::OneSample);
+}
+
 void ReconciliationPanel::showSample(int index) {
+    if (mode() != Mode::OneSample) setMode(Mode::OneSample);
     index_->setValue(index + 1);
+}
+
+void ReconciliationPanel::showTransferCarriers(int donor, int recipient) {
+    view_->highlightTransfer(donor, recipient);
+    carriers_->clear();
+    const SpeciesTree* tree = species();
+    if (!tree || donor < 0 || recipient < 0) return;
+    struct Carrier {
+        int group;
+        double mean, fraction;
+    };
+    std::vector<Carrier> found;
+    for (int g = 0; g < static_cast<int>(groups_.size()); ++g) {
+        auto it = groups_[g].summary.transfers.find({donor, recipient});
+        if (it != groups_[g].summary.transfers.end() && it->second > 0)
+            found.push_back({g, it->second, transferSampleFrequency(groups_[g].samples, donor, recipient)});
+    }
+    std::stable_sort(found.begin(), found.end(),
+                     [](const Carrier& a, const Carrier& b) { return a.mean > b.mean; });
+    const QString pair = tr("%1 → %2").arg(QString::fromStdString(tree->name(donor)),
+                                           QString::fromStdString(tree->name(recipient)));
+    carriersTitle_->setText(tr("%1 family(ies) carry %2:").arg(found.size()).arg(pair));
+    for (const Carrier& c : found) {
+        auto* item = new QListWidgetItem(tr("%1: %2 per sample, in %3% of samples")
+                                             .arg(groups_[c.group].name)
+                                             .arg(c.mean, 0, 'g', 3)
+                                             .arg(100 * c.fraction, 0, 'f', 0));
+        item->setData(Qt::UserRole, c.group);
+        item->setData(Qt::UserRole + 1, c.mean);
+        item->setData(Qt::UserRole + 2, c.fraction);
+        item->setToolTip(tr("Click to draw %1 (its consensus) and select it in the Families table")
+                             .arg(groups_[c.group].name));
+        carriers_->addItem(item);
+    }
+    emit logMessage(tr("Transfers %1: %2 family(ies)").arg(pair).arg(found.size()));
+}
+
+bool ReconciliationPanel::eventFilter(QObject* watched, QEvent* event) {
+    // The splitter, not the panel: the info line below it may take more lines and squeeze it.
+    if (watched == split_ && (event->type() == QEvent::Resize || event->type() == QEvent::Show))
+        fitTableHeight();
+    return QWidget::eventFilter(watched, event);
+}
+
+void ReconciliationPanel::fitTableHeight() {
+    if (userSplit_ || split_->height() <= 0) return;
+    // Header, kTableRows rows and a horizontal scroll bar, plus the tab bar; the drawing keeps at
+    // least half the height.
+    const int row = speciesTable_->verticalHeader()->defaultSectionSize();
+    const int chrome = tables_->tabBar()->sizeHint().height() +
+                       std::max(speciesTable_->horizontalHeader()->sizeHint().height(), row) +
+                       2 * speciesTable_->frameWidth() + style()->pixelMetric(QStyle::PM_ScrollBarExtent) + 8;
+    const int rows = row * kTableRows + row / 2;
+    const int total = split_->height() - split_->handleWidth();
+    const int tables = std::clamp(rows + chrome, total / 4, total / 2);
+    split_->setSizes({total - tables, tables});
 }
 
 int ReconciliationPanel::currentSample() const {
@@ -371,20 +526,28 @@ void ReconciliationPanel::setThreshold(double threshold) {
 
 void ReconciliationPanel::redraw() {
     QStringList names;
-    for (const ReconciliationGroup& g : groups_)
-        names << g.name;
-    if (aggregate_->isChecked()) {
+    for (int g : shown_)
+        names << groups_[g].name;
+    if (mode() == Mode::Aggregate) {
         std::vector<const ReconciliationSummary*> summaries;
-        for (const ReconciliationGroup& g : groups_)
-            summaries.push_back(&g.summary);
+        for (int g : shown_)
+            summaries.push_back(&groups_[g].summary);
         view_->showAggregates(summaries, names);
         return;
     }
-    std::vector<const Reconciliation*> shown;
+    std::vector<const Reconciliation*> drawn;
+    std::vector<const ReconciliationView::EventSupports*> supports;
     const int k = currentSample();
-    for (const ReconciliationGroup& g : groups_)
-        shown.push_back(&g.samples[std::min<std::size_t>(k, g.samples.size() - 1)]);
-    view_->showReconciliations(shown, names);
+    for (int g : shown_) {
+        const ReconciliationGroup& group = groups_[g];
+        if (mode() == Mode::Consensus) {
+            drawn.push_back(&group.samples[group.consensus.sample]);
+            supports.push_back(&group.consensus.support);
+        } else {
+            drawn.push_back(&group.samples[std::min<std::size_t>(k, group.samples.size() - 1)]);
+        }
+    }
+    view_->showReconciliations(drawn, names, supports);
 }
 
 bool ReconciliationPanel::exportRecPhyloXml(const QString& path) const {

@@ -1,5 +1,6 @@
 #include "reconciliation_view.hpp"
 
+#include "colour_vision.hpp"
 #include "drawing_export.hpp"
 #include "readable_fit.hpp"
 
@@ -17,6 +18,7 @@ namespace gpurec::ui {
 
 namespace {
 constexpr double kGlyph = 5.0;
+constexpr int kLegendLineages = 8; // more gene copies are named in their lines' tooltips
 const QColor kTubeFill(232, 236, 242), kTubeEdge(150, 160, 175);
 const std::vector<EventType> kLegendEvents = {
     EventType::Leaf,        EventType::Speciation, EventType::SpeciationLoss,
@@ -163,15 +165,24 @@ ReconciliationView::ReconciliationView(QWidget* parent) : QGraphicsView(parent) 
 }
 
 QColor ReconciliationView::familyColour(int drawn) {
-    if (drawn == 0) return QColor(200, 80, 20);
-    return QColor::fromHsv((20 + drawn * 137) % 360, 200, 175); // golden-angle steps keep neighbours apart
+    const Rgb c = categoricalColour(drawn);
+    return QColor(c.r, c.g, c.b);
+}
+
+QPen ReconciliationView::categoricalPen(int k, double width) {
+    static const Qt::PenStyle dashes[] = {Qt::SolidLine, Qt::DashLine, Qt::DotLine, Qt::DashDotLine,
+                                          Qt::DashDotDotLine};
+    QPen pen(familyColour(k), width, dashes[categoricalDash(k) % std::size(dashes)]);
+    pen.setCosmetic(true);
+    return pen;
 }
 
 void ReconciliationView::setSpecies(const SpeciesTree* species) {
     scene()->clear();
     drawing_.clear();
     labels_.clear();
-    names_.clear();
+    entries_.clear();
+    lineageItems_.clear();
     species_ = species;
     if (!species_) return;
     layout_ = layoutTubes(*species_);
@@ -202,34 +213,88 @@ void ReconciliationView::clearDrawing() {
     for (QGraphicsItem* item : drawing_)
         delete item;
     drawing_.clear();
+    lineageItems_.clear();
+    entries_.clear();
 }
 
 void ReconciliationView::showReconciliations(const std::vector<const Reconciliation*>& reconciliations,
-                                             const QStringList& names) {
+                                             const QStringList& names,
+                                             const std::vector<const EventSupports*>& supports) {
     clearDrawing();
     aggregate_ = false;
-    names_ = names;
     if (!species_) return;
+    // One family: a colour per gene lineage; several: a colour per family.
+    byLineage_ = reconciliations.size() == 1;
+    std::vector<std::vector<int>> lineages;
+    for (const Reconciliation* r : reconciliations)
+        lineages.push_back(byLineage_ ? geneLineages(*r) : std::vector<int>(r->nodes.size(), 0));
+    auto colourIndex = [&](int drawn, int node) { return byLineage_ ? lineages[drawn][node] : drawn; };
+    std::map<int, QString> lineageNames;
+    if (byLineage_) {
+        // Each lineage is named after the genes it leads to.
+        const Reconciliation& r = *reconciliations.front();
+        std::map<int, QStringList> genes;
+        for (std::size_t n = 0; n < r.nodes.size(); ++n)
+            if (r.nodes[n].children.empty() && !r.nodes[n].name.empty())
+                genes[lineages[0][n]] << QString::fromStdString(r.nodes[n].name);
+        const QString family = names.isEmpty() ? QString() : names.front() + ": ";
+        int omitted = 0;
+        if (!names.isEmpty()) entries_.push_back({QPen(Qt::NoPen), tr("%1, one colour per gene copy:").arg(names.front())});
+        for (const auto& [k, list] : genes) {
+            const QString text = list.size() <= 3 ? list.join(", ")
+                                                  : tr("%1, %2 and %3 more").arg(list[0], list[1]).arg(list.size() - 2);
+            lineageNames[k] = family + tr("copy %1 → %2").arg(k + 1).arg(text);
+            // The legend stays narrow (it shares the view with the drawing): the first gene only.
+            const QString brief = list.size() == 1 ? list[0] : tr("%1 +%2").arg(list[0]).arg(list.size() - 1);
+            if (k < kLegendLineages)
+                entries_.push_back({categoricalPen(k, 3), tr("copy %1: %2").arg(k + 1).arg(brief)});
+            else
+                ++omitted;
+        }
+        if (omitted > 0)
+            entries_.push_back({QPen(Qt::NoPen), tr("… %1 more copies (hover a line)").arg(omitted)});
+    } else {
+        for (int d = 0; d < names.size(); ++d)
+            entries_.push_back({categoricalPen(d, 3), names[d]});
+    }
+    if (!supports.empty())
+        entries_.push_back({QPen(Qt::NoPen), tr("0.42: fraction of samples with the event (none: all)")});
     ReconciliationDrawing drawing = drawReconciliations(layout_, *species_, reconciliations);
     for (const Lineage& l : drawing.lineages) {
-        QPen pen(familyColour(l.drawn), 1.8);
-        pen.setCosmetic(true);
-        auto* item = scene()->addPath(l.path, pen);
+        auto* item = scene()->addPath(l.path, categoricalPen(colourIndex(l.drawn, l.node), 1.8));
+        const int k = colourIndex(l.drawn, l.node);
+        item->setData(kLineageRole, k);
+        item->setData(kDrawnRole, l.drawn);
+        if (byLineage_) {
+            item->setToolTip(lineageNames.count(k) ? lineageNames[k] : tr("copy %1 (lost)").arg(k + 1));
+        } else if (l.drawn < names.size()) {
+            item->setToolTip(tr("family %1").arg(names[l.drawn]));
+        }
+        lineageItems_[{l.drawn, l.node}] = item;
         drawing_.push_back(item);
     }
     for (const TransferArc& a : drawing.arcs) {
-        QPen pen(familyColour(a.drawn), 1.6, a.type == EventType::Transfer ? Qt::SolidLine : Qt::DashLine);
+        QPen pen = categoricalPen(colourIndex(a.drawn, a.node), 1.6);
+        pen.setStyle(a.type == EventType::Transfer ? Qt::SolidLine : Qt::DashLine);
         auto* item = new ArcItem(arcPath(a.from, a.to), pen, {});
         scene()->addItem(item);
         item->setData(kKindRole, Arc);
         item->setData(kEventRole, static_cast<int>(a.type));
+        item->setData(kDonorRole, a.donor);
+        item->setData(kRecipientRole, a.recipient);
+        item->setData(kDrawnRole, a.drawn);
         item->setToolTip(tr("%1 from %2 to %3")
                              .arg(eventTitle(a.type), QString::fromStdString(species_->name(a.donor)),
                                   QString::fromStdString(species_->name(a.recipient))));
         item->setZValue(1);
         drawing_.push_back(item);
     }
+    int lastDrawn = -1, lastNode = -1, i = 0;
     for (const EventGlyph& g : drawing.glyphs) {
+        // Glyphs come node by node, event by event: their position in the node's event list.
+        i = g.drawn == lastDrawn && g.node == lastNode ? i + 1 : 0;
+        lastDrawn = g.drawn;
+        lastNode = g.node;
         auto* item = new QGraphicsPathItem(glyphShape(g.type));
         styleGlyph(item, g.type);
         item->setFlag(QGraphicsItem::ItemIgnoresTransformations);
@@ -237,6 +302,9 @@ void ReconciliationView::showReconciliations(const std::vector<const Reconciliat
         item->setZValue(2);
         item->setData(kKindRole, Glyph);
         item->setData(kEventRole, static_cast<int>(g.type));
+        item->setData(kDrawnRole, g.drawn);
+        item->setData(kNodeRole, g.node);
+        item->setData(kEventIndexRole, i);
         const ReconNode& node = reconciliations[g.drawn]->nodes[g.node];
         QString tip =
             tr("<b>%1</b> in %2")
@@ -244,10 +312,25 @@ void ReconciliationView::showReconciliations(const std::vector<const Reconciliat
         if (!node.name.empty())
             tip += tr("<br>gene %1").arg(QString::fromStdString(node.name).toHtmlEscaped());
         if (g.drawn < names.size()) tip += tr("<br>family %1").arg(names[g.drawn].toHtmlEscaped());
+        if (static_cast<std::size_t>(g.drawn) < supports.size() && supports[g.drawn]) {
+            const double support = supports[g.drawn]->at(g.node).at(i);
+            item->setData(kSupportRole, support);
+            tip += tr("<br>in %1% of the samples").arg(100 * support, 0, 'f', 0);
+            if (support < 1) { // events in every sample (genes among them) stay unlabelled
+                auto* label = new QGraphicsSimpleTextItem(QString::number(support, 'f', 2), item);
+                QFont small = font();
+                small.setPointSizeF(7.5);
+                label->setFont(small);
+                label->setBrush(QColor(60, 60, 60));
+                label->setPos(kGlyph + 1, -label->boundingRect().height() - 1);
+                item->setData(kLabelRole, label->text());
+            }
+        }
         item->setToolTip(tip);
         scene()->addItem(item);
         drawing_.push_back(item);
     }
+    applyHighlight();
     viewport()->update();
 }
 
@@ -255,7 +338,9 @@ void ReconciliationView::showAggregates(const std::vector<const ReconciliationSu
                                         const QStringList& names) {
     clearDrawing();
     aggregate_ = true;
-    names_ = names;
+    byLineage_ = false;
+    for (int d = 0; d < names.size(); ++d)
+        entries_.push_back({categoricalPen(d, 3), names[d]});
     if (!species_) return;
     AggregateDrawing drawing = drawAggregates(layout_, summaries);
     for (const FrequencyArc& a : drawing.transfers) {
@@ -267,6 +352,9 @@ void ReconciliationView::showAggregates(const std::vector<const ReconciliationSu
         scene()->addItem(item);
         item->setData(kKindRole, FrequencyArcItem);
         item->setData(kFrequencyRole, a.frequency);
+        item->setData(kDonorRole, a.donor);
+        item->setData(kRecipientRole, a.recipient);
+        item->setData(kDrawnRole, a.drawn);
         item->setToolTip(
             tr("transfers from %1 to %2: %3 per sample%4")
                 .arg(QString::fromStdString(species_->name(a.donor)),
@@ -287,6 +375,7 @@ void ReconciliationView::showAggregates(const std::vector<const ReconciliationSu
         auto* label = new QGraphicsSimpleTextItem(QString::number(m.frequency, 'g', 2), item);
         label->setPos(half + 2, -label->boundingRect().height() / 2);
         item->setData(kFrequencyRole, m.frequency);
+        item->setData(kDrawnRole, m.drawn);
         item->setToolTip(tr("duplications in %1: %2 per sample")
                              .arg(QString::fromStdString(species_->name(m.species)))
                              .arg(m.frequency, 0, 'g', 3));
@@ -294,6 +383,53 @@ void ReconciliationView::showAggregates(const std::vector<const ReconciliationSu
         drawing_.push_back(item);
     }
     setThreshold(threshold_);
+    applyHighlight();
+}
+
+void ReconciliationView::highlightTransfer(int donor, int recipient) {
+    highlightDonor_ = donor;
+    highlightRecipient_ = recipient;
+    applyHighlight();
+}
+
+void ReconciliationView::applyHighlight() {
+    const bool any = highlightDonor_ >= 0 && highlightRecipient_ >= 0;
+    for (QGraphicsItem* item : drawing_) {
+        const int kind = item->data(kKindRole).toInt();
+        if (kind != Arc && kind != FrequencyArcItem) continue;
+        const bool match = any && item->data(kDonorRole).toInt() == highlightDonor_ &&
+                           item->data(kRecipientRole).toInt() == highlightRecipient_;
+        auto* arc = static_cast<QGraphicsPathItem*>(item);
+        if (match != item->data(kHighlightRole).toBool()) { // widen or restore the pen once
+            QPen pen = arc->pen();
+            pen.setWidthF(match ? pen.widthF() + 3 : pen.widthF() - 3);
+            arc->setPen(pen);
+        }
+        item->setData(kHighlightRole, match);
+        item->setOpacity(!any || match ? 1.0 : 0.25);
+        item->setZValue(match ? 3 : 1);
+    }
+    viewport()->update();
+}
+
+std::vector<const QGraphicsItem*> ReconciliationView::highlightedArcs() const {
+    std::vector<const QGraphicsItem*> out;
+    for (const QGraphicsItem* item : drawing_)
+        if (item->data(kHighlightRole).toBool()) out.push_back(item);
+    return out;
+}
+
+std::vector<const QGraphicsItem*> ReconciliationView::items(ItemKind kind) const {
+    std::vector<const QGraphicsItem*> out;
+    for (const QGraphicsItem* item : drawing_)
+        if (item->data(kKindRole).toInt() == kind) out.push_back(item);
+    return out;
+}
+
+std::optional<QPen> ReconciliationView::lineagePen(int drawn, int node) const {
+    auto it = lineageItems_.find({drawn, node});
+    if (it == lineageItems_.end()) return std::nullopt;
+    return it->second->pen();
 }
 
 void ReconciliationView::setThreshold(double threshold) {
@@ -325,11 +461,11 @@ QSizeF ReconciliationView::legendSize() const {
     int rows = aggregate_ ? 2 : static_cast<int>(kLegendEvents.size());
     for (EventType t : kLegendEvents)
         width = std::max(width, fm.horizontalAdvance(eventTitle(t)));
-    for (const QString& n : names_)
-        width = std::max(width, fm.horizontalAdvance(n));
+    for (const LegendEntry& e : entries_)
+        width = std::max(width, fm.horizontalAdvance(e.text));
     if (aggregate_)
         width = std::max(width, fm.horizontalAdvance(tr("duplications per sample (square size)")));
-    rows += static_cast<int>(names_.size());
+    rows += static_cast<int>(entries_.size());
     return {width + 44, rows * (fm.height() + 3) + 14};
 }
 
@@ -366,10 +502,12 @@ void ReconciliationView::paintLegend(QPainter* painter, const QPointF& topLeft) 
             text(eventTitle(t));
         }
     }
-    for (int d = 0; d < names_.size(); ++d) {
-        painter->setPen(QPen(familyColour(d), 3));
+    for (const LegendEntry& e : entries_) {
+        QPen pen = e.pen;
+        pen.setCosmetic(false);
+        painter->setPen(pen);
         painter->drawLine(at + QPointF(-8, 0), at + QPointF(8, 0));
-        text(names_[d]);
+        text(e.text);
     }
     painter->restore();
 }

@@ -290,13 +290,14 @@ void WorkbenchWindow::connectReconciliations() {
         const bool ours = dataset_ && reconciliations_->species() == &dataset_->species;
         tree_->setEventSummary(ours ? std::make_shared<const ReconciliationSummary>(reconciliations_->total())
                                     : nullptr);
-        std::map<int, std::array<double, 3>> means;
+        std::map<int, ReconciliationSummary> summaries;
         for (const ReconciliationGroup& g : reconciliations_->groups())
-            if (ours && g.family >= 0)
-                means[g.family] = {g.summary.events[2], g.summary.events[3] + g.summary.events[4],
-                                   g.summary.events[5]};
-        families_->model()->setEventMeans(means);
+            if (ours && g.family >= 0) summaries[g.family] = g.summary;
+        families_->model()->setSampledEvents(summaries);
     });
+    // Linked views: a branch click filters the families, a transfer carrier selects its family.
+    connect(tree_, &SpeciesTreePanel::speciesSelected, families_, &FamiliesPanel::setBranchFilter);
+    connect(reconciliations_, &ReconciliationPanel::familyRequested, families_, &FamiliesPanel::selectFamily);
 }
 
 void WorkbenchWindow::connectSession() {
