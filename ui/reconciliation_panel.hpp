@@ -50,6 +50,8 @@ class ReconciliationPanel : public QWidget {
     void sample();
     // Shows the reconciliations of a RecPhyloXML file (with its own species tree); sampled() follows.
     void openRecPhyloXml(const QString& path);
+    // Shows reconciliations sampled earlier from the dataset (a session's); sampled() follows.
+    void showSampled(std::vector<ReconciliationGroup> groups);
     void setAggregate(bool aggregate);
     void showSample(int index);
     void setThreshold(double threshold);
