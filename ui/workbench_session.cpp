@@ -18,6 +18,7 @@
 #include <QPlainTextEdit>
 #include <QStandardPaths>
 #include <QTabWidget>
+#include <algorithm>
 #include <unordered_map>
 
 namespace gpurec::ui {
@@ -215,10 +216,12 @@ void WorkbenchWindow::connectAutosave() {
 
 void WorkbenchWindow::autosave() {
     if (!dataset_ || pendingSession_) return; // nothing loaded, or a session is being opened
-    if (!lastAutosave_.isValid() || lastAutosave_.elapsed() >= kAutosaveIntervalMs) {
+    // At most a tenth of the GUI thread's time goes to autosaving.
+    const qint64 interval = std::max<qint64>(kAutosaveIntervalMs, 10 * autosaveCostMs_);
+    if (!lastAutosave_.isValid() || lastAutosave_.elapsed() >= interval) {
         writeAutosave();
     } else if (!autosaveTimer_.isActive()) {
-        autosaveTimer_.start(kAutosaveIntervalMs - static_cast<int>(lastAutosave_.elapsed()));
+        autosaveTimer_.start(static_cast<int>(interval - lastAutosave_.elapsed()));
     }
 }
 
@@ -231,6 +234,7 @@ void WorkbenchWindow::writeAutosave() {
     } catch (const std::exception& e) {
         appendLog(tr("Autosave failed: %1").arg(QString::fromUtf8(e.what())));
     }
+    autosaveCostMs_ = lastAutosave_.elapsed();
 }
 
 } // namespace gpurec::ui

@@ -15,6 +15,8 @@
 namespace gpurec::ui {
 
 namespace {
+constexpr int kUndoLimit = 200;
+
 // Every command on the workbench's stack is a WorkbenchCommand.
 const WorkbenchCommand* commandAt(const QUndoStack& stack, int index) {
     return index >= 0 && index < stack.count() ? static_cast<const WorkbenchCommand*>(stack.command(index))
@@ -23,6 +25,7 @@ const WorkbenchCommand* commandAt(const QUndoStack& stack, int index) {
 } // namespace
 
 void WorkbenchWindow::buildEditMenu() {
+    undo_.setUndoLimit(kUndoLimit); // rate commands hold the plotted history: bound their number
     run_->setUndoStack(&undo_);
     knobs_->setUndoStack(&undo_);
     QMenu* edit = menuBar()->addMenu(tr("&Edit"));

@@ -146,6 +146,7 @@ class WorkbenchWindow : public QMainWindow {
     std::optional<SessionState> pendingSession_; // applied once its input has loaded
     std::vector<LoadProblem> sessionProblems_;   // input files missing or changed since it was saved
     QElapsedTimer lastAutosave_;
+    qint64 autosaveCostMs_ = 0; // what the last autosave took (sessions with many samples are large)
     QTimer autosaveTimer_;
     QUndoStack undo_;
     QAction *undoAction_ = nullptr, *redoAction_ = nullptr;
