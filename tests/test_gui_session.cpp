@@ -203,9 +203,16 @@ class GuiSession : public QObject {
             QVERIFY(!marker.otherInstanceRunning());
             WorkbenchWindow w;
             QVERIFY(test::showActive(w));
+            QSignalSpy opened(&w, &WorkbenchWindow::sessionOpened);
+            {
+                // Discard: the window stays empty.
+                auto discard = test::answerMessageBox("restoreAutosavePrompt", QMessageBox::Discard);
+                QVERIFY(!offerAutosaveRestore(w, marker, RestoreAnswer::Ask));
+                QVERIFY(!w.dataset());
+                QCOMPARE(opened.count(), 0);
+            }
             QString question;
             auto answer = test::answerMessageBox("restoreAutosavePrompt", QMessageBox::Yes, &question);
-            QSignalSpy opened(&w, &WorkbenchWindow::sessionOpened);
             QVERIFY(offerAutosaveRestore(w, marker, RestoreAnswer::Ask));
             QVERIFY(
                 question.startsWith("The workbench did not exit cleanly last time. Restore the session it "
