@@ -3,6 +3,8 @@
 // through the window's real load path, showing the window as the active one and clicking like a
 // user (the suites are built with QTEST_QPA_MOUSE_HANDLING: clicks go through the window system
 // to whatever is drawn at that point, and move focus), reading plot data, typing into fields.
+#include "families_panel.hpp"
+#include "reconciliation_panel.hpp"
 #include "run_panel.hpp"
 #include "support.hpp"
 #include "workbench_window.hpp"
@@ -12,7 +14,10 @@
 #include <QLineEdit>
 #include <QMessageBox>
 #include <QScrollArea>
+#include <QPushButton>
 #include <QSettings>
+#include <QSpinBox>
+#include <QTableView>
 #include <QTabWidget>
 #include <QSignalSpy>
 #include <QTimer>
@@ -115,6 +120,21 @@ inline bool loadInto(ui::WorkbenchWindow& window, const ui::LoadRequest& request
     });
     poll->start();
     return poll;
+}
+
+// Selects table rows (dataset order) and samples them with the Reconciliations view's Sample button.
+[[nodiscard]] inline bool sampleInView(ui::WorkbenchWindow& w, const std::vector<int>& families,
+                                       int samples) {
+    QTableView* table = w.familiesPanel()->table();
+    table->clearSelection();
+    for (int f : families)
+        table->selectionModel()->select(table->model()->index(f, 0),
+                                        QItemSelectionModel::Select | QItemSelectionModel::Rows);
+    ui::ReconciliationPanel* panel = w.reconciliationPanel();
+    panel->findChild<QSpinBox*>("sampleCount")->setValue(samples);
+    QSignalSpy sampled(panel, &ui::ReconciliationPanel::sampled);
+    if (!click(panel->findChild<QPushButton*>("sampleButton"))) return false;
+    return waitForCount(sampled, 1) && sampled.at(0).at(0).toBool();
 }
 
 inline QVector<double> plotValues(QCustomPlot* plot, int graph) {

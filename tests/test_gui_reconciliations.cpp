@@ -45,20 +45,6 @@ const std::vector<EventType> kAllEvents = {
     EventType::Duplication, EventType::Transfer,   EventType::TransferLoss,
     EventType::Loss};
 
-// Selects table rows (dataset order) and samples them with the panel's Sample button.
-bool sampleFamilies(WorkbenchWindow& w, const std::vector<int>& families, int samples) {
-    QTableView* table = w.familiesPanel()->table();
-    table->clearSelection();
-    for (int f : families)
-        table->selectionModel()->select(table->model()->index(f, 0),
-                                        QItemSelectionModel::Select | QItemSelectionModel::Rows);
-    ReconciliationPanel* panel = w.reconciliationPanel();
-    panel->findChild<QSpinBox*>("sampleCount")->setValue(samples);
-    QSignalSpy sampled(panel, &ReconciliationPanel::sampled);
-    if (!test::click(panel->findChild<QPushButton*>("sampleButton"))) return false;
-    return test::waitForCount(sampled, 1) && sampled.at(0).at(0).toBool();
-}
-
 void copyTeachingSample(const std::string& to) {
     std::filesystem::copy(test::sourcePath("samples/teaching"), to, std::filesystem::copy_options::recursive);
 }
@@ -76,7 +62,7 @@ class GuiReconciliations : public QObject {
         WorkbenchWindow w;
         QVERIFY(test::showActive(w));
         QVERIFY(loadInto(w, teachingRequest()));
-        QVERIFY(sampleFamilies(w, {0, 1, 2, 3, 4, 5, 6, 7}, 20));
+        QVERIFY(test::sampleInView(w, {0, 1, 2, 3, 4, 5, 6, 7}, 20));
         ReconciliationPanel* panel = w.reconciliationPanel();
         QCOMPARE(panel->groups().size(), std::size_t(8));
         for (const ReconciliationGroup& g : panel->groups())
@@ -140,7 +126,7 @@ class GuiReconciliations : public QObject {
         WorkbenchWindow w;
         QVERIFY(test::showActive(w));
         QVERIFY(loadInto(w, teachingRequest()));
-        QVERIFY(sampleFamilies(w, {3, 4}, 30));
+        QVERIFY(test::sampleInView(w, {3, 4}, 30));
         ReconciliationPanel* panel = w.reconciliationPanel();
         panel->findChild<QRadioButton*>("aggregateMode")->click();
         ReconciliationView* view = panel->view();
@@ -180,7 +166,7 @@ class GuiReconciliations : public QObject {
         WorkbenchWindow w;
         QVERIFY(test::showActive(w));
         QVERIFY(loadInto(w, teachingRequest()));
-        QVERIFY(sampleFamilies(w, {5}, 10));
+        QVERIFY(test::sampleInView(w, {5}, 10));
         ReconciliationPanel* panel = w.reconciliationPanel();
         const QString dir = QString::fromStdString(test::temporaryFolder("gui_recon_export"));
         QVERIFY(panel->exportRecPhyloXml(dir + "/recs.xml"));
@@ -325,7 +311,7 @@ class GuiReconciliations : public QObject {
         w.openSession(dir + "/newer.json");
         QCOMPARE(opened.count(), 2);
         QVERIFY(list->topLevelItem(0)->text(4).endsWith(
-            ": written by a newer gpurec (session format 99; this version reads format 2)"));
+            ": written by a newer gpurec (session format 99; this version reads format 3)"));
         QVERIFY(!w.dataset());
     }
 

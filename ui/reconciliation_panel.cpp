@@ -379,6 +379,12 @@ void ReconciliationPanel::openRecPhyloXml(const QString& path) {
     }
 }
 
+void ReconciliationPanel::showSampled(std::vector<ReconciliationGroup> groups) {
+    for (ReconciliationGroup& g : groups)
+        g.summary = summarize(g.samples, data_->species);
+    display(std::move(groups), nullptr);
+}
+
 const SpeciesTree* ReconciliationPanel::species() const {
     if (fileSpecies_) return fileSpecies_.get();
     return data_ ? &data_->species : nullptr;

@@ -63,6 +63,8 @@ class ReconciliationPanel : public QWidget {
     void sample();
     // Shows the reconciliations of a RecPhyloXML file (with its own species tree); sampled() follows.
     void openRecPhyloXml(const QString& path);
+    // Shows reconciliations sampled earlier from the dataset (a session's); sampled() follows.
+    void showSampled(std::vector<ReconciliationGroup> groups);
     void setMode(Mode mode);
     Mode mode() const;
     void setAggregate(bool aggregate); // All samples, or One sample

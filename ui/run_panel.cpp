@@ -2,6 +2,7 @@
 
 #include "device_selection.hpp"
 #include "number_text.hpp"
+#include "undo_commands.hpp"
 
 #include <QComboBox>
 #include <QDoubleSpinBox>
@@ -13,6 +14,7 @@
 #include <QPushButton>
 #include <QSpinBox>
 #include <QStyle>
+#include <QUndoStack>
 #include <QVBoxLayout>
 #include <algorithm>
 #include <cmath>
@@ -59,6 +61,7 @@ RunPanel::RunPanel(QWidget* parent) : QWidget(parent) {
     rateL_ = numberEdit("0.1", "startL", tr("Starting loss rate"));
     rateT_ = numberEdit("0.1", "startT", tr("Starting transfer rate"));
     reset_ = new QPushButton(tr("Reset rates"));
+    reset_->setObjectName("resetRates");
     reset_->setToolTip(tr("Set every rate back to the starting values, in the chosen mode"));
     current_ = new QLabel;
     current_->setObjectName("currentRates");
@@ -170,7 +173,8 @@ RunPanel::RunPanel(QWidget* parent) : QWidget(parent) {
              {mode_, tr("Rate mode")}, {rateD_, tr("Starting D")}, {rateL_, tr("Starting L")},
              {rateT_, tr("Starting T")}, {optimizer_, tr("Optimiser")}, {minRate_, tr("Lower rate bound")},
              {maxRate_, tr("Upper rate bound")}, {gradTol_, tr("Gradient tolerance")},
-             {maxIterations_, tr("Max iterations")}, {device_, tr("Device")}, {memoryGiB_, tr("Memory limit")}})
+             {maxIterations_, tr("Max iterations")}, {device_, tr("Device")},
+             {memoryGiB_, tr("Memory limit")}, {reset_, tr("Reset rates")}})
         widget->setAccessibleName(name);
     connect(evaluate_, &QPushButton::clicked, this, &RunPanel::evaluateRequested);
     connect(optimise_, &QPushButton::clicked, this, &RunPanel::optimiseRequested);
@@ -186,6 +190,20 @@ RunPanel::RunPanel(QWidget* parent) : QWidget(parent) {
     connect(device_, &QComboBox::currentIndexChanged, this, &RunPanel::emitDeviceIfChanged);
     connect(memoryGiB_, &QDoubleSpinBox::editingFinished, this, &RunPanel::emitDeviceIfChanged);
     connect(clearWarm_, &QPushButton::clicked, this, &RunPanel::clearWarmStartsRequested);
+    connect(optimizer_, &QComboBox::currentIndexChanged, this, [this](int index) {
+        const int before = std::exchange(appliedOptimizer_, index);
+        if (!undo_ || before == index) return;
+        StateChange<int>::Options how;
+        how.needsIdleEngine = true; // locked during runs, like the combo
+        how.alreadyApplied = true;
+        undo_->push(new StateChange<int>(tr("Optimiser %1").arg(optimizer_->itemText(index)), before, index,
+                                         [this](int i) {
+                                             QSignalBlocker block(optimizer_);
+                                             optimizer_->setCurrentIndex(i);
+                                             appliedOptimizer_ = i;
+                                         },
+                                         how));
+    });
     appliedDevice_ = device();
     appliedMemoryGiB_ = memoryLimitGiB();
     setState(false, false, false);
@@ -211,6 +229,11 @@ OptimizerSettings RunPanel::optimizerSettings() const {
 
 RateMode RunPanel::rateMode() const {
     return parseRateMode(mode_->currentData().toString().toStdString());
+}
+
+void RunPanel::setRateMode(RateMode mode) {
+    QSignalBlocker block(mode_);
+    mode_->setCurrentIndex(mode_->findData(QString::fromStdString(toString(mode))));
 }
 
 Rates RunPanel::startingRates() const {
@@ -240,12 +263,13 @@ double RunPanel::memoryLimitGiB() const {
 void RunPanel::restore(RateMode mode, const Rates& starting, const OptimizerSettings& settings,
                        const QString& device, double memoryGiB) {
     const QSignalBlocker blocks[] = {QSignalBlocker(mode_), QSignalBlocker(device_),
-                                     QSignalBlocker(memoryGiB_)};
-    mode_->setCurrentIndex(mode_->findData(QString::fromStdString(toString(mode))));
+                                     QSignalBlocker(memoryGiB_), QSignalBlocker(optimizer_)};
+    setRateMode(mode);
     rateD_->setText(shortestNumber(starting.d));
     rateL_->setText(shortestNumber(starting.l));
     rateT_->setText(shortestNumber(starting.t));
     optimizer_->setCurrentIndex(optimizer_->findData(QString::fromStdString(toString(settings.kind))));
+    appliedOptimizer_ = optimizer_->currentIndex();
     maxIterations_->setValue(settings.max_iter);
     minRate_->setText(shortestNumber(settings.min_rate));
     maxRate_->setText(shortestNumber(settings.max_rate));

@@ -11,6 +11,7 @@ class QLabel;
 class QLineEdit;
 class QPushButton;
 class QSpinBox;
+class QUndoStack;
 
 namespace gpurec::ui {
 
@@ -22,6 +23,9 @@ class RunPanel : public QWidget {
     // Throws std::invalid_argument (shown inline by the caller) on an unreadable field.
     OptimizerSettings optimizerSettings() const;
     RateMode rateMode() const;
+    void setRateMode(RateMode mode); // without emitting (undo puts the mode back with the rates)
+    // Changes of the optimiser's method become commands on `stack`.
+    void setUndoStack(QUndoStack* stack) { undo_ = stack; }
     Rates startingRates() const;           // throws std::invalid_argument
     QString device() const;                // "auto", "cpu", "cuda:0", ...
     void setDevice(const QString& device); // an unlisted one (e.g. "cuda:3") is added
@@ -40,6 +44,7 @@ class RunPanel : public QWidget {
     QPushButton* optimiseButton() const { return optimise_; }
     QPushButton* pauseButton() const { return pause_; }
     QPushButton* stopButton() const { return stop_; }
+    QPushButton* resetButton() const { return reset_; }
     QSpinBox* maxIterations() const { return maxIterations_; }
 
   signals:
@@ -66,6 +71,8 @@ class RunPanel : public QWidget {
     // happens when focus passes through it) must not rebuild the engine.
     QString appliedDevice_;
     double appliedMemoryGiB_ = 0.0;
+    int appliedOptimizer_ = 0; // the method's index before the change being made
+    QUndoStack* undo_ = nullptr;
 };
 
 } // namespace gpurec::ui

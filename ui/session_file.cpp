@@ -67,6 +67,101 @@ void readVersion1Rates(const json& j, SessionState& s) {
                                  std::to_string(s.rowNames.size()) + " rows (expected 3 per row)");
 }
 
+// Sampled reconciliations, compactly (a session may hold thousands): per node
+// [name, parent, [children], branch length, clade, [[event, species(, recipient)], ...]].
+json reconciliationsToJson(const SessionState& s) {
+    json families = json::array();
+    for (const SampledFamily& f : s.sampled) {
+        json samples = json::array();
+        for (const Reconciliation& r : f.samples) {
+            json nodes = json::array();
+            for (const ReconNode& n : r.nodes) {
+                json events = json::array();
+                for (const ReconEvent& e : n.events)
+                    events.push_back(e.recipient >= 0 ? json{eventName(e.type), e.species, e.recipient}
+                                                      : json{eventName(e.type), e.species});
+                nodes.push_back({n.name, n.parent, n.children, jsonNumber(n.branchLength), n.clade, events});
+            }
+            samples.push_back({{"root", r.root}, {"origin", r.originSpecies}, {"nodes", nodes}});
+        }
+        families.push_back({{"family", f.family}, {"samples", samples}});
+    }
+    return {{"species", s.sampledSpecies}, {"families", families}};
+}
+
+EventType eventFromName(const std::string& name) {
+    for (EventType e : {EventType::Leaf, EventType::Speciation, EventType::SpeciationLoss,
+                        EventType::Duplication, EventType::Transfer, EventType::TransferLoss,
+                        EventType::Loss})
+        if (name == eventName(e)) return e;
+    throw std::runtime_error("unknown reconciliation event \"" + name + "\"");
+}
+
+// Throws unless `r` is one tree over its nodes (the view walks it from the root).
+void checkTree(const Reconciliation& r, const std::string& where) {
+    const int n = static_cast<int>(r.nodes.size());
+    auto bad = [&](const std::string& what) { throw std::runtime_error(where + ": " + what); };
+    if (r.root < 0 || r.root >= n || r.nodes[r.root].parent != -1)
+        bad("its root is not a node without parent");
+    std::vector<int> stack{r.root};
+    int reached = 0;
+    while (!stack.empty()) {
+        const int node = stack.back();
+        stack.pop_back();
+        if (++reached > n) bad("its nodes do not form a tree");
+        if (r.nodes[node].events.empty()) bad("a node has no event");
+        const std::vector<int>& children = r.nodes[node].children;
+        if (children.size() != 0 && children.size() != 2) bad("a node has neither 0 nor 2 children");
+        for (int c : children) {
+            if (c < 0 || c >= n || r.nodes[c].parent != node) bad("a child does not name its parent");
+            stack.push_back(c);
+        }
+    }
+    if (reached != n) bad("some nodes are not below its root");
+}
+
+void readReconciliations(const json& j, SessionState& s) {
+    s.sampledSpecies = j.at("species").get<std::vector<std::string>>();
+    const int species = static_cast<int>(s.sampledSpecies.size());
+    auto speciesIndex = [&](const json& v, bool optional, const std::string& where) {
+        const int index = v.get<int>();
+        if (index < (optional ? -1 : 0) || index >= species)
+            throw std::runtime_error(where + ": species " + std::to_string(index) + " is not one of the " +
+                                     std::to_string(species) + " species listed");
+        return index;
+    };
+    for (const json& f : j.at("families")) {
+        SampledFamily family;
+        family.family = f.at("family").get<std::string>();
+        for (const json& sample : f.at("samples")) {
+            const std::string where = "reconciliation " + std::to_string(family.samples.size() + 1) +
+                                      " of family " + family.family;
+            Reconciliation r;
+            r.family = family.family;
+            r.root = sample.at("root").get<int>();
+            r.originSpecies = speciesIndex(sample.at("origin"), true, where);
+            for (const json& node : sample.at("nodes")) {
+                ReconNode n;
+                n.name = node.at(0).get<std::string>();
+                n.parent = node.at(1).get<int>();
+                n.children = node.at(2).get<std::vector<int>>();
+                n.branchLength = numberFromJson(node.at(3));
+                n.clade = node.at(4).get<int>();
+                for (const json& e : node.at(5)) {
+                    ReconEvent event{eventFromName(e.at(0).get<std::string>()),
+                                     speciesIndex(e.at(1), false, where)};
+                    if (e.size() > 2) event.recipient = speciesIndex(e.at(2), false, where);
+                    n.events.push_back(event);
+                }
+                r.nodes.push_back(std::move(n));
+            }
+            checkTree(r, where);
+            family.samples.push_back(std::move(r));
+        }
+        s.sampled.push_back(std::move(family));
+    }
+}
+
 FileFingerprint fingerprint(const std::string& path) {
     QFileInfo info(QString::fromStdString(path));
     return {path, info.isFile() ? info.size() : -1, info.isFile() ? info.lastModified() : QDateTime()};
@@ -163,7 +258,8 @@ json sessionToJson(const SessionState& s) {
              {{"family", s.selectedFamily},
               {"species", s.selectedSpecies},
               {"clade", s.selectedClade},
-              {"view_tab", s.viewTab}}}};
+              {"view_tab", s.viewTab}}},
+            {"reconciliations", reconciliationsToJson(s)}};
 }
 
 SessionState sessionFromJson(const json& j) {
@@ -221,6 +317,7 @@ SessionState sessionFromJson(const json& j) {
     s.selectedSpecies = selection.at("species").get<std::string>();
     s.selectedClade = selection.at("clade").get<int>();
     s.viewTab = selection.at("view_tab").get<int>();
+    if (version >= 3) readReconciliations(j.at("reconciliations"), s); // earlier formats had none
     return s;
 }
 

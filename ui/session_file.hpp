@@ -2,9 +2,11 @@
 // A workbench session as a JSON file: the input files (with sizes and dates, to notice changes),
 // the run settings, rates (rows named by species or family, so they survive a changed input) and
 // optimiser settings as the CLI's optimisation checkpoint (optim/checkpoint.hpp),
-// solver options, the optimisation history behind the plots, and what was selected.
+// solver options, the optimisation history behind the plots, what was selected, and the
+// reconciliations sampled from the data.
 #include "engine_session.hpp"
 #include "input_loader.hpp"
+#include "recon/reconciliation.hpp"
 
 #include <QDateTime>
 #include <QString>
@@ -14,12 +16,19 @@
 
 namespace gpurec::ui {
 
-constexpr int kSessionFormatVersion = 2; // 2: rates and optimiser state as an optim/checkpoint.hpp object
+// 2: rates and optimiser state as an optim/checkpoint.hpp object; 3: sampled reconciliations.
+constexpr int kSessionFormatVersion = 3;
 
 struct FileFingerprint {
     std::string path;
     long long size = -1; // -1: missing when saved
     QDateTime modified;
+};
+
+// The reconciliations of one family sampled in the Reconciliations view.
+struct SampledFamily {
+    std::string family;
+    std::vector<Reconciliation> samples; // species as indices into SessionState::sampledSpecies
 };
 
 struct SessionState {
@@ -37,6 +46,10 @@ struct SessionState {
     std::string selectedFamily, selectedSpecies;
     int selectedClade = -1;
     int viewTab = 0;
+    // Species names by node index when the samples were drawn: the samples are matched to the
+    // data by name when the session is opened.
+    std::vector<std::string> sampledSpecies;
+    std::vector<SampledFamily> sampled;
 };
 
 // Every file the input reads: species tree, families file, gene trees and mapping files.

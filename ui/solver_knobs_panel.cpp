@@ -1,14 +1,18 @@
 #include "solver_knobs_panel.hpp"
 
 #include "number_text.hpp"
+#include "undo_commands.hpp"
 
 #include <QCheckBox>
 #include <QComboBox>
 #include <QFormLayout>
+#include <QKeyEvent>
 #include <QLabel>
 #include <QLineEdit>
 #include <QPushButton>
+#include <QUndoStack>
 #include <QVBoxLayout>
+#include <algorithm>
 #include <stdexcept>
 
 namespace gpurec::ui {
@@ -25,6 +29,19 @@ QString displayed(const QString& value) {
 
 QString currentValue(const SolverOptions& options, const std::string& name) {
     return displayed(QString::fromStdString(getSolverOption(options, name)));
+}
+
+bool sameOptions(const SolverOptions& a, const SolverOptions& b) {
+    for (const SolverOptionInfo& info : solverOptionInfo())
+        if (getSolverOption(a, info.name) != getSolverOption(b, info.name)) return false;
+    return true;
+}
+
+int mergeIdOf(const std::string& name) {
+    const auto& all = solverOptionInfo();
+    const auto it =
+        std::find_if(all.begin(), all.end(), [&](const SolverOptionInfo& i) { return i.name == name; });
+    return kKnobMergeBase + static_cast<int>(it - all.begin());
 }
 } // namespace
 
@@ -53,6 +70,7 @@ SolverKnobsPanel::SolverKnobsPanel(QWidget* parent) : QWidget(parent) {
             edit->setPlaceholderText(QString::fromStdString(info.range));
             connect(edit, &QLineEdit::editingFinished, this,
                     [this, name, edit] { commit(name, edit->text().trimmed()); });
+            edit->installEventFilter(this);
             editor = edit;
         }
         editor->setObjectName(QString::fromStdString("knob_" + name));
@@ -75,11 +93,11 @@ SolverKnobsPanel::SolverKnobsPanel(QWidget* parent) : QWidget(parent) {
         knobs_[name] = {editor, error};
     }
     auto* defaults = new QPushButton(tr("Restore defaults"));
+    defaults->setObjectName("restoreKnobDefaults");
+    defaults->setAccessibleName(tr("Restore solver defaults"));
     defaults->setToolTip(tr("Set every solver option back to its default value"));
-    connect(defaults, &QPushButton::clicked, this, [this] {
-        setOptions(SolverOptions{});
-        emit optionsChanged(options_);
-    });
+    connect(defaults, &QPushButton::clicked, this,
+            [this] { change(tr("Restore solver defaults"), SolverOptions{}, kNoMerge); });
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(4, 4, 4, 4);
     auto* intro =
@@ -137,9 +155,44 @@ void SolverKnobsPanel::commit(const std::string& name, const QString& value) {
         if (auto* edit = qobject_cast<QLineEdit*>(k.editor)) edit->setStyleSheet(kErrorStyle);
         return;
     }
-    options_ = updated;
-    showValue(name);
+    change(tr("Set %1 to %2").arg(QString::fromStdString(name), currentValue(updated, name)), updated,
+           mergeIdOf(name));
+}
+
+void SolverKnobsPanel::change(const QString& text, const SolverOptions& after, int mergeId) {
+    if (sameOptions(options_, after)) {
+        setOptions(options_); // clears errors
+        return;
+    }
+    if (!undo_) {
+        apply(after);
+        return;
+    }
+    StateChange<SolverOptions>::Options how;
+    how.mergeId = mergeId;
+    how.same = sameOptions;
+    undo_->push(new StateChange<SolverOptions>(
+        text, options_, after, [this](const SolverOptions& o) { apply(o); }, how));
+}
+
+void SolverKnobsPanel::apply(const SolverOptions& options) {
+    setOptions(options);
     emit optionsChanged(options_);
+}
+
+bool SolverKnobsPanel::eventFilter(QObject* watched, QEvent* event) {
+    // Ctrl+Z in a field whose edit was committed (its own history is empty then) is Edit ▸ Undo:
+    // the field lets the window's shortcut have it.
+    auto* edit = qobject_cast<QLineEdit*>(watched);
+    if (edit && event->type() == QEvent::ShortcutOverride) {
+        auto* key = static_cast<QKeyEvent*>(event);
+        if ((key->matches(QKeySequence::Undo) && !edit->isUndoAvailable()) ||
+            (key->matches(QKeySequence::Redo) && !edit->isRedoAvailable())) {
+            event->ignore();
+            return true;
+        }
+    }
+    return QWidget::eventFilter(watched, event);
 }
 
 } // namespace gpurec::ui

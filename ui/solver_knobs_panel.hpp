@@ -1,7 +1,8 @@
 #pragma once
 // Every SolverOptions field as an editor with its valid range and a tooltip saying what it does
 // (from solverOptionInfo()). A value is validated by setSolverOption when the edit is committed:
-// a bad one is refused inline and the options stay unchanged.
+// a bad one is refused inline and the options stay unchanged. With an undo stack, every accepted
+// edit is one command; consecutive edits of one option merge into one.
 #include "model/solver_options.hpp"
 
 #include <QWidget>
@@ -9,6 +10,7 @@
 #include <string>
 
 class QLabel;
+class QUndoStack;
 
 namespace gpurec::ui {
 
@@ -18,6 +20,8 @@ class SolverKnobsPanel : public QWidget {
     explicit SolverKnobsPanel(QWidget* parent = nullptr);
     const SolverOptions& options() const { return options_; }
     void setOptions(const SolverOptions& options); // shows them, without emitting
+    // Edits become commands on `stack` (Edit ▸ Undo puts the previous value back and emits).
+    void setUndoStack(QUndoStack* stack) { undo_ = stack; }
     // The editor of a field (QLineEdit, QComboBox or QCheckBox), named "knob_<field>".
     QWidget* editor(const std::string& name) const;
     // The inline error of a field ("" when its last edit was accepted).
@@ -26,6 +30,9 @@ class SolverKnobsPanel : public QWidget {
   signals:
     void optionsChanged(const gpurec::SolverOptions& options);
 
+  protected:
+    bool eventFilter(QObject* watched, QEvent* event) override;
+
   private:
     struct Knob {
         QWidget* editor;
@@ -33,10 +40,14 @@ class SolverKnobsPanel : public QWidget {
     };
     // Validates and applies `value` for `name`; on success emits optionsChanged.
     void commit(const std::string& name, const QString& value);
+    // `after` in place of the current options: as a command when there is an undo stack.
+    void change(const QString& text, const SolverOptions& after, int mergeId);
+    void apply(const SolverOptions& options); // shows and emits
     void showValue(const std::string& name);
 
     SolverOptions options_;
     std::map<std::string, Knob> knobs_;
+    QUndoStack* undo_ = nullptr;
 };
 
 } // namespace gpurec::ui

@@ -4,6 +4,7 @@
 #include "families_panel.hpp"
 #include "live_plots.hpp"
 #include "problems_panel.hpp"
+#include "reconciliation_panel.hpp"
 #include "run_panel.hpp"
 #include "solver_knobs_panel.hpp"
 #include "species_tree_panel.hpp"
@@ -17,6 +18,7 @@
 #include <QPlainTextEdit>
 #include <QStandardPaths>
 #include <QTabWidget>
+#include <algorithm>
 #include <unordered_map>
 
 namespace gpurec::ui {
@@ -55,6 +57,14 @@ SessionState WorkbenchWindow::captureSession() const {
     if (dataset_ && selectedSpecies_ >= 0) s.selectedSpecies = dataset_->species.name(selectedSpecies_);
     s.selectedClade = waves_->dag()->selectedClade();
     s.viewTab = tabs_->currentIndex();
+    // Samples drawn from this data (not a RecPhyloXML file's, which has its own species tree).
+    if (dataset_ && reconciliations_->species() == &dataset_->species) {
+        for (const ReconciliationGroup& g : reconciliations_->groups())
+            if (g.family >= 0) s.sampled.push_back({dataset_->families[g.family].name, g.samples});
+        if (!s.sampled.empty())
+            for (int node = 0; node < dataset_->species.size(); ++node)
+                s.sampledSpecies.push_back(dataset_->species.name(node));
+    }
     return s;
 }
 
@@ -91,6 +101,7 @@ void WorkbenchWindow::openSession(const QString& path) {
     knobs_->setOptions(s.solver);
     tree_->setSolverOptions(s.solver);
     session_.setSolverOptions(s.solver);
+    undo_.clear(); // the settings of the session replace those the commands changed
     sessionProblems_.clear();
     for (const FileChange& change : compareFingerprints(s.files)) {
         const QString file = QString::fromStdString(change.path);
@@ -140,28 +151,90 @@ void WorkbenchWindow::applySession(const SessionState& s) {
     if (s.selectedClade >= 0 && s.selectedClade < waves_->dag()->cladeItemCount())
         waves_->dag()->selectClade(s.selectedClade);
     if (s.viewTab >= 0 && s.viewTab < tabs_->count()) tabs_->setCurrentIndex(s.viewTab);
+    restoreSamples(s);
     updateRateRow();
+    undo_.clear();
     appendLog(
         tr("Session restored: rates, solver options and %1 iteration(s) of history").arg(s.history.size()));
     emit sessionOpened(true);
 }
 
+void WorkbenchWindow::restoreSamples(const SessionState& s) {
+    const Dataset& d = *dataset_;
+    std::vector<int> species; // the session's species index → the data's
+    for (const std::string& name : s.sampledSpecies)
+        species.push_back(d.species.find(name));
+    std::unordered_map<std::string, int> families;
+    for (int f = 0; f < static_cast<int>(d.families.size()); ++f)
+        families[d.families[f].name] = f;
+    std::vector<ReconciliationGroup> groups;
+    for (const SampledFamily& f : s.sampled) {
+        auto family = families.find(f.family);
+        bool matches = family != families.end();
+        ReconciliationGroup group{QString::fromStdString(f.family), matches ? family->second : -1, f.samples,
+                                  {}};
+        auto mapped = [&](int& index) {
+            if (index < 0) return;
+            index = species[index];
+            matches = matches && index >= 0;
+        };
+        for (Reconciliation& r : group.samples) {
+            mapped(r.originSpecies);
+            for (ReconNode& n : r.nodes)
+                for (ReconEvent& e : n.events) {
+                    mapped(e.species);
+                    mapped(e.recipient);
+                }
+        }
+        if (matches)
+            groups.push_back(std::move(group));
+        else
+            appendLog(tr("Session: the sampled reconciliations of family %1 are left out (the family or "
+                         "some of their species are not in the data)")
+                          .arg(group.name));
+    }
+    if (!groups.empty()) reconciliations_->showSampled(std::move(groups));
+}
+
+void WorkbenchWindow::connectAutosave() {
+    autosaveTimer_.setSingleShot(true);
+    connect(&autosaveTimer_, &QTimer::timeout, this, &WorkbenchWindow::writeAutosave);
+    // Every change worth keeping is autosaved, not only optimisation iterations: the next start
+    // offers it back after a crash (crash_recovery.hpp).
+    connect(this, &WorkbenchWindow::inputLoaded, this, [this](bool ok) {
+        // Shortly: a session being opened puts its rates in place right after the input has loaded.
+        if (ok && !autosaveTimer_.isActive()) autosaveTimer_.start(kAutosaveIntervalMs);
+    });
+    connect(this, &WorkbenchWindow::sessionOpened, this, [this](bool ok) {
+        if (ok) autosave();
+    });
+    connect(&undo_, &QUndoStack::indexChanged, this, &WorkbenchWindow::autosave);
+    connect(reconciliations_, &ReconciliationPanel::sampled, this, [this](bool ok) {
+        if (ok) autosave();
+    });
+}
+
 void WorkbenchWindow::autosave() {
-    if (!lastAutosave_.isValid() || lastAutosave_.elapsed() >= kAutosaveIntervalMs) {
+    if (!dataset_ || pendingSession_) return; // nothing loaded, or a session is being opened
+    // At most a tenth of the GUI thread's time goes to autosaving.
+    const qint64 interval = std::max<qint64>(kAutosaveIntervalMs, 10 * autosaveCostMs_);
+    if (!lastAutosave_.isValid() || lastAutosave_.elapsed() >= interval) {
         writeAutosave();
     } else if (!autosaveTimer_.isActive()) {
-        autosaveTimer_.start(kAutosaveIntervalMs - static_cast<int>(lastAutosave_.elapsed()));
+        autosaveTimer_.start(static_cast<int>(interval - lastAutosave_.elapsed()));
     }
 }
 
 void WorkbenchWindow::writeAutosave() {
     autosaveTimer_.stop();
+    if (!dataset_ || pendingSession_) return;
     lastAutosave_.start();
     try {
         writeSessionFile(autosavePath(), captureSession());
     } catch (const std::exception& e) {
         appendLog(tr("Autosave failed: %1").arg(QString::fromUtf8(e.what())));
     }
+    autosaveCostMs_ = lastAutosave_.elapsed();
 }
 
 } // namespace gpurec::ui

@@ -141,8 +141,7 @@ WorkbenchWindow::WorkbenchWindow(QWidget* parent) : QMainWindow(parent) {
     connectPanels();
     connectSession();
     connectReconciliations();
-    autosaveTimer_.setSingleShot(true);
-    connect(&autosaveTimer_, &QTimer::timeout, this, &WorkbenchWindow::writeAutosave);
+    connectAutosave();
     connect(&loader_, &InputLoader::progress, this, [this](int done, int total) {
         loadProgress_->setRange(0, total);
         loadProgress_->setValue(done);
@@ -179,6 +178,7 @@ void WorkbenchWindow::buildMenus() {
     file->addAction(tr("&Export species tree…"), tree_, &SpeciesTreePanel::exportTree);
     file->addSeparator();
     file->addAction(tr("&Quit"), QKeySequence::Quit, this, &QWidget::close);
+    buildEditMenu();
 
     QMenu* runMenu = menuBar()->addMenu(tr("&Run"));
     runMenu->addAction(tr("&Evaluate"), QKeySequence(Qt::Key_F5), run_->evaluateButton(),
@@ -244,15 +244,7 @@ void WorkbenchWindow::connectPanels() {
         session_.stop(tr("stopped by you"));
         showRunStatus(tr("stopping after this iteration…"));
     });
-    connect(run_, &RunPanel::resetRatesRequested, this, [this] {
-        if (!dataset_) return;
-        RateParameters theta = startingParameters();
-        session_.setParameters(theta);
-        plots_->clear();
-        updateRateRow();
-        appendLog(tr("Rates reset to the starting values (%1 mode)")
-                      .arg(QString::fromStdString(toString(theta.mode()))));
-    });
+    connect(run_, &RunPanel::resetRatesRequested, this, &WorkbenchWindow::resetRates);
     connect(run_, &RunPanel::deviceChanged, this, [this] {
         if (dataset_) session_.changeDevice(run_->device(), batchLimits());
     });
@@ -333,6 +325,7 @@ void WorkbenchWindow::connectSession() {
     });
     connect(&session_, &EngineSession::runFinished, this, [this](const RunOutcome& o) {
         pauseRequested_ = false;
+        if (o.kind == RunKind::Optimisation) recordOptimisation(o);
         updateRunState();
         if (o.kind == RunKind::Optimisation) writeAutosave(); // the final rates
         if (!o.error.isEmpty()) {
@@ -485,6 +478,7 @@ void WorkbenchWindow::startOptimisation() {
         return;
     }
     run_->showError({});
+    runStart_ = RatesState{session_.parameters(), plots_->samples()};
     plots_->clear();
     updateRateRow();
     reconciliations_->setRateBounds(settings.min_rate, settings.max_rate);
@@ -493,6 +487,7 @@ void WorkbenchWindow::startOptimisation() {
 
 void WorkbenchWindow::updateRunState() {
     run_->setState(dataset_ != nullptr, session_.running(), pauseRequested_);
+    updateUndoActions();
 }
 
 void WorkbenchWindow::updateRateRow() {

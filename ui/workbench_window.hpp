@@ -6,18 +6,22 @@
 #include "input_loader.hpp"
 #include "recent_inputs.hpp"
 #include "session_file.hpp"
+#include "undo_commands.hpp"
 
 #include <QElapsedTimer>
 #include <QMainWindow>
 #include <QTimer>
+#include <QUndoStack>
 #include <optional>
 
+class QAction;
 class QLabel;
 class QMenu;
 class QPlainTextEdit;
 class QProgressBar;
 class QSplitter;
 class QTabWidget;
+class QUndoView;
 
 namespace gpurec::ui {
 
@@ -57,6 +61,10 @@ class WorkbenchWindow : public QMainWindow {
     QPlainTextEdit* logView() const { return log_; }
     QTabWidget* viewTabs() const { return tabs_; }
     ReconciliationPanel* reconciliationPanel() const { return reconciliations_; }
+    // Edit ▸ Undo / Redo: rate resets, mode changes, optimisations, solver options, the method.
+    QUndoStack* undoStack() { return &undo_; }
+    QAction* undoAction() const { return undoAction_; }
+    QAction* redoAction() const { return redoAction_; }
 
     // Writes the session (inputs, settings, rates, history, selection); false (and a Log line) on failure.
     bool saveSession(const QString& path);
@@ -110,10 +118,18 @@ class WorkbenchWindow : public QMainWindow {
     // `progress` is left out) followed by its state ("paused"), if any.
     void showRunStatus(const QString& state = {}, std::optional<QString> progress = std::nullopt);
     void connectReconciliations();
+    // Undo (workbench_undo.cpp).
+    void buildEditMenu();
+    void resetRates(); // to the starting values in the chosen mode, as a command
+    void applyRates(const RatesState& state);
+    void recordOptimisation(const RunOutcome& outcome); // the finished run as a command
+    void updateUndoActions(); // rate changes cannot be undone while the engine runs
     // Sessions (workbench_session.cpp).
     SessionState captureSession() const;
     void applySession(const SessionState& state);
-    void autosave();
+    void restoreSamples(const SessionState& state); // into the Reconciliations view
+    void connectAutosave();
+    void autosave(); // now, or soon when the last autosave was just written
     void writeAutosave();
 
     InputLoader loader_;
@@ -130,7 +146,12 @@ class WorkbenchWindow : public QMainWindow {
     std::optional<SessionState> pendingSession_; // applied once its input has loaded
     std::vector<LoadProblem> sessionProblems_;   // input files missing or changed since it was saved
     QElapsedTimer lastAutosave_;
+    qint64 autosaveCostMs_ = 0; // what the last autosave took (sessions with many samples are large)
     QTimer autosaveTimer_;
+    QUndoStack undo_;
+    QAction *undoAction_ = nullptr, *redoAction_ = nullptr;
+    QUndoView* undoView_ = nullptr;
+    std::optional<RatesState> runStart_; // the rates and history an optimisation started from
 
     SpeciesTreePanel* tree_;
     WavesPanel* waves_;

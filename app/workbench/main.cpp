@@ -1,6 +1,8 @@
 // gpurec-workbench: the Qt workbench. Opens the data given on the command line (a species tree
-// with -s and families with -f, or files and folders to recognise), or starts empty.
+// with -s and families with -f, or files and folders to recognise), a session, or starts empty.
+// After a run that did not exit cleanly it first offers to restore the autosaved session.
 #include "benchmark_tour.hpp"
+#include "crash_recovery.hpp"
 #include "run_panel.hpp"
 #include "screenshot_tour.hpp"
 #include "workbench_window.hpp"
@@ -9,6 +11,8 @@
 #include <QCommandLineParser>
 #include <QIcon>
 #include <QTimer>
+#include <cstdio>
+#include <stdexcept>
 
 int main(int argc, char** argv) {
     QApplication app(argc, argv);
@@ -35,15 +39,38 @@ int main(int argc, char** argv) {
                                  "file");
     QCommandLineOption benchmarkIterations("benchmark-iterations",
                                            "Optimiser iterations the benchmark times (default 10).", "n", "10");
-    parser.addOptions({species, families, device, minCovered, rooted, screenshots, benchmark, benchmarkIterations});
+    // Not "--session": QGuiApplication takes that one (X11 session management).
+    QCommandLineOption session("open-session", "Open this session file.", "file");
+    QCommandLineOption restore("restore-autosave",
+                               "After a run that did not exit cleanly: ask (default) whether to restore "
+                               "the autosaved session, or answer yes or no.",
+                               "answer", "ask");
+    parser.addOptions({species, families, device, minCovered, rooted, screenshots, session, restore,
+                       benchmark, benchmarkIterations});
     parser.addPositionalArgument(
         "paths", "Gene-tree files or folders, or a dataset folder (species tree + families file).",
         "[paths...]");
     parser.process(app);
+    gpurec::ui::RestoreAnswer answer{};
+    try {
+        // The scripted tours run unattended on the data given: nothing to ask.
+        answer = parser.isSet(screenshots) || parser.isSet(benchmark)
+                     ? gpurec::ui::RestoreAnswer::Discard
+                     : gpurec::ui::parseRestoreAnswer(parser.value(restore));
+    } catch (const std::invalid_argument& e) {
+        std::fprintf(stderr, "gpurec-workbench: error: %s\n", e.what());
+        return 2;
+    }
 
+    const gpurec::ui::RunMarker marker; // removed again when main returns: a clean exit
     gpurec::ui::WorkbenchWindow window;
     window.runPanel()->setDevice(parser.value(device));
     window.show();
+    if (gpurec::ui::offerAutosaveRestore(window, marker, answer)) return app.exec();
+    if (parser.isSet(session)) {
+        window.openSession(parser.value(session));
+        return app.exec();
+    }
 
     gpurec::ui::LoadRequest request;
     request.paths.speciesTree = parser.value(species).toStdString();
