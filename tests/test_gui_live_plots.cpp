@@ -14,9 +14,11 @@
 #include "workbench_window.hpp"
 
 #include <QComboBox>
+#include <QLabel>
 #include <QPushButton>
 #include <QSortFilterProxyModel>
 #include <QTableView>
+#include <QToolTip>
 #include <QtTest>
 #include <cmath>
 
@@ -188,6 +190,17 @@ class GuiLivePlots : public QObject {
         QVERIFY(plots.tooltipAt(plots.diagnosticsPlot(), pixelOf(eIterations, 1))
                     .startsWith("E iterations\niteration: 1"));
         QCOMPARE(plots.tooltipAt(plots.lossPlot(), QPointF(-100, -100)), QString()); // nothing there
+
+        // Hovering: the tooltip event shows the point's text, and the plot's help away from points.
+        const QPoint at = pixelOf(plots.gradientPlot()->graph(0), 1).toPoint();
+        QHelpEvent hover(QEvent::ToolTip, at, plots.gradientPlot()->mapToGlobal(at));
+        QApplication::sendEvent(plots.gradientPlot(), &hover);
+        QTRY_COMPARE(QToolTip::text(),
+                     QString("gradient norm\niteration: 1\nmax |projected gradient| (bits): 0.25"));
+        const QPoint away(2, 2);
+        QHelpEvent help(QEvent::ToolTip, away, plots.gradientPlot()->mapToGlobal(away));
+        QApplication::sendEvent(plots.gradientPlot(), &help);
+        QTRY_VERIFY(QToolTip::text().contains("smallest positive value / 10"));
     }
 
     // A finished run kept as an overlay stays drawn, lighter, under the next run; Clear removes it.
@@ -205,6 +218,8 @@ class GuiLivePlots : public QObject {
         QCOMPARE(plots->overlays().front().name,
                  QString("run 1: converged schedule, L-BFGS-B, global rates"));
         QVERIFY(!plots->keepOverlayButton()->isEnabled()); // kept once
+        QVERIFY(!plots->keepAsOverlay());
+        QCOMPARE(plots->samples().size(), std::size_t(first.size())); // still the current run (sessions)
 
         // Another method, from where the first run ended.
         w.runPanel()->findChild<QComboBox*>("optimizerKind")->setCurrentIndex(1); // Adam
@@ -285,6 +300,12 @@ class GuiLivePlots : public QObject {
             }
         }
         QVERIFY(stoppedEarly > 0); // 3 iterations are too few for some families
+        QCOMPARE(table->summary()->text(),
+                 QString("Per-family convergence: %1 of %2 families ended their search, "
+                         "%3 stopped early")
+                     .arg(model->rowCount() - stoppedEarly)
+                     .arg(model->rowCount())
+                     .arg(stoppedEarly));
         double total = 0;
         for (const FamilyProgress& p : last)
             total += p.nllBits;

@@ -139,8 +139,20 @@ ConvergenceTable::ConvergenceTable(QWidget* parent) : QWidget(parent) {
     layout->setContentsMargins(0, 0, 0, 0);
     layout->addWidget(summary_);
     layout->addWidget(view_, 1);
-    connect(model_, &QAbstractItemModel::modelReset, this,
-            [this] { summary_->setText(tr("Per-family convergence: %1 families").arg(model_->rowCount())); });
+    connect(model_, &QAbstractItemModel::modelReset, this, &ConvergenceTable::updateSummary);
+    connect(model_, &QAbstractItemModel::dataChanged, this, &ConvergenceTable::updateSummary);
+}
+
+void ConvergenceTable::updateSummary() {
+    int searching = 0;
+    for (const FamilyProgress& p : model_->progress())
+        searching += p.status == FamilyStatus::Searching;
+    const int families = model_->rowCount();
+    summary_->setText(tr("Per-family convergence: %1 of %2 families ended their search, %3 %4")
+                          .arg(families - searching)
+                          .arg(families)
+                          .arg(searching)
+                          .arg(model_->runEnded() ? tr("stopped early") : tr("still searching")));
 }
 
 } // namespace gpurec::ui

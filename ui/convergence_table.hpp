@@ -28,6 +28,7 @@ class ConvergenceModel : public QAbstractTableModel {
     void setProgress(const std::vector<FamilyProgress>& progress, bool runEnded);
     void clear();
     const std::vector<FamilyProgress>& progress() const { return progress_; }
+    bool runEnded() const { return runEnded_; }
 
     int rowCount(const QModelIndex& parent = {}) const override;
     int columnCount(const QModelIndex& parent = {}) const override;
@@ -49,8 +50,11 @@ class ConvergenceTable : public QWidget {
     ConvergenceModel* model() const { return model_; }
     QSortFilterProxyModel* proxy() const { return proxy_; }
     QTableView* view() const { return view_; }
+    QLabel* summary() const { return summary_; }
 
   private:
+    void updateSummary();
+
     ConvergenceModel* model_;
     QSortFilterProxyModel* proxy_;
     QTableView* view_;

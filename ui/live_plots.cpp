@@ -236,6 +236,7 @@ void LivePlots::addOverlayLines(const Overlay& overlay, int index) {
 
 void LivePlots::clear() {
     samples_.clear();
+    kept_ = false;
     convergence_->model()->clear();
     convergence_->hide();
     refill();
@@ -278,7 +279,7 @@ void LivePlots::setFamilyNames(const QStringList& names) {
 }
 
 bool LivePlots::keepAsOverlay() {
-    if (samples_.empty() || running_) return false;
+    if (samples_.empty() || running_ || kept_) return false;
     Overlay overlay;
     overlay.name = runDescription_.isEmpty() ? tr("run %1").arg(std::max(runNumber_, 1))
                                              : tr("run %1: %2").arg(std::max(runNumber_, 1)).arg(runDescription_);
@@ -287,9 +288,8 @@ bool LivePlots::keepAsOverlay() {
         s.theta.clear(); // rates are not overlaid
     overlays_.push_back(std::move(overlay));
     addOverlayLines(overlays_.back(), static_cast<int>(overlays_.size()) - 1);
-    // Kept once: the same run is not added twice.
-    runDescription_.clear();
-    samples_.clear();
+    // Kept once; the run stays the current one (and in sessions) until the next starts.
+    kept_ = true;
     refill();
     updateButtons();
     return true;
@@ -307,7 +307,7 @@ void LivePlots::clearOverlays() {
 }
 
 void LivePlots::updateButtons() {
-    keepButton_->setEnabled(!samples_.empty() && !running_);
+    keepButton_->setEnabled(!samples_.empty() && !running_ && !kept_);
     clearOverlaysButton_->setEnabled(!overlays_.empty());
 }
 

@@ -51,8 +51,8 @@ class LivePlots : public QWidget {
     // Every sample added since the last clear (sessions save them to redraw the plots).
     const std::vector<IterationSample>& samples() const { return samples_; }
 
-    // The current run becomes an overlay named "run N: description"; false when there is nothing
-    // to keep or a run is going on.
+    // A copy of the current run becomes an overlay named "run N: description"; false when there is
+    // nothing to keep, a run is going on or this run was kept already.
     bool keepAsOverlay();
     void clearOverlays();
     const std::list<Overlay>& overlays() const { return overlays_; }
@@ -137,6 +137,7 @@ class LivePlots : public QWidget {
     int runNumber_ = 0;
     QString runDescription_;
     bool running_ = false;
+    bool kept_ = false; // the current run is an overlay already
 };
 
 } // namespace gpurec::ui
