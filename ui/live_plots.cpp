@@ -7,8 +7,10 @@
 #include <QHBoxLayout>
 #include <QHelpEvent>
 #include <QLabel>
-#include <QPushButton>
+#include <QAbstractButton>
+#include <QAction>
 #include <QSplitter>
+#include <QToolBar>
 #include <QToolTip>
 #include <algorithm>
 #include <cmath>
@@ -79,13 +81,22 @@ QPen overlayPen(int index) {
 QString number(double v) {
     return QString::number(v, 'g', 12);
 }
+
+// Values drawn for the current run and for overlays alike.
+bool nllOf(const IterationSample& s, double& v) {
+    v = s.nllBits;
+    return true;
+}
+bool gradNormOf(const IterationSample& s, double& v) {
+    v = s.gradNorm;
+    return true;
+}
 } // namespace
 
 LivePlots::LivePlots(QWidget* parent) : QWidget(parent) {
     loss_ = makePlot("lossPlot", tr("Loss"), tr("negative log-likelihood (bits)"), false,
                      tr("Negative log-likelihood of all families in bits, or its gap to the best NLL shown"));
-    addLine(loss_, tr("NLL"), QColor(30, 90, 170), nullptr, &samples_,
-            [](const IterationSample& s, double& v) { return v = s.nllBits, true; }, true);
+    addLine(loss_, tr("NLL"), QColor(30, 90, 170), nullptr, &samples_, nllOf, true);
     showLegendBelow(loss_, 2);
 
     rates_ = makePlot("ratesPlot", tr("Rates"), tr("rate"), true, tr("D, L and T of one row of rates"));
@@ -103,8 +114,7 @@ LivePlots::LivePlots(QWidget* parent) : QWidget(parent) {
 
     gradient_ = makePlot("gradientPlot", tr("Gradient"), tr("max |projected gradient| (bits)"), true,
                          tr("Largest component of the gradient that the bounds allow to move"));
-    addLine(gradient_, tr("gradient norm"), QColor(120, 60, 160), nullptr, &samples_,
-            [](const IterationSample& s, double& v) { return v = s.gradNorm, true; });
+    addLine(gradient_, tr("gradient norm"), QColor(120, 60, 160), nullptr, &samples_, gradNormOf);
     showLegendBelow(gradient_, 2);
 
     diagnostics_ = makePlot("diagnosticsPlot", tr("Solver diagnostics"), tr("iterations"), true,
@@ -132,7 +142,7 @@ LivePlots::LivePlots(QWidget* parent) : QWidget(parent) {
     lossViewBox_->setObjectName("lossView");
     lossViewBox_->setAccessibleName(tr("Loss shown as"));
     lossViewBox_->addItem(tr("NLL (bits)"));
-    lossViewBox_->addItem(tr("gap to best NLL (log)"));
+    lossViewBox_->addItem(tr("gap to best"));
     lossViewBox_->setToolTip(tr("Absolute NLL, or NLL − the best NLL of the shown runs on a logarithmic "
                                 "axis (shows the last digits of convergence).\n") +
                              kFloorNote);
@@ -141,36 +151,46 @@ LivePlots::LivePlots(QWidget* parent) : QWidget(parent) {
     xAxisBox_->setAccessibleName(tr("Horizontal axis"));
     xAxisBox_->addItem(tr("iteration"));
     xAxisBox_->addItem(tr("evaluations"));
-    xAxisBox_->addItem(tr("wall time (s)"));
+    xAxisBox_->addItem(tr("time (s)"));
     xAxisBox_->setToolTip(tr("Plot against the iteration, the number of likelihood evaluations "
                              "(line-search trials included) or the wall time since the run started"));
-    resetButton_ = new QPushButton(tr("Reset view"));
-    resetButton_->setObjectName("resetPlotView");
-    resetButton_->setAccessibleName(tr("Reset plot view"));
-    resetButton_->setToolTip(tr("Show all the data again and follow new points (also: double-click a plot)"));
-    keepButton_ = new QPushButton(tr("Keep as overlay"));
-    keepButton_->setObjectName("keepOverlay");
-    keepButton_->setAccessibleName(tr("Keep run as overlay"));
-    keepButton_->setToolTip(tr("Keep this finished run's loss and gradient, drawn lighter, to compare the "
-                               "next run (another schedule, method or start) with"));
-    clearOverlaysButton_ = new QPushButton(tr("Clear overlays"));
-    clearOverlaysButton_->setObjectName("clearOverlays");
-    clearOverlaysButton_->setAccessibleName(tr("Clear overlays"));
-    clearOverlaysButton_->setToolTip(tr("Remove every kept run from the plots"));
-    auto* controls = new QHBoxLayout;
-    controls->setContentsMargins(2, 0, 2, 0);
-    auto* lossLabel = new QLabel(tr("Loss:"));
-    lossLabel->setBuddy(lossViewBox_);
-    auto* xLabel = new QLabel(tr("x:"));
+    // Actions in the tool bar (tool buttons: narrower than push buttons).
+    auto makeAction = [this](const QString& text, const QString& name, const QString& accessible,
+                             const QString& tip) {
+        auto* action = new QAction(text, this);
+        action->setObjectName(name);
+        action->setToolTip(tip);
+        action->setProperty("accessibleName", accessible);
+        return action;
+    };
+    QAction* reset = makeAction(tr("Reset view"), "resetPlotView", tr("Reset plot view"),
+                                tr("Show all the data again and follow new points (also: double-click a plot)"));
+    QAction* keep = keepAction_ = makeAction(tr("Keep as overlay"), "keepOverlay", tr("Keep run as overlay"),
+                               tr("Keep this finished run's loss and gradient, drawn lighter, to compare the next "
+                                  "run (another schedule, method or start) with"));
+    QAction* clearKept = clearOverlaysAction_ = makeAction(tr("Clear overlays"), "clearOverlays", tr("Clear overlays"),
+                                    tr("Remove every kept run from the plots"));
+    // A tool bar: on a narrow window what does not fit goes behind its » button instead of widening
+    // the window.
+    auto* controls = new QToolBar;
+    controls->setObjectName("plotControls");
+    controls->setAccessibleName(tr("Plot controls"));
+    controls->setMovable(false);
+    // The loss combo's items name themselves; no label (the bar must fit beside the species tree).
+    auto* xLabel = new QLabel(tr(" x:"));
     xLabel->setBuddy(xAxisBox_);
-    controls->addWidget(lossLabel);
-    controls->addWidget(lossViewBox_);
-    controls->addWidget(xLabel);
-    controls->addWidget(xAxisBox_);
-    controls->addStretch(1);
-    controls->addWidget(resetButton_);
-    controls->addWidget(keepButton_);
-    controls->addWidget(clearOverlaysButton_);
+    auto* spacer = new QWidget;
+    spacer->setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Preferred);
+    for (QWidget* widget : std::initializer_list<QWidget*>{lossViewBox_, xLabel, xAxisBox_, spacer})
+        controls->addWidget(widget);
+    QAbstractButton** buttons[] = {&resetButton_, &keepButton_, &clearOverlaysButton_};
+    QAction* actions[] = {reset, keep, clearKept};
+    for (int i = 0; i < 3; ++i) {
+        controls->addAction(actions[i]);
+        *buttons[i] = qobject_cast<QAbstractButton*>(controls->widgetForAction(actions[i]));
+        (*buttons[i])->setObjectName(actions[i]->objectName());
+        (*buttons[i])->setAccessibleName(actions[i]->property("accessibleName").toString());
+    }
 
     auto* plots = new QWidget;
     auto* grid = new QGridLayout(plots);
@@ -190,7 +210,7 @@ LivePlots::LivePlots(QWidget* parent) : QWidget(parent) {
     split->setStretchFactor(1, 1);
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
-    layout->addLayout(controls);
+    layout->addWidget(controls);
     layout->addWidget(split, 1);
 
     for (QCustomPlot* plot : {loss_, rates_, gradient_, diagnostics_}) {
@@ -200,9 +220,9 @@ LivePlots::LivePlots(QWidget* parent) : QWidget(parent) {
     connect(lossViewBox_, &QComboBox::currentIndexChanged, this,
             [this](int i) { setLossView(i == 1 ? LossView::GapToBest : LossView::Absolute); });
     connect(xAxisBox_, &QComboBox::currentIndexChanged, this, [this](int i) { setXAxis(static_cast<XAxis>(i)); });
-    connect(resetButton_, &QPushButton::clicked, this, qOverload<>(&LivePlots::resetView));
-    connect(keepButton_, &QPushButton::clicked, this, &LivePlots::keepAsOverlay);
-    connect(clearOverlaysButton_, &QPushButton::clicked, this, &LivePlots::clearOverlays);
+    connect(reset, &QAction::triggered, this, qOverload<>(&LivePlots::resetView));
+    connect(keep, &QAction::triggered, this, &LivePlots::keepAsOverlay);
+    connect(clearKept, &QAction::triggered, this, &LivePlots::clearOverlays);
 
     replotTimer_.setSingleShot(true);
     replotTimer_.setInterval(50);
@@ -224,13 +244,12 @@ QCPGraph* LivePlots::addLine(QCustomPlot* plot, const QString& name, const QColo
 }
 
 void LivePlots::addOverlayLines(const Overlay& overlay, int index) {
-    QCPGraph* loss = addLine(loss_, overlay.name, Qt::gray, nullptr, &overlay.samples,
-                             [](const IterationSample& s, double& v) { return v = s.nllBits, true; }, true);
-    QCPGraph* grad = addLine(gradient_, overlay.name, Qt::gray, nullptr, &overlay.samples,
-                             [](const IterationSample& s, double& v) { return v = s.gradNorm, true; });
+    const QColor colour = overlayPen(index).color();
+    QCPGraph* loss = addLine(loss_, overlay.name, colour, nullptr, &overlay.samples, nllOf, true);
+    QCPGraph* grad = addLine(gradient_, overlay.name, colour, nullptr, &overlay.samples, gradNormOf);
     for (QCPGraph* g : {loss, grad}) {
         g->setPen(overlayPen(index));
-        g->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, overlayPen(index).color(), 3.0));
+        g->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, colour, 3.0));
     }
 }
 
@@ -307,8 +326,8 @@ void LivePlots::clearOverlays() {
 }
 
 void LivePlots::updateButtons() {
-    keepButton_->setEnabled(!samples_.empty() && !running_ && !kept_);
-    clearOverlaysButton_->setEnabled(!overlays_.empty());
+    keepAction_->setEnabled(!samples_.empty() && !running_ && !kept_);
+    clearOverlaysAction_->setEnabled(!overlays_.empty());
 }
 
 void LivePlots::setLossView(LossView view) {

@@ -17,7 +17,8 @@
 #include <qcustomplot.h>
 
 class QComboBox;
-class QPushButton;
+class QAbstractButton;
+class QAction;
 
 namespace gpurec::ui {
 
@@ -82,9 +83,10 @@ class LivePlots : public QWidget {
     QCustomPlot* diagnosticsPlot() const { return diagnostics_; }
     QComboBox* lossViewBox() const { return lossViewBox_; }
     QComboBox* xAxisBox() const { return xAxisBox_; }
-    QPushButton* resetViewButton() const { return resetButton_; }
-    QPushButton* keepOverlayButton() const { return keepButton_; }
-    QPushButton* clearOverlaysButton() const { return clearOverlaysButton_; }
+    // The tool buttons of the Reset view, Keep as overlay and Clear overlays actions.
+    QAbstractButton* resetViewButton() const { return resetButton_; }
+    QAbstractButton* keepOverlayButton() const { return keepButton_; }
+    QAbstractButton* clearOverlaysButton() const { return clearOverlaysButton_; }
     ConvergenceTable* convergenceTable() const { return convergence_; }
     // Diagnostics graphs, in this order; overlay graphs come after a plot's own ones.
     enum Diagnostic { EIterations, MaxPiIterations, BicgstabIterations, EResidual };
@@ -117,7 +119,8 @@ class LivePlots : public QWidget {
 
     QCustomPlot *loss_, *rates_, *gradient_, *diagnostics_;
     QComboBox *lossViewBox_, *xAxisBox_;
-    QPushButton *resetButton_, *keepButton_, *clearOverlaysButton_;
+    QAbstractButton *resetButton_, *keepButton_, *clearOverlaysButton_;
+    QAction *keepAction_, *clearOverlaysAction_;
     ConvergenceTable* convergence_;
     QTimer replotTimer_;
     std::vector<IterationSample> samples_;
