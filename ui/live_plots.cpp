@@ -2,13 +2,13 @@
 
 #include "convergence_table.hpp"
 
+#include <QAbstractButton>
+#include <QAction>
 #include <QComboBox>
 #include <QGridLayout>
 #include <QHBoxLayout>
 #include <QHelpEvent>
 #include <QLabel>
-#include <QAbstractButton>
-#include <QAction>
 #include <QSplitter>
 #include <QToolBar>
 #include <QToolTip>
@@ -131,8 +131,8 @@ LivePlots::LivePlots(QWidget* parent) : QWidget(parent) {
                 return v = static_cast<double>(s.stats.bicgstabIterations), true;
             });
     QCPGraph* residual =
-        addLine(diagnostics_, tr("E residual (right)"), QColor(120, 120, 120), diagnostics_->yAxis2, &samples_,
-                [](const IterationSample& s, double& v) { return v = s.stats.eResidual, true; });
+        addLine(diagnostics_, tr("E residual (right)"), QColor(120, 120, 120), diagnostics_->yAxis2,
+                &samples_, [](const IterationSample& s, double& v) { return v = s.stats.eResidual, true; });
     residual->setPen(QPen(QColor(120, 120, 120), 1.2, Qt::DashLine));
     showLegendBelow(diagnostics_, 2);
     ownLines_ = static_cast<int>(lines_.size());
@@ -163,13 +163,16 @@ LivePlots::LivePlots(QWidget* parent) : QWidget(parent) {
         action->setProperty("accessibleName", accessible);
         return action;
     };
-    QAction* reset = makeAction(tr("Reset view"), "resetPlotView", tr("Reset plot view"),
-                                tr("Show all the data again and follow new points (also: double-click a plot)"));
-    QAction* keep = keepAction_ = makeAction(tr("Keep as overlay"), "keepOverlay", tr("Keep run as overlay"),
-                               tr("Keep this finished run's loss and gradient, drawn lighter, to compare the next "
-                                  "run (another schedule, method or start) with"));
-    QAction* clearKept = clearOverlaysAction_ = makeAction(tr("Clear overlays"), "clearOverlays", tr("Clear overlays"),
-                                    tr("Remove every kept run from the plots"));
+    QAction* reset =
+        makeAction(tr("Reset view"), "resetPlotView", tr("Reset plot view"),
+                   tr("Show all the data again and follow new points (also: double-click a plot)"));
+    QAction* keep = keepAction_ =
+        makeAction(tr("Keep as overlay"), "keepOverlay", tr("Keep run as overlay"),
+                   tr("Keep this finished run's loss and gradient, drawn lighter, to compare the next "
+                      "run (another schedule, method or start) with"));
+    QAction* clearKept = clearOverlaysAction_ =
+        makeAction(tr("Clear overlays"), "clearOverlays", tr("Clear overlays"),
+                   tr("Remove every kept run from the plots"));
     // A tool bar: on a narrow window what does not fit goes behind its » button instead of widening
     // the window.
     auto* controls = new QToolBar;
@@ -219,7 +222,8 @@ LivePlots::LivePlots(QWidget* parent) : QWidget(parent) {
     }
     connect(lossViewBox_, &QComboBox::currentIndexChanged, this,
             [this](int i) { setLossView(i == 1 ? LossView::GapToBest : LossView::Absolute); });
-    connect(xAxisBox_, &QComboBox::currentIndexChanged, this, [this](int i) { setXAxis(static_cast<XAxis>(i)); });
+    connect(xAxisBox_, &QComboBox::currentIndexChanged, this,
+            [this](int i) { setXAxis(static_cast<XAxis>(i)); });
     connect(reset, &QAction::triggered, this, qOverload<>(&LivePlots::resetView));
     connect(keep, &QAction::triggered, this, &LivePlots::keepAsOverlay);
     connect(clearKept, &QAction::triggered, this, &LivePlots::clearOverlays);
@@ -300,8 +304,9 @@ void LivePlots::setFamilyNames(const QStringList& names) {
 bool LivePlots::keepAsOverlay() {
     if (samples_.empty() || running_ || kept_) return false;
     Overlay overlay;
-    overlay.name = runDescription_.isEmpty() ? tr("run %1").arg(std::max(runNumber_, 1))
-                                             : tr("run %1: %2").arg(std::max(runNumber_, 1)).arg(runDescription_);
+    overlay.name = runDescription_.isEmpty()
+                       ? tr("run %1").arg(std::max(runNumber_, 1))
+                       : tr("run %1: %2").arg(std::max(runNumber_, 1)).arg(runDescription_);
     overlay.samples = samples_;
     for (IterationSample& s : overlay.samples)
         s.theta.clear(); // rates are not overlaid
@@ -526,9 +531,11 @@ QString LivePlots::tooltipAt(QCustomPlot* plot, const QPointF& pixel) const {
     const double key = (nearest->data()->constBegin() + nearestIndex)->key;
     const double drawn = (nearest->data()->constBegin() + nearestIndex)->value;
     const double value = trueValue(nearest, nearestIndex);
-    QString text = QString("%1\n%2: %3\n%4: %5")
-                       .arg(nearest->name(), keyLabel(), number(key), nearest->valueAxis()->label(), number(value));
-    if (drawn != value) text += tr("\n(drawn at %1: values ≤ 0 cannot be shown on a log axis)").arg(number(drawn));
+    QString text =
+        QString("%1\n%2: %3\n%4: %5")
+            .arg(nearest->name(), keyLabel(), number(key), nearest->valueAxis()->label(), number(value));
+    if (drawn != value)
+        text += tr("\n(drawn at %1: values ≤ 0 cannot be shown on a log axis)").arg(number(drawn));
     return text;
 }
 
@@ -538,7 +545,8 @@ bool LivePlots::eventFilter(QObject* watched, QEvent* event) {
         auto* help = static_cast<QHelpEvent*>(event);
         if (plot) {
             QString text = tooltipAt(plot, help->pos());
-            QToolTip::showText(help->globalPos(), text.isEmpty() ? plot->property("help").toString() : text, plot);
+            QToolTip::showText(help->globalPos(), text.isEmpty() ? plot->property("help").toString() : text,
+                               plot);
             return true;
         }
     }

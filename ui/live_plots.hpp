@@ -11,8 +11,8 @@
 #include <QHash>
 #include <QTimer>
 #include <QWidget>
-#include <functional>
 #include <cmath>
+#include <functional>
 #include <list>
 #include <qcustomplot.h>
 
@@ -100,7 +100,7 @@ class LivePlots : public QWidget {
         QCPGraph* graph;
         const std::vector<IterationSample>* samples;
         std::function<bool(const IterationSample&, double&)> value; // false: no point for this sample
-        bool loss = false; // shows the loss view (absolute or gap)
+        bool loss = false;                                          // shows the loss view (absolute or gap)
     };
     QCPGraph* addLine(QCustomPlot* plot, const QString& name, const QColor& colour, QCPAxis* valueAxis,
                       const std::vector<IterationSample>* samples,
@@ -133,9 +133,9 @@ class LivePlots : public QWidget {
     QHash<const QCustomPlot*, bool> userView_;
     LossView lossView_ = LossView::Absolute;
     XAxis xAxis_ = XAxis::Iteration;
-    double best_ = INFINITY;                        // lowest NLL of the shown runs
+    double best_ = INFINITY;                         // lowest NLL of the shown runs
     QHash<const QCPAxis*, double> smallestPositive_; // per value axis, over its lines
-    int ownLines_ = 0; // lines of the current run; overlay lines follow
+    int ownLines_ = 0;                               // lines of the current run; overlay lines follow
     int rateRow_ = 0;
     int runNumber_ = 0;
     QString runDescription_;

@@ -41,7 +41,8 @@ FamilyStatus statusOf(FamilyBfgs::Outcome outcome) {
 }
 
 // The family's share of the run's projected-gradient norm (the same projection, its 3 rates only).
-double projectedNorm(const FamilyBfgs::Vector& theta, const FamilyBfgs::Vector& grad, const OptimizerSettings& s) {
+double projectedNorm(const FamilyBfgs::Vector& theta, const FamilyBfgs::Vector& grad,
+                     const OptimizerSettings& s) {
     std::vector<double> t(theta.data(), theta.data() + 3), g(grad.data(), grad.data() + 3);
     projectRateGradient(t, g, s.min_rate, s.max_rate);
     return std::max({std::abs(g[0]), std::abs(g[1]), std::abs(g[2])});
