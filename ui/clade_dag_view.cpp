@@ -24,15 +24,19 @@ constexpr int kMaxListedGenes = 12;
 
 class CladeItem : public QGraphicsEllipseItem {
   public:
-    CladeItem(int clade, double radius, const QColor& colour)
-        : QGraphicsEllipseItem(-radius, -radius, 2 * radius, 2 * radius), clade_(clade) {
-        setBrush(colour);
-        setPen(QPen(colour.darker(150), 1.0));
+    CladeItem(int clade, double radius, const QColor& phase)
+        : QGraphicsEllipseItem(-radius, -radius, 2 * radius, 2 * radius), clade_(clade), phase_(phase) {
+        setColour(phase);
         setFlag(ItemIsSelectable);
         setCursor(Qt::PointingHandCursor);
         setZValue(1);
     }
     int clade() const { return clade_; }
+    const QColor& phaseColour() const { return phase_; }
+    void setColour(const QColor& colour) {
+        setBrush(colour);
+        setPen(QPen(colour.darker(150), 1.0));
+    }
 
   protected:
     void paint(QPainter* painter, const QStyleOptionGraphicsItem*, QWidget*) override {
@@ -45,6 +49,7 @@ class CladeItem : public QGraphicsEllipseItem {
 
   private:
     int clade_;
+    QColor phase_;
 };
 
 CladeDagView::CladeDagView(QWidget* parent) : QGraphicsView(parent) {
@@ -73,6 +78,8 @@ void CladeDagView::setFamily(const GeneFamily* family) {
     QSignalBlocker block(scene());
     scene()->clear();
     items_.clear();
+    baseToolTips_.clear();
+    values_.clear();
     highlight_ = nullptr;
     selected_ = -1;
     family_ = family;
@@ -152,12 +159,13 @@ void CladeDagView::setFamily(const GeneFamily* family) {
                                                 : WavePhase::Internal;
         auto* item = new CladeItem(c, radius(c), phaseColour(phase));
         item->setPos(position[c]);
-        item->setToolTip(QString("<b>Clade %1</b>: %2 gene(s), wave %3, %4 split(s)<br>%5")
-                             .arg(c)
-                             .arg(cs.cladeSize[c])
-                             .arg(waves.cladeWave[c])
-                             .arg(cs.splitOffset[c + 1] - cs.splitOffset[c])
-                             .arg(listed[c]));
+        baseToolTips_.push_back(QString("<b>Clade %1</b>: %2 gene(s), wave %3, %4 split(s)<br>%5")
+                                    .arg(c)
+                                    .arg(cs.cladeSize[c])
+                                    .arg(waves.cladeWave[c])
+                                    .arg(cs.splitOffset[c + 1] - cs.splitOffset[c])
+                                    .arg(listed[c]));
+        item->setToolTip(baseToolTips_.back());
         scene()->addItem(item);
         items_.push_back(item);
         if (labelGenes && cs.cladeSize[c] == 1) {
@@ -201,6 +209,67 @@ QPointF CladeDagView::cladePosition(int clade) const {
 void CladeDagView::fitAll() {
     if (!family_) return;
     fitInView(scene()->itemsBoundingRect().adjusted(-10, -10, 10, 10), Qt::KeepAspectRatio);
+}
+
+void CladeDagView::setCladeValues(const std::vector<double>& values, const ColourScale& scale,
+                                  const QString& title) {
+    values_ = values.size() == items_.size() ? values : std::vector<double>{};
+    scale_ = scale;
+    valueTitle_ = title;
+    applyColours();
+}
+
+void CladeDagView::applyColours() {
+    for (std::size_t c = 0; c < items_.size(); ++c) {
+        CladeItem* item = items_[c];
+        if (values_.empty()) {
+            item->setColour(item->phaseColour());
+            item->setToolTip(baseToolTips_[c]);
+        } else {
+            item->setColour(scale_.colour(values_[c]));
+            item->setToolTip(QString("%1<br><b>%2</b>: %3")
+                                 .arg(baseToolTips_[c], valueTitle_.toHtmlEscaped(),
+                                      QString::number(values_[c], 'g', 10)));
+        }
+    }
+    viewport()->update();
+}
+
+QColor CladeDagView::cladeColour(int clade) const {
+    return items_.at(clade)->brush().color();
+}
+
+QString CladeDagView::cladeToolTip(int clade) const {
+    return items_.at(clade)->toolTip();
+}
+
+// The colour bar, in viewport pixels so that it keeps its size while zooming.
+void CladeDagView::drawForeground(QPainter* painter, const QRectF&) {
+    if (values_.empty()) return;
+    painter->save();
+    painter->resetTransform();
+    QFont f = font();
+    f.setPointSizeF(8.5);
+    painter->setFont(f);
+    const QFontMetricsF fm(f);
+    const QString low = QString::number(scale_.low(), 'g', 3), high = QString::number(scale_.high(), 'g', 3);
+    const double barWidth = std::max(120.0, fm.horizontalAdvance(low + high) + 16);
+    const QRectF box(8, 8, std::max(barWidth, fm.horizontalAdvance(valueTitle_)) + 16, 3 * fm.height() + 24);
+    painter->setPen(QColor(200, 200, 200));
+    painter->setBrush(QColor(255, 255, 255, 225));
+    painter->drawRoundedRect(box, 4, 4);
+    painter->setPen(Qt::black);
+    painter->drawText(QRectF(box.left() + 8, box.top() + 6, box.width() - 16, fm.height()),
+                      Qt::AlignLeft | Qt::AlignVCenter, valueTitle_);
+    const QRectF bar(box.left() + 8, box.top() + 10 + fm.height(), barWidth, 12);
+    painter->setPen(Qt::NoPen);
+    painter->setBrush(scale_.gradient(bar.topLeft(), bar.topRight()));
+    painter->drawRect(bar);
+    painter->setPen(Qt::black);
+    const QRectF labels(bar.left(), bar.bottom() + 2, bar.width(), fm.height());
+    painter->drawText(labels, Qt::AlignLeft | Qt::AlignVCenter, low);
+    painter->drawText(labels, Qt::AlignRight | Qt::AlignVCenter, high);
+    painter->restore();
 }
 
 void CladeDagView::wheelEvent(QWheelEvent* event) {

@@ -1,7 +1,9 @@
 #pragma once
 // One family's clades laid out by wave (columns, leaves on the left, the full clade on the right),
 // sized by gene count, with edges from each clade to the two children of its splits. Clicking a
-// clade selects it (its splits are highlighted).
+// clade selects it (its splits are highlighted). Clades can instead be coloured by a per-clade value
+// (a heat map, with a colour bar in the corner).
+#include "colour_scale.hpp"
 #include "data/dataset.hpp"
 
 #include <QGraphicsView>
@@ -29,20 +31,33 @@ class CladeDagView : public QGraphicsView {
     int cladeItemCount() const { return static_cast<int>(items_.size()); }
     QPointF cladePosition(int clade) const;
     void fitAll();
+    // Colours clade c by scale.colour(values[c]) and adds "title: value" to its tooltip; empty
+    // values restore the wave-phase colours. Values must have one entry per clade.
+    void setCladeValues(const std::vector<double>& values, const ColourScale& scale, const QString& title);
+    bool showsValues() const { return !values_.empty(); }
+    const ColourScale& valueScale() const { return scale_; }
+    QColor cladeColour(int clade) const;
+    QString cladeToolTip(int clade) const;
 
   signals:
     void cladeSelected(int clade); // -1 when cleared
 
   protected:
     void wheelEvent(QWheelEvent* event) override;
+    void drawForeground(QPainter* painter, const QRectF& rect) override;
 
   private:
     void highlightSplits();
+    void applyColours();
 
     const GeneFamily* family_ = nullptr;
     std::vector<CladeItem*> items_;
     QGraphicsPathItem* highlight_ = nullptr;
     int selected_ = -1;
+    std::vector<QString> baseToolTips_; // per clade, without the value
+    std::vector<double> values_;
+    ColourScale scale_;
+    QString valueTitle_;
 };
 
 } // namespace gpurec::ui

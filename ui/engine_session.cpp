@@ -180,7 +180,8 @@ void EngineSession::optimise(const OptimizerSettings& settings) {
                                    report.gradNorm,
                                    report.theta ? report.theta->theta() : std::vector<double>{},
                                    report.stats,
-                                   report.seconds};
+                                   report.seconds,
+                                   report.families ? *report.families : std::vector<FamilyProgress>{}};
             post([this, sample, generation] {
                 if (generation != generation_) return;
                 if (sample.theta.size() == theta_.theta().size()) {

@@ -23,6 +23,8 @@ struct IterationSample {
     std::vector<double> theta;
     SolverStats stats; // of the iteration's last evaluation
     double seconds = 0.0;
+    // Genewise L-BFGS-B only: each family's own search (empty otherwise; not kept in sessions).
+    std::vector<FamilyProgress> families;
 };
 
 enum class RunKind { Evaluation, Optimisation };

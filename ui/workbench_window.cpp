@@ -252,6 +252,7 @@ void WorkbenchWindow::connectPanels() {
     connect(knobs_, &SolverKnobsPanel::optionsChanged, this, [this](const SolverOptions& options) {
         session_.setSolverOptions(options);
         tree_->setSolverOptions(options);
+        waves_->setSolverOptions(options);
         reconciliations_->setSolverOptions(options);
     });
     connect(families_, &FamiliesPanel::familySelected, this, [this](int family) {
@@ -324,6 +325,7 @@ void WorkbenchWindow::connectSession() {
         appendLog(paused ? tr("Paused") : tr("Resumed"));
     });
     connect(&session_, &EngineSession::runFinished, this, [this](const RunOutcome& o) {
+        if (o.kind == RunKind::Optimisation) plots_->finishRun();
         pauseRequested_ = false;
         if (o.kind == RunKind::Optimisation) recordOptimisation(o);
         updateRunState();
@@ -355,6 +357,7 @@ void WorkbenchWindow::connectSession() {
     connect(&session_, &EngineSession::parametersChanged, this, [this](const RateParameters& theta) {
         run_->showCurrentRates(theta);
         tree_->setParameters(theta);
+        waves_->setParameters(theta);
         reconciliations_->setParameters(theta);
         families_->model()->setRates(theta);
     });
@@ -434,12 +437,17 @@ void WorkbenchWindow::onLoaded(const LoadOutcome& outcome) {
     showRunStatus({}, QString());
     timingLabel_->clear();
     tree_->setSolverOptions(knobs_->options());
+    waves_->setSolverOptions(knobs_->options());
     tree_->setDataset(dataset_);
     waves_->setDataset(dataset_, schedule_);
     families_->setDataset(dataset_);
     reconciliations_->setDataset(dataset_);
     reconciliations_->setSolverOptions(knobs_->options());
     plots_->clear();
+    QStringList familyNames;
+    for (const GeneFamily& f : d.families)
+        familyNames << QString::fromStdString(f.name);
+    plots_->setFamilyNames(familyNames);
     session_.open(dataset_, run_->device(), batchLimits(), startingParameters(), knobs_->options());
     updateRateRow();
     updateRunState();
@@ -479,7 +487,11 @@ void WorkbenchWindow::startOptimisation() {
     }
     run_->showError({});
     runStart_ = RatesState{session_.parameters(), plots_->samples()};
-    plots_->clear();
+    // Named for the overlay it may become: "converged schedule, L-BFGS-B, per family".
+    plots_->startRun(tr("%1 schedule, %2, %3 rates")
+                         .arg(QString::fromStdString(toString(knobs_->options().schedule)),
+                              settings.kind == OptimizerKind::Lbfgsb ? tr("L-BFGS-B") : tr("Adam"),
+                              QString::fromStdString(toString(session_.parameters().mode()))));
     updateRateRow();
     reconciliations_->setRateBounds(settings.min_rate, settings.max_rate);
     session_.optimise(settings);
@@ -662,7 +674,8 @@ void WorkbenchWindow::showShortcuts() {
         rows += QString("<tr><td>%1</td><td><b>%2</b></td></tr>").arg(name.toHtmlEscaped(), keys.toHtmlEscaped());
     QMessageBox box(QMessageBox::NoIcon, tr("Keyboard shortcuts"),
                     tr("<table cellspacing=6>%1</table><p>In the species tree and the clade DAG: mouse "
-                       "wheel zooms, dragging pans. In the plots: the wheel zooms, dragging pans.</p>")
+                       "wheel zooms, dragging pans. In the plots: the wheel zooms, dragging pans, a double-click "
+                       "shows all the data again.</p>")
                         .arg(rows),
                     QMessageBox::Close, this);
     box.setObjectName("shortcutsDialog");

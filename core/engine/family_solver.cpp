@@ -205,6 +205,7 @@ void solveClades(const SpeciesLayout& s, const GeneFamily& family, const EventPr
     t.pi.resize(static_cast<std::size_t>(C) * n);
     t.pibar.resize(static_cast<std::size_t>(C) * n);
     t.scale.resize(C);
+    t.cladeSelfIterations.resize(C);
     t.selfIterations = 0;
     t.maxSelfIterations = 0;
     t.earlyClades = 0;
@@ -285,6 +286,7 @@ void solveClades(const SpeciesLayout& s, const GeneFamily& family, const EventPr
         }
         t.scale[c] = rowScale + normaliseRow(row, barRow, n);
         t.selfIterations += iterations;
+        t.cladeSelfIterations[c] = iterations;
         t.maxSelfIterations = std::max(t.maxSelfIterations, iterations);
     }
 }
@@ -342,6 +344,12 @@ void accumulateCladeAdjoint(const SpeciesLayout& s, const GeneFamily& family, co
             peak = std::max(peak, std::abs(b[e]));
         }
         largest = std::max(largest, peak);
+        if (stats.cladePosterior) {
+            // Scaled adjoint times scaled Π is the true product; ∂NLL(bits) = −∂ln L / ln 2.
+            double dot = 0;
+            for (int e = 0; e < n; ++e) dot += b[e] * t.piRow(c)[e];
+            (*stats.cladePosterior)[c] = -std::numbers::ln2 * dot;
+        }
         if (peak == 0 || (options.use_adjoint_pruning && peak < options.adjoint_pruning_threshold * largest)) {
             ++stats.prunedClades;
             continue;

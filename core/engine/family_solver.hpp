@@ -31,6 +31,7 @@ struct CladeTables {
     std::vector<double> pi, pibar; // scaled rows, clade-major
     std::vector<int> scale;
     long selfIterations = 0;   // sum over clades
+    std::vector<int> cladeSelfIterations; // per clade
     int maxSelfIterations = 0; // largest per clade
     long earlyClades = 0;      // clades whose self loop stopped at pi_iters short of pi_tol
     double earlyResidual = 0.0; // largest relative change of Π̄ they reached
@@ -60,6 +61,10 @@ struct ProbabilityGradient {
 struct AdjointStats {
     KrylovStats krylov;
     long prunedClades = 0;
+    // When set (C entries), receives each clade's posterior probability: the share of the family's
+    // likelihood from the reconciled gene trees that contain the clade, Σ_e Π(c,e) ∂ln L/∂Π(c,e)
+    // (L is linear in each Π(c,·) since a gene tree holds a clade at most once).
+    std::vector<double>* cladePosterior = nullptr;
 };
 
 void accumulateCladeAdjoint(const SpeciesLayout& s, const GeneFamily& family, const EventProbabilities& p,

@@ -5,6 +5,8 @@
 #include "optim/family_bfgs.hpp"
 #include "optim/optimization_run.hpp"
 
+#include <algorithm>
+#include <cmath>
 #include <optional>
 #include <string>
 
@@ -24,6 +26,28 @@ std::string convergenceSummary(const std::vector<FamilyBfgs>& searches) {
            " without a descent step)";
 }
 
+FamilyStatus statusOf(FamilyBfgs::Outcome outcome) {
+    switch (outcome) {
+    case FamilyBfgs::Outcome::Searching:
+        return FamilyStatus::Searching;
+    case FamilyBfgs::Outcome::GradientConverged:
+        return FamilyStatus::GradientConverged;
+    case FamilyBfgs::Outcome::ChangeConverged:
+        return FamilyStatus::ChangeConverged;
+    case FamilyBfgs::Outcome::NoDescent:
+        return FamilyStatus::NoDescent;
+    }
+    return FamilyStatus::Searching;
+}
+
+// The family's share of the run's projected-gradient norm (the same projection, its 3 rates only).
+double projectedNorm(const FamilyBfgs::Vector& theta, const FamilyBfgs::Vector& grad,
+                     const OptimizerSettings& s) {
+    std::vector<double> t(theta.data(), theta.data() + 3), g(grad.data(), grad.data() + 3);
+    projectRateGradient(t, g, s.min_rate, s.max_rate);
+    return std::max({std::abs(g[0]), std::abs(g[1]), std::abs(g[2])});
+}
+
 } // namespace
 
 StopOptimization runGenewiseLockstep(OptimizationRun& run) {
@@ -38,7 +62,8 @@ StopOptimization runGenewiseLockstep(OptimizationRun& run) {
         searches.emplace_back(Vector(start[3 * f], start[3 * f + 1], start[3 * f + 2]), limits);
 
     std::vector<double> trial(start.size()), grad, accepted(start.size()), acceptedGrad(start.size());
-    for (;;) {
+    std::vector<FamilyProgress> progress(families);
+    for (int round = 0;; ++round) {
         for (std::size_t f = 0; f < families; ++f)
             Eigen::Map<Vector>(trial.data() + 3 * f) = searches[f].trial();
         const std::vector<double> nll = run.evaluateFamilies(trial, grad);
@@ -46,14 +71,19 @@ StopOptimization runGenewiseLockstep(OptimizationRun& run) {
         bool allEnded = true;
         for (std::size_t f = 0; f < families; ++f) {
             FamilyBfgs& search = searches[f];
+            const bool searching = !search.ended();
             search.update(nll[f], Eigen::Map<const Vector>(grad.data() + 3 * f));
+            if (searching) progress[f].iterations = round;
             Eigen::Map<Vector>(accepted.data() + 3 * f) = search.accepted();
             Eigen::Map<Vector>(acceptedGrad.data() + 3 * f) = search.acceptedGradient();
             total += search.acceptedNll();
             allEnded = allEnded && search.ended();
+            progress[f].nllBits = search.acceptedNll();
+            progress[f].gradNorm = projectedNorm(search.accepted(), search.acceptedGradient(), s);
+            progress[f].status = statusOf(search.outcome());
         }
         run.endIterationAt(accepted, total, acceptedGrad,
-                           allEnded ? std::optional(convergenceSummary(searches)) : std::nullopt);
+                           allEnded ? std::optional(convergenceSummary(searches)) : std::nullopt, &progress);
     }
 }
 

@@ -107,7 +107,7 @@ std::vector<double> OptimizationRun::evaluateFamilies(const std::vector<double>&
     return nll;
 }
 
-IterationReport OptimizationRun::reportIteration() {
+IterationReport OptimizationRun::reportIteration(const std::vector<FamilyProgress>* families) {
     IterationReport report;
     report.iteration = iteration_;
     report.nllBits = lastNll_;
@@ -122,6 +122,7 @@ IterationReport OptimizationRun::reportIteration() {
     report.bestTheta = &bestTheta_;
     report.bestNllBits = bestNll_;
     report.initialNllBits = initialNll_;
+    report.families = families;
     ++iteration_;
     startClosed_ = true;
     if (progress_ && !progress_(report)) callerStopped_ = true;
@@ -168,13 +169,14 @@ void OptimizationRun::endIteration() {
 
 void OptimizationRun::endIterationAt(const std::vector<double>& theta, double nll,
                                      const std::vector<double>& grad,
-                                     const std::optional<std::string>& converged) {
+                                     const std::optional<std::string>& converged,
+                                     const std::vector<FamilyProgress>* families) {
     lastTheta_ = theta;
     lastGrad_ = grad;
     lastNll_ = nll;
     keepIfBest();
     if (closeResumedStart()) return;
-    const IterationReport report = reportIteration();
+    const IterationReport report = reportIteration(families);
     if (converged) throw StopOptimization{StopOptimization::Kind::Converged, *converged};
     stopAtIterationCap(report);
     stopIfAsked();

@@ -47,9 +47,10 @@ class OptimizationRun {
     // Closes an iteration at a point assembled from the families' accepted points, whose NLL and
     // gradient are known from the evaluations that accepted them: reports it, keeps it as the best
     // when lower, and stops the run (throws StopOptimization) for the caller, when `converged` holds
-    // the algorithm's reason, or at max_iter.
+    // the algorithm's reason, or at max_iter. `families`, when given, goes into the report.
     void endIterationAt(const std::vector<double>& theta, double nll, const std::vector<double>& grad,
-                        const std::optional<std::string>& converged);
+                        const std::optional<std::string>& converged,
+                        const std::vector<FamilyProgress>* families = nullptr);
 
     // Polish: near a zero rate the NLL is linear in the rate, so in θ = log2 rate it flattens out
     // and the gradient test stops short of the bound. Moves every small rate (< 1e-4) whose
@@ -70,7 +71,7 @@ class OptimizationRun {
     double evaluateModel(const std::vector<double>& point, std::vector<double>& grad);
     void keepIfBest();
     // Reports the last point as the next iteration; throws StopOptimization when the caller stops.
-    IterationReport reportIteration();
+    IterationReport reportIteration(const std::vector<FamilyProgress>* families = nullptr);
     void stopAtIterationCap(const IterationReport& report) const;
     // The caller's callback said stop, or a signal arrived.
     void stopIfAsked() const;

@@ -18,6 +18,20 @@ std::string toString(OptimizerKind kind) {
     return kind == OptimizerKind::Lbfgsb ? "lbfgsb" : "adam";
 }
 
+std::string toString(FamilyStatus status) {
+    switch (status) {
+    case FamilyStatus::Searching:
+        return "searching";
+    case FamilyStatus::GradientConverged:
+        return "converged (gradient norm)";
+    case FamilyStatus::ChangeConverged:
+        return "converged (NLL change)";
+    case FamilyStatus::NoDescent:
+        return "ended (no descent step)";
+    }
+    return "unknown";
+}
+
 namespace {
 void require(bool ok, const char* field, double value, const char* range) {
     if (ok) return;

@@ -33,6 +33,17 @@ struct OptimizerSettings {
     void validate() const;
 };
 
+// Where one family's own search stands in a genewise L-BFGS-B run (lockstep, optim/family_bfgs.hpp).
+enum class FamilyStatus { Searching, GradientConverged, ChangeConverged, NoDescent };
+std::string toString(FamilyStatus status); // "searching", "converged (gradient)", ...
+
+struct FamilyProgress {
+    double nllBits = 0.0;  // at the family's accepted point
+    double gradNorm = 0.0; // max norm of its projected gradient there
+    int iterations = 0;    // rounds after the start in which its search was still going
+    FamilyStatus status = FamilyStatus::Searching;
+};
+
 struct IterationReport {
     int iteration = 0; // 0: the starting point
     double nllBits = 0.0;
@@ -46,6 +57,8 @@ struct IterationReport {
     const std::vector<double>* bestTheta = nullptr;
     double bestNllBits = 0.0;
     double initialNllBits = 0.0; // at iteration 0
+    // Genewise L-BFGS-B in lockstep only (else null): every family's own search, in family order.
+    const std::vector<FamilyProgress>* families = nullptr;
 };
 
 struct OptimizationResult {

@@ -1,0 +1,29 @@
+#pragma once
+// Per-clade numbers of one family, for the workbench's clade heat map: the CPU reference solve of
+// that family alone at given rates (whatever backend the run uses; the CUDA backend solves the
+// self loops directly and has no per-clade iteration counts).
+#include "data/dataset.hpp"
+#include "model/rate_parameters.hpp"
+#include "model/solver_options.hpp"
+
+#include <vector>
+
+namespace gpurec {
+
+struct CladeStatistics {
+    // Self-loop (Π̄ fixed-point) iterations of each clade; the alerax schedule's 4 sweeps everywhere.
+    std::vector<int> selfLoopIterations;
+    // log10 Σ_e Π(c, e): how probable the clade's genes are as the whole subtree of one gene.
+    std::vector<double> log10Probability;
+    // Posterior probability that the reconciled gene tree contains the clade (1 for single genes and
+    // the whole family), from the adjoint of the converged equations.
+    std::vector<double> posterior;
+    double logLikelihood = 0.0; // the family's, natural log (as LikelihoodBackend::evaluate gives it)
+};
+
+// Throws std::out_of_range for a family index outside the dataset, std::invalid_argument when θ
+// does not match the dataset's shape.
+CladeStatistics computeCladeStatistics(const Dataset& data, const RateParameters& theta,
+                                       const SolverOptions& options, int family);
+
+} // namespace gpurec
