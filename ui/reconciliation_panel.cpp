@@ -380,8 +380,10 @@ void ReconciliationPanel::openRecPhyloXml(const QString& path) {
 }
 
 void ReconciliationPanel::showSampled(std::vector<ReconciliationGroup> groups) {
-    for (ReconciliationGroup& g : groups)
+    for (ReconciliationGroup& g : groups) {
         g.summary = summarize(g.samples, data_->species);
+        g.consensus = consensusReconciliation(g.samples);
+    }
     display(std::move(groups), nullptr);
 }
 

@@ -171,8 +171,10 @@ void WorkbenchWindow::restoreSamples(const SessionState& s) {
     for (const SampledFamily& f : s.sampled) {
         auto family = families.find(f.family);
         bool matches = family != families.end();
-        ReconciliationGroup group{QString::fromStdString(f.family), matches ? family->second : -1, f.samples,
-                                  {}};
+        ReconciliationGroup group;
+        group.name = QString::fromStdString(f.family);
+        group.family = matches ? family->second : -1;
+        group.samples = f.samples;
         auto mapped = [&](int& index) {
             if (index < 0) return;
             index = species[index];
