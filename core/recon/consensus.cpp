@@ -1,21 +1,13 @@
 #include "recon/consensus.hpp"
 
+#include "sim/random_source.hpp"
+
 #include <cmath>
 #include <functional>
 #include <set>
 #include <string>
 
 namespace gpurec {
-
-namespace {
-// splitmix64: spreads the bits of each name's hash so that sums of them identify sets.
-std::uint64_t mix(std::uint64_t x) {
-    x += 0x9e3779b97f4a7c15ULL;
-    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
-    return x ^ (x >> 31);
-}
-} // namespace
 
 std::vector<std::vector<EventKey>> eventKeys(const Reconciliation& r) {
     const std::size_t n = r.nodes.size();
@@ -36,7 +28,8 @@ std::vector<std::vector<EventKey>> eventKeys(const Reconciliation& r) {
     for (auto it = order.rbegin(); it != order.rend(); ++it) {
         const ReconNode& node = r.nodes[*it];
         if (node.children.empty() && !node.name.empty())
-            genes[*it] = mix(std::hash<std::string>{}(node.name));
+            // Mixed hashes, so that sums of them identify gene sets.
+            genes[*it] = splitMix64(std::hash<std::string>{}(node.name));
         for (int c : node.children)
             genes[*it] += genes[c];
     }

@@ -4,18 +4,9 @@
 
 namespace gpurec {
 
-namespace {
-// SplitMix64 finaliser: decorrelates nearby (seed, stream) pairs.
-std::uint64_t mix(std::uint64_t x) {
-    x += 0x9e3779b97f4a7c15ULL;
-    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
-    return x ^ (x >> 31);
-}
-} // namespace
 
 RandomSource RandomSource::stream(std::uint64_t seed, std::uint64_t stream) {
-    return RandomSource(mix(mix(seed) ^ stream));
+    return RandomSource(splitMix64(splitMix64(seed) ^ stream));
 }
 
 std::uint64_t RandomSource::below(std::uint64_t n) {

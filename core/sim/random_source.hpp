@@ -7,6 +7,14 @@
 
 namespace gpurec {
 
+// The SplitMix64 finaliser: spreads nearby inputs over all 64 bits (stream seeds, hashed names).
+constexpr std::uint64_t splitMix64(std::uint64_t x) {
+    x += 0x9e3779b97f4a7c15ULL;
+    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+    return x ^ (x >> 31);
+}
+
 class RandomSource {
   public:
     explicit RandomSource(std::uint64_t seed) : engine_(seed) {}
