@@ -4,7 +4,6 @@
 
 namespace gpurec {
 
-
 RandomSource RandomSource::stream(std::uint64_t seed, std::uint64_t stream) {
     return RandomSource(splitMix64(splitMix64(seed) ^ stream));
 }
