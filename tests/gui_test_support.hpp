@@ -6,6 +6,7 @@
 #include "families_panel.hpp"
 #include "reconciliation_panel.hpp"
 #include "run_panel.hpp"
+#include "species_tree_panel.hpp"
 #include "support.hpp"
 #include "workbench_window.hpp"
 
@@ -60,6 +61,14 @@ inline bool loadInto(ui::WorkbenchWindow& window, const ui::LoadRequest& request
     if (ready.count() == 0 && !ready.wait(kGuiTimeoutMs)) return false;
     qInfo("engine on %s", qPrintable(ready.at(0).at(0).toString()));
     return true;
+}
+
+// The species-tree panel first shows a colouring that was still being computed when the newest
+// request came, then the newest: waits (spying on valuesShown) until `quantity` is shown.
+[[nodiscard]] inline bool waitForShown(QSignalSpy& shown, ui::SpeciesQuantity quantity) {
+    return QTest::qWaitFor(
+        [&] { return !shown.isEmpty() && shown.last().at(0).value<ui::SpeciesQuantity>() == quantity; },
+        kGuiTimeoutMs);
 }
 
 // Shows the window and waits until it is the active window: focus only moves (and fields only

@@ -107,7 +107,7 @@ class GuiReconciliations : public QObject {
         SpeciesTreePanel* tree = w.speciesTreePanel();
         QSignalSpy shown(tree, &SpeciesTreePanel::valuesShown);
         tree->setQuantity(SpeciesQuantity::SampledDuplications);
-        QVERIFY(shown.wait(kGuiTimeoutMs));
+        QVERIFY(test::waitForShown(shown, SpeciesQuantity::SampledDuplications));
         for (int e = 0; e < w.dataset()->species.size(); ++e)
             QVERIFY(std::abs(tree->shownValues().values[e] - total.species[e][kDuplications]) < 1e-12);
         QAbstractItemModel* families = w.familiesPanel()->model();
