@@ -6,7 +6,7 @@
 namespace gpurec::ui {
 
 void fitReadable(QGraphicsView& view, const QRectF& content, double rowUnits, double minRowPixels,
-                 FitReserve reserve) {
+                 FitReserve reserve, double maxRowPixels) {
     if (content.isEmpty()) return;
     const double margin = 8.0;
     const double width = std::max(40.0, view.viewport()->width() - reserve.left - reserve.right - margin);
@@ -16,10 +16,14 @@ void fitReadable(QGraphicsView& view, const QRectF& content, double rowUnits, do
     if (uniform * rowUnits < minRowPixels) {
         sx = width / content.width();
         sy = std::max(height / content.height(), minRowPixels / rowUnits);
+    } else if (maxRowPixels > 0) {
+        sx = width / content.width();
+        sy = std::clamp(height / content.height(), minRowPixels / rowUnits, maxRowPixels / rowUnits);
     }
     view.setTransform(QTransform::fromScale(sx, sy));
     const QRectF target = content.adjusted(-reserve.left / sx, -reserve.top / sy, reserve.right / sx, 0);
     view.scene()->setSceneRect(target);
+    view.setAlignment(Qt::AlignHCenter | Qt::AlignTop); // a drawing shorter than the view sits under its legend
     view.centerOn(target.center().x(), target.top() + view.viewport()->height() / (2 * sy));
 }
 

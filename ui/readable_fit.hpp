@@ -15,9 +15,11 @@ struct FitReserve {
 
 // `content` holds the items drawn in scene units only (labels kept at screen size are reserved
 // for with `reserve.right`). Sets the view's transform and scene rect and scrolls to the top; `rowUnits` is
-// the distance between two leaf rows in scene units.
+// the distance between two leaf rows in scene units. With `maxRowPixels` > 0 a drawing that fits
+// is stretched to the full width and, rows at most that far apart, the height (drawings whose
+// two axes mean different things, such as a cladogram); otherwise it keeps its proportions.
 void fitReadable(QGraphicsView& view, const QRectF& content, double rowUnits, double minRowPixels,
-                 FitReserve reserve = {});
+                 FitReserve reserve = {}, double maxRowPixels = 0);
 
 // Shows `content` filling the viewport less `reserve` (one scale per axis, or the same for both when
 // `uniform`), centred; the scene rect covers `all` as well, so the rest stays reachable by scrolling.

@@ -532,7 +532,7 @@ void SpeciesTreeView::fitAll() {
     const double legend = legendSize().height() + 8;
     auto fit = [&](double labels) {
         if (!circular_)
-            fitReadable(*this, branchesRect_, kRow, kMinimumRowPixels, {0, legend, labels});
+            fitReadable(*this, branchesRect_, kRow, kMinimumRowPixels, {0, legend, labels}, kMaximumRowPixels);
         else
             fitRect(*this, branchesRect_, branchesRect_, true,
                     {labels, std::max(legend, labels), labels, labels});

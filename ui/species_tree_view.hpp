@@ -66,6 +66,8 @@ class SpeciesTreeView : public QGraphicsView {
     // Zooms so that the selected node's clade fills the view (nothing selected: fitAll).
     void fitToSelection();
     static constexpr double kMinimumRowPixels = 14.0;
+    // A small tree fills the view's height up to this row spacing (more reads as gaps).
+    static constexpr double kMaximumRowPixels = 32.0;
     double rowPixels() const;
     bool userZoomed() const { return userZoomed_; }
     // Leaf names are shown when rows are far enough apart for readable names, else only on hover.
