@@ -16,7 +16,7 @@ struct CliRun {
 inline CliRun runGpurec(const QStringList& args) {
     QProcess p;
     p.start(GPUREC_CLI_PATH, args);
-    if (!p.waitForFinished(120000)) return {-1, "", "timeout"};
+    if (!p.waitForFinished(600000)) return {-1, "", "timeout"};
     return {p.exitCode(), QString::fromUtf8(p.readAllStandardOutput()),
             QString::fromUtf8(p.readAllStandardError())};
 }

@@ -313,6 +313,8 @@ class GuiLivePlots : public QObject {
 
         // Clicking the NLL header sorts by NLL.
         QHeaderView* header = table->view()->horizontalHeader();
+        table->view()->scrollTo(table->view()->model()->index(0, ConvergenceModel::Nll)); // as a user scrolls to it
+        QVERIFY(header->sectionViewportPosition(ConvergenceModel::Nll) + 5 < header->viewport()->width());
         QTest::mouseClick(
             header->viewport(), Qt::LeftButton, Qt::NoModifier,
             QPoint(header->sectionViewportPosition(ConvergenceModel::Nll) + 5, header->height() / 2));

@@ -63,7 +63,7 @@ CliRun interruptedRun(const std::string& outdir, int signal) {
         out += p.readAllStandardOutput();
     }
     ::kill(static_cast<pid_t>(p.processId()), signal);
-    if (!p.waitForFinished(120000)) return {-2, "", "timeout"};
+    if (!p.waitForFinished(600000)) return {-2, "", "timeout"};
     out += p.readAllStandardOutput();
     return {p.exitStatus() == QProcess::CrashExit ? -1 : p.exitCode(), QString::fromUtf8(out),
             QString::fromUtf8(p.readAllStandardError())};

@@ -9,6 +9,7 @@
 #include <QMessageBox>
 #include <QPushButton>
 #include <QSortFilterProxyModel>
+#include <QStyle>
 #include <QTableView>
 #include <QToolButton>
 #include <QVBoxLayout>
@@ -162,6 +163,13 @@ void FamiliesPanel::fitColumns() {
     const int widest = table_->fontMetrics().averageCharWidth() * kNameChars + 12;
     if (table_->columnWidth(FamiliesModel::Name) > widest)
         table_->setColumnWidth(FamiliesModel::Name, widest);
+}
+
+int FamiliesPanel::widthForMainColumns() const {
+    // Characters of the widest values: "-146.8875" (log L), "0.09776" (a rate); 12 px padding each.
+    const int chars = kNameChars + 10 + 3 * 8;
+    return table_->fontMetrics().averageCharWidth() * chars + 5 * 12 +
+           style()->pixelMetric(QStyle::PM_ScrollBarExtent) + 2 * table_->frameWidth() + 8;
 }
 
 void FamiliesPanel::setBranchFilter(int node) {

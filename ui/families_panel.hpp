@@ -26,6 +26,8 @@ class FamiliesPanel : public QWidget {
     std::vector<int> selectedFamilies() const; // dataset indices, in table order
     QTableView* table() const { return table_; }
     int visibleRows() const;
+    // The width that shows the name, log L and D, L, T columns without scrolling sideways.
+    int widthForMainColumns() const;
     // Keeps the families with events of the chosen kind on species node `node`; −1 clears.
     void setBranchFilter(int node);
     int branchFilter() const;

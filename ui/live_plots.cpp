@@ -56,6 +56,32 @@ QCustomPlot* makePlot(const QString& name, const QString& title, const QString& 
     return plot;
 }
 
+// Lays a legend out in as many columns (up to `columns`) as the plot's width holds, so that no
+// series name is clipped on a narrow window.
+class LegendWrap : public QObject {
+  public:
+    LegendWrap(QCustomPlot* plot, int columns) : QObject(plot), plot_(plot), columns_(columns) {
+        plot->installEventFilter(this);
+    }
+    bool eventFilter(QObject*, QEvent* event) override {
+        if (event->type() == QEvent::Resize) fit();
+        return false;
+    }
+
+  private:
+    void fit() {
+        QCPLegend* legend = plot_->legend;
+        for (int columns = columns_; columns >= 1; --columns) {
+            legend->setWrap(columns);
+            legend->setFillOrder(QCPLayoutGrid::foColumnsFirst, true); // re-flows the items
+            if (columns == 1 || legend->minimumOuterSizeHint().width() <= plot_->width()) break;
+        }
+        plot_->replot(QCustomPlot::rpQueuedReplot);
+    }
+    QCustomPlot* plot_;
+    int columns_;
+};
+
 // The legend in its own row under the axes, so it never hides data.
 void showLegendBelow(QCustomPlot* plot, int columns) {
     plot->legend->setVisible(true);
@@ -67,6 +93,7 @@ void showLegendBelow(QCustomPlot* plot, int columns) {
     plot->axisRect()->insetLayout()->take(plot->legend);
     plot->plotLayout()->addElement(plot->plotLayout()->rowCount(), 0, plot->legend);
     plot->plotLayout()->setRowStretchFactor(plot->plotLayout()->rowCount() - 1, 0.001);
+    new LegendWrap(plot, columns);
 }
 
 // Lighter, dashed pens for overlays, one hue per kept run.
@@ -167,11 +194,11 @@ LivePlots::LivePlots(QWidget* parent) : QWidget(parent) {
         makeAction(tr("Reset view"), "resetPlotView", tr("Reset plot view"),
                    tr("Show all the data again and follow new points (also: double-click a plot)"));
     QAction* keep = keepAction_ =
-        makeAction(tr("Keep as overlay"), "keepOverlay", tr("Keep run as overlay"),
+        makeAction(tr("Keep run"), "keepOverlay", tr("Keep run as overlay"),
                    tr("Keep this finished run's loss and gradient, drawn lighter, to compare the next "
                       "run (another schedule, method or start) with"));
     QAction* clearKept = clearOverlaysAction_ =
-        makeAction(tr("Clear overlays"), "clearOverlays", tr("Clear overlays"),
+        makeAction(tr("Clear kept"), "clearOverlays", tr("Clear overlays"),
                    tr("Remove every kept run from the plots"));
     // A tool bar: on a narrow window what does not fit goes behind its » button instead of widening
     // the window.

@@ -83,7 +83,7 @@ class LivePlots : public QWidget {
     QCustomPlot* diagnosticsPlot() const { return diagnostics_; }
     QComboBox* lossViewBox() const { return lossViewBox_; }
     QComboBox* xAxisBox() const { return xAxisBox_; }
-    // The tool buttons of the Reset view, Keep as overlay and Clear overlays actions.
+    // The tool buttons of the Reset view, Keep run and Clear kept actions.
     QAbstractButton* resetViewButton() const { return resetButton_; }
     QAbstractButton* keepOverlayButton() const { return keepButton_; }
     QAbstractButton* clearOverlaysButton() const { return clearOverlaysButton_; }

@@ -23,7 +23,8 @@ void fitReadable(QGraphicsView& view, const QRectF& content, double rowUnits, do
     view.setTransform(QTransform::fromScale(sx, sy));
     const QRectF target = content.adjusted(-reserve.left / sx, -reserve.top / sy, reserve.right / sx, 0);
     view.scene()->setSceneRect(target);
-    view.setAlignment(Qt::AlignHCenter | Qt::AlignTop); // a drawing shorter than the view sits under its legend
+    // A drawing shorter than the view sits under its legend, not in the middle.
+    view.setAlignment(Qt::AlignHCenter | Qt::AlignTop);
     view.centerOn(target.center().x(), target.top() + view.viewport()->height() / (2 * sy));
 }
 

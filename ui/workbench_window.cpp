@@ -583,12 +583,13 @@ void WorkbenchWindow::fitToScreen() {
     const QRect available = screen()->availableGeometry();
     const QSize size = (available.size() * 0.92).expandedTo(minimumSizeHint()).boundedTo(available.size());
     setGeometry(QStyle::alignedRect(Qt::LeftToRight, Qt::AlignCenter, size, available));
-    // Docks share the width by proportion (no fixed minimum that a small screen cannot hold).
-    // The Run panel gets the width its fields need when the screen has it (no sideways scrolling).
+    // Docks share the width by proportion (no fixed minimum that a small screen cannot hold). The
+    // Families and Run panels get the width their columns and fields need when the screen has it.
     const int runNeeds = run_->minimumSizeHint().width() + style()->pixelMetric(QStyle::PM_ScrollBarExtent) + 4;
     const int runWidth = std::clamp(runNeeds, size.width() / 5, size.width() / 3);
+    const int familiesWidth = std::clamp(families_->widthForMainColumns(), size.width() / 6, size.width() / 4);
     resizeDocks({findChild<QDockWidget*>("familiesDock"), findChild<QDockWidget*>("runDock")},
-                {size.width() / 5, runWidth}, Qt::Horizontal);
+                {familiesWidth, runWidth}, Qt::Horizontal);
     resizeDocks({findChild<QDockWidget*>("logDock")}, {size.height() / 6}, Qt::Vertical);
 }
 

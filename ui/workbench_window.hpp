@@ -87,6 +87,8 @@ class WorkbenchWindow : public QMainWindow {
     void showShortcuts();
     // Menu path and shortcut of every menu action that has one ("Run ▸ Optimise", "F6").
     std::vector<std::pair<QString, QString>> shortcuts() const;
+    // The size and dock widths a first start gets on this screen (also the screenshot tour's).
+    void fitToScreen();
 
   signals:
     void inputLoaded(bool ok);
@@ -106,7 +108,6 @@ class WorkbenchWindow : public QMainWindow {
     void onLoaded(const LoadOutcome& outcome);
     // Geometry and dock layout from QSettings, or a size fitted to the screen the first time.
     void restoreWindowLayout();
-    void fitToScreen();
     void rebuildRecentMenu();
     RateParameters startingParameters();
     BatchLimits batchLimits() const;

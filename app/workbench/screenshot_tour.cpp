@@ -1,7 +1,5 @@
 #include "screenshot_tour.hpp"
 
-#include <QScreen>
-
 #include "event_wait.hpp"
 #include "families_panel.hpp"
 #include "io/families_file.hpp"
@@ -70,8 +68,7 @@ int runScreenshotTour(WorkbenchWindow& w, const QString& folder) {
     };
     QDir().mkpath(folder);
     // The size a user gets on this screen (the window fits the screen it opens on), not a fixed one.
-    const QRect screen = w.screen()->availableGeometry();
-    w.setGeometry(screen.adjusted(0, 0, -(screen.width() / 20), -(screen.height() / 20)));
+    w.fitToScreen();
     settle();
     // `height`/`width` > 0 keep only the top/left of the widget (panels in tall or wide docks).
     auto save = [&](QWidget* widget, const QString& name, int height = 0, int width = 0) {
