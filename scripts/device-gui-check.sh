@@ -17,8 +17,18 @@ gui=$(mktemp -d)
 tar -C "$gui" -xJf .device/gui.tar.xz
 bin=$gui/gui/bin
 export LD_LIBRARY_PATH=$gui/gui/lib QT_PLUGIN_PATH=$gui/gui/plugins QT_QPA_FONTDIR=$gui/gui/fonts
+# The machine has no fontconfig setup: without one, Qt's fonts (and so every widget's size) differ
+# from a desktop's.
+cat >"$gui/gui/fonts.conf" <<CONF
+<?xml version="1.0"?>
+<!DOCTYPE fontconfig SYSTEM "fonts.dtd">
+<fontconfig><dir>$gui/gui/fonts</dir><cachedir>$gui/fontconfig-cache</cachedir>
+<alias><family>sans-serif</family><prefer><family>DejaVu Sans</family></prefer></alias></fontconfig>
+CONF
+export FONTCONFIG_FILE=$gui/gui/fonts.conf
 export QT_QPA_PLATFORM=offscreen:configfile=$PWD/tests/offscreen-1600x1000.json
 export GPUREC_TEST_SOURCE_DIR=$PWD GPUREC_TEST_SHARED_DATA=$PWD/.device/data GPUREC_TEST_DEVICE=cuda
+export GPUREC_TEST_WORKBENCH=$bin/gpurec-workbench
 status=0
 nvidia-smi --query-gpu=name,memory.total --format=csv,noheader | tee "$out/gpu.txt"
 

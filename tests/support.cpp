@@ -10,19 +10,16 @@
 
 namespace gpurec::test {
 
-namespace {
-// The suites built here also run on the GPU machine, where the tree lies elsewhere.
-std::string folderOr(const char* variable, const char* builtIn) {
+std::string pathOr(const char* variable, const char* builtIn) {
     const char* moved = std::getenv(variable);
     return moved && *moved ? moved : builtIn;
 }
-} // namespace
 
 std::string sharedData(const std::string& relative) {
-    return folderOr("GPUREC_TEST_SHARED_DATA", GPUREC_SHARED_DATA) + "/" + relative;
+    return pathOr("GPUREC_TEST_SHARED_DATA", GPUREC_SHARED_DATA) + "/" + relative;
 }
 std::string sourcePath(const std::string& relative) {
-    return folderOr("GPUREC_TEST_SOURCE_DIR", GPUREC_SOURCE_DIR) + "/" + relative;
+    return pathOr("GPUREC_TEST_SOURCE_DIR", GPUREC_SOURCE_DIR) + "/" + relative;
 }
 
 nlohmann::json readJson(const std::string& path) {

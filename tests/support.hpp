@@ -9,6 +9,9 @@
 
 namespace gpurec::test {
 
+// The suites built here also run on the GPU machine, where the tree lies elsewhere: a path built in,
+// unless the environment variable names another (GPUREC_TEST_SOURCE_DIR, ..._SHARED_DATA, ...).
+std::string pathOr(const char* variable, const char* builtIn);
 std::string sharedData(const std::string& relative); // ../shared/data/<relative>
 std::string sourcePath(const std::string& relative); // <repo>/<relative>
 nlohmann::json readJson(const std::string& path);

@@ -179,7 +179,7 @@ class GuiSession : public QObject {
         env.insert("XDG_DATA_HOME", QStandardPaths::writableLocation(QStandardPaths::GenericDataLocation));
         env.insert("XDG_CONFIG_HOME", dir + "/config");
         child.setProcessEnvironment(env);
-        child.start(GPUREC_WORKBENCH_PATH,
+        child.start(QString::fromStdString(test::pathOr("GPUREC_TEST_WORKBENCH", GPUREC_WORKBENCH_PATH)),
                     {"--open-session", path, "--device", "cpu", "--restore-autosave", "no"});
         QVERIFY(child.waitForStarted());
         auto autosaved = [&] {
