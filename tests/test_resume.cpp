@@ -437,7 +437,7 @@ class Resume : public QObject {
         while (written().empty() && p.state() != QProcess::NotRunning)
             p.waitForFinished(20);
         ::kill(static_cast<pid_t>(p.processId()), SIGINT);
-        QVERIFY(p.waitForFinished(120000));
+        QVERIFY(p.waitForFinished(600000));
         QCOMPARE(p.exitStatus(), QProcess::NormalExit);
         QCOMPARE(p.exitCode(), 130);
         const nlohmann::json result = readJson(outdir + "/result.json");
@@ -466,9 +466,10 @@ class Resume : public QObject {
         p.start(GPUREC_CLI_PATH, {"eval", "-s", q(sourcePath("samples/medium/species.nwk")), "-f",
                                   q(sourcePath("samples/medium/families.txt")), "-p", q(outdir)});
         QVERIFY(p.waitForStarted());
-        QTest::qWait(300); // loading the 500 families takes longer
+        // The folder exists once the handlers are in place; loading the 500 families takes longer.
+        QTRY_VERIFY_WITH_TIMEOUT(std::filesystem::exists(outdir), 120000);
         ::kill(static_cast<pid_t>(p.processId()), SIGTERM);
-        QVERIFY(p.waitForFinished(120000));
+        QVERIFY(p.waitForFinished(600000));
         QCOMPARE(p.exitStatus(), QProcess::NormalExit);
         QCOMPARE(p.exitCode(), 143);
         QVERIFY(!std::filesystem::exists(outdir + "/result.json"));

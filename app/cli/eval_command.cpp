@@ -27,8 +27,10 @@ void registerEval(CLI::App& root) {
     app->callback([o] {
         SolverOptions solver = solverOptionsFrom(o->engine); // bad knobs fail before any loading
         const std::string& outdir = o->output.outdir;
+        // A signal: finish the evaluation, write nothing, exit 130/143 (handled from before the
+        // output folder exists, so a signal sent once it does is never the default one).
+        const InterruptionHandlers handlers;
         prepareOutputs(o->output, {"per_fam_likelihoods.txt", "result.json"});
-        const InterruptionHandlers handlers; // a signal: finish the evaluation, write nothing, exit 130/143
         LoadedInput in = loadOrExplain(o->input, o->engine.threads);
         const Dataset& data = *in.dataset;
         RateParameters theta = initialRates(o->rates, data,

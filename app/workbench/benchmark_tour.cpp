@@ -139,10 +139,12 @@ int runBenchmarkTour(WorkbenchWindow& w, const BenchmarkSettings& settings) {
         seconds.push_back(s.seconds);
         evaluations.push_back(s.evaluations);
     });
-    w.runPanel()->maxIterations()->setValue(settings.iterations);
-    w.runPanel()->optimiseButton()->click();
-    if (!waitFor(&w.session(), &EngineSession::runFinished, 3600000))
-        return fail("the optimisation did not finish");
+    if (settings.iterations > 0) { // 0: loading and drawing only
+        w.runPanel()->maxIterations()->setValue(settings.iterations);
+        w.runPanel()->optimiseButton()->click();
+        if (!waitFor(&w.session(), &EngineSession::runFinished, 3600000))
+            return fail("the optimisation did not finish");
+    }
     if (seconds.size() >= 2) {
         const int steps = static_cast<int>(seconds.size()) - 1;
         report["optimiser"] = {

@@ -38,7 +38,7 @@ int main(int argc, char** argv) {
                                  "given, write the figures to this JSON file, then quit.",
                                  "file");
     QCommandLineOption benchmarkIterations("benchmark-iterations",
-                                           "Optimiser iterations the benchmark times (default 10).", "n", "10");
+                                           "Optimiser iterations the benchmark times (default 10; 0: none).", "n", "10");
     // Not "--session": QGuiApplication takes that one (X11 session management).
     QCommandLineOption session("open-session", "Open this session file.", "file");
     QCommandLineOption restore("restore-autosave",
