@@ -188,7 +188,7 @@ class GuiLivePlots : public QObject {
                  QString("transfer\niteration: 1\nrate: 0.05"));
         QCPGraph* eIterations = plots.diagnosticsPlot()->graph(LivePlots::EIterations);
         QVERIFY(plots.tooltipAt(plots.diagnosticsPlot(), pixelOf(eIterations, 1))
-                    .startsWith("E iterations\niteration: 1"));
+                    .startsWith("E iter.\niteration: 1"));
         QCOMPARE(plots.tooltipAt(plots.lossPlot(), QPointF(-100, -100)), QString()); // nothing there
 
         // Hovering: the tooltip event shows the point's text, and the plot's help away from points.

@@ -151,6 +151,25 @@ class GuiReconciliationView : public QObject {
             QCOMPARE(item->opacity(), 1.0);
     }
 
+    // On a small view (scale factor 1.5, a short panel) the legend would cover the drawing: it starts
+    // as a "Legend" tab that a click opens and a second click closes; a large view shows it open.
+    void legendCollapsesOnASmallViewAndOpensOnAClick() {
+        ShownView large(species_, {1100, 600}, true);
+        QVERIFY(large.shown);
+        QVERIFY(!large.view.legendCollapsed());
+        ShownView small(species_, {420, 200}, true);
+        QVERIFY(small.shown);
+        ReconciliationView& view = small.view;
+        QVERIFY(view.legendCollapsed());
+        QTest::mouseClick(view.viewport(), Qt::LeftButton, {}, QPoint(20, 16));
+        QVERIFY(!view.legendCollapsed());
+        QTest::mouseClick(view.viewport(), Qt::LeftButton, {}, QPoint(20, 16));
+        QVERIFY(view.legendCollapsed());
+        // A click elsewhere is the drawing's, not the legend's.
+        QTest::mouseClick(view.viewport(), Qt::LeftButton, {}, QPoint(400, 190));
+        QVERIFY(view.legendCollapsed());
+    }
+
     // The arrowhead is painted at the recipient's end in screen pixels, just before its glyph:
     // beside the thin line, a few pixels back, the arc's colour appears on both sides, at any zoom.
     void transferArcsEndInAnArrowhead() {

@@ -61,10 +61,15 @@ class GuiWorkbench : public QObject {
         QCOMPARE(w.wavesPanel()->plot()->waveCount(), static_cast<int>(computeWaveSchedule(d).waves.size()));
         QCOMPARE(w.problemsPanel()->problemCount(),
                  static_cast<int>(direct.errors.size() + direct.excluded.size()));
-        QVERIFY(w.statusText().contains(QString("%1 species (%2 tree nodes) · %3 families")
-                                            .arg(d.species.leafCount())
-                                            .arg(d.species.size())
-                                            .arg(d.families.size())));
+        const QLocale locale;
+        QVERIFY(w.statusText().contains(QString("%1 species · %2 families · %3 clades")
+                                            .arg(locale.toString(d.species.leafCount()),
+                                                 locale.toString(int(d.families.size())),
+                                                 locale.toString(d.cladeCount()))));
+        // The status field is short; its tooltip has the tree nodes and splits too.
+        QVERIFY(w.findChild<QLabel*>("statusDataset")
+                    ->toolTip()
+                    .contains(QString("%1 tree nodes").arg(locale.toString(d.species.size()))));
         QVERIFY(progress.count() > 0);
         // The input is remembered for File ▸ Open recent.
         std::vector<LoadRequest> recent = RecentInputs().entries();

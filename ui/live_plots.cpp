@@ -7,6 +7,7 @@
 #include <QComboBox>
 #include <QGridLayout>
 #include <QHBoxLayout>
+#include <QFontMetrics>
 #include <QHelpEvent>
 #include <QLabel>
 #include <QSplitter>
@@ -38,8 +39,49 @@ void setLogarithmic(QCPAxis* axis, bool logarithmic) {
     }
 }
 
-QCustomPlot* makePlot(const QString& name, const QString& title, const QString& yLabel, bool logY,
-                      const QString& help) {
+// An axis title in a long and a short form: the short one is shown when the long one would be cut
+// (a short plot on a small screen or at QT_SCALE_FACTOR 1.5); the full text is in the plot's tooltip.
+void setAxisTitle(QCPAxis* axis, const QString& full, const QString& brief) {
+    axis->setProperty("fullTitle", full);
+    axis->setProperty("briefTitle", brief);
+    axis->setLabel(full);
+}
+
+QString axisTitle(const QCPAxis* axis) {
+    const QString full = axis->property("fullTitle").toString();
+    return full.isEmpty() ? axis->label() : full;
+}
+
+// Titles that fit, and as many ticks as the axes have room for without their labels touching.
+void fitAxes(QCustomPlot* plot) {
+    bool changed = false;
+    const int room = plot->axisRect()->height();
+    for (QCPAxis* axis : {plot->yAxis, plot->yAxis2}) {
+        const QString full = axis->property("fullTitle").toString();
+        if (full.isEmpty() || !axis->visible()) continue;
+        const QString want = QFontMetrics(axis->labelFont()).horizontalAdvance(full) <= room
+                                 ? full
+                                 : axis->property("briefTitle").toString();
+        if (axis->label() != want) {
+            axis->setLabel(want);
+            changed = true;
+        }
+    }
+    for (QCPAxis* axis : {plot->xAxis, plot->yAxis, plot->yAxis2}) {
+        const bool vertical = axis->orientation() == Qt::Vertical;
+        const int length = vertical ? room : plot->axisRect()->width();
+        const int labelRoom = QFontMetrics(axis->tickLabelFont()).height() * (vertical ? 2 : 3);
+        const int ticks = std::clamp(length / std::max(1, labelRoom), 2, 5);
+        if (axis->ticker()->tickCount() != ticks) {
+            axis->ticker()->setTickCount(ticks);
+            changed = true;
+        }
+    }
+    if (changed) plot->replot(QCustomPlot::rpQueuedReplot); // the new titles change the margins
+}
+
+QCustomPlot* makePlot(const QString& name, const QString& title, const QString& yLabel,
+                      const QString& briefYLabel, bool logY, const QString& help) {
     auto* plot = new QCustomPlot;
     plot->setObjectName(name);
     plot->setAccessibleName(title);
@@ -49,7 +91,8 @@ QCustomPlot* makePlot(const QString& name, const QString& title, const QString& 
     plot->plotLayout()->insertRow(0);
     auto* caption = new QCPTextElement(plot, title, QFont(plot->font().family(), 9, QFont::Bold));
     plot->plotLayout()->addElement(0, 0, caption);
-    plot->yAxis->setLabel(yLabel);
+    setAxisTitle(plot->yAxis, yLabel, briefYLabel);
+    QObject::connect(plot, &QCustomPlot::afterLayout, plot, [plot] { fitAxes(plot); });
     if (logY) setLogarithmic(plot->yAxis, true);
     plot->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
     plot->setNoAntialiasingOnDrag(true);
@@ -121,12 +164,12 @@ bool gradNormOf(const IterationSample& s, double& v) {
 } // namespace
 
 LivePlots::LivePlots(QWidget* parent) : QWidget(parent) {
-    loss_ = makePlot("lossPlot", tr("Loss"), tr("negative log-likelihood (bits)"), false,
+    loss_ = makePlot("lossPlot", tr("Loss"), tr("negative log-likelihood (bits)"), tr("NLL (bits)"), false,
                      tr("Negative log-likelihood of all families in bits, or its gap to the best NLL shown"));
     addLine(loss_, tr("NLL"), QColor(30, 90, 170), nullptr, &samples_, nllOf, true);
     showLegendBelow(loss_, 2);
 
-    rates_ = makePlot("ratesPlot", tr("Rates"), tr("rate"), true, tr("D, L and T of one row of rates"));
+    rates_ = makePlot("ratesPlot", tr("Rates"), tr("rate"), tr("rate"), true, tr("D, L and T of one row of rates"));
     const QColor rateColours[] = {QColor(40, 120, 200), QColor(200, 60, 50), QColor(40, 160, 90)};
     const QString rateNames[] = {tr("duplication"), tr("loss"), tr("transfer")};
     for (int k = 0; k < 3; ++k)
@@ -139,26 +182,27 @@ LivePlots::LivePlots(QWidget* parent) : QWidget(parent) {
                 });
     showLegendBelow(rates_, 3);
 
-    gradient_ = makePlot("gradientPlot", tr("Gradient"), tr("max |projected gradient| (bits)"), true,
+    gradient_ = makePlot("gradientPlot", tr("Gradient"), tr("max |projected gradient| (bits)"),
+                         tr("|gradient|"), true,
                          tr("Largest component of the gradient that the bounds allow to move"));
     addLine(gradient_, tr("gradient norm"), QColor(120, 60, 160), nullptr, &samples_, gradNormOf);
     showLegendBelow(gradient_, 2);
 
-    diagnostics_ = makePlot("diagnosticsPlot", tr("Solver diagnostics"), tr("iterations"), true,
+    diagnostics_ = makePlot("diagnosticsPlot", tr("Solver diagnostics"), tr("iterations"), tr("iter."), true,
                             tr("How hard the numerical solvers worked in each iteration"));
     diagnostics_->yAxis2->setVisible(true);
-    diagnostics_->yAxis2->setLabel(tr("E residual"));
+    setAxisTitle(diagnostics_->yAxis2, tr("E residual"), tr("E res."));
     setLogarithmic(diagnostics_->yAxis2, true);
-    addLine(diagnostics_, tr("E iterations"), QColor(40, 120, 200), nullptr, &samples_,
+    addLine(diagnostics_, tr("E iter."), QColor(40, 120, 200), nullptr, &samples_,
             [](const IterationSample& s, double& v) { return v = s.stats.eIterations, true; });
-    addLine(diagnostics_, tr("Π iterations (max)"), QColor(200, 120, 30), nullptr, &samples_,
+    addLine(diagnostics_, tr("Π iter. (max)"), QColor(200, 120, 30), nullptr, &samples_,
             [](const IterationSample& s, double& v) { return v = s.stats.maxPiIterations, true; });
     addLine(diagnostics_, tr("BiCGSTAB (sum)"), QColor(120, 60, 160), nullptr, &samples_,
             [](const IterationSample& s, double& v) {
                 return v = static_cast<double>(s.stats.bicgstabIterations), true;
             });
     QCPGraph* residual =
-        addLine(diagnostics_, tr("E residual (right)"), QColor(120, 120, 120), diagnostics_->yAxis2,
+        addLine(diagnostics_, tr("E residual →"), QColor(120, 120, 120), diagnostics_->yAxis2,
                 &samples_, [](const IterationSample& s, double& v) { return v = s.stats.eResidual, true; });
     residual->setPen(QPen(QColor(120, 120, 120), 1.2, Qt::DashLine));
     showLegendBelow(diagnostics_, 2);
@@ -369,8 +413,10 @@ void LivePlots::setLossView(LossView view) {
         lossViewBox_->setCurrentIndex(view == LossView::GapToBest ? 1 : 0);
     }
     setLogarithmic(loss_->yAxis, view == LossView::GapToBest);
-    loss_->yAxis->setLabel(view == LossView::GapToBest ? tr("NLL − best NLL (bits)")
-                                                       : tr("negative log-likelihood (bits)"));
+    if (view == LossView::GapToBest)
+        setAxisTitle(loss_->yAxis, tr("NLL − best NLL (bits)"), tr("gap (bits)"));
+    else
+        setAxisTitle(loss_->yAxis, tr("negative log-likelihood (bits)"), tr("NLL (bits)"));
     refill();
     resetView(loss_);
 }
@@ -560,7 +606,7 @@ QString LivePlots::tooltipAt(QCustomPlot* plot, const QPointF& pixel) const {
     const double value = trueValue(nearest, nearestIndex);
     QString text =
         QString("%1\n%2: %3\n%4: %5")
-            .arg(nearest->name(), keyLabel(), number(key), nearest->valueAxis()->label(), number(value));
+            .arg(nearest->name(), keyLabel(), number(key), axisTitle(nearest->valueAxis()), number(value));
     if (drawn != value)
         text += tr("\n(drawn at %1: values ≤ 0 cannot be shown on a log axis)").arg(number(drawn));
     return text;

@@ -5,6 +5,7 @@
 #include "readable_fit.hpp"
 
 #include <QGraphicsPathItem>
+#include <QMouseEvent>
 #include <QResizeEvent>
 #include <QStyleOptionGraphicsItem>
 #include <QGraphicsScene>
@@ -454,35 +455,86 @@ int ReconciliationView::glyphCount(EventType type) const {
     }));
 }
 
-QSizeF ReconciliationView::legendSize() const {
-    if (!species_) return {0, 0};
+int ReconciliationView::legendRows() const {
+    return (aggregate_ ? 2 : static_cast<int>(kLegendEvents.size())) + static_cast<int>(entries_.size());
+}
+
+int ReconciliationView::legendRowsPerColumn() const {
+    // A legend taller than the view flows into further columns (a short view at scale factor 1.5).
+    const double step = QFontMetricsF(font()).height() + 3;
+    return std::clamp(static_cast<int>((viewport()->height() - 30) / step), 1, std::max(1, legendRows()));
+}
+
+double ReconciliationView::legendColumnWidth() const {
     QFontMetricsF fm(font());
     double width = 0;
-    int rows = aggregate_ ? 2 : static_cast<int>(kLegendEvents.size());
     for (EventType t : kLegendEvents)
         width = std::max(width, fm.horizontalAdvance(eventTitle(t)));
     for (const LegendEntry& e : entries_)
         width = std::max(width, fm.horizontalAdvance(e.text));
     if (aggregate_)
         width = std::max(width, fm.horizontalAdvance(tr("duplications per sample (square size)")));
-    rows += static_cast<int>(entries_.size());
-    return {width + 44, rows * (fm.height() + 3) + 14};
+    return width + 44;
 }
 
-void ReconciliationView::paintLegend(QPainter* painter, const QPointF& topLeft) const {
+bool ReconciliationView::legendCollapsed() const {
+    if (legendOpenByUser_) return !*legendOpenByUser_;
+    const QSizeF full = fullLegendSize();
+    return full.width() * full.height() > viewport()->width() * viewport()->height() / 4.0;
+}
+
+void ReconciliationView::setLegendOpen(bool open) {
+    legendOpenByUser_ = open;
+    if (species_) fitAll();
+    viewport()->update();
+}
+
+namespace {
+QString collapsedLegendText() {
+    return QObject::tr("▸ Legend");
+}
+} // namespace
+
+QSizeF ReconciliationView::legendSize() const {
+    if (!species_) return {0, 0};
+    if (legendCollapsed()) {
+        QFontMetricsF fm(font());
+        return {fm.horizontalAdvance(collapsedLegendText()) + 16, fm.height() + 10};
+    }
+    return fullLegendSize();
+}
+
+QSizeF ReconciliationView::fullLegendSize() const {
+    if (!species_) return {0, 0};
+    const int perColumn = legendRowsPerColumn();
+    const int columns = (legendRows() + perColumn - 1) / perColumn;
+    return {columns * legendColumnWidth(), std::min(perColumn, legendRows()) * (QFontMetricsF(font()).height() + 3) + 14};
+}
+
+void ReconciliationView::paintLegend(QPainter* painter, const QPointF& topLeft, bool full) const {
     if (!species_) return;
     painter->save();
     QFontMetricsF fm(font());
     painter->setFont(font());
     painter->setPen(QColor(200, 200, 200));
     painter->setBrush(QColor(255, 255, 255, 230));
-    painter->drawRoundedRect(QRectF(topLeft, legendSize()), 4, 4);
+    painter->drawRoundedRect(QRectF(topLeft, full ? fullLegendSize() : legendSize()), 4, 4);
+    if (!full && legendCollapsed()) {
+        painter->setPen(Qt::black);
+        painter->drawText(QRectF(topLeft, legendSize()), Qt::AlignCenter, collapsedLegendText());
+        painter->restore();
+        return;
+    }
     const double step = fm.height() + 3;
-    QPointF at = topLeft + QPointF(18, 7 + fm.height() / 2);
+    const int perColumn = legendRowsPerColumn();
+    const QPointF first = topLeft + QPointF(18, 7 + fm.height() / 2);
+    QPointF at = first;
+    int row = 0;
     auto text = [&](const QString& s) {
         painter->setPen(Qt::black);
         painter->drawText(at + QPointF(16, fm.ascent() / 2 - 1), s);
-        at += QPointF(0, step);
+        ++row;
+        at = first + QPointF(row / perColumn * legendColumnWidth(), row % perColumn * step);
     };
     if (aggregate_) {
         painter->setPen(QPen(QColor(90, 90, 90), 4));
@@ -515,7 +567,7 @@ void ReconciliationView::paintLegend(QPainter* painter, const QPointF& topLeft) 
 void ReconciliationView::drawForeground(QPainter* painter, const QRectF&) {
     painter->save();
     painter->resetTransform();
-    paintLegend(painter, QPointF(8, 8));
+    paintLegend(painter, QPointF(8, 8), false);
     painter->restore();
 }
 
@@ -559,6 +611,15 @@ void ReconciliationView::updateLabelVisibility() {
     for (QGraphicsSimpleTextItem* label : labels_) label->setVisible(shown);
 }
 
+void ReconciliationView::mousePressEvent(QMouseEvent* event) {
+    if (event->button() == Qt::LeftButton && QRectF(QPointF(8, 8), legendSize()).contains(event->position())) {
+        setLegendOpen(legendCollapsed());
+        event->accept();
+        return;
+    }
+    QGraphicsView::mousePressEvent(event);
+}
+
 void ReconciliationView::resizeEvent(QResizeEvent* event) {
     QGraphicsView::resizeEvent(event);
     if (!userZoomed_) fitAll();
@@ -576,7 +637,7 @@ void ReconciliationView::wheelEvent(QWheelEvent* event) {
 
 bool ReconciliationView::exportDrawing(const QString& path) {
     if (!species_) return false;
-    DrawingLegend legend{legendSize(), [this](QPainter* painter) { paintLegend(painter, QPointF(0, 0)); }};
+    DrawingLegend legend{fullLegendSize(), [this](QPainter* painter) { paintLegend(painter, QPointF(0, 0), true); }};
     return ui::exportDrawing(path, *scene(), contentRect(), legend, tr("Reconciliations"));
 }
 

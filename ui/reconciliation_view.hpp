@@ -74,18 +74,27 @@ class ReconciliationView : public QGraphicsView {
     bool userZoomed() const { return userZoomed_; }
     // Species names are shown while rows are far enough apart for them, else only as tooltips.
     bool leafNamesShown() const;
+    // The legend shrinks to a "Legend" tab when it would cover much of a small view; a click on it
+    // opens or closes it.
+    bool legendCollapsed() const;
+    void setLegendOpen(bool open);
     // Pixels between the rows of two species leaves on screen.
     double rowPixels() const;
 
   protected:
     void wheelEvent(QWheelEvent* event) override;
+    void mousePressEvent(QMouseEvent* event) override;
     void resizeEvent(QResizeEvent* event) override;
     void drawForeground(QPainter* painter, const QRectF& rect) override;
 
   private:
     void clearDrawing();
-    QSizeF legendSize() const;
-    void paintLegend(QPainter* painter, const QPointF& topLeft) const;
+    QSizeF legendSize() const;     // as shown (collapsed or open)
+    QSizeF fullLegendSize() const; // open, as exports draw it
+    int legendRows() const;
+    int legendRowsPerColumn() const;
+    double legendColumnWidth() const;
+    void paintLegend(QPainter* painter, const QPointF& topLeft, bool full) const;
     QRectF contentRect() const; // everything, labels at one scene unit per pixel (exports)
     QRectF drawingRect() const; // tubes, lineages and arcs (fitting: marks keep their screen size)
     double leafLabelWidth() const;
@@ -106,6 +115,7 @@ class ReconciliationView : public QGraphicsView {
     bool byLineage_ = false;
     bool aggregate_ = false;
     bool userZoomed_ = false;
+    std::optional<bool> legendOpenByUser_; // unset: open when it fits
     double threshold_ = 0.0;
 };
 

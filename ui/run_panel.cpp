@@ -44,6 +44,20 @@ double parseNumber(const QLineEdit* edit, const QString& what) {
 QString fmt(double v) {
     return QString::number(v, 'g', 4);
 }
+
+// On a narrow dock (a small screen, or QT_SCALE_FACTOR 1.5) labels go above their fields and long
+// combo items are elided (the full text stays in the popup), so the panel never scrolls sideways.
+QFormLayout* narrowableForm(QWidget* box) {
+    auto* form = new QFormLayout(box);
+    form->setRowWrapPolicy(QFormLayout::WrapLongRows);
+    form->setFieldGrowthPolicy(QFormLayout::AllNonFixedFieldsGrow);
+    return form;
+}
+
+void letShrink(QComboBox* combo) {
+    combo->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+    combo->setMinimumContentsLength(8);
+}
 } // namespace
 
 RunPanel::RunPanel(QWidget* parent) : QWidget(parent) {
@@ -67,7 +81,7 @@ RunPanel::RunPanel(QWidget* parent) : QWidget(parent) {
     current_->setObjectName("currentRates");
     current_->setWordWrap(true);
     auto* ratesBox = new QGroupBox(tr("Rates"));
-    auto* ratesForm = new QFormLayout(ratesBox);
+    auto* ratesForm = narrowableForm(ratesBox);
     ratesForm->addRow(tr("Mode"), mode_);
     auto* start = new QHBoxLayout;
     for (auto [label, edit] : {std::pair{"D", rateD_}, {"L", rateL_}, {"T", rateT_}}) {
@@ -96,7 +110,7 @@ RunPanel::RunPanel(QWidget* parent) : QWidget(parent) {
     maxIterations_->setValue(100);
     maxIterations_->setToolTip(tr("Stop after this many iterations"));
     auto* optBox = new QGroupBox(tr("Optimiser"));
-    auto* optForm = new QFormLayout(optBox);
+    auto* optForm = narrowableForm(optBox);
     optForm->addRow(tr("Method"), optimizer_);
     auto* bounds = new QHBoxLayout;
     bounds->addWidget(minRate_);
@@ -148,7 +162,8 @@ RunPanel::RunPanel(QWidget* parent) : QWidget(parent) {
         tr("Forget the cached E and Π the solvers start from; results do not depend on them "
            "beyond the tolerances, only the time to converge"));
     auto* deviceBox = new QGroupBox(tr("Device"));
-    auto* deviceForm = new QFormLayout(deviceBox);
+    auto* deviceForm = narrowableForm(deviceBox);
+    for (QComboBox* combo : {mode_, optimizer_, device_}) letShrink(combo);
     deviceForm->addRow(tr("Device"), device_);
     deviceForm->addRow(tr("Memory limit"), memoryGiB_);
     deviceForm->addRow(clearWarm_);

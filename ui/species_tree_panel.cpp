@@ -45,11 +45,11 @@ SpeciesTreePanel::SpeciesTreePanel(QWidget* parent) : QWidget(parent) {
     colourBy_->setMinimumContentsLength(9);
     search_ = new QLineEdit;
     search_->setObjectName("speciesSearch");
-    search_->setPlaceholderText(tr("Search species or internal node…"));
+    search_->setPlaceholderText(tr("Search species…"));
     search_->setClearButtonEnabled(true);
     search_->setMinimumWidth(80);
     search_->setAccessibleName(tr("Search species"));
-    search_->setToolTip(tr("Type part of a name: matches are shown in red and the first is selected; "
+    search_->setToolTip(tr("Type part of a species or internal node name: matches are shown in red and the first is selected; "
                            "Enter selects the next match"));
     names_ = new QStringListModel(this);
     auto* completer = new QCompleter(names_, this);

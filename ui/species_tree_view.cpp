@@ -302,12 +302,20 @@ void SpeciesTreeView::setInternalNamesVisible(bool visible) {
     if (tree_) updateLabels();
 }
 
+QRectF SpeciesTreeView::legendTitleRect() const {
+    // A title wider than the view wraps (QT_SCALE_FACTOR 1.5, a narrow panel) instead of running off it.
+    QFontMetricsF fm(legendFont());
+    const double room = std::max(legendBarWidth() + 28 + fm.horizontalAdvance(tr("no value")),
+                                 viewport()->width() - 2 * kLegendMargin - 16.0);
+    return fm.boundingRect(QRectF(0, 0, room, 1e4), Qt::AlignLeft | Qt::TextWordWrap, legendTitle_);
+}
+
 QSizeF SpeciesTreeView::legendSize() const {
     if (!coloured_) return {0, 0};
     QFontMetricsF fm(legendFont());
-    double width = std::max(fm.horizontalAdvance(legendTitle_),
-                            legendBarWidth() + 28 + fm.horizontalAdvance(tr("no value")));
-    return {width + 2 * kLegendMargin, 3 * fm.height() + 12 + 2 * kLegendMargin};
+    const QRectF title = legendTitleRect();
+    double width = std::max(title.width(), legendBarWidth() + 28 + fm.horizontalAdvance(tr("no value")));
+    return {width + 2 * kLegendMargin, title.height() + 2 * fm.height() + 12 + 2 * kLegendMargin};
 }
 
 double SpeciesTreeView::legendBarWidth() const {
@@ -338,9 +346,9 @@ void SpeciesTreeView::paintLegend(QPainter* painter, const QPointF& topLeft) con
     painter->drawRoundedRect(box, 4, 4);
     QPointF at = topLeft + QPointF(kLegendMargin, kLegendMargin);
     painter->setPen(Qt::black);
-    painter->drawText(QRectF(at, QSizeF(box.width(), fm.height())), Qt::AlignLeft | Qt::AlignVCenter,
-                      legendTitle_);
-    QRectF bar(at + QPointF(0, fm.height() + 4), QSizeF(legendBarWidth(), 12));
+    const QRectF title = legendTitleRect();
+    painter->drawText(QRectF(at, title.size()), Qt::AlignLeft | Qt::TextWordWrap, legendTitle_);
+    QRectF bar(at + QPointF(0, title.height() + 4), QSizeF(legendBarWidth(), 12));
     painter->setPen(Qt::NoPen);
     painter->setBrush(scale_.gradient(bar.topLeft(), bar.topRight()));
     painter->drawRect(bar);

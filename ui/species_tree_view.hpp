@@ -94,6 +94,7 @@ class SpeciesTreeView : public QGraphicsView {
   private:
     // The colour legend, drawn at a fixed size over the view and above the tree in exports.
     QSizeF legendSize() const;
+    QRectF legendTitleRect() const;
     QFont legendFont() const;
     double legendBarWidth() const;
     void paintLegend(QPainter* painter, const QPointF& topLeft) const;

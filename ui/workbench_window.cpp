@@ -1,5 +1,6 @@
 #include "workbench_window.hpp"
 
+#include "eliding_label.hpp"
 #include "families_panel.hpp"
 #include "input_discovery.hpp"
 #include "live_plots.hpp"
@@ -62,7 +63,7 @@ QDockWidget* addDock(QMainWindow* window, const QString& title, const QString& n
 }
 
 QLabel* statusField(const QString& name, const QString& tip) {
-    auto* label = new QLabel;
+    auto* label = new ElidingLabel;
     label->setObjectName(name);
     label->setToolTip(tip);
     label->setContentsMargins(6, 0, 6, 0);
@@ -72,6 +73,7 @@ QLabel* statusField(const QString& name, const QString& tip) {
 const char* const kGeometryKey = "window/geometry";
 const char* const kDockStateKey = "window/docks";
 constexpr int kDockStateVersion = 1; // bump when docks are added or renamed
+constexpr int kFourColumnWidth = 1400; // device-independent pixels
 
 QString bits(double v) {
     return QString::number(v, 'f', 3);
@@ -428,12 +430,14 @@ void WorkbenchWindow::onLoaded(const LoadOutcome& outcome) {
     unsavedRun_ = false;
     const Dataset& d = *dataset_;
     setWindowTitle(tr("gpurec workbench — %1").arg(describe(outcome.request)));
-    datasetLabel_->setText(tr("%1 species (%2 tree nodes) · %3 families · %4 clades · %5 splits")
-                               .arg(d.species.leafCount())
-                               .arg(d.species.size())
-                               .arg(d.families.size())
-                               .arg(d.cladeCount())
-                               .arg(d.splitCount()));
+    const QLocale locale;
+    datasetLabel_->setText(tr("%1 species · %2 families · %3 clades")
+                               .arg(locale.toString(d.species.leafCount()), locale.toString(int(d.families.size())),
+                                    locale.toString(d.cladeCount())));
+    datasetLabel_->setToolTip(tr("Loaded dataset: %1 species (%2 tree nodes), %3 families, %4 clades, %5 splits")
+                                  .arg(locale.toString(d.species.leafCount()), locale.toString(d.species.size()),
+                                       locale.toString(int(d.families.size())), locale.toString(d.cladeCount()),
+                                       locale.toString(d.splitCount())));
     showRunStatus({}, QString());
     timingLabel_->clear();
     tree_->setSolverOptions(knobs_->options());
@@ -574,8 +578,10 @@ void WorkbenchWindow::closeEvent(QCloseEvent* event) {
 void WorkbenchWindow::restoreWindowLayout() {
     QSettings settings;
     // restoreGeometry moves a window saved on a screen that is gone back onto this one.
-    if (!restoreGeometry(settings.value(kGeometryKey).toByteArray())) fitToScreen();
-    restoreState(settings.value(kDockStateKey).toByteArray(), kDockStateVersion);
+    // Docks first: the default four-column layout may need more width than a compact one saved on a
+    // small screen, and would widen the restored window.
+    const bool docksRestored = restoreState(settings.value(kDockStateKey).toByteArray(), kDockStateVersion);
+    if (!restoreGeometry(settings.value(kGeometryKey).toByteArray()) || !docksRestored) fitToScreen();
 }
 
 void WorkbenchWindow::fitToScreen() {
@@ -583,13 +589,35 @@ void WorkbenchWindow::fitToScreen() {
     const QRect available = screen()->availableGeometry();
     const QSize size = (available.size() * 0.92).expandedTo(minimumSizeHint()).boundedTo(available.size());
     setGeometry(QStyle::alignedRect(Qt::LeftToRight, Qt::AlignCenter, size, available));
+    auto* familiesDock = findChild<QDockWidget*>("familiesDock");
+    auto* runDock = findChild<QDockWidget*>("runDock");
+    auto* knobsDock = findChild<QDockWidget*>("knobsDock");
+    const int runNeeds = run_->minimumSizeHint().width() + style()->pixelMetric(QStyle::PM_ScrollBarExtent) + 4;
+    const int familiesNeeds = families_->widthForMainColumns();
+    // Four columns (families, tree, plots, run) need about this much; a smaller window puts the Run
+    // and Solver options panels in tabs beside the Families panel, so the tree and plots keep their room.
+    const bool compact = size.width() < kFourColumnWidth;
+    if (compact) {
+        for (QDockWidget* dock : {runDock, knobsDock}) {
+            addDockWidget(Qt::LeftDockWidgetArea, dock);
+            tabifyDockWidget(familiesDock, dock);
+        }
+    } else {
+        for (QDockWidget* dock : {runDock, knobsDock}) addDockWidget(Qt::RightDockWidgetArea, dock);
+        tabifyDockWidget(runDock, knobsDock);
+    }
+    runDock->raise();
     // Docks share the width by proportion (no fixed minimum that a small screen cannot hold). The
     // Families and Run panels get the width their columns and fields need when the screen has it.
-    const int runNeeds = run_->minimumSizeHint().width() + style()->pixelMetric(QStyle::PM_ScrollBarExtent) + 4;
-    const int runWidth = std::clamp(runNeeds, size.width() / 5, size.width() / 3);
-    const int familiesWidth = std::clamp(families_->widthForMainColumns(), size.width() / 6, size.width() / 4);
-    resizeDocks({findChild<QDockWidget*>("familiesDock"), findChild<QDockWidget*>("runDock")},
-                {familiesWidth, runWidth}, Qt::Horizontal);
+    if (compact) {
+        resizeDocks({familiesDock}, {std::clamp(std::max(familiesNeeds, runNeeds), size.width() / 5, size.width() / 3)},
+                    Qt::Horizontal);
+    } else {
+        resizeDocks({familiesDock, runDock},
+                    {std::clamp(familiesNeeds, size.width() / 6, size.width() / 4),
+                     std::clamp(runNeeds, size.width() / 5, size.width() / 3)},
+                    Qt::Horizontal);
+    }
     resizeDocks({findChild<QDockWidget*>("logDock")}, {size.height() / 6}, Qt::Vertical);
 }
 

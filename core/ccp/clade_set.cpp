@@ -1,10 +1,11 @@
 #include "ccp/clade_set.hpp"
 
+#include "ccp/dense_id_index.hpp"
 #include "io/input_error.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cstdint>
-#include <map>
 #include <numeric>
 #include <stdexcept>
 #include <unordered_map>
@@ -21,22 +22,25 @@ namespace {
 
 using Word = std::uint64_t;
 
-// Clade bitsets live in one flat pool; a clade's key is its bytes.
+// Clade bitsets live in one flat pool, indexed by their hash.
 class CladeTable {
   public:
     explicit CladeTable(int genes) : words_((genes + 63) / 64) {}
     int words() const { return words_; }
 
     int intern(const Word* bits, int size) {
-        std::string key(reinterpret_cast<const char*>(bits), words_ * sizeof(Word));
-        auto [it, inserted] = ids_.emplace(std::move(key), static_cast<int>(size_.size()));
+        std::uint64_t hash = 0;
+        for (int w = 0; w < words_; ++w) hash = mixBits(hash ^ bits[w]);
+        auto [id, inserted] = index_.findOrAdd(hash, [&](int other) {
+            return std::equal(bits, bits + words_, this->bits(other));
+        });
         if (inserted) {
             size_.push_back(size);
             pool_.insert(pool_.end(), bits, bits + words_);
             lengthSum_.push_back(0.0);
             lengthCount_.push_back(0);
         }
-        return it->second;
+        return id;
     }
     void addLength(int id, double length) {
         lengthSum_[id] += length;
@@ -49,7 +53,7 @@ class CladeTable {
 
   private:
     int words_;
-    std::unordered_map<std::string, int> ids_;
+    DenseIdIndex index_;
     std::vector<int> size_;
     std::vector<Word> pool_;
     std::vector<double> lengthSum_;
@@ -65,33 +69,47 @@ class SplitCounter {
   public:
     void add(int parent, int a, int b) {
         if (a > b) std::swap(a, b);
-        std::uint64_t key = (static_cast<std::uint64_t>(parent) << 32) | static_cast<std::uint32_t>(a);
-        auto [it, inserted] = index_.emplace(key, splits_.size());
+        // (parent, smaller child) determines the split: the other child is their difference.
+        const std::uint64_t key = (static_cast<std::uint64_t>(parent) << 32) | static_cast<std::uint32_t>(a);
+        auto [id, inserted] = index_.findOrAdd(mixBits(key), [&](int other) {
+            return splits_[other].parent == parent && splits_[other].left == a;
+        });
         if (inserted) splits_.push_back({parent, a, b, 0.0});
-        splits_[it->second].count += 1.0;
+        splits_[id].count += 1.0;
     }
     const std::vector<SplitCount>& splits() const { return splits_; }
 
   private:
-    std::unordered_map<std::uint64_t, std::size_t> index_;
+    DenseIdIndex index_;
     std::vector<SplitCount> splits_;
 };
 
-// A gene tree re-expressed as a rooted tree over gene indices.
+// A binary gene tree re-expressed as a rooted tree over gene indices. Children sit in fixed pairs:
+// one allocation per array rather than one per node (the loader reads ~10^7 nodes).
 struct IndexedTree {
     std::vector<int> parent;
-    std::vector<std::vector<int>> children;
+    std::vector<std::array<int, 2>> children;
+    std::vector<int> childCount;
     std::vector<int> gene; // -1 for internal nodes
     std::vector<double> length;
     int root = -1;
+
+    void resize(std::size_t n) {
+        parent.assign(n, -1);
+        children.assign(n, {-1, -1});
+        childCount.assign(n, 0);
+        length.assign(n, 0.0);
+    }
+    void addChild(int p, int c) { children[p][childCount[p]++] = c; }
 };
 
 std::vector<int> postorderOf(const IndexedTree& t) {
     std::vector<int> order;
-    std::vector<std::pair<int, std::size_t>> stack{{t.root, 0}};
+    order.reserve(t.parent.size());
+    std::vector<std::pair<int, int>> stack{{t.root, 0}};
     while (!stack.empty()) {
         auto& [node, next] = stack.back();
-        if (next < t.children[node].size()) {
+        if (next < t.childCount[node]) {
             int child = t.children[node][next++];
             stack.emplace_back(child, 0);
         } else {
@@ -103,13 +121,15 @@ std::vector<int> postorderOf(const IndexedTree& t) {
 }
 
 // Unrooted adjacency of a Newick tree (a binary root is suppressed), rerooted at gene 0's leaf.
+// checkBinary has run: every node has at most 3 neighbours.
 IndexedTree rerootAtFirstGene(const NewickTree& tree, const std::vector<int>& geneOfNode) {
     const int n = static_cast<int>(tree.nodes.size());
-    std::vector<std::vector<std::pair<int, double>>> adj(n);
+    std::vector<std::array<std::pair<int, double>, 3>> adj(n);
+    std::vector<int> degree(n, 0);
     const NewickNode& root = tree.nodes[tree.root];
     auto connect = [&](int a, int b, double len) {
-        adj[a].emplace_back(b, len);
-        adj[b].emplace_back(a, len);
+        adj[a][degree[a]++] = {b, len};
+        adj[b][degree[b]++] = {a, len};
     };
     for (int v = 0; v < n; ++v) {
         if (v == tree.root) continue;
@@ -125,10 +145,8 @@ IndexedTree rerootAtFirstGene(const NewickTree& tree, const std::vector<int>& ge
     for (int v = 0; v < n; ++v)
         if (geneOfNode[v] == 0) start = v;
     IndexedTree t;
-    t.parent.assign(n, -1);
-    t.children.assign(n, {});
+    t.resize(n);
     t.gene = geneOfNode;
-    t.length.assign(n, 0.0);
     t.root = start;
     std::vector<int> stack{start};
     std::vector<char> seen(n, 0);
@@ -136,12 +154,13 @@ IndexedTree rerootAtFirstGene(const NewickTree& tree, const std::vector<int>& ge
     while (!stack.empty()) {
         int v = stack.back();
         stack.pop_back();
-        for (auto [w, len] : adj[v]) {
+        for (int k = 0; k < degree[v]; ++k) {
+            auto [w, len] = adj[v][k];
             if (seen[w]) continue;
             seen[w] = 1;
             t.parent[w] = v;
             t.length[w] = len;
-            t.children[v].push_back(w);
+            t.addChild(v, w);
             stack.push_back(w);
         }
     }
@@ -151,13 +170,11 @@ IndexedTree rerootAtFirstGene(const NewickTree& tree, const std::vector<int>& ge
 IndexedTree asRooted(const NewickTree& tree, const std::vector<int>& geneOfNode) {
     IndexedTree t;
     const int n = static_cast<int>(tree.nodes.size());
-    t.parent.resize(n);
-    t.children.resize(n);
+    t.resize(n);
     t.gene = geneOfNode;
-    t.length.resize(n);
     for (int v = 0; v < n; ++v) {
         t.parent[v] = tree.nodes[v].parent;
-        t.children[v] = tree.nodes[v].children;
+        for (int c : tree.nodes[v].children) t.addChild(v, c);
         t.length[v] = tree.nodes[v].length.value_or(0.0);
     }
     t.root = tree.root;
@@ -198,19 +215,31 @@ CladeSet buildCladeSet(const std::vector<NewickTree>& trees, GeneTreeRooting roo
     std::vector<Word> all(W, 0);
     for (int g = 0; g < genes; ++g) all[g / 64] |= Word(1) << (g % 64);
     const int fullClade = table.intern(all.data(), genes);
+    std::vector<int> nodeOfGene(genes);
 
     for (std::size_t ti = 0; ti < trees.size(); ++ti) {
         const NewickTree& tree = trees[ti];
-        requireUniqueLeafLabels(tree);
         checkBinary(tree, rooting);
+        // Leaves in node order are the leaves in text order. A duplicate label shows as a gene seen
+        // twice, which needs no per-tree name table.
         std::vector<int> geneOfNode(tree.nodes.size(), -1);
+        std::fill(nodeOfGene.begin(), nodeOfGene.end(), -1);
         int leafCount = 0;
-        for (int leaf : tree.leaves()) {
-            auto it = geneIndex.find(tree.nodes[leaf].label);
+        for (int leaf = 0; leaf < static_cast<int>(tree.nodes.size()); ++leaf) {
+            if (!tree.isLeaf(leaf)) continue;
+            const NewickNode& node = tree.nodes[leaf];
+            if (node.label.empty()) throw InputError(tree.source, node.line, node.column, "leaf without a label");
+            auto it = geneIndex.find(node.label);
             if (it == geneIndex.end())
-                throw InputError(tree.source, tree.nodes[leaf].line, tree.nodes[leaf].column,
-                                 "leaf '" + tree.nodes[leaf].label + "' of tree " + std::to_string(ti + 1) +
+                throw InputError(tree.source, node.line, node.column,
+                                 "leaf '" + node.label + "' of tree " + std::to_string(ti + 1) +
                                      " is not in the first tree (all samples must share one leaf set)");
+            if (const int seen = nodeOfGene[it->second]; seen >= 0)
+                throw InputError(tree.source, node.line, node.column,
+                                 "duplicate leaf name '" + node.label + "' (first at line " +
+                                     std::to_string(tree.nodes[seen].line) + ", column " +
+                                     std::to_string(tree.nodes[seen].column) + ")");
+            nodeOfGene[it->second] = leaf;
             geneOfNode[leaf] = it->second;
             ++leafCount;
         }
@@ -232,7 +261,8 @@ CladeSet buildCladeSet(const std::vector<NewickTree>& trees, GeneTreeRooting roo
                 bitsOf(v)[t.gene[v] / 64] |= Word(1) << (t.gene[v] % 64);
                 subSize[v] += 1;
             }
-            for (int c : t.children[v]) {
+            for (int k = 0; k < t.childCount[v]; ++k) {
+                const int c = t.children[v][k];
                 for (int w = 0; w < W; ++w) bitsOf(v)[w] |= bitsOf(c)[w];
                 subSize[v] += subSize[c];
             }
@@ -250,7 +280,7 @@ CladeSet buildCladeSet(const std::vector<NewickTree>& trees, GeneTreeRooting roo
             }
         }
         for (int v : order) {
-            if (t.children[v].size() == 2 && v != t.root)
+            if (t.childCount[v] == 2 && v != t.root)
                 counter.add(subId[v], subId[t.children[v][0]], subId[t.children[v][1]]);
         }
         if (rooting == GeneTreeRooting::Rooted) {

@@ -130,9 +130,10 @@ void readNodeSuffix(Cursor& cur, NewickNode& node, bool readLabel) {
     }
 }
 
-NewickTree parseOneTree(Cursor& cur, const std::string& source) {
+NewickTree parseOneTree(Cursor& cur, const std::string& source, std::size_t expectedNodes) {
     NewickTree tree;
     tree.source = source;
+    tree.nodes.reserve(expectedNodes); // samples of one family share their size: no regrowth
     tree.line = cur.line();
     std::vector<int> open; // internal nodes whose ')' has not been read
     auto newNode = [&](int parent) {
@@ -236,7 +237,7 @@ std::vector<NewickTree> parseNewick(std::string_view text, const std::string& so
             cur.fail("unexpected text after ';': '" + shown + (shown.size() < rest.size() ? "...'" : "'") +
                      " (a further tree must end with ';')");
         }
-        trees.push_back(parseOneTree(cur, source));
+        trees.push_back(parseOneTree(cur, source, trees.empty() ? 0 : trees.back().nodes.size()));
     }
     if (trees.empty()) throw InputError(source, 0, 0, "no tree found (empty input)");
     return trees;
