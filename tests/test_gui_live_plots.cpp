@@ -1,17 +1,17 @@
 // Plots for convergence debugging: the live plots' loss gap, x axes, kept zoom, log floors and
 // tooltips; run-versus-run overlays; the per-family convergence table of a genewise fit; the clade
 // heat map against the core's per-clade statistics.
-#include "clade_dag_view.hpp"
-#include "colour_scale.hpp"
-#include "convergence_table.hpp"
+#include "colours/colour_scale.hpp"
 #include "engine/clade_statistics.hpp"
-#include "families_panel.hpp"
 #include "gui_test_support.hpp"
-#include "live_plots.hpp"
-#include "run_panel.hpp"
-#include "solver_knobs_panel.hpp"
-#include "waves_panel.hpp"
-#include "workbench_window.hpp"
+#include "panels/convergence_table.hpp"
+#include "panels/families_panel.hpp"
+#include "panels/run_panel.hpp"
+#include "panels/solver_knobs_panel.hpp"
+#include "panels/waves_panel.hpp"
+#include "plots/live_plots.hpp"
+#include "views/clade_dag_view.hpp"
+#include "window/workbench_window.hpp"
 
 #include <QComboBox>
 #include <QLabel>

@@ -1,15 +1,15 @@
 // Nothing lost: sampled reconciliations kept in sessions (format 3, format 2 still read), and the
 // autosave offered back after a workbench was killed (a real gpurec-workbench process, SIGKILL).
-#include "crash_recovery.hpp"
 #include "gui_test_support.hpp"
-#include "live_plots.hpp"
-#include "problems_panel.hpp"
+#include "panels/problems_panel.hpp"
+#include "panels/run_panel.hpp"
+#include "panels/solver_knobs_panel.hpp"
+#include "plots/live_plots.hpp"
 #include "recon/recphyloxml.hpp"
-#include "run_panel.hpp"
-#include "save_file.hpp"
-#include "session_file.hpp"
-#include "solver_knobs_panel.hpp"
-#include "workbench_window.hpp"
+#include "session/crash_recovery.hpp"
+#include "session/save_file.hpp"
+#include "session/session_file.hpp"
+#include "window/workbench_window.hpp"
 
 #include <QComboBox>
 #include <QFile>

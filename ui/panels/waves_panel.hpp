@@ -1,0 +1,59 @@
+#pragma once
+// The clade-waves view: the wave-size plot of all families above the selected family's clade DAG,
+// whose clades can be coloured by a per-clade quantity of the CPU reference solve (a heat map).
+#include "engine/clade_statistics.hpp"
+#include "plots/wave_plot.hpp"
+#include "views/clade_dag_view.hpp"
+
+#include <QTimer>
+#include <QWidget>
+#include <memory>
+#include <optional>
+
+class QComboBox;
+class QLabel;
+
+namespace gpurec::ui {
+
+class WavesPanel : public QWidget {
+    Q_OBJECT
+  public:
+    explicit WavesPanel(QWidget* parent = nullptr);
+    void setDataset(std::shared_ptr<const Dataset> data, std::shared_ptr<const WaveSchedule> waves);
+    void setSelectedFamily(int family);
+    // Rates and solver options the heat map is computed at (recomputed shortly after a change).
+    void setParameters(const RateParameters& theta);
+    void setSolverOptions(const SolverOptions& options);
+    WavePlot* plot() const { return plot_; }
+    CladeDagView* dag() const { return dag_; }
+
+    // What the clades are coloured by.
+    enum class CladeColouring { WavePhase, SelfLoopIterations, Posterior, Log10Probability };
+    void setColouring(CladeColouring colouring);
+    QComboBox* colouringBox() const { return colouring_; }
+    // Computes the selected family's statistics now (otherwise done on a short timer) and colours.
+    void updateHeatMap();
+    // The statistics the heat map shows (none while colouring by wave phase or without a family).
+    const std::optional<CladeStatistics>& cladeStatistics() const { return stats_; }
+    // The values coloured for `colouring` from `stats`.
+    static std::vector<double> valuesOf(const CladeStatistics& stats, CladeColouring colouring);
+
+  signals:
+    void cladeSelected(int family, int clade);
+
+  private:
+    WavePlot* plot_;
+    CladeDagView* dag_;
+    QLabel* caption_;
+    QLabel* heatNote_;
+    QComboBox* colouring_;
+    QTimer heatTimer_;
+    std::optional<CladeStatistics> stats_;
+    RateParameters theta_;
+    SolverOptions options_;
+    std::shared_ptr<const Dataset> data_;
+    std::shared_ptr<const WaveSchedule> waves_;
+    int family_ = -1;
+};
+
+} // namespace gpurec::ui
