@@ -349,6 +349,19 @@ void ReconciliationPanel::sample() {
     watcher_.setFuture(QtConcurrent::run(sampleNow, data_, theta_, chosen, settings));
 }
 
+void ReconciliationPanel::setSampling(int count, std::uint64_t seed) {
+    samples_->setValue(count);
+    seed_->setValue(static_cast<int>(std::min(seed, static_cast<std::uint64_t>(seed_->maximum()))));
+}
+
+int ReconciliationPanel::sampleCount() const {
+    return samples_->value();
+}
+
+std::uint64_t ReconciliationPanel::sampleSeed() const {
+    return static_cast<std::uint64_t>(seed_->value());
+}
+
 void ReconciliationPanel::openRecPhyloXml(const QString& path) {
     try {
         RecPhyloDocument doc = readRecPhyloXml(path.toStdString());

@@ -15,6 +15,7 @@
 
 #include <QFutureWatcher>
 #include <QWidget>
+#include <cstdint>
 #include <memory>
 
 class QLabel;
@@ -76,6 +77,10 @@ class ReconciliationPanel : public QWidget {
     // Indices into groups() of the families drawn.
     const std::vector<int>& shownGroups() const { return shown_; }
     void setThreshold(double threshold);
+    // Reconciliations drawn per family and the seed of the next sampling (sessions keep them).
+    void setSampling(int count, std::uint64_t seed);
+    int sampleCount() const;
+    std::uint64_t sampleSeed() const;
 
     ReconciliationView* view() const { return view_; }
     const std::vector<ReconciliationGroup>& groups() const { return groups_; }

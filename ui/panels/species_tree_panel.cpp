@@ -155,6 +155,10 @@ void SpeciesTreePanel::setDataset(std::shared_ptr<const Dataset> data) {
     requestValues();
 }
 
+void SpeciesTreePanel::setCircular(bool circular) {
+    circular_->setChecked(circular); // the view follows through toggled
+}
+
 void SpeciesTreePanel::searchNext() {
     const QString text = search_->text();
     if (text.isEmpty()) return;

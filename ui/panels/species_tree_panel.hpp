@@ -31,6 +31,8 @@ class SpeciesTreePanel : public QWidget {
     // Mean events per species of the last sampling (nullptr: none, or another species tree).
     void setEventSummary(std::shared_ptr<const ReconciliationSummary> events);
     SpeciesQuantity quantity() const;
+    // The Circular check box and the view's layout (sessions restore it).
+    void setCircular(bool circular);
 
     SpeciesTreeView* view() const { return view_; }
     // Zooms onto the selected clade (Ctrl+Shift+F); also in the window's View menu.

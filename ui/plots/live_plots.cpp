@@ -335,15 +335,29 @@ bool LivePlots::keepAsOverlay() {
                        ? tr("run %1").arg(std::max(runNumber_, 1))
                        : tr("run %1: %2").arg(std::max(runNumber_, 1)).arg(runDescription_);
     overlay.samples = samples_;
-    for (IterationSample& s : overlay.samples)
-        s.theta.clear(); // rates are not overlaid
-    overlays_.push_back(std::move(overlay));
-    addOverlayLines(overlays_.back(), static_cast<int>(overlays_.size()) - 1);
+    addOverlay(std::move(overlay));
     // Kept once; the run stays the current one (and in sessions) until the next starts.
     kept_ = true;
     refill();
     updateButtons();
     return true;
+}
+
+void LivePlots::addOverlay(Overlay overlay) {
+    for (IterationSample& s : overlay.samples)
+        s.theta.clear(); // rates are not overlaid
+    overlays_.push_back(std::move(overlay));
+    addOverlayLines(overlays_.back(), static_cast<int>(overlays_.size()) - 1);
+}
+
+void LivePlots::restoreOverlays(std::list<Overlay> overlays, int runNumber, bool currentRunKept) {
+    clearOverlays();
+    for (Overlay& overlay : overlays)
+        addOverlay(std::move(overlay));
+    runNumber_ = runNumber;
+    kept_ = currentRunKept && !samples_.empty();
+    refill();
+    updateButtons();
 }
 
 void LivePlots::clearOverlays() {

@@ -57,6 +57,12 @@ class LivePlots : public QWidget {
     bool keepAsOverlay();
     void clearOverlays();
     const std::list<Overlay>& overlays() const { return overlays_; }
+    // The number of the current run (the next is named one more) and whether it is kept already.
+    int runNumber() const { return runNumber_; }
+    bool currentRunKept() const { return kept_; }
+    // Puts back the overlays of a session (replacing these) with the run number and whether the
+    // current run, whose samples were added since the last clear, is one of them.
+    void restoreOverlays(std::list<Overlay> overlays, int runNumber, bool currentRunKept);
 
     void setLossView(LossView view);
     LossView lossView() const { return lossView_; }
@@ -106,6 +112,7 @@ class LivePlots : public QWidget {
                       const std::vector<IterationSample>* samples,
                       std::function<bool(const IterationSample&, double&)> value, bool loss = false);
     void addOverlayLines(const Overlay& overlay, int index);
+    void addOverlay(Overlay overlay);
     double keyOf(const IterationSample& s) const;
     QString keyLabel() const;
     void scheduleReplot();

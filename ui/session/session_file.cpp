@@ -47,6 +47,51 @@ SolverStats statsFromJson(const json& j) {
     return s;
 }
 
+json historyToJson(const std::vector<IterationSample>& samples) {
+    json history = json::array();
+    for (const IterationSample& h : samples)
+        history.push_back({{"iteration", h.iteration},
+                           {"evaluations", h.evaluations},
+                           {"nll_bits", jsonNumber(h.nllBits)},
+                           {"grad_norm", jsonNumber(h.gradNorm)},
+                           {"theta", h.theta},
+                           {"seconds", jsonNumber(h.seconds)},
+                           {"stats", statsToJson(h.stats)}});
+    return history;
+}
+
+// Formats 1–3 kept no evaluation counts (they read as 0).
+std::vector<IterationSample> historyFromJson(const json& j, int version) {
+    std::vector<IterationSample> samples;
+    for (const json& h : j) {
+        IterationSample sample;
+        sample.iteration = h.at("iteration").get<int>();
+        if (version >= 4) sample.evaluations = h.at("evaluations").get<int>();
+        sample.nllBits = numberFromJson(h.at("nll_bits"));
+        sample.gradNorm = numberFromJson(h.at("grad_norm"));
+        sample.theta = h.at("theta").get<std::vector<double>>();
+        sample.seconds = numberFromJson(h.at("seconds"));
+        sample.stats = statsFromJson(h.at("stats"));
+        samples.push_back(std::move(sample));
+    }
+    return samples;
+}
+
+json plotsToJson(const SessionState& s) {
+    json kept = json::array();
+    for (const KeptRun& run : s.keptRuns)
+        kept.push_back({{"name", run.name}, {"history", historyToJson(run.samples)}});
+    return {{"kept_runs", kept}, {"run_number", s.runNumber}, {"current_run_kept", s.currentRunKept}};
+}
+
+void readPlots(const json& j, int version, SessionState& s) {
+    for (const json& run : j.at("kept_runs"))
+        s.keptRuns.push_back({run.at("name").get<std::string>(), historyFromJson(run.at("history"), version)});
+    s.runNumber = j.at("run_number").get<int>();
+    if (s.runNumber < 0) throw std::runtime_error("\"run_number\" is negative");
+    s.currentRunKept = j.at("current_run_kept").get<bool>();
+}
+
 // Format 1 kept the optimiser settings under "run" and the rates under "rates".
 void readVersion1Rates(const json& j, SessionState& s) {
     const json& run = j.at("run");
@@ -86,7 +131,10 @@ json reconciliationsToJson(const SessionState& s) {
         }
         families.push_back({{"family", f.family}, {"samples", samples}});
     }
-    return {{"species", s.sampledSpecies}, {"families", families}};
+    return {{"species", s.sampledSpecies},
+            {"families", families},
+            {"sample_count", s.sampleCount},
+            {"seed", s.sampleSeed}};
 }
 
 EventType eventFromName(const std::string& name) {
@@ -120,7 +168,14 @@ void checkTree(const Reconciliation& r, const std::string& where) {
     if (reached != n) bad("some nodes are not below its root");
 }
 
-void readReconciliations(const json& j, SessionState& s) {
+void readReconciliations(const json& j, int version, SessionState& s) {
+    if (version >= 4) {
+        s.sampleCount = j.at("sample_count").get<int>();
+        if (s.sampleCount < 1) throw std::runtime_error("\"sample_count\" must be at least 1");
+        const json& seed = j.at("seed");
+        if (!seed.is_number_unsigned()) throw std::runtime_error("\"seed\" must be a whole number ≥ 0");
+        s.sampleSeed = seed.get<std::uint64_t>();
+    }
     s.sampledSpecies = j.at("species").get<std::vector<std::string>>();
     const int species = static_cast<int>(s.sampledSpecies.size());
     auto speciesIndex = [&](const json& v, bool optional, const std::string& where) {
@@ -213,14 +268,6 @@ json sessionToJson(const SessionState& s) {
         files.push_back({{"path", f.path},
                          {"size", f.size},
                          {"modified", f.modified.toString(Qt::ISODateWithMs).toStdString()}});
-    json history = json::array();
-    for (const IterationSample& h : s.history)
-        history.push_back({{"iteration", h.iteration},
-                           {"nll_bits", jsonNumber(h.nllBits)},
-                           {"grad_norm", jsonNumber(h.gradNorm)},
-                           {"theta", h.theta},
-                           {"seconds", jsonNumber(h.seconds)},
-                           {"stats", statsToJson(h.stats)}});
     json solver = json::object();
     for (const SolverOptionInfo& info : solverOptionInfo())
         solver[info.name] = getSolverOption(s.solver, info.name);
@@ -253,12 +300,14 @@ json sessionToJson(const SessionState& s) {
             {"run", {{"starting_rates", {s.startingRates.d, s.startingRates.l, s.startingRates.t}}}},
             {"solver", solver},
             {"optimization", checkpointToJson(optimization)},
-            {"history", history},
+            {"history", historyToJson(s.history)},
+            {"plots", plotsToJson(s)},
             {"selection",
              {{"family", s.selectedFamily},
               {"species", s.selectedSpecies},
               {"clade", s.selectedClade},
               {"view_tab", s.viewTab}}},
+            {"species_tree", {{"circular", s.circularTree}, {"collapsed", s.collapsedClades}}},
             {"reconciliations", reconciliationsToJson(s)}};
 }
 
@@ -302,22 +351,19 @@ SessionState sessionFromJson(const json& j) {
     } else {
         readVersion1Rates(j, s);
     }
-    for (const json& h : j.at("history")) {
-        IterationSample sample;
-        sample.iteration = h.at("iteration").get<int>();
-        sample.nllBits = numberFromJson(h.at("nll_bits"));
-        sample.gradNorm = numberFromJson(h.at("grad_norm"));
-        sample.theta = h.at("theta").get<std::vector<double>>();
-        sample.seconds = numberFromJson(h.at("seconds"));
-        sample.stats = statsFromJson(h.at("stats"));
-        s.history.push_back(std::move(sample));
-    }
+    s.history = historyFromJson(j.at("history"), version);
     const json& selection = j.at("selection");
     s.selectedFamily = selection.at("family").get<std::string>();
     s.selectedSpecies = selection.at("species").get<std::string>();
     s.selectedClade = selection.at("clade").get<int>();
     s.viewTab = selection.at("view_tab").get<int>();
-    if (version >= 3) readReconciliations(j.at("reconciliations"), s); // earlier formats had none
+    if (version >= 3) readReconciliations(j.at("reconciliations"), version, s); // earlier formats had none
+    if (version >= 4) {
+        readPlots(j.at("plots"), version, s);
+        const json& tree = j.at("species_tree");
+        s.circularTree = tree.at("circular").get<bool>();
+        s.collapsedClades = tree.at("collapsed").get<std::vector<std::string>>();
+    }
     return s;
 }
 

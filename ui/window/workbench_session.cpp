@@ -53,6 +53,17 @@ SessionState WorkbenchWindow::captureSession() const {
         s.theta = theta.theta();
     }
     s.history = plots_->samples();
+    for (const LivePlots::Overlay& overlay : plots_->overlays())
+        s.keptRuns.push_back({overlay.name.toStdString(), overlay.samples});
+    s.runNumber = plots_->runNumber();
+    s.currentRunKept = plots_->currentRunKept();
+    const SpeciesTreeView* tree = tree_->view();
+    s.circularTree = tree->circular();
+    if (dataset_)
+        for (int node = 0; node < dataset_->species.size(); ++node)
+            if (tree->isCollapsed(node)) s.collapsedClades.push_back(dataset_->species.name(node));
+    s.sampleCount = reconciliations_->sampleCount();
+    s.sampleSeed = reconciliations_->sampleSeed();
     if (dataset_ && selectedFamily_ >= 0) s.selectedFamily = dataset_->families[selectedFamily_].name;
     if (dataset_ && selectedSpecies_ >= 0) s.selectedSpecies = dataset_->species.name(selectedSpecies_);
     s.selectedClade = waves_->dag()->selectedClade();
@@ -144,6 +155,14 @@ void WorkbenchWindow::applySession(const SessionState& s) {
     plots_->clear();
     for (const IterationSample& sample : s.history)
         plots_->addSample(sample);
+    std::list<LivePlots::Overlay> kept;
+    for (const KeptRun& run : s.keptRuns)
+        kept.push_back({QString::fromStdString(run.name), run.samples});
+    plots_->restoreOverlays(std::move(kept), s.runNumber, s.currentRunKept);
+    tree_->setCircular(s.circularTree);
+    for (const std::string& name : s.collapsedClades)
+        if (int node = d.species.find(name); node >= 0) tree_->view()->setCollapsed(node, true);
+    reconciliations_->setSampling(s.sampleCount, s.sampleSeed);
     for (int f = 0; f < static_cast<int>(d.families.size()); ++f)
         if (d.families[f].name == s.selectedFamily) families_->selectFamily(f);
     if (int e = d.species.find(s.selectedSpecies); !s.selectedSpecies.empty() && e >= 0)
