@@ -5,8 +5,24 @@
 #include <QSplitter>
 #include <QToolButton>
 #include <QVBoxLayout>
+#include <QtConcurrent/QtConcurrentRun>
+#include <utility>
 
 namespace gpurec::ui {
+
+namespace {
+// The heat map's one call into the engine, on a worker thread.
+WavesPanel::HeatMapResult solveHeatMap(std::shared_ptr<const Dataset> data, const RateParameters& theta,
+                                       const SolverOptions& options, int family) {
+    WavesPanel::HeatMapResult result{data, family, std::nullopt, {}};
+    try {
+        result.stats = computeCladeStatistics(*data, theta, options, family);
+    } catch (const std::exception& e) {
+        result.error = QString::fromStdString(e.what());
+    }
+    return result;
+}
+} // namespace
 
 WavesPanel::WavesPanel(QWidget* parent) : QWidget(parent) {
     plot_ = new WavePlot;
@@ -57,7 +73,15 @@ WavesPanel::WavesPanel(QWidget* parent) : QWidget(parent) {
     connect(dag_, &CladeDagView::cladeSelected, this, [this](int clade) {
         if (clade >= 0 && family_ >= 0) emit cladeSelected(family_, clade);
     });
-    connect(colouring_, &QComboBox::currentIndexChanged, this, &WavesPanel::updateHeatMap);
+    connect(colouring_, &QComboBox::currentIndexChanged, this, [this] {
+        // The statistics hold every quantity: the shown family's colour by another one at once.
+        if (stats_ && colouring() != CladeColouring::WavePhase)
+            showHeatMap();
+        else
+            updateHeatMap();
+    });
+    connect(&heatWatcher_, &QFutureWatcher<HeatMapResult>::finished, this,
+            [this] { finishHeatMap(heatWatcher_.result()); });
     // Rates change every iteration of a run: one solve of the family per pause in the changes.
     heatTimer_.setSingleShot(true);
     heatTimer_.setInterval(300);
@@ -92,33 +116,60 @@ std::vector<double> WavesPanel::valuesOf(const CladeStatistics& stats, CladeColo
     return {};
 }
 
+WavesPanel::CladeColouring WavesPanel::colouring() const {
+    return static_cast<CladeColouring>(colouring_->currentIndex());
+}
+
 void WavesPanel::updateHeatMap() {
     heatTimer_.stop();
-    const auto colouring = static_cast<CladeColouring>(colouring_->currentIndex());
-    stats_.reset();
-    heatNote_->hide();
-    if (colouring == CladeColouring::WavePhase || !data_ || family_ < 0 || theta_.theta().empty()) {
+    if (colouring() == CladeColouring::WavePhase || !data_ || family_ < 0 || theta_.theta().empty()) {
+        stats_.reset(); // a computation still running is dropped when it ends
+        heatNote_->hide();
         dag_->setCladeValues({}, {}, {});
         return;
     }
-    try {
-        stats_ = computeCladeStatistics(*data_, theta_, options_, family_);
-    } catch (const std::exception& e) {
-        dag_->setCladeValues({}, {}, {});
-        heatNote_->setText(tr("Heat map not available: %1").arg(QString::fromStdString(e.what())));
-        heatNote_->show();
+    const QString family = QString::fromStdString(data_->families[family_].name);
+    heatNote_->setText(tr("Computing the %1 of family %2…").arg(colouring_->currentText(), family));
+    heatNote_->show();
+    if (heatComputing_) {
+        heatPending_ = true; // started with the newest family, rates and options once this one ends
         return;
     }
-    const std::vector<double> values = valuesOf(*stats_, colouring);
+    heatComputing_ = true;
+    heatWatcher_.setFuture(QtConcurrent::run(solveHeatMap, data_, theta_, options_, family_));
+}
+
+void WavesPanel::finishHeatMap(HeatMapResult result) {
+    heatComputing_ = false;
+    const bool pending = std::exchange(heatPending_, false);
+    // Another family's (or data's) statistics are stale: dropped. Older rates of this family are
+    // shown until the pending computation replaces them.
+    if (result.data == data_ && result.family == family_ && colouring() != CladeColouring::WavePhase) {
+        stats_ = std::move(result.stats);
+        if (stats_) {
+            showHeatMap();
+        } else {
+            dag_->setCladeValues({}, {}, {});
+            heatNote_->setText(tr("Heat map not available: %1").arg(result.error));
+            heatNote_->show();
+        }
+    }
+    if (pending) updateHeatMap();
+}
+
+void WavesPanel::showHeatMap() {
+    const CladeColouring chosen = colouring();
+    const std::vector<double> values = valuesOf(*stats_, chosen);
     // Posterior probabilities on their whole range, so that colours compare between families.
     const ColourScale scale =
-        colouring == CladeColouring::Posterior ? ColourScale(0, 1, false) : ColourScale::fit(values, false);
+        chosen == CladeColouring::Posterior ? ColourScale(0, 1, false) : ColourScale::fit(values, false);
     dag_->setCladeValues(values, scale, colouring_->currentText());
     heatNote_->setText(tr("Colours: %1 of each clade from the CPU reference solve of this family at the "
                           "current rates (also when the engine runs on a GPU, whose solver has no per-clade "
                           "iterations). Hover a clade for its value.")
                            .arg(colouring_->currentText()));
     heatNote_->show();
+    emit heatMapShown();
 }
 
 void WavesPanel::setDataset(std::shared_ptr<const Dataset> data, std::shared_ptr<const WaveSchedule> waves) {
@@ -142,6 +193,7 @@ void WavesPanel::setSelectedFamily(int family) {
     }
     const GeneFamily& f = data_->families[family];
     dag_->setFamily(&f);
+    stats_.reset(); // the previous family's
     updateHeatMap();
     caption_->setText(
         tr("Family %1: %2 clades, %3 splits. Columns are waves (single genes on the left, the whole "
