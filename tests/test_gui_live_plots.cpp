@@ -402,9 +402,9 @@ class GuiLivePlots : public QObject {
         const int second = first == 0 ? 1 : 0;
         const CladeStatistics expected =
             computeCladeStatistics(*w.dataset(), w.session().parameters(), w.knobsPanel()->options(), second);
-        QVERIFY(expected.posterior !=
-                computeCladeStatistics(*w.dataset(), w.session().parameters(), w.knobsPanel()->options(), first)
-                    .posterior);
+        QVERIFY(expected.posterior != computeCladeStatistics(*w.dataset(), w.session().parameters(),
+                                                             w.knobsPanel()->options(), first)
+                                          .posterior);
 
         QSignalSpy shown(waves, &WavesPanel::heatMapShown);
         w.familiesPanel()->selectFamily(first);

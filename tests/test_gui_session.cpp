@@ -190,8 +190,9 @@ class GuiSession : public QObject {
         s.rowNames = {"global"};
         s.theta = {-1.5, -2.25, -3};
         s.history = {iterationSample(0, 1, 900), iterationSample(1, 4, 850.5)};
-        s.keptRuns = {{"run 1: converged schedule, L-BFGS-B", {iterationSample(0, 1, 910)}},
-                      {"run 2: AleRax schedule, Adam", {iterationSample(0, 1, 905), iterationSample(1, 2, 880)}}};
+        s.keptRuns = {
+            {"run 1: converged schedule, L-BFGS-B", {iterationSample(0, 1, 910)}},
+            {"run 2: AleRax schedule, Adam", {iterationSample(0, 1, 905), iterationSample(1, 2, 880)}}};
         for (KeptRun& run : s.keptRuns)
             for (IterationSample& sample : run.samples)
                 sample.theta.clear(); // as the plots keep them
@@ -300,7 +301,8 @@ class GuiSession : public QObject {
         QVERIFY(view->circular());
         QVERIFY(w.speciesTreePanel()->findChild<QCheckBox*>("circularLayout")->isChecked());
         for (int node = 0; node < w.dataset()->species.size(); ++node)
-            QCOMPARE(view->isCollapsed(node), std::find(collapsed.begin(), collapsed.end(), node) != collapsed.end());
+            QCOMPARE(view->isCollapsed(node),
+                     std::find(collapsed.begin(), collapsed.end(), node) != collapsed.end());
 
         LivePlots* plots = w.livePlots();
         QVERIFY(sameSamples(plots->samples(), history));

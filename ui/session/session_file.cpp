@@ -86,7 +86,8 @@ json plotsToJson(const SessionState& s) {
 
 void readPlots(const json& j, int version, SessionState& s) {
     for (const json& run : j.at("kept_runs"))
-        s.keptRuns.push_back({run.at("name").get<std::string>(), historyFromJson(run.at("history"), version)});
+        s.keptRuns.push_back(
+            {run.at("name").get<std::string>(), historyFromJson(run.at("history"), version)});
     s.runNumber = j.at("run_number").get<int>();
     if (s.runNumber < 0) throw std::runtime_error("\"run_number\" is negative");
     s.currentRunKept = j.at("current_run_kept").get<bool>();
