@@ -3,12 +3,12 @@
 // through the window's real load path, showing the window as the active one and clicking like a
 // user (the suites are built with QTEST_QPA_MOUSE_HANDLING: clicks go through the window system
 // to whatever is drawn at that point, and move focus), reading plot data, typing into fields.
-#include "families_panel.hpp"
-#include "reconciliation_panel.hpp"
-#include "run_panel.hpp"
-#include "species_tree_panel.hpp"
+#include "panels/families_panel.hpp"
+#include "panels/reconciliation_panel.hpp"
+#include "panels/run_panel.hpp"
+#include "panels/species_tree_panel.hpp"
 #include "support.hpp"
-#include "workbench_window.hpp"
+#include "window/workbench_window.hpp"
 
 #include <QApplication>
 #include <QDockWidget>

@@ -4,14 +4,14 @@
 // table to the families with events on that branch; several selected families are drawn in
 // distinct colours, one family's gene lineages each in its own; selecting a family draws its
 // consensus with the fraction of samples holding each event; the tables stay readable at 1600×1000.
-#include "families_panel.hpp"
 #include "gui_test_support.hpp"
+#include "panels/families_panel.hpp"
+#include "panels/reconciliation_panel.hpp"
+#include "panels/run_panel.hpp"
+#include "panels/species_tree_panel.hpp"
 #include "recon/consensus.hpp"
 #include "recon/recon_summary.hpp"
-#include "reconciliation_panel.hpp"
-#include "run_panel.hpp"
-#include "species_tree_panel.hpp"
-#include "workbench_window.hpp"
+#include "window/workbench_window.hpp"
 
 #include <QComboBox>
 #include <QGraphicsPathItem>

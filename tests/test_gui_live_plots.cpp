@@ -1,17 +1,17 @@
 // Plots for convergence debugging: the live plots' loss gap, x axes, kept zoom, log floors and
 // tooltips; run-versus-run overlays; the per-family convergence table of a genewise fit; the clade
 // heat map against the core's per-clade statistics.
-#include "clade_dag_view.hpp"
-#include "colour_scale.hpp"
-#include "convergence_table.hpp"
+#include "colours/colour_scale.hpp"
 #include "engine/clade_statistics.hpp"
-#include "families_panel.hpp"
 #include "gui_test_support.hpp"
-#include "live_plots.hpp"
-#include "run_panel.hpp"
-#include "solver_knobs_panel.hpp"
-#include "waves_panel.hpp"
-#include "workbench_window.hpp"
+#include "panels/convergence_table.hpp"
+#include "panels/families_panel.hpp"
+#include "panels/run_panel.hpp"
+#include "panels/solver_knobs_panel.hpp"
+#include "panels/waves_panel.hpp"
+#include "plots/live_plots.hpp"
+#include "views/clade_dag_view.hpp"
+#include "window/workbench_window.hpp"
 
 #include <QComboBox>
 #include <QLabel>
@@ -348,9 +348,9 @@ class GuiLivePlots : public QObject {
 
         const CladeStatistics core =
             computeCladeStatistics(*w.dataset(), w.session().parameters(), w.knobsPanel()->options(), family);
-        waves->colouringBox()->setCurrentIndex(2); // posterior probability
+        waves->colouringBox()->setCurrentIndex(2); // posterior probability, computed off the GUI thread
+        QTRY_VERIFY_WITH_TIMEOUT(waves->cladeStatistics().has_value(), kTimeoutMs);
         QVERIFY(dag->showsValues());
-        QVERIFY(waves->cladeStatistics().has_value());
         QCOMPARE(waves->cladeStatistics()->posterior, core.posterior);
         const ColourScale posteriorScale(0, 1, false);
         for (int c = 0; c < clades; ++c) {
@@ -382,6 +382,53 @@ class GuiLivePlots : public QObject {
         waves->colouringBox()->setCurrentIndex(0); // back to wave phases
         QVERIFY(!dag->showsValues());
         QVERIFY(dag->cladeColour(root) != posteriorScale.colour(1.0));
+    }
+
+    // The heat map is computed off the GUI thread: of two families selected one right after the
+    // other, the second's statistics are shown and the first's, arriving late, are dropped.
+    void heatMapShowsTheLastSelectedFamily() {
+        WorkbenchWindow w;
+        QVERIFY(test::showActive(w));
+        QVERIFY(loadInto(w, teachingRequest()));
+        WavesPanel* waves = w.wavesPanel();
+        w.viewTabs()->setCurrentWidget(waves);
+        waves->colouringBox()->setCurrentIndex(2); // posterior probability; no family yet: nothing to do
+        QVERIFY(!waves->heatMapComputing());
+        // First the family with the most clades (the longest solve), then another.
+        const std::vector<GeneFamily>& families = w.dataset()->families;
+        int first = 0;
+        for (int f = 1; f < static_cast<int>(families.size()); ++f)
+            if (families[f].clades.cladeCount() > families[first].clades.cladeCount()) first = f;
+        const int second = first == 0 ? 1 : 0;
+        const CladeStatistics expected =
+            computeCladeStatistics(*w.dataset(), w.session().parameters(), w.knobsPanel()->options(), second);
+        QVERIFY(expected.posterior != computeCladeStatistics(*w.dataset(), w.session().parameters(),
+                                                             w.knobsPanel()->options(), first)
+                                          .posterior);
+
+        QSignalSpy shown(waves, &WavesPanel::heatMapShown);
+        w.familiesPanel()->selectFamily(first);
+        QVERIFY(waves->heatMapComputing()); // the selection did not wait for the solve
+        w.familiesPanel()->selectFamily(second);
+        QVERIFY(waves->heatMapComputing());
+        auto* note = waves->findChild<QLabel*>("heatMapNote");
+        QVERIFY(note->isVisible());
+        QVERIFY2(note->text().startsWith(QString("Computing the posterior probability of family %1")
+                                             .arg(QString::fromStdString(families[second].name))),
+                 qPrintable(note->text()));
+        QVERIFY(!waves->dag()->showsValues());
+
+        QTRY_VERIFY_WITH_TIMEOUT(!waves->heatMapComputing(), kTimeoutMs);
+        QCOMPARE(shown.count(), 1);
+        QVERIFY(waves->cladeStatistics().has_value());
+        QCOMPARE(waves->cladeStatistics()->posterior, expected.posterior);
+        CladeDagView* dag = waves->dag();
+        QCOMPARE(dag->cladeItemCount(), families[second].clades.cladeCount());
+        QVERIFY(dag->showsValues());
+        const ColourScale scale(0, 1, false);
+        for (int c = 0; c < dag->cladeItemCount(); ++c)
+            QCOMPARE(dag->cladeColour(c), scale.colour(expected.posterior[c]));
+        QVERIFY2(note->text().startsWith("Colours: posterior probability"), qPrintable(note->text()));
     }
 };
 

@@ -2,7 +2,7 @@
 // CIEDE2000 difference is checked against Sharma, Wu and Dalal's published pairs, the dichromacy
 // simulation against what it must do (greys unchanged, red and green merged for a deuteranope),
 // and every pair of palette colours against a floor under normal vision and each simulation.
-#include "colour_vision.hpp"
+#include "colours/colour_vision.hpp"
 
 #include <QtTest>
 

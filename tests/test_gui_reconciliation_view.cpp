@@ -2,8 +2,8 @@
 // screen size at any zoom, Fit fills the view's width with readable rows and follows resizes
 // until the user zooms, transfer arcs carry arrowheads and aggregated arcs their frequencies.
 #include "recon/recon_summary.hpp"
-#include "reconciliation_view.hpp"
 #include "support.hpp"
+#include "views/reconciliation_view.hpp"
 
 #include <QGraphicsItem>
 #include <QGraphicsPathItem>

@@ -1,20 +1,25 @@
-// Nothing lost: sampled reconciliations kept in sessions (format 3, format 2 still read), and the
-// autosave offered back after a workbench was killed (a real gpurec-workbench process, SIGKILL).
-#include "crash_recovery.hpp"
+// Nothing lost: sampled reconciliations kept in sessions (format 3, format 2 still read), the kept
+// runs, the species tree's layout and the sampling settings (format 4), and the autosave offered
+// back after a workbench was killed (a real gpurec-workbench process, SIGKILL).
 #include "gui_test_support.hpp"
-#include "live_plots.hpp"
-#include "problems_panel.hpp"
+#include "panels/problems_panel.hpp"
+#include "panels/run_panel.hpp"
+#include "panels/solver_knobs_panel.hpp"
+#include "panels/species_tree_panel.hpp"
+#include "plots/live_plots.hpp"
 #include "recon/recphyloxml.hpp"
-#include "run_panel.hpp"
-#include "save_file.hpp"
-#include "session_file.hpp"
-#include "solver_knobs_panel.hpp"
-#include "workbench_window.hpp"
+#include "session/crash_recovery.hpp"
+#include "session/save_file.hpp"
+#include "session/session_file.hpp"
+#include "window/workbench_window.hpp"
 
+#include <QCheckBox>
 #include <QComboBox>
 #include <QFile>
 #include <QLabel>
 #include <QProcess>
+#include <QSpinBox>
+#include <algorithm>
 #include <nlohmann/json.hpp>
 
 using namespace gpurec;
@@ -65,6 +70,27 @@ bool openAndWait(WorkbenchWindow& w, const QString& path) {
     return opened.wait(kGuiTimeoutMs) && opened.at(0).at(0).toBool();
 }
 
+IterationSample iterationSample(int iteration, int evaluations, double nllBits) {
+    IterationSample s;
+    s.iteration = iteration;
+    s.evaluations = evaluations;
+    s.nllBits = nllBits;
+    s.gradNorm = nllBits / 100;
+    s.theta = {-1.5, -2.25, -3};
+    s.seconds = 0.125 * iteration;
+    s.stats.eIterations = iteration + 2;
+    return s;
+}
+
+// Compares what sessions keep of an iteration (not its per-family searches).
+bool sameSamples(const std::vector<IterationSample>& a, const std::vector<IterationSample>& b) {
+    return std::equal(a.begin(), a.end(), b.begin(), b.end(), [](const auto& x, const auto& y) {
+        return x.iteration == y.iteration && x.evaluations == y.evaluations && x.nllBits == y.nllBits &&
+               x.gradNorm == y.gradNorm && x.theta == y.theta && x.seconds == y.seconds &&
+               x.stats.eIterations == y.stats.eIterations;
+    });
+}
+
 nlohmann::json readJson(const QString& path) {
     QFile file(path);
     if (!file.open(QIODevice::ReadOnly)) return {};
@@ -101,7 +127,7 @@ class GuiSession : public QObject {
         QCOMPARE(before.families, (std::vector<int>{2, 5}));
         QCOMPARE(before.samples.size(), std::size_t{2});
         const nlohmann::json file = readJson(path);
-        QCOMPARE(file.at("version").get<int>(), 3);
+        QCOMPARE(file.at("version").get<int>(), kSessionFormatVersion);
         QCOMPARE(file.at("reconciliations").at("families").size(), std::size_t{2});
         QCOMPARE(file.at("reconciliations").at("families")[0].at("samples").size(), std::size_t{6});
 
@@ -127,7 +153,7 @@ class GuiSession : public QObject {
             theta = w.session().parameters().theta();
             QVERIFY(w.saveSession(dir + "/three.json"));
         }
-        // Format 2 is format 3 without the reconciliations.
+        // Format 2 is this without the reconciliations (a format 2 reader skips format 4's fields).
         nlohmann::json two = readJson(dir + "/three.json");
         two["version"] = 2;
         two.erase("reconciliations");
@@ -156,6 +182,154 @@ class GuiSession : public QObject {
                          .arg(dir, QString::fromStdString(w.dataset()->families[5].name))
                          .arg(species));
         }
+    }
+
+    // Format 4's additions, each through the JSON and back; format 3 files read them as defaults.
+    void formatFourFieldsRoundTrip() {
+        SessionState s;
+        s.rowNames = {"global"};
+        s.theta = {-1.5, -2.25, -3};
+        s.history = {iterationSample(0, 1, 900), iterationSample(1, 4, 850.5)};
+        s.keptRuns = {
+            {"run 1: converged schedule, L-BFGS-B", {iterationSample(0, 1, 910)}},
+            {"run 2: AleRax schedule, Adam", {iterationSample(0, 1, 905), iterationSample(1, 2, 880)}}};
+        for (KeptRun& run : s.keptRuns)
+            for (IterationSample& sample : run.samples)
+                sample.theta.clear(); // as the plots keep them
+        s.runNumber = 3;
+        s.currentRunKept = true;
+        s.circularTree = true;
+        s.collapsedClades = {"n3", "leaf name"};
+        s.sampleCount = 37;
+        s.sampleSeed = 424242;
+        const nlohmann::json json = sessionToJson(s);
+        QCOMPARE(json.at("version").get<int>(), 4);
+        const SessionState back = sessionFromJson(json);
+        QVERIFY(sameSamples(back.history, s.history));
+        QCOMPARE(back.history[1].evaluations, 4);
+        QCOMPARE(back.keptRuns.size(), s.keptRuns.size());
+        for (std::size_t r = 0; r < s.keptRuns.size(); ++r) {
+            QCOMPARE(back.keptRuns[r].name, s.keptRuns[r].name);
+            QVERIFY(sameSamples(back.keptRuns[r].samples, s.keptRuns[r].samples));
+        }
+        QCOMPARE(back.keptRuns[1].samples[1].evaluations, 2);
+        QCOMPARE(back.runNumber, 3);
+        QCOMPARE(back.currentRunKept, true);
+        QCOMPARE(back.circularTree, true);
+        QCOMPARE(back.collapsedClades, s.collapsedClades);
+        QCOMPARE(back.sampleCount, 37);
+        QCOMPARE(back.sampleSeed, std::uint64_t{424242});
+        QVERIFY(sessionToJson(back) == json);
+
+        // Format 3: none of these fields; evaluations read as 0, the rest as a new window has them.
+        nlohmann::json three = json;
+        three["version"] = 3;
+        three.erase("plots");
+        three.erase("species_tree");
+        three["reconciliations"].erase("sample_count");
+        three["reconciliations"].erase("seed");
+        for (nlohmann::json& h : three["history"])
+            h.erase("evaluations");
+        const SessionState old = sessionFromJson(three);
+        QVERIFY(sameSamples({old.history[1]}, {iterationSample(1, 0, 850.5)}));
+        QVERIFY(old.keptRuns.empty());
+        QCOMPARE(old.runNumber, 0);
+        QCOMPARE(old.currentRunKept, false);
+        QCOMPARE(old.circularTree, false);
+        QVERIFY(old.collapsedClades.empty());
+        QCOMPARE(old.sampleCount, SamplingSettings{}.samples);
+        QCOMPARE(old.sampleSeed, SamplingSettings{}.seed);
+
+        // Format 4 without them, or with impossible values, is refused with the field named.
+        auto refused = [](const nlohmann::json& j, const std::string& says) {
+            try {
+                sessionFromJson(j);
+            } catch (const std::exception& e) {
+                return std::string(e.what()).find(says) != std::string::npos;
+            }
+            return false;
+        };
+        nlohmann::json noPlots = json;
+        noPlots.erase("plots");
+        QVERIFY(refused(noPlots, "plots"));
+        nlohmann::json zeroCount = json;
+        zeroCount["reconciliations"]["sample_count"] = 0;
+        QVERIFY(refused(zeroCount, "\"sample_count\" must be at least 1"));
+        nlohmann::json badSeed = json;
+        badSeed["reconciliations"]["seed"] = -5;
+        QVERIFY(refused(badSeed, "\"seed\" must be a whole number ≥ 0"));
+        nlohmann::json badRun = json;
+        badRun["plots"]["run_number"] = -1;
+        QVERIFY(refused(badRun, "\"run_number\" is negative"));
+        nlohmann::json noEvaluations = json;
+        noEvaluations["history"][0].erase("evaluations");
+        QVERIFY(refused(noEvaluations, "evaluations"));
+    }
+
+    // The species tree's layout and collapsed clades, the kept run and the sampling settings come
+    // back into a shown window: the view draws them, the plots overlay the kept run.
+    void viewsKeptRunsAndSamplingComeBackIntoAVisibleWindow() {
+        const QString path = QString::fromStdString(test::temporaryFolder("gui_session_views")) + "/s.json";
+        std::vector<IterationSample> history;
+        QString keptName;
+        std::vector<int> collapsed;
+        {
+            WorkbenchWindow w;
+            QVERIFY(makeRun(w)); // 6 samples per family: not the default count
+            QVERIFY(w.livePlots()->keepAsOverlay());
+            keptName = w.livePlots()->overlays().front().name;
+            history = w.livePlots()->samples();
+            QVERIFY(history.size() >= 2);
+            QVERIFY(history.back().evaluations > history.front().evaluations);
+            w.speciesTreePanel()->findChild<QCheckBox*>("circularLayout")->setChecked(true);
+            const SpeciesTree& tree = w.dataset()->species;
+            collapsed = {tree.left(tree.root()), tree.right(tree.right(tree.root()))};
+            for (int node : collapsed) {
+                QVERIFY(!tree.isLeaf(node));
+                w.speciesTreePanel()->view()->setCollapsed(node, true);
+            }
+            w.reconciliationPanel()->findChild<QSpinBox*>("sampleSeed")->setValue(777);
+            QVERIFY(w.saveSession(path));
+        }
+        QCOMPARE(readJson(path).at("version").get<int>(), 4);
+
+        WorkbenchWindow w;
+        QVERIFY(test::showActive(w));
+        QVERIFY(openAndWait(w, path));
+        SpeciesTreeView* view = w.speciesTreePanel()->view();
+        QVERIFY(view->isVisible());
+        QVERIFY(view->circular());
+        QVERIFY(w.speciesTreePanel()->findChild<QCheckBox*>("circularLayout")->isChecked());
+        for (int node = 0; node < w.dataset()->species.size(); ++node)
+            QCOMPARE(view->isCollapsed(node),
+                     std::find(collapsed.begin(), collapsed.end(), node) != collapsed.end());
+
+        LivePlots* plots = w.livePlots();
+        QVERIFY(sameSamples(plots->samples(), history));
+        QCOMPARE(plots->overlays().size(), std::size_t{1});
+        QCOMPARE(plots->overlays().front().name, keptName);
+        std::vector<IterationSample> withoutRates = history;
+        for (IterationSample& sample : withoutRates)
+            sample.theta.clear();
+        QVERIFY(sameSamples(plots->overlays().front().samples, withoutRates));
+        // Drawn: the loss plot has the kept run's line with a point per iteration.
+        plots->replotNow();
+        bool drawn = false;
+        for (int g = 0; g < plots->lossPlot()->graphCount(); ++g)
+            drawn = drawn || (plots->lossPlot()->graph(g)->name() == keptName &&
+                              plots->lossPlot()->graph(g)->dataCount() == static_cast<int>(history.size()));
+        QVERIFY(drawn);
+        // The current run is that kept run: not offered again, but its overlay can be cleared.
+        QVERIFY(plots->currentRunKept());
+        QVERIFY(!plots->keepOverlayButton()->isEnabled());
+        QVERIFY(plots->clearOverlaysButton()->isEnabled());
+        // Plotted against evaluations, the points stand where the run put them.
+        plots->setXAxis(LivePlots::XAxis::Evaluations);
+        QCOMPARE(test::plotKeys(plots->lossPlot(), 0).back(), double(history.back().evaluations));
+
+        QCOMPARE(w.reconciliationPanel()->sampleCount(), 6);
+        QCOMPARE(w.reconciliationPanel()->findChild<QSpinBox*>("sampleCount")->value(), 6);
+        QCOMPARE(w.reconciliationPanel()->sampleSeed(), std::uint64_t{777});
     }
 
     void killedWorkbenchIsOfferedBackOnTheNextStart() {

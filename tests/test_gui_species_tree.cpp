@@ -3,9 +3,9 @@
 // selects named species and cycles through partial matches, the circular layout keeps the tree's
 // geometry, and at 1,331 nodes the leaf names are readable or hidden with the names on hover.
 #include "gui_test_support.hpp"
+#include "panels/species_tree_panel.hpp"
 #include "simulated_data.hpp"
-#include "species_tree_panel.hpp"
-#include "species_tree_view.hpp"
+#include "views/species_tree_view.hpp"
 
 #include <QAbstractItemView>
 #include <QCompleter>

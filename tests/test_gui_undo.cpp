@@ -2,10 +2,10 @@
 // solver option edits (merged when consecutive, also during a run), rate resets, mode and method
 // changes and optimisations, each restoring exactly the state before.
 #include "gui_test_support.hpp"
-#include "live_plots.hpp"
-#include "run_panel.hpp"
-#include "solver_knobs_panel.hpp"
-#include "workbench_window.hpp"
+#include "panels/run_panel.hpp"
+#include "panels/solver_knobs_panel.hpp"
+#include "plots/live_plots.hpp"
+#include "window/workbench_window.hpp"
 
 #include <QAction>
 #include <QComboBox>

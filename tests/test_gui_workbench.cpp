@@ -1,15 +1,15 @@
 // The workbench driven like a user: real load path, real buttons, real engine on its worker thread.
 #include "engine/family_solver.hpp"
-#include "families_panel.hpp"
 #include "gui_test_support.hpp"
-#include "input_discovery.hpp"
-#include "live_plots.hpp"
-#include "problems_panel.hpp"
-#include "run_panel.hpp"
-#include "solver_knobs_panel.hpp"
-#include "species_tree_panel.hpp"
-#include "waves_panel.hpp"
-#include "workbench_window.hpp"
+#include "input/input_discovery.hpp"
+#include "panels/families_panel.hpp"
+#include "panels/problems_panel.hpp"
+#include "panels/run_panel.hpp"
+#include "panels/solver_knobs_panel.hpp"
+#include "panels/species_tree_panel.hpp"
+#include "panels/waves_panel.hpp"
+#include "plots/live_plots.hpp"
+#include "window/workbench_window.hpp"
 
 #include <QComboBox>
 #include <QDockWidget>

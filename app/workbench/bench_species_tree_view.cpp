@@ -6,8 +6,8 @@
 //
 // --pictures saves what the view shows after Fit in both layouts and with a clade collapsed, to
 // look at the names' readability.
-#include "save_file.hpp"
-#include "species_tree_view.hpp"
+#include "session/save_file.hpp"
+#include "views/species_tree_view.hpp"
 
 #include <QApplication>
 #include <QElapsedTimer>

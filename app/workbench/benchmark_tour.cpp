@@ -1,11 +1,11 @@
 #include "benchmark_tour.hpp"
 
 #include "event_wait.hpp"
-#include "families_panel.hpp"
 #include "io/output_file.hpp"
-#include "run_panel.hpp"
-#include "species_tree_panel.hpp"
-#include "species_tree_view.hpp"
+#include "panels/families_panel.hpp"
+#include "panels/run_panel.hpp"
+#include "panels/species_tree_panel.hpp"
+#include "views/species_tree_view.hpp"
 
 #include <QApplication>
 #include <QElapsedTimer>

@@ -1,7 +1,7 @@
 #pragma once
 // Measures the workbench as a user meets it on large data: load time and memory, how long the
 // event loop stalls while loading, frame times of pan and zoom, and the time per optimiser iteration.
-#include "workbench_window.hpp"
+#include "window/workbench_window.hpp"
 
 namespace gpurec::ui {
 

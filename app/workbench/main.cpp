@@ -2,10 +2,10 @@
 // with -s and families with -f, or files and folders to recognise), a session, or starts empty.
 // After a run that did not exit cleanly it first offers to restore the autosaved session.
 #include "benchmark_tour.hpp"
-#include "crash_recovery.hpp"
-#include "run_panel.hpp"
+#include "panels/run_panel.hpp"
 #include "screenshot_tour.hpp"
-#include "workbench_window.hpp"
+#include "session/crash_recovery.hpp"
+#include "window/workbench_window.hpp"
 
 #include <QApplication>
 #include <QCommandLineParser>

@@ -1,15 +1,15 @@
 #include "screenshot_tour.hpp"
 
 #include "event_wait.hpp"
-#include "families_panel.hpp"
+#include "input/open_input_dialog.hpp"
 #include "io/families_file.hpp"
-#include "live_plots.hpp"
-#include "open_input_dialog.hpp"
-#include "reconciliation_panel.hpp"
-#include "run_panel.hpp"
-#include "solver_knobs_panel.hpp"
-#include "species_tree_panel.hpp"
-#include "waves_panel.hpp"
+#include "panels/families_panel.hpp"
+#include "panels/reconciliation_panel.hpp"
+#include "panels/run_panel.hpp"
+#include "panels/solver_knobs_panel.hpp"
+#include "panels/species_tree_panel.hpp"
+#include "panels/waves_panel.hpp"
+#include "plots/live_plots.hpp"
 
 #include <QDir>
 #include <QDockWidget>

@@ -1,6 +1,6 @@
 #pragma once
 // Drives the workbench through the views shown in docs/user-guide.md and saves one PNG per view.
-#include "workbench_window.hpp"
+#include "window/workbench_window.hpp"
 
 namespace gpurec::ui {
 

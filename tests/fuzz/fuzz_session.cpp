@@ -2,7 +2,7 @@
 // then every field). Anything wrong must be a std::runtime_error naming the file, and a session it
 // accepts must survive being written and read again.
 #include "fuzz_support.hpp"
-#include "session_file.hpp"
+#include "session/session_file.hpp"
 
 #include <cstdint>
 #include <stdexcept>

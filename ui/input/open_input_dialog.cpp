@@ -1,0 +1,182 @@
+#include "input/open_input_dialog.hpp"
+
+#include <QComboBox>
+#include <QDialogButtonBox>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QFormLayout>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QLineEdit>
+#include <QListWidget>
+#include <QPushButton>
+#include <QSpinBox>
+#include <QVBoxLayout>
+
+namespace gpurec::ui {
+
+namespace {
+constexpr int kMappingRole = Qt::UserRole + 1;
+const char* kTreeFilter = "Trees (*.nwk *.newick *.tree *.trees *.tre *.nhx *.treefile);;All files (*)";
+
+QWidget* withBrowse(QLineEdit* edit, QPushButton* browse) {
+    auto* row = new QWidget;
+    auto* layout = new QHBoxLayout(row);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->addWidget(edit, 1);
+    layout->addWidget(browse);
+    return row;
+}
+} // namespace
+
+OpenInputDialog::OpenInputDialog(QWidget* parent) : QDialog(parent) {
+    setWindowTitle(tr("Open data"));
+    species_ = new QLineEdit;
+    species_->setObjectName("speciesTreePath");
+    species_->setAccessibleName(tr("Species tree"));
+    families_ = new QLineEdit;
+    families_->setObjectName("familiesFilePath");
+    families_->setAccessibleName(tr("Families file"));
+    families_->setPlaceholderText(
+        tr("AleRax families file (optional when gene-tree files are listed below)"));
+    auto* browseSpecies = new QPushButton(tr("Browse…"));
+    auto* browseFamilies = new QPushButton(tr("Browse…"));
+    geneTrees_ = new QListWidget;
+    geneTrees_->setObjectName("geneTreeList");
+    geneTrees_->setSelectionMode(QAbstractItemView::ExtendedSelection);
+    auto* addFiles = new QPushButton(tr("Add files…"));
+    auto* addFolder = new QPushButton(tr("Add folder…"));
+    auto* removeSelected = new QPushButton(tr("Remove"));
+    rooting_ = new QComboBox;
+    rooting_->addItem(tr("all rootings, weighted equally (AleRax default)"), false);
+    rooting_->addItem(tr("as rooted in the files"), true);
+    constraint_ = new QComboBox;
+    constraint_->addItem(tr("not to an ancestor (PARENTS, AleRax default)"), "PARENTS");
+    constraint_->addItem(tr("to any other branch (NONE)"), "NONE");
+    minCovered_ = new QSpinBox;
+    minCovered_->setRange(1, 100000);
+    minCovered_->setValue(4);
+    minCovered_->setToolTip(
+        tr("Families whose genes cover fewer species are left out (listed under Problems)"));
+
+    auto* form = new QFormLayout;
+    form->addRow(tr("Species tree"), withBrowse(species_, browseSpecies));
+    form->addRow(tr("Families file"), withBrowse(families_, browseFamilies));
+    auto* listButtons = new QVBoxLayout;
+    listButtons->addWidget(addFiles);
+    listButtons->addWidget(addFolder);
+    listButtons->addWidget(removeSelected);
+    listButtons->addStretch(1);
+    auto* listRow = new QHBoxLayout;
+    listRow->addWidget(geneTrees_, 1);
+    listRow->addLayout(listButtons);
+    form->addRow(tr("Gene-tree files"), listRow);
+    auto* hint = new QLabel(
+        tr("One family per file. A mapping file with the same name (fam1.nwk + fam1.link, .map or "
+           ".mapping) is used when present; otherwise a gene's species is its name up to the first '_'."));
+    hint->setWordWrap(true);
+    form->addRow(QString(), hint);
+    form->addRow(tr("Gene-tree rooting"), rooting_);
+    form->addRow(tr("Transfers go"), constraint_);
+    form->addRow(tr("Minimum species per family"), minCovered_);
+    buttons_ = new QDialogButtonBox(QDialogButtonBox::Open | QDialogButtonBox::Cancel);
+    auto* layout = new QVBoxLayout(this);
+    layout->addLayout(form);
+    layout->addWidget(buttons_);
+    resize(720, 520);
+
+    connect(browseSpecies, &QPushButton::clicked, this, [this] {
+        QString path =
+            QFileDialog::getOpenFileName(this, tr("Species tree"), species_->text(), tr(kTreeFilter));
+        if (!path.isEmpty()) species_->setText(path);
+    });
+    connect(browseFamilies, &QPushButton::clicked, this, [this] {
+        QString path = QFileDialog::getOpenFileName(this, tr("Families file"), families_->text());
+        if (!path.isEmpty()) families_->setText(path);
+    });
+    connect(addFiles, &QPushButton::clicked, this, [this] {
+        QStringList paths = QFileDialog::getOpenFileNames(this, tr("Gene-tree files"), {}, tr(kTreeFilter));
+        QStringList mappings;
+        for (const QString& p : paths)
+            mappings << mappingFor(p);
+        addGeneTrees(paths, mappings);
+    });
+    connect(addFolder, &QPushButton::clicked, this, [this] {
+        QString folder = QFileDialog::getExistingDirectory(this, tr("Folder of gene-tree files"));
+        if (folder.isEmpty()) return;
+        QStringList trees = treeFilesIn(folder), mappings;
+        for (const QString& t : trees)
+            mappings << mappingFor(t);
+        addGeneTrees(trees, mappings);
+    });
+    connect(removeSelected, &QPushButton::clicked, this, [this] {
+        qDeleteAll(geneTrees_->selectedItems());
+        updateOk();
+    });
+    connect(species_, &QLineEdit::textChanged, this, &OpenInputDialog::updateOk);
+    connect(families_, &QLineEdit::textChanged, this, &OpenInputDialog::updateOk);
+    connect(buttons_, &QDialogButtonBox::accepted, this, &QDialog::accept);
+    connect(buttons_, &QDialogButtonBox::rejected, this, &QDialog::reject);
+    updateOk();
+}
+
+void OpenInputDialog::addGeneTrees(const QStringList& trees, const QStringList& mappings) {
+    for (int i = 0; i < trees.size(); ++i) {
+        const QString mapping = i < mappings.size() ? mappings[i] : QString();
+        auto* item = new QListWidgetItem(
+            mapping.isEmpty() ? trees[i]
+                              : QString("%1   [mapping: %2]").arg(trees[i], QFileInfo(mapping).fileName()));
+        item->setData(Qt::UserRole, trees[i]);
+        item->setData(kMappingRole, mapping);
+        geneTrees_->addItem(item);
+    }
+    updateOk();
+}
+
+void OpenInputDialog::addDiscovered(const DiscoveredInput& input) {
+    if (!input.speciesTree.isEmpty()) species_->setText(input.speciesTree);
+    if (!input.familiesFile.isEmpty()) families_->setText(input.familiesFile);
+    addGeneTrees(input.geneTrees, input.mappings);
+}
+
+void OpenInputDialog::setRequest(const LoadRequest& r) {
+    species_->setText(QString::fromStdString(r.paths.speciesTree));
+    families_->setText(QString::fromStdString(r.paths.familiesFile));
+    geneTrees_->clear();
+    QStringList trees, mappings;
+    for (std::size_t i = 0; i < r.paths.geneTrees.size(); ++i) {
+        trees << QString::fromStdString(r.paths.geneTrees[i]);
+        mappings << (i < r.paths.geneTreeMappings.size() ? QString::fromStdString(r.paths.geneTreeMappings[i])
+                                                         : QString());
+    }
+    addGeneTrees(trees, mappings);
+    rooting_->setCurrentIndex(r.options.rooting == GeneTreeRooting::Rooted ? 1 : 0);
+    constraint_->setCurrentIndex(r.constraint == TransferConstraint::None ? 1 : 0);
+    minCovered_->setValue(r.options.minCoveredSpecies);
+}
+
+LoadRequest OpenInputDialog::request() const {
+    LoadRequest r;
+    r.paths.speciesTree = species_->text().trimmed().toStdString();
+    r.paths.familiesFile = families_->text().trimmed().toStdString();
+    bool anyMapping = false;
+    for (int i = 0; i < geneTrees_->count(); ++i) {
+        r.paths.geneTrees.push_back(geneTrees_->item(i)->data(Qt::UserRole).toString().toStdString());
+        r.paths.geneTreeMappings.push_back(geneTrees_->item(i)->data(kMappingRole).toString().toStdString());
+        anyMapping = anyMapping || !r.paths.geneTreeMappings.back().empty();
+    }
+    if (!anyMapping) r.paths.geneTreeMappings.clear();
+    r.options.rooting =
+        rooting_->currentData().toBool() ? GeneTreeRooting::Rooted : GeneTreeRooting::Unrooted;
+    r.options.minCoveredSpecies = minCovered_->value();
+    r.constraint = parseTransferConstraint(constraint_->currentData().toString().toStdString());
+    return r;
+}
+
+void OpenInputDialog::updateOk() {
+    const bool ok = !species_->text().trimmed().isEmpty() &&
+                    (!families_->text().trimmed().isEmpty() || geneTrees_->count() > 0);
+    buttons_->button(QDialogButtonBox::Open)->setEnabled(ok);
+}
+
+} // namespace gpurec::ui

@@ -1,0 +1,36 @@
+#pragma once
+// "Open data": a species tree plus an AleRax families file and/or gene-tree files (with their
+// mapping files), and the loading options.
+#include "input/input_discovery.hpp"
+#include "input/input_loader.hpp"
+
+#include <QDialog>
+
+class QComboBox;
+class QDialogButtonBox;
+class QLineEdit;
+class QListWidget;
+class QSpinBox;
+
+namespace gpurec::ui {
+
+class OpenInputDialog : public QDialog {
+    Q_OBJECT
+  public:
+    explicit OpenInputDialog(QWidget* parent = nullptr);
+    void setRequest(const LoadRequest& request);
+    void addDiscovered(const DiscoveredInput& input);
+    LoadRequest request() const;
+
+  private:
+    void addGeneTrees(const QStringList& trees, const QStringList& mappings);
+    void updateOk();
+
+    QLineEdit *species_, *families_;
+    QListWidget* geneTrees_;
+    QComboBox *rooting_, *constraint_;
+    QSpinBox* minCovered_;
+    QDialogButtonBox* buttons_;
+};
+
+} // namespace gpurec::ui

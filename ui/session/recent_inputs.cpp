@@ -1,0 +1,80 @@
+#include "session/recent_inputs.hpp"
+
+#include <QFileInfo>
+#include <QSettings>
+
+namespace gpurec::ui {
+
+namespace {
+const char* kKey = "recentInputs";
+
+QStringList toStringList(const std::vector<std::string>& items) {
+    QStringList out;
+    for (const std::string& s : items)
+        out << QString::fromStdString(s);
+    return out;
+}
+
+std::vector<std::string> toStdVector(const QStringList& items) {
+    std::vector<std::string> out;
+    for (const QString& s : items)
+        out.push_back(s.toStdString());
+    return out;
+}
+} // namespace
+
+QVariantMap toVariant(const LoadRequest& r) {
+    return {{"speciesTree", QString::fromStdString(r.paths.speciesTree)},
+            {"familiesFile", QString::fromStdString(r.paths.familiesFile)},
+            {"geneTrees", toStringList(r.paths.geneTrees)},
+            {"mappings", toStringList(r.paths.geneTreeMappings)},
+            {"rooted", r.options.rooting == GeneTreeRooting::Rooted},
+            {"minCoveredSpecies", r.options.minCoveredSpecies},
+            {"transferConstraint", QString::fromStdString(toString(r.constraint))}};
+}
+
+LoadRequest loadRequestFrom(const QVariantMap& map) {
+    LoadRequest r;
+    r.paths.speciesTree = map.value("speciesTree").toString().toStdString();
+    r.paths.familiesFile = map.value("familiesFile").toString().toStdString();
+    r.paths.geneTrees = toStdVector(map.value("geneTrees").toStringList());
+    r.paths.geneTreeMappings = toStdVector(map.value("mappings").toStringList());
+    r.options.rooting = map.value("rooted").toBool() ? GeneTreeRooting::Rooted : GeneTreeRooting::Unrooted;
+    r.options.minCoveredSpecies = map.value("minCoveredSpecies", 4).toInt();
+    try {
+        r.constraint =
+            parseTransferConstraint(map.value("transferConstraint", "PARENTS").toString().toStdString());
+    } catch (const std::exception&) {
+        r.constraint = TransferConstraint::Parents; // an entry written by another version
+    }
+    return r;
+}
+
+QString describe(const LoadRequest& r) {
+    QFileInfo species(QString::fromStdString(r.paths.speciesTree));
+    QString families = !r.paths.familiesFile.empty()
+                           ? QFileInfo(QString::fromStdString(r.paths.familiesFile)).fileName()
+                           : QString("%1 gene-tree files").arg(r.paths.geneTrees.size());
+    return QString("%1 + %2 (in %3)").arg(species.fileName(), families, species.absolutePath());
+}
+
+std::vector<LoadRequest> RecentInputs::entries() const {
+    std::vector<LoadRequest> out;
+    for (const QVariant& v : QSettings().value(kKey).toList())
+        out.push_back(loadRequestFrom(v.toMap()));
+    return out;
+}
+
+void RecentInputs::add(const LoadRequest& request) {
+    QVariantMap entry = toVariant(request);
+    QVariantList list{entry};
+    for (const QVariant& v : QSettings().value(kKey).toList())
+        if (v.toMap() != entry && list.size() < kMaxEntries) list << v;
+    QSettings().setValue(kKey, list);
+}
+
+void RecentInputs::clear() {
+    QSettings().remove(kKey);
+}
+
+} // namespace gpurec::ui

@@ -1,0 +1,727 @@
+#include "window/workbench_window.hpp"
+
+#include "input/input_discovery.hpp"
+#include "input/open_input_dialog.hpp"
+#include "panels/families_panel.hpp"
+#include "panels/problems_panel.hpp"
+#include "panels/reconciliation_panel.hpp"
+#include "panels/run_panel.hpp"
+#include "panels/solver_knobs_panel.hpp"
+#include "panels/species_tree_panel.hpp"
+#include "panels/waves_panel.hpp"
+#include "plots/live_plots.hpp"
+#include "window/eliding_label.hpp"
+
+#include "engine/solver_report.hpp"
+
+#include <QApplication>
+#include <QCloseEvent>
+#include <QDateTime>
+#include <QDockWidget>
+#include <QDragEnterEvent>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QLabel>
+#include <QMenuBar>
+#include <QMessageBox>
+#include <QMimeData>
+#include <QPlainTextEdit>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QScreen>
+#include <QScrollArea>
+#include <QStyle>
+#include <QSettings>
+#include <QSplitter>
+#include <QStatusBar>
+#include <QStyle>
+#include <QTabWidget>
+#include <QTextBrowser>
+#include <QTimer>
+#include <QVBoxLayout>
+#include <cmath>
+#include <functional>
+
+namespace gpurec::ui {
+
+namespace {
+QDockWidget* addDock(QMainWindow* window, const QString& title, const QString& name, QWidget* content,
+                     Qt::DockWidgetArea area, bool scrollable = false) {
+    auto* dock = new QDockWidget(title, window);
+    dock->setObjectName(name);
+    if (scrollable) {
+        auto* scroll = new QScrollArea;
+        scroll->setWidget(content);
+        scroll->setWidgetResizable(true);
+        scroll->setFrameShape(QFrame::NoFrame);
+        dock->setWidget(scroll);
+    } else {
+        dock->setWidget(content);
+    }
+    window->addDockWidget(area, dock);
+    return dock;
+}
+
+QLabel* statusField(const QString& name, const QString& tip) {
+    auto* label = new ElidingLabel;
+    label->setObjectName(name);
+    label->setToolTip(tip);
+    label->setContentsMargins(6, 0, 6, 0);
+    return label;
+}
+
+const char* const kGeometryKey = "window/geometry";
+const char* const kDockStateKey = "window/docks";
+constexpr int kDockStateVersion = 1; // bump when docks are added or renamed
+constexpr int kFourColumnWidth = 1400; // device-independent pixels
+
+QString bits(double v) {
+    return QString::number(v, 'f', 3);
+}
+
+QString iterations(int n) {
+    return n == 1 ? QObject::tr("1 iteration") : QObject::tr("%1 iterations").arg(n);
+}
+} // namespace
+
+WorkbenchWindow::WorkbenchWindow(QWidget* parent) : QMainWindow(parent) {
+    setWindowTitle(tr("gpurec workbench"));
+    setAcceptDrops(true);
+    tree_ = new SpeciesTreePanel;
+    waves_ = new WavesPanel;
+    plots_ = new LivePlots;
+    families_ = new FamiliesPanel;
+    run_ = new RunPanel;
+    knobs_ = new SolverKnobsPanel;
+    problems_ = new ProblemsPanel;
+    reconciliations_ = new ReconciliationPanel;
+    log_ = new QPlainTextEdit;
+    log_->setObjectName("log");
+    log_->setAccessibleName(tr("Log"));
+    log_->setReadOnly(true);
+    log_->setMaximumBlockCount(20000);
+
+    tabs_ = new QTabWidget;
+    tabs_->setObjectName("viewTabs");
+    tabs_->addTab(plots_, tr("Optimisation"));
+    tabs_->addTab(waves_, tr("Clade waves"));
+    tabs_->addTab(reconciliations_, tr("Reconciliations"));
+    central_ = new QSplitter(Qt::Horizontal);
+    central_->addWidget(tree_);
+    central_->addWidget(tabs_);
+    central_->setStretchFactor(0, 1);
+    central_->setStretchFactor(1, 2);
+    setCentralWidget(central_);
+
+    addDock(this, tr("Families"), "familiesDock", families_, Qt::LeftDockWidgetArea);
+    QDockWidget* runDock = addDock(this, tr("Run"), "runDock", run_, Qt::RightDockWidgetArea, true);
+    QDockWidget* knobsDock =
+        addDock(this, tr("Solver options"), "knobsDock", knobs_, Qt::RightDockWidgetArea, true);
+    tabifyDockWidget(runDock, knobsDock);
+    runDock->raise();
+    QDockWidget* problemsDock =
+        addDock(this, tr("Problems"), "problemsDock", problems_, Qt::BottomDockWidgetArea);
+    QDockWidget* logDock = addDock(this, tr("Log"), "logDock", log_, Qt::BottomDockWidgetArea);
+    tabifyDockWidget(logDock, problemsDock);
+    logDock->raise();
+
+    deviceLabel_ = statusField("statusDevice", tr("Device the engine runs on"));
+    datasetLabel_ = statusField("statusDataset", tr("Loaded dataset"));
+    iterationLabel_ = statusField("statusIteration", tr("Current run"));
+    timingLabel_ = statusField("statusTiming", tr("Wall time of the last likelihood evaluation"));
+    loadProgress_ = new QProgressBar;
+    loadProgress_->setObjectName("loadProgress");
+    loadProgress_->setMaximumWidth(220);
+    loadProgress_->setFormat(tr("loading %v/%m families"));
+    loadProgress_->hide();
+    statusBar()->addWidget(loadProgress_);
+    for (QLabel* l : {datasetLabel_, iterationLabel_, timingLabel_, deviceLabel_})
+        statusBar()->addPermanentWidget(l);
+    datasetLabel_->setText(tr("no data loaded (File ▸ Open data, or drop files here)"));
+
+    buildMenus();
+    connectPanels();
+    connectSession();
+    connectReconciliations();
+    connectAutosave();
+    connect(&loader_, &InputLoader::progress, this, [this](int done, int total) {
+        loadProgress_->setRange(0, total);
+        loadProgress_->setValue(done);
+    });
+    connect(&loader_, &InputLoader::finished, this, &WorkbenchWindow::onLoaded);
+    updateRunState();
+    restoreWindowLayout();
+}
+
+WorkbenchWindow::~WorkbenchWindow() {
+    // The widgets outlive the members (session, loader): nothing they emit while dying may reach us.
+    for (QObject* child : findChildren<QObject*>())
+        child->disconnect(this);
+}
+
+void WorkbenchWindow::buildMenus() {
+    QMenu* file = menuBar()->addMenu(tr("&File"));
+    file->addAction(tr("&Open data…"), QKeySequence::Open, this, [this] { showOpenDialog(); });
+    recentMenu_ = file->addMenu(tr("Open &recent"));
+    rebuildRecentMenu();
+    file->addSeparator();
+    file->addAction(tr("Open &session…"), this, [this] {
+        QString path = QFileDialog::getOpenFileName(this, tr("Open session"), {},
+                                                    tr("gpurec sessions (*.json);;All files (*)"));
+        if (!path.isEmpty()) openSession(path);
+    });
+    file->addAction(tr("Open &autosaved session"), this, [this] { openSession(autosavePath()); });
+    file->addAction(tr("&Save session…"), QKeySequence::Save, this, [this] {
+        QString path = QFileDialog::getSaveFileName(this, tr("Save session"), "session.gpurec.json",
+                                                    tr("gpurec sessions (*.json)"));
+        if (!path.isEmpty()) saveSession(path);
+    });
+    file->addSeparator();
+    file->addAction(tr("&Export species tree…"), tree_, &SpeciesTreePanel::exportTree);
+    file->addSeparator();
+    file->addAction(tr("&Quit"), QKeySequence::Quit, this, &QWidget::close);
+    buildEditMenu();
+
+    QMenu* runMenu = menuBar()->addMenu(tr("&Run"));
+    runMenu->addAction(tr("&Evaluate"), QKeySequence(Qt::Key_F5), run_->evaluateButton(),
+                       &QPushButton::click);
+    runMenu->addAction(tr("&Optimise"), QKeySequence(Qt::Key_F6), run_->optimiseButton(),
+                       &QPushButton::click);
+    runMenu->addAction(tr("&Pause / resume"), QKeySequence(Qt::Key_F7), run_->pauseButton(),
+                       &QPushButton::click);
+    runMenu->addAction(tr("&Stop"), QKeySequence(Qt::Key_F8), run_->stopButton(), &QPushButton::click);
+
+    QMenu* view = menuBar()->addMenu(tr("&View"));
+    for (QDockWidget* dock : findChildren<QDockWidget*>())
+        view->addAction(dock->toggleViewAction());
+    view->addSeparator();
+    view->addAction(tree_->fitSelectionAction());
+
+    QMenu* help = menuBar()->addMenu(tr("&Help"));
+    help->addAction(tr("&User guide"), QKeySequence::HelpContents, this, &WorkbenchWindow::showUserGuide);
+    help->addAction(tr("&Keyboard shortcuts"), this, &WorkbenchWindow::showShortcuts);
+    help->addAction(tr("&About"), this, [this] {
+        QMessageBox::about(
+            this, tr("About gpurec workbench"),
+            tr("<b>gpurec workbench</b> %1<br>Gene-tree / species-tree reconciliation under the undated "
+               "duplication-transfer-loss model (AleRax's model).<br>See docs/user-guide.md.")
+                .arg(GPUREC_VERSION));
+    });
+}
+
+void WorkbenchWindow::rebuildRecentMenu() {
+    recentMenu_->clear();
+    std::vector<LoadRequest> entries = recent_.entries();
+    for (const LoadRequest& r : entries)
+        recentMenu_->addAction(describe(r), this, [this, r] { openInput(r); });
+    if (entries.empty())
+        recentMenu_->addAction(tr("(none yet)"))->setEnabled(false);
+    else {
+        recentMenu_->addSeparator();
+        recentMenu_->addAction(tr("Clear list"), this, [this] {
+            recent_.clear();
+            rebuildRecentMenu();
+        });
+    }
+}
+
+void WorkbenchWindow::connectPanels() {
+    connect(run_, &RunPanel::evaluateRequested, this, [this] {
+        run_->showError({});
+        session_.evaluate();
+    });
+    connect(run_, &RunPanel::optimiseRequested, this, &WorkbenchWindow::startOptimisation);
+    connect(run_, &RunPanel::pauseRequested, this, [this] {
+        pauseRequested_ = true;
+        session_.pause();
+        showRunStatus(tr("pausing after this iteration…"));
+        updateRunState();
+    });
+    connect(run_, &RunPanel::resumeRequested, this, [this] {
+        pauseRequested_ = false;
+        session_.resume();
+        updateRunState();
+    });
+    connect(run_, &RunPanel::stopRequested, this, [this] {
+        session_.stop(tr("stopped by you"));
+        showRunStatus(tr("stopping after this iteration…"));
+    });
+    connect(run_, &RunPanel::resetRatesRequested, this, &WorkbenchWindow::resetRates);
+    connect(run_, &RunPanel::deviceChanged, this, [this] {
+        if (dataset_) session_.changeDevice(run_->device(), batchLimits());
+    });
+    connect(run_, &RunPanel::clearWarmStartsRequested, &session_, &EngineSession::clearWarmStarts);
+    connect(knobs_, &SolverKnobsPanel::optionsChanged, this, [this](const SolverOptions& options) {
+        session_.setSolverOptions(options);
+        tree_->setSolverOptions(options);
+        waves_->setSolverOptions(options);
+        reconciliations_->setSolverOptions(options);
+    });
+    connect(families_, &FamiliesPanel::familySelected, this, [this](int family) {
+        selectedFamily_ = family;
+        waves_->setSelectedFamily(family);
+        tree_->setSelectedFamily(family);
+        updateRateRow();
+    });
+    connect(waves_, &WavesPanel::cladeSelected, tree_, &SpeciesTreePanel::showClade);
+    connect(tree_, &SpeciesTreePanel::speciesSelected, this, [this](int node) {
+        selectedSpecies_ = node;
+        updateRateRow();
+    });
+}
+
+void WorkbenchWindow::connectReconciliations() {
+    connect(families_, &FamiliesPanel::familiesSelected, reconciliations_, &ReconciliationPanel::setFamilies);
+    connect(reconciliations_, &ReconciliationPanel::logMessage, this, &WorkbenchWindow::appendLog);
+    connect(reconciliations_, &ReconciliationPanel::sampled, this, [this](bool ok) {
+        if (!ok) return;
+        std::size_t samples = 0;
+        for (const ReconciliationGroup& g : reconciliations_->groups())
+            samples += g.samples.size();
+        appendLog(tr("Showing %1 reconciliation(s) of %2 family(ies)")
+                      .arg(samples)
+                      .arg(reconciliations_->groups().size()));
+        // Per-species means colour the tree only when they are over the loaded species tree.
+        const bool ours = dataset_ && reconciliations_->species() == &dataset_->species;
+        tree_->setEventSummary(ours ? std::make_shared<const ReconciliationSummary>(reconciliations_->total())
+                                    : nullptr);
+        std::map<int, ReconciliationSummary> summaries;
+        for (const ReconciliationGroup& g : reconciliations_->groups())
+            if (ours && g.family >= 0) summaries[g.family] = g.summary;
+        families_->model()->setSampledEvents(summaries);
+    });
+    // Linked views: a branch click filters the families, a transfer carrier selects its family.
+    connect(tree_, &SpeciesTreePanel::speciesSelected, families_, &FamiliesPanel::setBranchFilter);
+    connect(reconciliations_, &ReconciliationPanel::familyRequested, families_, &FamiliesPanel::selectFamily);
+}
+
+void WorkbenchWindow::connectSession() {
+    connect(&session_, &EngineSession::logMessage, this, &WorkbenchWindow::appendLog);
+    connect(&session_, &EngineSession::modelReady, this,
+            [this](const QString& device, const QString& note, const QString& plan) {
+                deviceLabel_->setText(device);
+                if (!note.isEmpty()) appendLog(note);
+                appendLog(tr("Engine ready on %1: %2").arg(device, plan));
+                run_->showError({});
+            });
+    connect(&session_, &EngineSession::modelFailed, this, [this](const QString& message) {
+        deviceLabel_->setText(tr("no engine"));
+        appendLog(tr("Could not open the device: %1").arg(message));
+        run_->showError(message);
+    });
+    connect(&session_, &EngineSession::runStarted, this, [this](RunKind kind) {
+        runProgress_ = kind == RunKind::Evaluation ? tr("evaluating…") : tr("optimising…");
+        showRunStatus();
+        updateRunState();
+    });
+    connect(&session_, &EngineSession::iterationFinished, this, [this](const IterationSample& s) {
+        unsavedRun_ = true;
+        plots_->addSample(s);
+        runProgress_ = tr("iteration %1 · NLL %2 bits").arg(s.iteration).arg(bits(s.nllBits));
+        showRunStatus(runState_);
+        timingLabel_->setText(tr("%1 s / evaluation").arg(QString::number(s.stats.seconds, 'g', 3)));
+        autosave();
+    });
+    connect(&session_, &EngineSession::pausedChanged, this, [this](bool paused) {
+        showRunStatus(paused ? tr("paused") : QString());
+        appendLog(paused ? tr("Paused") : tr("Resumed"));
+    });
+    connect(&session_, &EngineSession::runFinished, this, [this](const RunOutcome& o) {
+        if (o.kind == RunKind::Optimisation) plots_->finishRun();
+        pauseRequested_ = false;
+        if (o.kind == RunKind::Optimisation) recordOptimisation(o);
+        updateRunState();
+        if (o.kind == RunKind::Optimisation) writeAutosave(); // the final rates
+        if (!o.error.isEmpty()) {
+            run_->showError(o.error);
+            appendLog(tr("Run failed: %1").arg(o.error));
+            showRunStatus({}, tr("failed"));
+            return;
+        }
+        families_->model()->setLogLikelihoods(o.familyLogLikelihood);
+        timingLabel_->setText(tr("%1 s / evaluation").arg(QString::number(o.stats.seconds, 'g', 3)));
+        for (const std::string& line : earlyStopWarnings(o.stats)) // the CLI's text
+            appendLog(tr("Warning: %1").arg(QString::fromStdString(line)));
+        if (o.kind == RunKind::Evaluation) {
+            showRunStatus({}, tr("NLL %1 bits").arg(bits(o.nllBits)));
+            appendLog(tr("Evaluated: NLL %1 bits (log-likelihood %2)")
+                          .arg(bits(o.nllBits))
+                          .arg(-o.nllBits * std::log(2.0), 0, 'f', 4));
+        } else {
+            showRunStatus(
+                {}, tr("done after %1 · best NLL %2 bits").arg(iterations(o.iterations), bits(o.nllBits)));
+            appendLog(tr("Optimisation finished after %1: %2. Best NLL %3 bits; the best rates are kept.")
+                          .arg(iterations(o.iterations))
+                          .arg(o.stopReason.isEmpty() ? tr("stopped") : o.stopReason)
+                          .arg(bits(o.nllBits)));
+        }
+    });
+    connect(&session_, &EngineSession::parametersChanged, this, [this](const RateParameters& theta) {
+        run_->showCurrentRates(theta);
+        tree_->setParameters(theta);
+        waves_->setParameters(theta);
+        reconciliations_->setParameters(theta);
+        families_->model()->setRates(theta);
+    });
+}
+
+bool WorkbenchWindow::openInput(const LoadRequest& request) {
+    if (!confirmDiscardRun(tr("load other data"))) return false;
+    loadInput(request);
+    return true;
+}
+
+void WorkbenchWindow::loadInput(const LoadRequest& request) {
+    lastRequest_ = request;
+    loadProgress_->setRange(0, 0);
+    loadProgress_->show();
+    appendLog(tr("Loading %1").arg(describe(request)));
+    loader_.load(request);
+}
+
+void WorkbenchWindow::showOpenDialog(const LoadRequest* prefill) {
+    OpenInputDialog dialog(this);
+    dialog.setRequest(prefill ? *prefill : lastRequest_);
+    if (dialog.exec() == QDialog::Accepted) openInput(dialog.request());
+}
+
+void WorkbenchWindow::openPaths(const QStringList& paths) {
+    DiscoveredInput found = discoverInput(paths, dataset_ != nullptr);
+    if (found.speciesTree.isEmpty() && dataset_)
+        found.speciesTree = QString::fromStdString(lastRequest_.paths.speciesTree);
+    for (const QString& ignored : found.ignored)
+        appendLog(tr("Ignored %1 (not a tree, mapping or families file)").arg(ignored));
+    LoadRequest request = lastRequest_;
+    request.paths = {};
+    request.paths.speciesTree = found.speciesTree.toStdString();
+    request.paths.familiesFile = found.familiesFile.toStdString();
+    bool anyMapping = false;
+    for (int i = 0; i < found.geneTrees.size(); ++i) {
+        request.paths.geneTrees.push_back(found.geneTrees[i].toStdString());
+        request.paths.geneTreeMappings.push_back(found.mappings[i].toStdString());
+        anyMapping = anyMapping || !found.mappings[i].isEmpty();
+    }
+    if (!anyMapping) request.paths.geneTreeMappings.clear();
+    if (found.complete())
+        openInput(request);
+    else
+        showOpenDialog(&request);
+}
+
+void WorkbenchWindow::onLoaded(const LoadOutcome& outcome) {
+    loadProgress_->hide();
+    std::optional<SessionState> session;
+    session.swap(pendingSession_);
+    std::vector<LoadProblem> problems = session ? sessionProblems_ : std::vector<LoadProblem>{};
+    problems.insert(problems.end(), outcome.problems.begin(), outcome.problems.end());
+    problems_->showProblems(problems, outcome.dataset != nullptr);
+    if (!problems.empty()) raiseDock("problemsDock");
+    if (!outcome.dataset) {
+        appendLog(tr("Could not load %1 (see Problems)").arg(describe(outcome.request)));
+        emit inputLoaded(false);
+        if (session) emit sessionOpened(false);
+        return;
+    }
+    recent_.add(outcome.request);
+    rebuildRecentMenu();
+    dataset_ = outcome.dataset;
+    schedule_ = outcome.waves;
+    selectedFamily_ = selectedSpecies_ = -1;
+    unsavedRun_ = false;
+    const Dataset& d = *dataset_;
+    setWindowTitle(tr("gpurec workbench — %1").arg(describe(outcome.request)));
+    const QLocale locale;
+    datasetLabel_->setText(tr("%1 species · %2 families · %3 clades")
+                               .arg(locale.toString(d.species.leafCount()), locale.toString(int(d.families.size())),
+                                    locale.toString(d.cladeCount())));
+    datasetLabel_->setToolTip(tr("Loaded dataset: %1 species (%2 tree nodes), %3 families, %4 clades, %5 splits")
+                                  .arg(locale.toString(d.species.leafCount()), locale.toString(d.species.size()),
+                                       locale.toString(int(d.families.size())), locale.toString(d.cladeCount()),
+                                       locale.toString(d.splitCount())));
+    showRunStatus({}, QString());
+    timingLabel_->clear();
+    tree_->setSolverOptions(knobs_->options());
+    waves_->setSolverOptions(knobs_->options());
+    tree_->setDataset(dataset_);
+    waves_->setDataset(dataset_, schedule_);
+    families_->setDataset(dataset_);
+    reconciliations_->setDataset(dataset_);
+    reconciliations_->setSolverOptions(knobs_->options());
+    plots_->clear();
+    QStringList familyNames;
+    for (const GeneFamily& f : d.families)
+        familyNames << QString::fromStdString(f.name);
+    plots_->setFamilyNames(familyNames);
+    session_.open(dataset_, run_->device(), batchLimits(), startingParameters(), knobs_->options());
+    updateRateRow();
+    updateRunState();
+    appendLog(tr("Loaded %1 families on %2 species in %3 s (%4 problem(s))")
+                  .arg(d.families.size())
+                  .arg(d.species.leafCount())
+                  .arg(outcome.seconds, 0, 'f', 2)
+                  .arg(outcome.problems.size()));
+    emit inputLoaded(true);
+    if (session) applySession(*session);
+}
+
+RateParameters WorkbenchWindow::startingParameters() {
+    Rates start;
+    try {
+        start = run_->startingRates();
+    } catch (const std::exception& e) {
+        run_->showError(QString::fromStdString(e.what()) + tr(" (using 0.1)"));
+    }
+    return RateParameters(run_->rateMode(), dataset_->species.size(),
+                          static_cast<int>(dataset_->families.size()), start);
+}
+
+BatchLimits WorkbenchWindow::batchLimits() const {
+    BatchLimits limits;
+    limits.memoryBytes = run_->memoryLimitBytes();
+    return limits;
+}
+
+void WorkbenchWindow::startOptimisation() {
+    OptimizerSettings settings;
+    try {
+        settings = run_->optimizerSettings();
+    } catch (const std::exception& e) {
+        run_->showError(QString::fromStdString(e.what()));
+        return;
+    }
+    run_->showError({});
+    runStart_ = RatesState{session_.parameters(), plots_->samples()};
+    // Named for the overlay it may become: "converged schedule, L-BFGS-B, per family".
+    plots_->startRun(tr("%1 schedule, %2, %3 rates")
+                         .arg(QString::fromStdString(toString(knobs_->options().schedule)),
+                              settings.kind == OptimizerKind::Lbfgsb ? tr("L-BFGS-B") : tr("Adam"),
+                              QString::fromStdString(toString(session_.parameters().mode()))));
+    updateRateRow();
+    reconciliations_->setRateBounds(settings.min_rate, settings.max_rate);
+    session_.optimise(settings);
+}
+
+void WorkbenchWindow::updateRunState() {
+    run_->setState(dataset_ != nullptr, session_.running(), pauseRequested_);
+    updateUndoActions();
+}
+
+void WorkbenchWindow::updateRateRow() {
+    if (!dataset_) return;
+    const RateParameters& theta = session_.parameters();
+    switch (theta.mode()) {
+    case RateMode::Global:
+        plots_->setRateRow(0, tr("global"));
+        break;
+    case RateMode::Specieswise: {
+        int node = selectedSpecies_ >= 0 ? selectedSpecies_ : dataset_->species.root();
+        plots_->setRateRow(node, tr("species %1 (click another branch)")
+                                     .arg(QString::fromStdString(dataset_->species.name(node))));
+        break;
+    }
+    case RateMode::Genewise: {
+        int family = selectedFamily_ >= 0 ? selectedFamily_ : 0;
+        plots_->setRateRow(family, tr("family %1 (select another in the table)")
+                                       .arg(QString::fromStdString(dataset_->families[family].name)));
+        break;
+    }
+    }
+}
+
+void WorkbenchWindow::raiseDock(const QString& objectName) {
+    if (auto* dock = findChild<QDockWidget*>(objectName)) {
+        dock->show();
+        dock->raise();
+    }
+}
+
+QString WorkbenchWindow::statusText() const {
+    QStringList parts;
+    for (QLabel* l : {datasetLabel_, iterationLabel_, timingLabel_, deviceLabel_})
+        if (!l->text().isEmpty()) parts << l->text();
+    return parts.join(" | ");
+}
+
+void WorkbenchWindow::showRunStatus(const QString& state, std::optional<QString> progress) {
+    if (progress) runProgress_ = *progress;
+    runState_ = state;
+    iterationLabel_->setText(state.isEmpty() || runProgress_.isEmpty() ? runProgress_ + state
+                                                                       : runProgress_ + " · " + state);
+}
+
+void WorkbenchWindow::appendLog(const QString& text) {
+    log_->appendPlainText(QDateTime::currentDateTime().toString("hh:mm:ss  ") + text);
+}
+
+void WorkbenchWindow::showEvent(QShowEvent* event) {
+    QMainWindow::showEvent(event);
+    if (shown_) return;
+    shown_ = true;
+    // Size hints would give the tree most of the room; start at 1:2 for tree and plots, once laid out.
+    QTimer::singleShot(0, this, [this] {
+        const int width = central_->width();
+        central_->setSizes({width / 3, width - width / 3});
+    });
+}
+
+void WorkbenchWindow::closeEvent(QCloseEvent* event) {
+    if (!confirmDiscardRun(tr("quit"))) {
+        event->ignore();
+        return;
+    }
+    QSettings settings;
+    settings.setValue(kGeometryKey, saveGeometry());
+    settings.setValue(kDockStateKey, saveState(kDockStateVersion));
+    QMainWindow::closeEvent(event);
+}
+
+void WorkbenchWindow::restoreWindowLayout() {
+    QSettings settings;
+    // restoreGeometry moves a window saved on a screen that is gone back onto this one.
+    // Docks first: the default four-column layout may need more width than a compact one saved on a
+    // small screen, and would widen the restored window.
+    const bool docksRestored = restoreState(settings.value(kDockStateKey).toByteArray(), kDockStateVersion);
+    if (!restoreGeometry(settings.value(kGeometryKey).toByteArray()) || !docksRestored) fitToScreen();
+}
+
+void WorkbenchWindow::fitToScreen() {
+    // In device-independent pixels: at QT_SCALE_FACTOR 1.5 a 1600×1000 screen is 1067×667 of them.
+    const QRect available = screen()->availableGeometry();
+    const QSize size = (available.size() * 0.92).expandedTo(minimumSizeHint()).boundedTo(available.size());
+    setGeometry(QStyle::alignedRect(Qt::LeftToRight, Qt::AlignCenter, size, available));
+    auto* familiesDock = findChild<QDockWidget*>("familiesDock");
+    auto* runDock = findChild<QDockWidget*>("runDock");
+    auto* knobsDock = findChild<QDockWidget*>("knobsDock");
+    const int runNeeds = run_->minimumSizeHint().width() + style()->pixelMetric(QStyle::PM_ScrollBarExtent) + 4;
+    const int familiesNeeds = families_->widthForMainColumns();
+    // Four columns (families, tree, plots, run) need about this much; a smaller window puts the Run
+    // and Solver options panels in tabs beside the Families panel, so the tree and plots keep their room.
+    const bool compact = size.width() < kFourColumnWidth;
+    if (compact) {
+        for (QDockWidget* dock : {runDock, knobsDock}) {
+            addDockWidget(Qt::LeftDockWidgetArea, dock);
+            tabifyDockWidget(familiesDock, dock);
+        }
+    } else {
+        for (QDockWidget* dock : {runDock, knobsDock}) addDockWidget(Qt::RightDockWidgetArea, dock);
+        tabifyDockWidget(runDock, knobsDock);
+    }
+    runDock->raise();
+    // Docks share the width by proportion (no fixed minimum that a small screen cannot hold). The
+    // Families and Run panels get the width their columns and fields need when the screen has it.
+    if (compact) {
+        resizeDocks({familiesDock}, {std::clamp(std::max(familiesNeeds, runNeeds), size.width() / 5, size.width() / 3)},
+                    Qt::Horizontal);
+    } else {
+        resizeDocks({familiesDock, runDock},
+                    {std::clamp(familiesNeeds, size.width() / 6, size.width() / 4),
+                     std::clamp(runNeeds, size.width() / 5, size.width() / 3)},
+                    Qt::Horizontal);
+    }
+    resizeDocks({findChild<QDockWidget*>("logDock")}, {size.height() / 6}, Qt::Vertical);
+}
+
+bool WorkbenchWindow::confirmDiscardRun(const QString& action) {
+    if (!hasUnsavedRun()) return true;
+    QMessageBox box(QMessageBox::Warning, tr("Unsaved run"),
+                    tr("The optimisation run in memory has not been saved as a session. Save it before "
+                       "you %1?")
+                        .arg(action),
+                    QMessageBox::Save | QMessageBox::Discard | QMessageBox::Cancel, this);
+    box.setObjectName("unsavedRunPrompt");
+    box.setDefaultButton(QMessageBox::Save);
+    switch (box.exec()) {
+    case QMessageBox::Discard:
+        return true;
+    case QMessageBox::Save: {
+        const QString path = QFileDialog::getSaveFileName(this, tr("Save session"), "session.gpurec.json",
+                                                          tr("gpurec sessions (*.json)"));
+        return !path.isEmpty() && saveSession(path);
+    }
+    default:
+        return false;
+    }
+}
+
+QString WorkbenchWindow::userGuidePath() {
+    const QString exe = QCoreApplication::applicationDirPath();
+    for (const QString& candidate :
+         {QStringLiteral(GPUREC_SOURCE_DIR "/docs/user-guide.md"), exe + "/../share/doc/gpurec/user-guide.md",
+          exe + "/docs/user-guide.md"})
+        if (QFileInfo::exists(candidate)) return QFileInfo(candidate).canonicalFilePath();
+    return {};
+}
+
+void WorkbenchWindow::showUserGuide() {
+    const QString path = userGuidePath();
+    if (path.isEmpty()) {
+        QMessageBox::information(this, tr("User guide"),
+                                 tr("The user guide (docs/user-guide.md) is not beside this executable nor "
+                                    "in the source folder %1.")
+                                     .arg(GPUREC_SOURCE_DIR));
+        return;
+    }
+    auto* viewer = findChild<QDialog*>("userGuide");
+    if (!viewer) {
+        viewer = new QDialog(this);
+        viewer->setObjectName("userGuide");
+        viewer->setWindowTitle(tr("gpurec workbench — user guide"));
+        auto* browser = new QTextBrowser;
+        browser->setObjectName("userGuideText");
+        browser->setAccessibleName(tr("User guide"));
+        browser->setOpenExternalLinks(true);
+        browser->setSource(QUrl::fromLocalFile(path)); // .md: read as Markdown, images beside it
+        auto* layout = new QVBoxLayout(viewer);
+        layout->addWidget(browser);
+        const QRect available = screen()->availableGeometry();
+        viewer->resize(QSize(900, 1100).boundedTo(available.size() * 0.9));
+    }
+    viewer->show();
+    viewer->raise();
+    viewer->activateWindow();
+}
+
+std::vector<std::pair<QString, QString>> WorkbenchWindow::shortcuts() const {
+    std::vector<std::pair<QString, QString>> out;
+    std::function<void(const QMenu*, const QString&)> walk = [&](const QMenu* menu, const QString& path) {
+        for (QAction* a : menu->actions()) {
+            const QString name = path + " ▸ " + QString(a->text()).remove('&');
+            if (a->menu())
+                walk(a->menu(), name);
+            else if (!a->shortcut().isEmpty())
+                out.emplace_back(name, a->shortcut().toString(QKeySequence::NativeText));
+        }
+    };
+    for (QAction* a : menuBar()->actions())
+        if (a->menu()) walk(a->menu(), QString(a->text()).remove('&'));
+    return out;
+}
+
+void WorkbenchWindow::showShortcuts() {
+    QString rows;
+    for (const auto& [name, keys] : shortcuts())
+        rows += QString("<tr><td>%1</td><td><b>%2</b></td></tr>").arg(name.toHtmlEscaped(), keys.toHtmlEscaped());
+    QMessageBox box(QMessageBox::NoIcon, tr("Keyboard shortcuts"),
+                    tr("<table cellspacing=6>%1</table><p>In the species tree and the clade DAG: mouse "
+                       "wheel zooms, dragging pans. In the plots: the wheel zooms, dragging pans, a double-click "
+                       "shows all the data again.</p>")
+                        .arg(rows),
+                    QMessageBox::Close, this);
+    box.setObjectName("shortcutsDialog");
+    box.exec();
+}
+
+void WorkbenchWindow::dragEnterEvent(QDragEnterEvent* event) {
+    if (event->mimeData()->hasUrls()) event->acceptProposedAction();
+}
+
+void WorkbenchWindow::dropEvent(QDropEvent* event) {
+    QStringList paths;
+    for (const QUrl& url : event->mimeData()->urls())
+        if (url.isLocalFile()) paths << url.toLocalFile();
+    if (paths.isEmpty()) return;
+    event->acceptProposedAction();
+    openPaths(paths);
+}
+
+} // namespace gpurec::ui
