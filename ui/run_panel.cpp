@@ -1,6 +1,6 @@
 #include "run_panel.hpp"
 
-#include "device_selection.hpp"
+#include "engine/backend_factory.hpp"
 #include "number_text.hpp"
 #include "undo_commands.hpp"
 

@@ -102,7 +102,7 @@ void WavesPanel::updateHeatMap() {
         return;
     }
     try {
-        stats_ = computeCladeStatistics(*data_, theta_, options_, family_);
+        stats_ = computeCladeStatistics(*makeCpuBackend(data_), *data_, theta_, options_, family_);
     } catch (const std::exception& e) {
         dag_->setCladeValues({}, {}, {});
         heatNote_->setText(tr("Heat map not available: %1").arg(QString::fromStdString(e.what())));

@@ -1,13 +1,9 @@
 #pragma once
 // Plain views of the arrays the GPU solver reads and writes. They hold raw pointers only, so the same
 // structs describe device memory in kernels and host memory in the host-side emulation tests.
-#include <cstddef>
+#include "model/host_device.hpp"
 
-#ifdef __CUDACC__
-#define GPUREC_HD __host__ __device__
-#else
-#define GPUREC_HD
-#endif
+#include <cstddef>
 
 namespace gpurec::gpu {
 

@@ -41,17 +41,15 @@ template <class Kernel> void allowSharedMemory(Kernel kernel, std::size_t bytes,
           name);
 }
 
-__global__ void probabilitiesKernel(const double* theta, int mode, int sets, int n, SetView sv) {
+__global__ void probabilitiesKernel(const double* theta, RateMode mode, int sets, int n, SetView sv) {
     const long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x;
     if (i >= static_cast<long long>(sets) * n) return;
     const int set = static_cast<int>(i / n), e = static_cast<int>(i % n);
-    const int row = mode == 0 ? 0 : mode == 1 ? e : set;
-    const double d = exp2(theta[3 * row]), l = exp2(theta[3 * row + 1]), t = exp2(theta[3 * row + 2]);
-    const double z = 1.0 + d + l + t;
-    sv.pS[i] = 1.0 / z;
-    sv.pD[i] = d / z;
-    sv.pL[i] = l / z;
-    sv.pT[i] = t / z;
+    const EventProbabilityRow p = eventProbabilities(theta + 3 * rateRow(mode, set, e));
+    sv.pS[i] = p.pS;
+    sv.pD[i] = p.pD;
+    sv.pL[i] = p.pL;
+    sv.pT[i] = p.pT;
 }
 
 __global__ void __launch_bounds__(kMaxTeam, kTeamsPerSM)
@@ -235,7 +233,7 @@ int teamsPerMultiprocessor(int species, bool noConstraint) {
     return blocks;
 }
 
-void launchProbabilities(const double* theta, int mode, int sets, int n, const SetView& sv,
+void launchProbabilities(const double* theta, RateMode mode, int sets, int n, const SetView& sv,
                          cudaStream_t stream) {
     const long long count = static_cast<long long>(sets) * n;
     probabilitiesKernel<<<blocksFor(count, kElementBlock), kElementBlock, 0, stream>>>(theta, mode, sets, n,

@@ -5,6 +5,8 @@
 #include "direct_self_loop.hpp"
 #include "team_sweeps.hpp"
 
+#include "engine/extinction_root.hpp"
+
 #include <cmath>
 
 namespace gpurec::gpu {
@@ -39,13 +41,6 @@ GPUREC_HD inline void fillSweepCoefficients(const SpeciesView& s, const SetView&
     const int sibling = parent < 0 ? -1 : s.left[parent] == d.node ? s.right[parent] : s.left[parent];
     dc.parentCoef = parent < 0 ? 0.0 : sv.pS[o + parent] * sv.E[o + sibling];
     dc.invDenom = 1.0 / sv.denom[o + d.node];
-}
-
-// Least root of pD x² + (pT Ē − 1) x + c = 0, written to avoid cancellation (as the CPU).
-GPUREC_HD inline double leastRoot(double pD, double pTEbar, double c) {
-    const double b = 1.0 - pTEbar;
-    const double disc = maxOf(0.0, b * b - 4.0 * pD * c);
-    return 2.0 * c / (b + sqrt(disc));
 }
 
 // Extinction fixed point of one parameter set (spec 4), then the self-loop constants and Σ(1 − E).
