@@ -1,6 +1,7 @@
 // The CUDA LikelihoodBackend: dataset structure resident on the device, families in contiguous
 // batches sized to the memory budget, each batch's clades solved in cross-family waves (forward from
 // the leaves, adjoint from the roots), E and the per-family results on the device.
+#include "batch_driver.hpp"
 #include "batch_plan.hpp"
 #include "cuda_support.hpp"
 #include "host_structure.hpp"
@@ -170,15 +171,74 @@ class StreamAndEvents {
     std::vector<Segment> segments_;  // segments_[i] runs from marks_[i] to marks_[i + 1]
 };
 
-enum Counter {
-    ForwardSum,
-    ForwardMax,
-    ForwardZero,
-    AdjointSum,
-    AdjointMax,
-    AdjointZero,
-    Unwritten,
-    CounterCount
+
+// The driving loop's executor on the device (batch_driver.hpp): the kernels of solver_kernels.cu on
+// the backend's stream, with an event after each phase (and each wave when profiling).
+struct DeviceExecutor {
+    cudaStream_t stream;
+    StreamAndEvents& timing;
+    BatchBuffers& batch;
+    int n;
+    bool profileWaves;
+
+    void splitChunks(const SpeciesView& s, const SetView& sv, const CladeView& cv, const TableView& tab,
+                     const SplitChunk* list, int count, const SplitChunkView& chunks, double threshold) {
+        launchSplitChunks(s, sv, cv, tab, list, count, chunks, threshold, stream);
+    }
+    void forwardWave(const SpeciesView& s, const SetView& sv, const CladeView& cv, const TableView& tab,
+                     const SplitChunkView& chunks, const int* clades, int count, const ForwardSettings& opt) {
+        launchForwardWave(s, sv, cv, tab, chunks, clades, count, opt, stream);
+    }
+    void likelihood(const SpeciesView& s, const SetView& sv, const CladeView& cv, const TableView& tab,
+                    int familyBegin, int families, double* logLikelihood, double* rootSum) {
+        launchLikelihood(s, sv, cv, tab, familyBegin, families, logLikelihood, rootSum, stream);
+    }
+    void adjointWave(const SpeciesView& s, const SetView& sv, const CladeView& cv, const TableView& tab,
+                     const int* clades, int count, int familyBegin, const double* rootSum,
+                     const double* largestDone, double* largestRunning, const AdjointSettings& opt) {
+        launchAdjointWave(s, sv, cv, tab, clades, count, familyBegin, rootSum, largestDone, largestRunning, opt,
+                          stream);
+    }
+    void gradientGather(const SpeciesView& s, const SetView& sv, const CladeView& cv, const TableView& tab,
+                        const ChunkView& chunks, int chunkBegin, int chunkEnd, double threshold, double* partial) {
+        launchGradientGather(s, sv, cv, tab, chunks, chunkBegin, chunkEnd, threshold, partial, stream);
+    }
+    void foldChunks(const ChunkView& chunks, int familyBegin, int familyEnd, int chunkBegin, int species,
+                    double* partial) {
+        launchFoldChunks(chunks, familyBegin, familyEnd, chunkBegin, species, partial, stream);
+    }
+    void accumulateShared(const ChunkView& chunks, int familyBegin, int familyEnd, int chunkBegin, int species,
+                          const double* partial, double* total) {
+        launchAccumulateShared(chunks, familyBegin, familyEnd, chunkBegin, species, partial, total, stream);
+    }
+    void genewiseTheta(const SpeciesView& s, const SetView& sv, const ChunkView& chunks, int familyBegin,
+                       int familyEnd, int chunkBegin, const double* partial, const AdjointSettings& opt,
+                       double* theta) {
+        launchGenewiseTheta(s, sv, chunks, familyBegin, familyEnd, chunkBegin, partial, opt, theta, stream);
+    }
+    void countStats(const long long* values, long long count, unsigned long long* result) {
+        launchCountStats(values, count, result, stream);
+    }
+    void countNaN(const double* values, std::size_t count, unsigned long long* result) {
+        launchCountNaN(values, count, result, stream);
+    }
+    void zero(double* values, int count) {
+        check(cudaMemsetAsync(values, 0, count * sizeof(double), stream), "clearing the adjoint maxima");
+    }
+    void copy(double* to, const double* from, int count) {
+        check(cudaMemcpyAsync(to, from, count * sizeof(double), cudaMemcpyDeviceToDevice, stream),
+              "updating the adjoint maxima");
+    }
+    void poison(const Batch& b) {
+        const std::size_t rows = static_cast<std::size_t>(b.clades()) * n * sizeof(double);
+        for (DeviceArray<double>* a : {&batch.pi, &batch.pibar, &batch.adjoint})
+            check(cudaMemsetAsync(a->get(), 0xff, rows, stream), "poisoning the tables");
+        check(cudaMemsetAsync(batch.partial.get(), 0xff, batch.partial.bytes(), stream), "poisoning the tables");
+    }
+    void endPhase(EvaluationPhase phase) { timing.end(phase); }
+    void endWave(EvaluationPhase phase, int batchIndex, int wave, int clades) {
+        if (profileWaves) timing.endWave(phase, batchIndex, wave, clades);
+    }
 };
 
 class CudaBackend final : public LikelihoodBackend, public BackendDiagnostics {
@@ -650,85 +710,44 @@ class CudaBackend final : public LikelihoodBackend, public BackendDiagnostics {
             batch_.pibarPeak.get(), batch_.iterations.get(), b.cladeBegin,         layout_.size};
     }
 
-    void poisonBatch(const Batch& b) {
-        const std::size_t rows = static_cast<std::size_t>(b.clades()) * layout_.size * sizeof(double);
-        for (DeviceArray<double>* a : {&batch_.pi, &batch_.pibar, &batch_.adjoint})
-            check(cudaMemsetAsync(a->get(), 0xff, rows, stream_), "poisoning the tables");
-        check(cudaMemsetAsync(batch_.partial.get(), 0xff, batch_.partial.bytes(), stream_),
-              "poisoning the tables");
-    }
-
-    // Forward (and adjoint) of one batch; returns the table bytes its kernels move.
+    // Forward (and adjoint) of one batch (batch_driver.hpp); returns the table bytes its kernels move.
     double runBatch(std::size_t index, const SetView& sv, const CladeView& cv, const ForwardSettings& fwd,
                     const AdjointSettings& adj, bool withGradient, bool genewise) {
         const Batch& b = plan_.batches[index];
-        const SpeciesView s = speciesView();
-        const TableView tab = tableView(b);
-        const int* waveClades = batch_.waveClades.get();
-        if (poison_) poisonBatch(b);
-        const SplitChunkView splitChunks{batch_.cladeSlot.get(), batch_.partial.get(), kChunkSplits};
-        for (std::size_t k = 0; k < waves_[index].size(); ++k) {
-            const auto& [offset, count] = waves_[index][k];
-            const auto& [chunkOffset, chunkCount] = waveChunks_[index][k];
-            launchSplitChunks(s, sv, cv, tab, batch_.splitChunks.get() + chunkOffset, chunkCount, splitChunks,
-                              fwd.pibarSideThreshold, stream_);
-            launchForwardWave(s, sv, cv, tab, splitChunks, waveClades + offset, count, fwd, stream_);
-            if (profileWaves_)
-                timing_->endWave(EvaluationPhase::Forward, static_cast<int>(index), static_cast<int>(k),
-                                 count);
-        }
-        launchLikelihood(s, sv, cv, tab, b.familyBegin, b.families(), logLikelihood_.get() + b.familyBegin,
-                         batch_.rootSum.get(), stream_);
-        launchCountStats(batch_.iterations.get(), b.clades(), counters_.get() + ForwardSum, stream_);
-        timing_->end(EvaluationPhase::Forward);
-        const std::size_t n = layout_.size;
+        BatchJob j;
+        j.batch = &b;
+        j.index = static_cast<int>(index);
+        j.waves = &waves_[index];
+        j.waveChunks = &waveChunks_[index];
+        j.waveClades = batch_.waveClades.get();
+        j.splitChunks = batch_.splitChunks.get();
+        j.s = speciesView();
+        j.sv = sv;
+        j.cv = cv;
+        j.tab = tableView(b);
+        j.chunks = SplitChunkView{batch_.cladeSlot.get(), batch_.partial.get(), kChunkSplits};
+        j.gradientChunks = chunkView();
+        j.fwd = fwd;
+        j.adj = adj;
+        j.withGradient = withGradient;
+        j.genewise = genewise;
+        j.poison = poison_;
+        j.logLikelihood = logLikelihood_.get();
+        j.rootSum = batch_.rootSum.get();
+        j.largestDone = batch_.largestDone.get();
+        j.largestRunning = batch_.largestRunning.get();
+        j.partial = batch_.partial.get();
+        j.sharedTotal = sharedTotal_.get();
+        j.thetaGradient = thetaGradient_.get();
+        j.counters = counters_.get();
+        DeviceExecutor x{stream_, *timing_, batch_, layout_.size, profileWaves_};
+        runBatchSteps(x, j);
         long long splits = 0;
         for (int f = b.familyBegin; f < b.familyEnd; ++f)
             splits += data_->families[f].clades.splitCount();
-        const double rowBytes = 8.0 * n;
+        const double rowBytes = 8.0 * layout_.size;
         double moved = rowBytes * (2.0 * b.clades() + 4.0 * splits);
-        const std::size_t tableEntries = static_cast<std::size_t>(b.clades()) * n;
-        if (withGradient) {
-            const std::size_t familyBytes = b.families() * sizeof(double);
-            check(cudaMemsetAsync(batch_.largestDone.get(), 0, familyBytes, stream_),
-                  "clearing the adjoint maxima");
-            check(cudaMemsetAsync(batch_.largestRunning.get(), 0, familyBytes, stream_),
-                  "clearing the adjoint maxima");
-            for (std::size_t k = waves_[index].size(); k-- > 0;) {
-                const auto& [offset, count] = waves_[index][k];
-                launchAdjointWave(s, sv, cv, tab, waveClades + offset, count, b.familyBegin,
-                                  batch_.rootSum.get(), batch_.largestDone.get(), batch_.largestRunning.get(),
-                                  adj, stream_);
-                if (adj.pruning)
-                    check(cudaMemcpyAsync(batch_.largestDone.get(), batch_.largestRunning.get(), familyBytes,
-                                          cudaMemcpyDeviceToDevice, stream_),
-                          "updating the adjoint maxima");
-                if (profileWaves_)
-                    timing_->endWave(EvaluationPhase::Adjoint, static_cast<int>(index), static_cast<int>(k),
-                                     count);
-            }
-            launchCountStats(batch_.iterations.get(), b.clades(), counters_.get() + AdjointSum, stream_);
-            timing_->end(EvaluationPhase::Adjoint);
-            const ChunkView chunks = chunkView();
-            launchGradientGather(s, sv, cv, tab, chunks, b.chunkBegin, b.chunkEnd, adj.pibarSideThreshold,
-                                 batch_.partial.get(), stream_);
-            launchFoldChunks(chunks, b.familyBegin, b.familyEnd, b.chunkBegin, layout_.size,
-                             batch_.partial.get(), stream_);
-            if (genewise)
-                launchGenewiseTheta(s, sv, chunks, b.familyBegin, b.familyEnd, b.chunkBegin,
-                                    batch_.partial.get(), adj, thetaGradient_.get(), stream_);
-            else
-                launchAccumulateShared(chunks, b.familyBegin, b.familyEnd, b.chunkBegin, layout_.size,
-                                       batch_.partial.get(), sharedTotal_.get(), stream_);
-            timing_->end(EvaluationPhase::Gradient);
-            moved += rowBytes * (4.0 * b.clades() + 10.0 * splits);
-            if (poison_)
-                launchCountNaN(batch_.adjoint.get(), tableEntries, counters_.get() + Unwritten, stream_);
-        }
-        if (poison_) {
-            launchCountNaN(batch_.pi.get(), tableEntries, counters_.get() + Unwritten, stream_);
-            launchCountNaN(batch_.pibar.get(), tableEntries, counters_.get() + Unwritten, stream_);
-        }
+        if (withGradient) moved += rowBytes * (4.0 * b.clades() + 10.0 * splits);
         return moved;
     }
 

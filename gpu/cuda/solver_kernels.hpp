@@ -43,14 +43,6 @@ void launchAdjointWave(const SpeciesView& s, const SetView& sv, const CladeView&
                        const double* largestDone, double* largestRunning, const AdjointSettings& opt,
                        cudaStream_t stream);
 
-// Gradient chunks [chunkBegin, chunkEnd) of the batch: partial row sets at partial[(chunk − chunkBegin) *
-// 5n].
-struct ChunkView {
-    const int* firstClade = nullptr; // per global chunk
-    const int* endClade = nullptr;
-    const int* familyChunkBegin = nullptr; // per family, plus one
-};
-
 void launchGradientGather(const SpeciesView& s, const SetView& sv, const CladeView& cv, const TableView& tab,
                           const ChunkView& chunks, int chunkBegin, int chunkEnd, double pibarSideThreshold,
                           double* partial, cudaStream_t stream);
