@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# One call on the GPU machine: build with the `device` preset, compare the CUDA backend with the CPU
-# reference (gpurec check), then time it (gpurec bench) on a simulated dataset, with all the memory
-# and with a 20 GB budget. Needs .device/ (made by scripts/device-prepare.sh).
-#   scripts/device-check.sh [check|bench|all] [families]   (default: all; families: hogenom-like size)
+# One call on the GPU machine: build with the `device` preset, run the backend conformance suite
+# (CTest label gpu), compare the CUDA backend with the CPU reference (gpurec check), then time it
+# (gpurec bench) on a simulated dataset, with all the memory and with a 20 GB budget. Needs .device/
+# (made by scripts/device-prepare.sh).
+#   scripts/device-check.sh [conformance|check|bench|all] [families]   (default: all; families: hogenom-like size)
 # BENCH_ARGS adds options to every gpurec bench run (e.g. BENCH_ARGS=--wave-profile).
 # Logs and JSON go to $OUT (the device tool's output folder) or out/device.
 set -uo pipefail
@@ -16,12 +17,20 @@ status=0
 nvidia-smi --query-gpu=name,memory.total,memory.used,clocks.sm,clocks.mem --format=csv | tee "$out/gpu.txt"
 start=$(date +%s)
 if ! { cmake --preset device >"$out/configure.log" 2>&1 &&
-       cmake --build --preset device -j"$(nproc)" --target gpurec >"$out/build.log" 2>&1; }; then
+       cmake --build --preset device -j"$(nproc)" --target gpurec backend_conformance >"$out/build.log" 2>&1; }; then
   tail -n 60 "$out/configure.log" "$out/build.log"
   exit 1
 fi
 echo "build: $(($(date +%s) - start)) s"
 gpurec=build/device/app/gpurec
+
+if [[ $what == conformance || $what == all ]]; then
+  start=$(date +%s)
+  GPUREC_TEST_SHARED_DATA=$PWD/.device/data ctest --test-dir build/device -L gpu --output-on-failure \
+    >"$out/conformance.txt" 2>&1 || status=1
+  tail -n 25 "$out/conformance.txt"
+  echo "conformance: $(($(date +%s) - start)) s"
+fi
 
 if [[ $what == check || $what == all ]]; then
   start=$(date +%s)

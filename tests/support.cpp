@@ -74,4 +74,12 @@ int addNode(Reconciliation& r, int parent, std::vector<ReconEvent> events, std::
     return index;
 }
 
+TableSource cpuTables(std::shared_ptr<const Dataset> data, const RateParameters& theta,
+                      const SamplingSettings& settings) {
+    std::shared_ptr<LikelihoodBackend> backend = makeCpuBackend(std::move(data));
+    return [backend, theta, options = settings.solver](const std::vector<int>& families) {
+        return backend->familyTables(theta, options, families);
+    };
+}
+
 } // namespace gpurec::test

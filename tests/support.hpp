@@ -3,6 +3,7 @@
 // hand-built reconciliations.
 #include "data/load.hpp"
 #include "recon/reconciliation.hpp"
+#include "recon/sampling_run.hpp"
 
 #include <nlohmann/json.hpp>
 #include <string>
@@ -26,5 +27,8 @@ void writeFile(const std::string& path, const std::string& text);
 // Appends a node with the given events under `parent` (−1: the root) of a hand-built
 // reconciliation; nodes are added in preorder. Returns its index.
 int addNode(Reconciliation& r, int parent, std::vector<ReconEvent> events, std::string name = {});
+// The CPU backend's tables of `data` at θ with settings.solver, for sampleFamilies.
+TableSource cpuTables(std::shared_ptr<const Dataset> data, const RateParameters& theta,
+                      const SamplingSettings& settings);
 
 } // namespace gpurec::test

@@ -1,6 +1,8 @@
-// The CUDA backend's solver steps (gpu/cuda/solver_steps.hpp) run serially on the host, batch by
-// batch and wave by wave exactly as the kernels schedule them, against the CPU reference: forward
-// log-likelihoods and gradients in every rate mode and schedule. Also the batch planner.
+// The CUDA backend's solver steps (gpu/cuda/solver_steps.hpp) run serially on the host, driven by
+// the backend's own batch loop (gpu/cuda/batch_driver.hpp) with a host executor, against the CPU
+// reference: forward log-likelihoods and gradients in every rate mode and schedule, with poisoned
+// tables that must all be written. Also the batch planner.
+#include "cuda/batch_driver.hpp"
 #include "cuda/host_structure.hpp"
 #include "cuda/shared_gradient.hpp"
 #include "cuda/solver_steps.hpp"
@@ -9,6 +11,7 @@
 #include "support.hpp"
 
 #include <QtTest>
+#include <algorithm>
 #include <cmath>
 #include <random>
 
@@ -18,11 +21,93 @@ using namespace gpurec::test;
 
 namespace {
 
-// The backend's evaluate() with SerialTeam and host vectors in place of kernels and device memory.
+// The driving loop's executor on the host (batch_driver.hpp): each kernel's blocks one after another
+// as SerialTeams, on host vectors.
+struct HostExecutor {
+    const SerialTeam team;
+    double* scratch;
+    std::vector<double> *pi, *pibar, *adjoint, *partial;
+
+    void splitChunks(const SpeciesView& s, const SetView& sv, const CladeView& cv, const TableView& tab,
+                     const SplitChunk* list, int count, const SplitChunkView& chunks, double threshold) {
+        for (int i = 0; i < count; ++i)
+            sumSplitChunk(team, s, SetRef(sv, cv.setOf(cv.cladeFamily[list[i].clade]), s.n), cv, tab, list[i],
+                          chunks, threshold, scratch);
+    }
+    void forwardWave(const SpeciesView& s, const SetView& sv, const CladeView& cv, const TableView& tab,
+                     const SplitChunkView& chunks, const int* clades, int count, const ForwardSettings& opt) {
+        for (int i = 0; i < count; ++i)
+            solveCladeForward(team, s, SetRef(sv, cv.setOf(cv.cladeFamily[clades[i]]), s.n), cv, tab, chunks,
+                              clades[i], opt, scratch);
+    }
+    void likelihood(const SpeciesView& s, const SetView& sv, const CladeView& cv, const TableView& tab,
+                    int familyBegin, int families, double* logLikelihood, double* rootSum) {
+        for (int f = familyBegin; f < familyBegin + families; ++f)
+            familyLikelihood(team, s, sv, cv, tab, f, familyBegin, logLikelihood, rootSum);
+    }
+    void adjointWave(const SpeciesView& s, const SetView& sv, const CladeView& cv, const TableView& tab,
+                     const int* clades, int count, int familyBegin, const double* rootSum,
+                     const double* largestDone, double* largestRunning, const AdjointSettings& opt) {
+        for (int i = 0; i < count; ++i)
+            solveCladeAdjoint(team, s, SetRef(sv, cv.setOf(cv.cladeFamily[clades[i]]), s.n), cv, tab, clades[i],
+                              familyBegin, rootSum, largestDone, largestRunning, opt, scratch);
+    }
+    void gradientGather(const SpeciesView& s, const SetView& sv, const CladeView& cv, const TableView& tab,
+                        const ChunkView& chunks, int chunkBegin, int chunkEnd, double threshold, double* rows) {
+        for (int chunk = chunkBegin; chunk < chunkEnd; ++chunk)
+            for (int e = 0; e < s.n; ++e)
+                gatherChunkEntry(s, sv, cv, tab, chunks, chunk, chunkBegin, e, threshold, rows);
+    }
+    void foldChunks(const ChunkView& chunks, int familyBegin, int familyEnd, int chunkBegin, int n, double* rows) {
+        const long long width = static_cast<long long>(kGradientRows) * n;
+        for (int f = familyBegin; f < familyEnd; ++f)
+            for (long long k = 0; k < width; ++k)
+                foldChunkEntry(chunks, f, chunkBegin, width, k, rows);
+    }
+    void accumulateShared(const ChunkView& chunks, int familyBegin, int familyEnd, int chunkBegin, int n,
+                          const double* rows, double* total) {
+        const long long width = static_cast<long long>(kGradientRows) * n;
+        for (long long k = 0; k < width; ++k)
+            accumulateSharedEntry(chunks, familyBegin, familyEnd, chunkBegin, width, k, rows, total);
+    }
+    void genewiseTheta(const SpeciesView& s, const SetView& sv, const ChunkView& chunks, int familyBegin,
+                       int familyEnd, int chunkBegin, const double* rows, const AdjointSettings& opt,
+                       double* theta) {
+        for (int f = familyBegin; f < familyEnd; ++f)
+            genewiseThetaFamily(team, s, sv, chunks, f, chunkBegin, rows, opt, scratch, theta);
+    }
+    void countStats(const long long* values, long long count, unsigned long long* result) {
+        for (long long i = 0; i < count; ++i) {
+            result[0] += static_cast<unsigned long long>(values[i]);
+            result[1] = std::max(result[1], static_cast<unsigned long long>(values[i]));
+            result[2] += values[i] == 0;
+        }
+    }
+    void countNaN(const double* values, std::size_t count, unsigned long long* result) {
+        for (std::size_t i = 0; i < count; ++i)
+            *result += std::isnan(values[i]);
+    }
+    void zero(double* values, int count) { std::fill(values, values + count, 0.0); }
+    void copy(double* to, const double* from, int count) { std::copy(from, from + count, to); }
+    void poison(const Batch&) {
+        for (std::vector<double>* v : {pi, pibar, adjoint, partial})
+            std::fill(v->begin(), v->end(), std::nan(""));
+    }
+    void endPhase(EvaluationPhase) {}
+    void endWave(EvaluationPhase, int, int, int) {}
+};
+
+struct Emulation {
+    Evaluation out;
+    unsigned long long unwritten = 0; // poisoned table entries left unwritten
+};
+
+// The backend's evaluate() with the host executor and host vectors in place of kernels and device
+// memory: p and E per set as the kernels compute them, then the batch loop of batch_driver.hpp.
 // Split chunks of 3 splits, so that clades with more splits take the chunked path and clades with
 // fewer the direct one, in every dataset.
-Evaluation emulate(const Dataset& data, const RateParameters& theta, const SolverOptions& options,
-                   bool withGradient, int maxFamiliesPerBatch = 0, int chunkSplits = 3) {
+Emulation emulate(const Dataset& data, const RateParameters& theta, const SolverOptions& options,
+                  bool withGradient, int maxFamiliesPerBatch = 0, int chunkSplits = 3) {
     const HostStructure h(data);
     const int n = h.n, F = static_cast<int>(data.families.size());
     const bool genewise = theta.mode() == RateMode::Genewise;
@@ -47,11 +132,13 @@ Evaluation emulate(const Dataset& data, const RateParameters& theta, const Solve
                down.data(),         outside.data(),      survive.data(),      eIterations.data(),
                eResidual.data(),    divergent.data()};
     for (int set = 0; set < sets; ++set) {
-        const EventProbabilities p = theta.probabilities(set);
-        std::copy(p.pS.begin(), p.pS.end(), sv.pS + set * n);
-        std::copy(p.pD.begin(), p.pD.end(), sv.pD + set * n);
-        std::copy(p.pL.begin(), p.pL.end(), sv.pL + set * n);
-        std::copy(p.pT.begin(), p.pT.end(), sv.pT + set * n);
+        for (int e = 0; e < n; ++e) { // what probabilitiesKernel computes
+            const EventProbabilityRow p = eventProbabilities(theta.theta().data() + 3 * rateRow(theta.mode(), set, e));
+            sv.pS[set * n + e] = p.pS;
+            sv.pD[set * n + e] = p.pD;
+            sv.pL[set * n + e] = p.pL;
+            sv.pT[set * n + e] = p.pT;
+        }
         ExtinctionSettings ext{!converged, options.e_max_iter, options.e_tol, options.e_init, false};
         solveExtinctionSet(team, s, sv, set, ext, scratch.data());
         if (divergent[set] >= 0) throw std::runtime_error("divergent self loop");
@@ -66,76 +153,56 @@ Evaluation emulate(const Dataset& data, const RateParameters& theta, const Solve
     in.familySplitChunkRows = h.familySplitChunkRows(chunkSplits);
     const BatchPlan plan = planBatches(in);
     const BatchWaves waves = batchWaves(data, h, plan, chunkSplits);
-    std::vector<double> partial(static_cast<std::size_t>(waves.maxWaveChunks) * n, std::nan(""));
-    const SplitChunkView chunks = waves.view(partial.data());
+    std::vector<double> partial(
+        static_cast<std::size_t>(partialRows(plan.maxChunks, std::max(plan.maxSplitChunkRows, waves.maxWaveChunks))) * n,
+        std::nan(""));
 
-    Evaluation out;
+    Emulation result;
+    Evaluation& out = result.out;
     out.logLikelihood.assign(F, std::nan(""));
     if (withGradient) out.gradient.assign(theta.theta().size(), 0.0);
     std::vector<double> total(kGradientRows * static_cast<std::size_t>(n), 0.0);
-    const ForwardSettings fwd{!converged, options.pi_iters, options.pi_tol, options.pibar_side_threshold,
-                              false};
-    const AdjointSettings adj{options.bicgstab_max_iter, options.bicgstab_tol, options.pibar_side_threshold,
-                              options.use_adjoint_pruning, options.adjoint_pruning_threshold};
+    std::vector<unsigned long long> counters(CounterCount, 0);
+    BatchJob j;
+    j.waveClades = waves.clades.data();
+    j.splitChunks = waves.chunks.data();
+    j.s = s;
+    j.sv = sv;
+    j.cv = cv;
+    j.chunks = waves.view(partial.data());
+    j.gradientChunks = ChunkView{h.chunkFirst.data(), h.chunkEnd.data(), plan.familyChunkBegin.data()};
+    j.fwd = ForwardSettings{!converged, options.pi_iters, options.pi_tol, options.pibar_side_threshold, false};
+    j.adj = AdjointSettings{options.bicgstab_max_iter, options.bicgstab_tol, options.pibar_side_threshold,
+                            options.use_adjoint_pruning, options.adjoint_pruning_threshold};
+    j.withGradient = withGradient;
+    j.genewise = genewise;
+    j.poison = true;
+    j.logLikelihood = out.logLikelihood.data();
+    j.partial = partial.data();
+    j.sharedTotal = total.data();
+    j.thetaGradient = out.gradient.data();
+    j.counters = counters.data();
     for (std::size_t bi = 0; bi < plan.batches.size(); ++bi) {
         const Batch& b = plan.batches[bi];
         const std::size_t entries = static_cast<std::size_t>(b.clades()) * n;
-        std::vector<double> pi(entries, std::nan("")), pibar(entries, std::nan("")),
-            adjoint(entries, std::nan(""));
-        std::vector<double> peak(b.clades()), ll(b.families()), rootSum(b.families());
-        std::vector<double> largestDone(b.families(), 0.0), largestRunning(b.families(), 0.0);
+        std::vector<double> pi(entries), pibar(entries), adjoint(entries, 0.0);
+        std::vector<double> peak(b.clades()), rootSum(b.families());
+        std::vector<double> largestDone(b.families()), largestRunning(b.families());
         std::vector<int> scale(b.clades());
         std::vector<long long> iterations(b.clades());
-        const TableView tab{pi.data(),   pibar.data(),      adjoint.data(), scale.data(),
-                            peak.data(), iterations.data(), b.cladeBegin,   n};
-        for (std::size_t k = 0; k < waves.waves[bi].size(); ++k) {
-            const auto& [chunkOffset, chunkCount] = waves.waveChunks[bi][k];
-            for (int i = 0; i < chunkCount; ++i) {
-                const SplitChunk& chunk = waves.chunks[chunkOffset + i];
-                sumSplitChunk(team, s, SetRef(sv, cv.setOf(cv.cladeFamily[chunk.clade]), n), cv, tab, chunk,
-                              chunks, options.pibar_side_threshold, scratch.data());
-            }
-            const auto& [offset, count] = waves.waves[bi][k];
-            for (int i = 0; i < count; ++i) {
-                const int c = waves.clades[offset + i];
-                solveCladeForward(team, s, SetRef(sv, cv.setOf(cv.cladeFamily[c]), n), cv, tab, chunks, c,
-                                  fwd, scratch.data());
-            }
-        }
-        for (int f = b.familyBegin; f < b.familyEnd; ++f)
-            familyLikelihood(team, s, sv, cv, tab, f, b.familyBegin, ll.data(), rootSum.data());
-        std::copy(ll.begin(), ll.end(), out.logLikelihood.begin() + b.familyBegin);
-        if (!withGradient) continue;
-        for (auto wave = waves.waves[bi].rbegin(); wave != waves.waves[bi].rend(); ++wave) {
-            for (int i = 0; i < wave->second; ++i) {
-                const int c = waves.clades[wave->first + i];
-                solveCladeAdjoint(team, s, SetRef(sv, cv.setOf(cv.cladeFamily[c]), n), cv, tab, c,
-                                  b.familyBegin, rootSum.data(), largestDone.data(), largestRunning.data(),
-                                  adj, scratch.data());
-            }
-            largestDone = largestRunning;
-        }
-        for (int f = b.familyBegin; f < b.familyEnd; ++f) {
-            const SetRef p(sv, cv.setOf(f), n);
-            std::vector<double> acc(kGradientRows * static_cast<std::size_t>(n), 0.0);
-            for (int chunk = plan.familyChunkBegin[f]; chunk < plan.familyChunkBegin[f + 1]; ++chunk)
-                for (int e = 0; e < n; ++e) {
-                    double rows[kGradientRows];
-                    gatherGradient(s, p, cv, tab, h.chunkFirst[chunk], h.chunkEnd[chunk], e,
-                                   options.pibar_side_threshold, rows);
-                    for (int k = 0; k < kGradientRows; ++k)
-                        acc[k * n + e] += rows[k];
-                }
-            if (genewise) {
-                eliminateExtinctionSet(team, s, p, survive[f], acc.data(), 1, adj.maxIterations,
-                                       adj.tolerance, scratch.data(), out.gradient.data() + 3 * f);
-            } else {
-                for (std::size_t k = 0; k < total.size(); ++k)
-                    total[k] += acc[k];
-            }
-        }
+        HostExecutor x{team, scratch.data(), &pi, &pibar, &adjoint, &partial};
+        j.batch = &b;
+        j.index = static_cast<int>(bi);
+        j.waves = &waves.waves[bi];
+        j.waveChunks = &waves.waveChunks[bi];
+        j.tab = TableView{pi.data(), pibar.data(), adjoint.data(), scale.data(), peak.data(), iterations.data(),
+                          b.cladeBegin, n};
+        j.rootSum = rootSum.data();
+        j.largestDone = largestDone.data();
+        j.largestRunning = largestRunning.data();
+        runBatchSteps(x, j);
     }
-    if (withGradient && !genewise) {
+    if (withGradient && !genewise) { // what finishGradient does with the shared rows
         ExtinctionState ext;
         ext.E.assign(sv.E, sv.E + n);
         ext.Ebar.assign(sv.Ebar, sv.Ebar + n);
@@ -144,7 +211,8 @@ Evaluation emulate(const Dataset& data, const RateParameters& theta, const Solve
     }
     for (double v : out.logLikelihood)
         out.totalLogLikelihood += v;
-    return out;
+    result.unwritten = counters[Unwritten];
+    return result;
 }
 
 RateParameters randomRates(RateMode mode, const Dataset& data, unsigned seed) {
@@ -171,7 +239,9 @@ double worstRelative(const std::vector<double>& a, const std::vector<double>& re
 void matchesCpu(const std::shared_ptr<const Dataset>& data, const RateParameters& theta,
                 const SolverOptions& options) {
     Evaluation cpu = makeCpuBackend(data)->evaluate(theta, options, true);
-    Evaluation gpu = emulate(*data, theta, options, true);
+    const Emulation emulated = emulate(*data, theta, options, true);
+    const Evaluation& gpu = emulated.out;
+    QCOMPARE(emulated.unwritten, 0ull);
     const double llError = worstRelative(gpu.logLikelihood, cpu.logLikelihood);
     const double gradError = worstRelative(gpu.gradient, cpu.gradient);
     QVERIFY2(llError < 1e-12, qPrintable(QString("log-likelihood relative error %1").arg(llError)));
@@ -267,8 +337,8 @@ class GpuSolverSteps : public QObject {
         SolverOptions options;
         for (RateMode mode : {RateMode::Specieswise, RateMode::Genewise}) {
             RateParameters theta = randomRates(mode, *in.dataset, 11);
-            Evaluation whole = emulate(*in.dataset, theta, options, true);
-            Evaluation split = emulate(*in.dataset, theta, options, true, 2);
+            const Evaluation whole = emulate(*in.dataset, theta, options, true).out;
+            const Evaluation split = emulate(*in.dataset, theta, options, true, 2).out;
             QVERIFY(whole.logLikelihood == split.logLikelihood);
             QVERIFY(whole.gradient == split.gradient);
         }

@@ -347,7 +347,7 @@ class GuiLivePlots : public QObject {
                 !waves->colouringBox()->toolTip().isEmpty());
 
         const CladeStatistics core =
-            computeCladeStatistics(*w.dataset(), w.session().parameters(), w.knobsPanel()->options(), family);
+            computeCladeStatistics(*makeCpuBackend(w.dataset()), *w.dataset(), w.session().parameters(), w.knobsPanel()->options(), family);
         waves->colouringBox()->setCurrentIndex(2); // posterior probability, computed off the GUI thread
         QTRY_VERIFY_WITH_TIMEOUT(waves->cladeStatistics().has_value(), kTimeoutMs);
         QVERIFY(dag->showsValues());
@@ -374,7 +374,7 @@ class GuiLivePlots : public QObject {
         theta.setRates(0, Rates{0.3, 0.05, 0.2});
         w.session().setParameters(theta);
         const CladeStatistics moved =
-            computeCladeStatistics(*w.dataset(), theta, w.knobsPanel()->options(), family);
+            computeCladeStatistics(*makeCpuBackend(w.dataset()), *w.dataset(), theta, w.knobsPanel()->options(), family);
         QVERIFY(moved.posterior != core.posterior);
         QTRY_COMPARE_WITH_TIMEOUT(waves->cladeStatistics()->posterior, moved.posterior, kTimeoutMs);
         QCOMPARE(waves->cladeStatistics()->selfLoopIterations, moved.selfLoopIterations);

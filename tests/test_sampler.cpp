@@ -375,7 +375,7 @@ class Sampler : public QObject {
                     lines.push_back(toAleNewick(r, data.species));
                 std::lock_guard lock(m);
                 out[data.families[fs.family].name] = lines;
-            });
+            }, cpuTables(in.dataset, theta, settings));
             return out;
         };
         auto one = run(1, 5, {0, 1, 2});
@@ -404,9 +404,14 @@ class Sampler : public QObject {
                 std::lock_guard lock(m);
                 external[data.families[fs.family].name] = lines;
             },
-            [&](int f, const EventProbabilities& p) {
-                ++calls;
-                return computeFamilyTables(layout, data.families[f], p, SolverOptions{});
+            [&](const std::vector<int>& group) {
+                std::vector<FamilyTables> tables;
+                for (int f : group) {
+                    ++calls;
+                    tables.push_back(computeFamilyTables(layout, data.families[f], theta.probabilities(f),
+                                                         SolverOptions{}));
+                }
+                return tables;
             });
         QCOMPARE(calls.load(), 3);
         QVERIFY(external == one);
@@ -420,7 +425,7 @@ class Sampler : public QObject {
         RateParameters theta(RateMode::Global, data.species.size(), 1, {0.1, 0.1, 0.1});
         auto message = [&](const RateParameters& t, const SamplingSettings& s) {
             try {
-                sampleFamilies(data, t, {0}, s, [](FamilySamples&&) {});
+                sampleFamilies(data, t, {0}, s, [](FamilySamples&&) {}, cpuTables(in.dataset, t, s));
             } catch (const std::invalid_argument& e) {
                 return std::string(e.what());
             }

@@ -38,8 +38,9 @@ Sampled sampleTestTrees2() {
     SamplingSettings settings;
     settings.samples = 60;
     settings.seed = 11;
-    sampleFamilies(data, theta, {0}, settings,
-                   [&](FamilySamples&& fs) { s.recs = std::move(fs.reconciliations); });
+    sampleFamilies(
+        data, theta, {0}, settings, [&](FamilySamples&& fs) { s.recs = std::move(fs.reconciliations); },
+        cpuTables(s.in.dataset, theta, settings));
     return s;
 }
 

@@ -120,7 +120,7 @@ class SamplingRecovery : public QObject {
                     d[k] += counts(r)[k] / fs.reconciliations.size();
             std::lock_guard lock(m);
             difference[fs.family] = d;
-        });
+        }, cpuTables(data, theta, settings));
         const char* names[] = {"S", "SL", "T", "TL"};
         for (int k = 0; k < 4; ++k) {
             double sum = 0, sq = 0;

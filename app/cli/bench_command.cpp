@@ -5,10 +5,6 @@
 
 #include "io/result_writer.hpp"
 
-#ifdef GPUREC_HAVE_CUDA
-#include "cuda/cuda_backend.hpp"
-#endif
-
 #include <algorithm>
 #include <cstdio>
 
@@ -38,9 +34,8 @@ Timing timeEvaluations(LikelihoodBackend& backend, const RateParameters& theta, 
         backend.clearWarmStarts();
         t.last = backend.evaluate(theta, options, withGradient);
         double seconds = t.last.stats.seconds;
-#ifdef GPUREC_HAVE_CUDA
-        if (auto* cuda = dynamic_cast<CudaBackendControls*>(&backend)) {
-            const CudaRunInfo info = cuda->lastRun();
+        if (const BackendDiagnostics* d = backend.diagnostics()) {
+            const DeviceRunInfo info = d->lastRun();
             seconds = info.deviceSeconds;
             t.peakBytes = std::max(t.peakBytes, info.peakBytes);
             t.bytesMoved = info.tableBytesMoved;
@@ -48,7 +43,6 @@ Timing timeEvaluations(LikelihoodBackend& backend, const RateParameters& theta, 
             for (int p = 0; p < kEvaluationPhases; ++p)
                 t.phases.emplace_back(toString(static_cast<EvaluationPhase>(p)), info.phaseSeconds[p]);
         }
-#endif
         if (i >= warmup) t.samples.push_back(seconds);
     }
     t.median = median(t.samples);
@@ -68,37 +62,27 @@ double floorBytes(const Dataset& data, bool withGradient) {
     return withGradient ? forward + row * 4 * clades : forward;
 }
 
-double copyBandwidth(const std::string& device) {
-#ifdef GPUREC_HAVE_CUDA
-    if (device.rfind("cuda", 0) == 0) return measureCudaCopyBandwidth(std::stoi(device.substr(5)));
-#else
-    (void)device;
-#endif
-    return 0;
-}
-
 // One more cold forward+gradient evaluation with an event after every wave: per phase, the time in
 // waves too small to fill the device and the slowest waves; every wave into the JSON.
 void profileWaves(LikelihoodBackend& backend, const RateParameters& theta, const SolverOptions& options,
                   nlohmann::json& j) {
-#ifdef GPUREC_HAVE_CUDA
-    auto* cuda = dynamic_cast<CudaBackendControls*>(&backend);
-    if (cuda == nullptr) {
+    BackendDiagnostics* device = backend.diagnostics();
+    if (device == nullptr) {
         std::printf("\nwave profile: only on a CUDA device\n");
         return;
     }
-    cuda->setWaveProfiling(true);
+    device->setWaveProfiling(true);
     backend.clearWarmStarts();
     backend.evaluate(theta, options, true);
-    cuda->setWaveProfiling(false);
-    const CudaRunInfo info = cuda->lastRun();
+    device->setWaveProfiling(false);
+    const DeviceRunInfo info = device->lastRun();
     std::printf("\nwave profile (one forward+gradient evaluation, %d clades in flight):\n",
                 info.cladesInFlight);
     for (const EvaluationPhase phase : {EvaluationPhase::Forward, EvaluationPhase::Adjoint}) {
-        std::vector<CudaRunInfo::WaveTime> waves;
+        std::vector<DeviceRunInfo::WaveTime> waves;
         double total = 0, small = 0;
         int smallCount = 0;
-        for (const CudaRunInfo::WaveTime& w : info.waves) {
+        for (const DeviceRunInfo::WaveTime& w : info.waves) {
             if (w.phase != phase) continue;
             waves.push_back(w);
             total += w.seconds;
@@ -118,13 +102,6 @@ void profileWaves(LikelihoodBackend& backend, const RateParameters& theta, const
                         waves[k].clades, waves[k].seconds,
                         k + 1 < std::min<std::size_t>(5, waves.size()) ? "," : "\n");
     }
-#else
-    (void)backend;
-    (void)theta;
-    (void)options;
-    (void)j;
-    std::printf("\nwave profile: only on a CUDA device (this build has no CUDA backend)\n");
-#endif
 }
 
 } // namespace
@@ -165,8 +142,8 @@ void registerBench(CLI::App& root) {
         std::fflush(stdout);
         Timing forward = timeEvaluations(*backend.backend, theta, solver, false, o->warmup, o->repeats);
         Timing gradient = timeEvaluations(*backend.backend, theta, solver, true, o->warmup, o->repeats);
-        const std::string deviceId = backend.description.substr(0, backend.description.find(' '));
-        const double bandwidth = copyBandwidth(deviceId);
+        BackendDiagnostics* diagnostics = backend.backend->diagnostics();
+        const double bandwidth = diagnostics ? diagnostics->measureCopyBandwidth() : 0.0;
 
         nlohmann::json j;
         j["dataset"] = {{"species_tree", o->input.species}, {"families_file", o->input.families},

@@ -3,12 +3,8 @@
 #include "cli_common.hpp"
 #include "commands.hpp"
 
+#include "check/backend_comparison.hpp"
 #include "io/result_writer.hpp"
-#include "sim/simulation.hpp"
-
-#ifdef GPUREC_HAVE_CUDA
-#include "cuda/cuda_backend.hpp"
-#endif
 
 #include <algorithm>
 #include <cmath>
@@ -21,113 +17,9 @@ namespace gpurec::cli {
 
 namespace {
 
-constexpr double kLikelihoodTolerance = 1e-10;
-constexpr double kGradientTolerance = 1e-8;
-
-struct CheckDataset {
-    std::string name, speciesTree, families;
-    int minCoveredSpecies = 4;
-    std::string transferConstraint = "PARENTS";
-};
-
-struct CheckRow {
-    std::string dataset, mode, schedule;
-    int families = 0;
-    long long clades = 0;
-    double likelihoodError = 0, gradientError = 0;
-    long long unwritten = 0;
-    std::string batches = "-"; // "same" when a split plan reproduced the one-batch results bit for bit
-    bool passed = false;
-};
-
-// Worst |a − ref| / max(|ref|, 1e-6 ‖ref‖∞); NaN when any entry is NaN or the sizes differ.
-double worstRelative(const std::vector<double>& a, const std::vector<double>& ref) {
-    if (a.size() != ref.size()) return std::nan("");
-    double scale = 0, worst = 0;
-    for (double r : ref)
-        scale = std::max(scale, std::abs(r));
-    for (std::size_t i = 0; i < ref.size(); ++i) {
-        const double d = std::abs(a[i] - ref[i]) / std::max(std::abs(ref[i]), 1e-6 * scale);
-        if (!(d <= worst)) worst = d;
-    }
-    return worst;
-}
-
-std::vector<CheckDataset> referenceDatasets(const std::string& dataRoot, const std::string& samplesRoot) {
-    namespace fs = std::filesystem;
-    std::vector<CheckDataset> out;
-    auto add = [&](const std::string& name, const fs::path& folder, const std::string& species,
-                   int minCovered) {
-        if (fs::exists(folder / species) && fs::exists(folder / "families.txt"))
-            out.push_back(
-                {name, (folder / species).string(), (folder / "families.txt").string(), minCovered});
-    };
-    const fs::path data(dataRoot);
-    add("tiny", data / "tiny", "species.nwk", 3);
-    if (fs::is_directory(data / "alerax")) {
-        std::vector<fs::path> sets;
-        for (const auto& entry : fs::directory_iterator(data / "alerax"))
-            sets.push_back(entry.path());
-        std::sort(sets.begin(), sets.end());
-        for (const fs::path& p : sets)
-            add("alerax/" + p.filename().string(), p, "sp.nwk", 4);
-    }
-    add("primates", data / "primates", "species.nwk", 4);
-    add("simulated_2", data / "simulated_2", "species.nwk", 4);
-    if (fs::is_directory(samplesRoot)) {
-        std::vector<fs::path> samples;
-        for (const auto& entry : fs::directory_iterator(samplesRoot))
-            if (entry.is_directory()) samples.push_back(entry.path());
-        std::sort(samples.begin(), samples.end());
-        for (const fs::path& p : samples)
-            add("samples/" + p.filename().string(), p, "species.nwk", 4);
-    }
-    return out;
-}
-
-// Families simulated under the model with rates drawn per family and species, with tree samples.
-CheckDataset simulatedDataset(int families, std::uint64_t seed, const std::string& folder) {
-    SimulationOptions o;
-    o.birthDeath = {24, 1.0, 0.2, 1000};
-    o.families = families;
-    o.rates = {0.08, 0.12, 0.08};
-    o.speciesRateSpread = 2.0;
-    o.familyRateSpread = 2.0;
-    o.limits.minCoveredSpecies = 4;
-    o.treeSamples = 8;
-    o.perturbation.rate = 0.15;
-    o.seed = seed;
-    SimulationSummary s = runSimulation(o, folder);
-    return {"simulated (" + std::to_string(families) + " families, seed " + std::to_string(seed) + ")",
-            s.speciesTreeFile, s.familiesFile, 4};
-}
-
-RateParameters randomRates(RateMode mode, const Dataset& data, std::mt19937_64& rng) {
-    RateParameters theta(mode, data.species.size(), static_cast<int>(data.families.size()), {0.1, 0.1, 0.1});
-    std::uniform_real_distribution<double> logRate(std::log2(0.005), std::log2(0.5));
-    for (double& t : theta.theta())
-        t = logRate(rng);
-    return theta;
-}
-
-// NaN-fill the device buffers before each evaluation (CUDA builds), so unwritten entries show.
+// NaN-fill the device buffers before each evaluation (backends that can), so unwritten entries show.
 void poisonOutputs(LikelihoodBackend& backend) {
-#ifdef GPUREC_HAVE_CUDA
-    if (auto* cuda = dynamic_cast<CudaBackendControls*>(&backend)) cuda->setPoisonOutputs(true);
-#else
-    (void)backend;
-#endif
-}
-
-// Table entries the last evaluation left at their poison value.
-long long unwrittenEntries(const LikelihoodBackend& backend) {
-#ifdef GPUREC_HAVE_CUDA
-    if (auto* cuda = dynamic_cast<const CudaBackendControls*>(&backend))
-        return std::max(0LL, cuda->lastRun().unwrittenEntries);
-#else
-    (void)backend;
-#endif
-    return 0;
+    if (BackendDiagnostics* d = backend.diagnostics()) d->setPoisonOutputs(true);
 }
 
 std::string scientific(double v) {
@@ -136,11 +28,11 @@ std::string scientific(double v) {
     return text;
 }
 
-void printTable(const std::vector<CheckRow>& rows) {
+void printTable(const std::vector<ComparisonRow>& rows) {
     std::printf("\n| dataset | families | clades | mode | schedule | NLL rel. error | gradient rel. error | "
                 "unwritten | "
                 "split plan | result |\n|---|---:|---:|---|---|---:|---:|---:|---|---|\n");
-    for (const CheckRow& r : rows)
+    for (const ComparisonRow& r : rows)
         std::printf("| %s | %d | %lld | %s | %s | %s | %s | %lld | %s | %s |\n", r.dataset.c_str(),
                     r.families, r.clades, r.mode.c_str(), r.schedule.c_str(),
                     scientific(r.likelihoodError).c_str(), scientific(r.gradientError).c_str(), r.unwritten,
@@ -177,7 +69,7 @@ void registerCheck(CLI::App& root) {
         std::vector<std::string> devices = availableDevices();
         if (devices.size() < 2) {
             const std::string why =
-                cudaBackendCompiled() ? "no usable CUDA device found" : "this build has no CUDA backend";
+                deviceBackendKinds().empty() ? "this build has no CUDA backend" : "no usable CUDA device found";
             if (explicitGpu) throw std::runtime_error(why + ": cannot check " + o->device);
             std::printf("%s: nothing to check (use --device cuda to make this an error)\n", why.c_str());
             return;
@@ -186,23 +78,18 @@ void registerCheck(CLI::App& root) {
         BatchLimits limits;
         if (!o->memoryLimit.empty()) limits.memoryBytes = parseByteSize(o->memoryLimit);
 
-        std::vector<CheckDataset> datasets = referenceDatasets(o->data, o->samples);
+        std::vector<ComparisonDataset> datasets = referenceDatasets(o->data, o->samples);
         if (datasets.empty()) std::printf("no reference dataset under %s\n", o->data.c_str());
         const std::string simFolder =
             (std::filesystem::temp_directory_path() / ("gpurec_check_" + std::to_string(o->seed))).string();
-        if (o->simulatedFamilies > 0) {
-            datasets.push_back(simulatedDataset(o->simulatedFamilies, o->seed, simFolder));
-            // The NONE constraint takes the GPU's iterated self loop instead of the direct solve.
-            CheckDataset none = datasets.back();
-            none.name += ", NONE";
-            none.transferConstraint = "NONE";
-            datasets.push_back(none);
-        }
+        if (o->simulatedFamilies > 0)
+            for (const ComparisonDataset& d : simulatedDatasets(o->simulatedFamilies, o->seed, simFolder))
+                datasets.push_back(d);
 
-        std::vector<CheckRow> rows;
+        std::vector<ComparisonRow> rows;
         std::mt19937_64 rng(o->seed);
         bool allPassed = true;
-        for (const CheckDataset& d : datasets) {
+        for (const ComparisonDataset& d : datasets) {
             InputOptions input;
             input.species = d.speciesTree;
             input.families = d.families;
@@ -213,50 +100,12 @@ void registerCheck(CLI::App& root) {
             BackendChoice gpu = selectBackend(device, data, limits);
             poisonOutputs(*gpu.backend);
             std::unique_ptr<LikelihoodBackend> cpu = makeCpuBackend(data);
-            struct Case {
-                RateMode mode;
-                Schedule schedule;
-            };
-            const Case cases[] = {{RateMode::Global, Schedule::Converged},
-                                  {RateMode::Specieswise, Schedule::Converged},
-                                  {RateMode::Genewise, Schedule::Converged},
-                                  {RateMode::Global, Schedule::AleRax}};
-            for (const Case& c : cases) {
+            for (const ComparisonCase& c : comparisonCases()) {
                 SolverOptions options;
                 options.schedule = c.schedule;
                 options.threads = o->threads;
-                RateParameters theta = randomRates(c.mode, *data, rng);
-                CheckRow row;
-                row.dataset = d.name;
-                row.mode = toString(c.mode);
-                row.schedule = toString(c.schedule);
-                row.families = static_cast<int>(data->families.size());
-                row.clades = data->cladeCount();
-                cpu->clearWarmStarts();
-                gpu.backend->clearWarmStarts();
-                Evaluation ref = cpu->evaluate(theta, options, true);
-                Evaluation forward = gpu.backend->evaluate(theta, options, false);
-                long long unwritten = unwrittenEntries(*gpu.backend);
-                Evaluation full = gpu.backend->evaluate(theta, options, true);
-                unwritten += unwrittenEntries(*gpu.backend);
-                row.likelihoodError = std::max(worstRelative(forward.logLikelihood, ref.logLikelihood),
-                                               worstRelative(full.logLikelihood, ref.logLikelihood));
-                row.gradientError = worstRelative(full.gradient, ref.gradient);
-                row.unwritten = unwritten;
-                if (data->families.size() >= 3) {
-                    // The same evaluation under a plan of about three batches must give identical bits.
-                    BatchLimits split = limits;
-                    split.maxFamiliesPerBatch = static_cast<int>((data->families.size() + 2) / 3);
-                    gpu.backend->replan(split);
-                    Evaluation again = gpu.backend->evaluate(theta, options, true);
-                    gpu.backend->replan(limits);
-                    row.batches = again.logLikelihood == full.logLikelihood && again.gradient == full.gradient
-                                      ? "same"
-                                      : "DIFFERENT";
-                }
-                row.passed = row.likelihoodError <= kLikelihoodTolerance &&
-                             row.gradientError <= kGradientTolerance && row.unwritten == 0 &&
-                             row.batches != "DIFFERENT";
+                const RateParameters theta = randomRates(c.mode, *data, rng);
+                ComparisonRow row = compareBackends(*cpu, *gpu.backend, *data, d.name, c, theta, options, limits);
                 allPassed = allPassed && row.passed;
                 rows.push_back(row);
                 std::printf("%-40s %-12s %-9s NLL %s grad %s %s\n", d.name.c_str(), row.mode.c_str(),
@@ -271,7 +120,7 @@ void registerCheck(CLI::App& root) {
         printTable(rows);
         if (!o->json.empty()) {
             nlohmann::json j = nlohmann::json::array();
-            for (const CheckRow& r : rows)
+            for (const ComparisonRow& r : rows)
                 j.push_back({{"dataset", r.dataset},
                              {"families", r.families},
                              {"clades", r.clades},

@@ -1,7 +1,7 @@
 #pragma once
 // Option groups shared by the gpurec subcommands, and the input/rates set-up they all need.
 #include "data/load.hpp"
-#include "device_selection.hpp"
+#include "engine/backend_factory.hpp"
 #include "engine/backend.hpp"
 #include "model/rate_parameters.hpp"
 #include "model/solver_options.hpp"

@@ -102,7 +102,7 @@ void registerSample(CLI::App& root) {
         root.add_subcommand("sample", "Sample reconciled gene trees from their posterior at fixed rates");
     addInputOptions(*app, o->input);
     addRateOptions(*app, o->rates, fixedRateRange());
-    addEngineOptions(*app, o->engine, false);
+    addEngineOptions(*app, o->engine, true);
     addNumber(*app, "--samples", o->samples, "Reconciliations per family (default 100)",
               NumberRange::atLeast(1));
     addNumber(*app, "--seed", o->seed, "Random seed (default 123); each family has its own stream");
@@ -131,6 +131,7 @@ void registerSample(CLI::App& root) {
         RateParameters theta = initialRates(
             o->rates, data, o->rates.ratesFile.empty() ? RateMode::Global : RateMode::Specieswise);
         validateSampling(data, theta, settings);
+        BackendChoice backend = backendFrom(o->engine, in.dataset);
 
         const std::string recDir = outdir + "/reconciliations", sumDir = outdir + "/summaries";
         ensureDirectory(recDir);
@@ -181,7 +182,7 @@ void registerSample(CLI::App& root) {
         };
         bool interrupted = false;
         try {
-            sampleFamilies(data, theta, families, settings, consume);
+            sampleFamilies(data, theta, families, settings, consume, backendTables(*backend.backend, theta, settings));
         } catch (const Interrupted&) {
             interrupted = true;
         }

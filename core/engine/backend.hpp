@@ -1,7 +1,10 @@
 #pragma once
 // The engine's one narrow interface: prepared families and rates in, per-family results out.
-// The CPU reference and the CUDA backend implement it; the CLI and the GUI only talk to it.
+// The CPU reference and the CUDA backend implement it; the CLI, the GUI, the sampler and the
+// workbench's per-clade and per-species quantities only talk to it (backend_factory.hpp makes one).
 #include "data/dataset.hpp"
+#include "engine/backend_diagnostics.hpp"
+#include "engine/clade_tables.hpp"
 #include "model/rate_parameters.hpp"
 #include "model/solver_options.hpp"
 
@@ -51,6 +54,15 @@ struct Evaluation {
     SolverStats stats;
 };
 
+// One family's converged quantities: event probabilities, E and Ē (length S) and the row-scaled
+// Π, Π̄ tables (Π̄ without the factor pT), with the statistics of the solves that gave them.
+struct FamilyTables {
+    EventProbabilities p;
+    std::vector<double> E, Ebar;
+    CladeTables clades; // cladeSelfIterations: per clade (1 where a backend solves a self loop directly)
+    SolverStats stats;  // early stops of the E and Π solves, so sampling reports them as eval does
+};
+
 // Device memory budget and batch shape; the CPU ignores what it does not need.
 struct BatchLimits {
     double memoryBytes = 0; // 0: backend default
@@ -67,6 +79,13 @@ class LikelihoodBackend {
     virtual void replan(const BatchLimits& limits) = 0;
     // A short description of the work plan (batches, peak memory) for logs.
     virtual std::string planSummary() const = 0;
+    // E, Ē, Π and Π̄ of `families` (indices into the dataset) at θ, in that order: what the sampler
+    // and the workbench read. Throws like evaluate(), and std::out_of_range for an unknown family.
+    virtual std::vector<FamilyTables> familyTables(const RateParameters& theta, const SolverOptions& options,
+                                                   const std::vector<int>& families) = 0;
+    // The backend's own controls and measurements (output poisoning, wave timings, injected
+    // allocation failures); nullptr when it has none.
+    virtual BackendDiagnostics* diagnostics() { return nullptr; }
 };
 
 std::unique_ptr<LikelihoodBackend> makeCpuBackend(std::shared_ptr<const Dataset> data);

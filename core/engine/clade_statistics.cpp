@@ -1,5 +1,6 @@
 #include "engine/clade_statistics.hpp"
 
+#include "engine/evaluation_shape.hpp"
 #include "engine/family_solver.hpp"
 
 #include <cmath>
@@ -8,21 +9,17 @@
 
 namespace gpurec {
 
-CladeStatistics computeCladeStatistics(const Dataset& data, const RateParameters& theta,
-                                       const SolverOptions& options, int family) {
-    options.validate();
-    const int families = static_cast<int>(data.families.size());
-    if (family < 0 || family >= families)
-        throw std::out_of_range("family " + std::to_string(family) + " is not in the dataset (" +
-                                std::to_string(families) + " families)");
+CladeStatistics computeCladeStatistics(LikelihoodBackend& backend, const Dataset& data,
+                                       const RateParameters& theta, const SolverOptions& options, int family) {
+    requireFamilies(data, {family});
+    FamilyTables t = std::move(backend.familyTables(theta, options, {family}).front());
     const SpeciesLayout layout(data.species, data.transferConstraint);
-    if (theta.speciesCount() != layout.size ||
-        (theta.mode() == RateMode::Genewise && theta.familyCount() != families))
-        throw std::invalid_argument("rate parameters do not match the dataset's shape");
     const GeneFamily& f = data.families[family];
-    const EventProbabilities p = theta.probabilities(family);
-    const ExtinctionState ext = solveExtinction(layout, p, options);
-    const CladeTables tables = solveClades(layout, f, p, ext, options);
+    const CladeTables& tables = t.clades;
+    ExtinctionState ext;
+    ext.E = std::move(t.E);
+    ext.Ebar = std::move(t.Ebar);
+    const EventProbabilities& p = t.p;
 
     CladeStatistics out;
     const int clades = tables.clades;

@@ -1,8 +1,9 @@
 #pragma once
-// Per-clade numbers of one family, for the workbench's clade heat map: the CPU reference solve of
-// that family alone at given rates (whatever backend the run uses; the CUDA backend solves the
-// self loops directly and has no per-clade iteration counts).
+// Per-clade numbers of one family, for the workbench's clade heat map: the family's tables from a
+// backend (LikelihoodBackend::familyTables) and the posterior from the CPU engine's adjoint of them.
+// The CUDA backend solves self loops directly: its iteration counts are 1 (NONE constraint: its own).
 #include "data/dataset.hpp"
+#include "engine/backend.hpp"
 #include "model/rate_parameters.hpp"
 #include "model/solver_options.hpp"
 
@@ -23,7 +24,8 @@ struct CladeStatistics {
 
 // Throws std::out_of_range for a family index outside the dataset, std::invalid_argument when θ
 // does not match the dataset's shape.
-CladeStatistics computeCladeStatistics(const Dataset& data, const RateParameters& theta,
-                                       const SolverOptions& options, int family);
+// `backend` must have been made from `data`.
+CladeStatistics computeCladeStatistics(LikelihoodBackend& backend, const Dataset& data,
+                                       const RateParameters& theta, const SolverOptions& options, int family);
 
 } // namespace gpurec

@@ -1,5 +1,6 @@
 // The CPU reference backend: families in parallel over OpenMP threads, double precision.
 #include "engine/backend.hpp"
+#include "engine/evaluation_shape.hpp"
 #include "engine/family_solver.hpp"
 
 #include <algorithm>
@@ -55,15 +56,11 @@ class CpuBackend final : public LikelihoodBackend {
     }
 
     Evaluation evaluate(const RateParameters& theta, const SolverOptions& options, bool withGradient) override {
-        options.validate();
-        auto start = std::chrono::steady_clock::now();
+        const auto start = std::chrono::steady_clock::now();
+        requireEvaluable(*data_, theta, options);
         const int F = static_cast<int>(data_->families.size());
         const int n = layout_.size;
-        if (theta.speciesCount() != n || (theta.mode() == RateMode::Genewise && theta.familyCount() != F))
-            throw std::invalid_argument("rate parameters do not match the dataset's shape");
-        Evaluation out;
-        out.logLikelihood.assign(F, 0.0);
-        if (withGradient) out.gradient.assign(theta.theta().size(), 0.0);
+        Evaluation out = emptyEvaluation(*data_, theta, withGradient);
         const int threads = options.threads > 0 ? options.threads : omp_get_max_threads();
         const bool shared = theta.sharedAcrossFamilies();
 
@@ -155,10 +152,29 @@ class CpuBackend final : public LikelihoodBackend {
                                          F - out.stats.bicgstabEarly.families);
             addThetaGradient(theta, 0, sharedP, total, out.gradient);
         }
-        for (double ll : out.logLikelihood) out.totalLogLikelihood += ll;
-        out.totalNllBits = -out.totalLogLikelihood / std::log(2.0);
-        out.stats.setLimits(options);
-        out.stats.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        finishEvaluation(out, options, start);
+        return out;
+    }
+
+    std::vector<FamilyTables> familyTables(const RateParameters& theta, const SolverOptions& options,
+                                           const std::vector<int>& families) override {
+        requireEvaluable(*data_, theta, options);
+        requireFamilies(*data_, families);
+        const int count = static_cast<int>(families.size());
+        const int threads = options.threads > 0 ? options.threads : omp_get_max_threads();
+        std::vector<FamilyTables> out(count);
+        std::vector<std::exception_ptr> failure(count);
+#pragma omp parallel for schedule(dynamic) num_threads(threads)
+        for (int i = 0; i < count; ++i) {
+            try {
+                const int f = families[i];
+                out[i] = computeFamilyTables(layout_, data_->families[f], theta.probabilities(f), options);
+            } catch (...) {
+                failure[i] = std::current_exception();
+            }
+        }
+        for (const std::exception_ptr& f : failure) // the first failing family in list order
+            if (f) std::rethrow_exception(f);
         return out;
     }
 

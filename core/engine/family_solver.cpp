@@ -1,4 +1,5 @@
 #include "engine/family_solver.hpp"
+#include "engine/extinction_root.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -10,13 +11,6 @@ namespace gpurec {
 namespace {
 
 constexpr int kAleRaxSweeps = 4;
-
-// Least root of pD x² + (pT Ē − 1) x + c = 0, written to avoid cancellation.
-double leastRoot(double pD, double pTEbar, double c) {
-    double b = 1.0 - pTEbar;
-    double disc = std::max(0.0, b * b - 4.0 * pD * c);
-    return 2.0 * c / (b + std::sqrt(disc));
-}
 
 double maxRelativeChange(const std::vector<double>& a, const std::vector<double>& b) {
     double m = 0;
@@ -453,6 +447,19 @@ void addThetaGradient(const RateParameters& theta, int family, const EventProbab
         out[3 * row + 1] += std::numbers::ln2 * p.pL[e] * (grad.gL[e] - mean);
         out[3 * row + 2] += std::numbers::ln2 * p.pT[e] * (grad.gT[e] - mean);
     }
+}
+
+FamilyTables computeFamilyTables(const SpeciesLayout& species, const GeneFamily& family,
+                                 const EventProbabilities& p, const SolverOptions& options) {
+    FamilyTables t;
+    t.p = p;
+    ExtinctionState ext = solveExtinction(species, p, options);
+    t.clades = solveClades(species, family, p, ext, options);
+    t.stats.eEarly.note(ext.stoppedEarly ? 1 : 0, ext.residual);
+    t.stats.piEarly.note(t.clades.earlyClades, t.clades.earlyResidual);
+    t.E = std::move(ext.E);
+    t.Ebar = std::move(ext.Ebar);
+    return t;
 }
 
 } // namespace gpurec

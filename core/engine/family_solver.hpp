@@ -7,6 +7,8 @@
 // Π(c, e) = pi[c*S + e] * 2^scale[c], with the row maximum in [1/2, 1). Powers of two are exact,
 // so scaling costs no precision and families far below exp(-745) come out exact.
 #include "data/dataset.hpp"
+#include "engine/backend.hpp"
+#include "engine/clade_tables.hpp"
 #include "engine/krylov.hpp"
 #include "engine/species_operators.hpp"
 #include "model/rate_parameters.hpp"
@@ -25,19 +27,6 @@ struct ExtinctionState {
 
 ExtinctionState solveExtinction(const SpeciesLayout& s, const EventProbabilities& p, const SolverOptions& options,
                                 const std::vector<double>* warmStart = nullptr);
-
-struct CladeTables {
-    int clades = 0, species = 0;
-    std::vector<double> pi, pibar; // scaled rows, clade-major
-    std::vector<int> scale;
-    long selfIterations = 0;   // sum over clades
-    std::vector<int> cladeSelfIterations; // per clade
-    int maxSelfIterations = 0; // largest per clade
-    long earlyClades = 0;      // clades whose self loop stopped at pi_iters short of pi_tol
-    double earlyResidual = 0.0; // largest relative change of Π̄ they reached
-    const double* piRow(int c) const { return pi.data() + static_cast<std::size_t>(c) * species; }
-    const double* pibarRow(int c) const { return pibar.data() + static_cast<std::size_t>(c) * species; }
-};
 
 // Π and Π̄ of every clade, written into `t` (its memory is reused: fresh pages are costly). With
 // `warm`, `t` must hold this family's tables from an earlier evaluation; they seed the converged
@@ -79,5 +68,9 @@ void eliminateExtinction(const SpeciesLayout& s, const EventProbabilities& p, co
 // d NLL / dθ for the rows used by (family, e): chain rule through the base-2 softmax.
 void addThetaGradient(const RateParameters& theta, int family, const EventProbabilities& p,
                       const ProbabilityGradient& grad, std::vector<double>& out);
+
+// One family's E, Ē, Π and Π̄ solved alone (the CPU backend's LikelihoodBackend::familyTables).
+FamilyTables computeFamilyTables(const SpeciesLayout& species, const GeneFamily& family,
+                                 const EventProbabilities& p, const SolverOptions& options);
 
 } // namespace gpurec

@@ -49,12 +49,11 @@ EventProbabilities RateParameters::probabilities(int family) const {
     p.pL.resize(speciesCount_);
     p.pT.resize(speciesCount_);
     for (int e = 0; e < speciesCount_; ++e) {
-        Rates r = rates(row(family, e));
-        double z = 1.0 + r.d + r.l + r.t;
-        p.pS[e] = 1.0 / z;
-        p.pD[e] = r.d / z;
-        p.pL[e] = r.l / z;
-        p.pT[e] = r.t / z;
+        const EventProbabilityRow q = eventProbabilities(theta_.data() + 3 * row(family, e));
+        p.pS[e] = q.pS;
+        p.pD[e] = q.pD;
+        p.pL[e] = q.pL;
+        p.pT[e] = q.pT;
     }
     return p;
 }

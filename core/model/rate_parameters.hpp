@@ -1,11 +1,12 @@
 #pragma once
 // Rate parameters θ = log2 of the (D, L, T) event rates, in one of three shapes (spec 3.2-3.3).
+#include "model/event_softmax.hpp"
+
 #include <string>
 #include <vector>
 
 namespace gpurec {
 
-enum class RateMode { Global, Specieswise, Genewise };
 RateMode parseRateMode(const std::string& text); // global|specieswise|genewise, or AleRax's GLOBAL|PER-SPECIES|PER-FAMILY
 std::string toString(RateMode mode);
 
@@ -28,9 +29,7 @@ class RateParameters {
     int familyCount() const { return familyCount_; }
     int rowCount() const { return static_cast<int>(theta_.size() / 3); }
     // Row of θ used by (family, species).
-    int row(int family, int species) const {
-        return mode_ == RateMode::Global ? 0 : mode_ == RateMode::Specieswise ? species : family;
-    }
+    int row(int family, int species) const { return rateRow(mode_, family, species); }
     std::vector<double>& theta() { return theta_; }
     const std::vector<double>& theta() const { return theta_; }
     Rates rates(int row) const;

@@ -6,19 +6,6 @@
 
 namespace gpurec {
 
-FamilyTables computeFamilyTables(const SpeciesLayout& species, const GeneFamily& family,
-                                 const EventProbabilities& p, const SolverOptions& options) {
-    FamilyTables t;
-    t.p = p;
-    ExtinctionState ext = solveExtinction(species, p, options);
-    t.clades = solveClades(species, family, p, ext, options);
-    t.stats.eEarly.note(ext.stoppedEarly ? 1 : 0, ext.residual);
-    t.stats.piEarly.note(t.clades.earlyClades, t.clades.earlyResidual);
-    t.E = std::move(ext.E);
-    t.Ebar = std::move(ext.Ebar);
-    return t;
-}
-
 double uniformUnit(std::mt19937_64& rng) {
     return static_cast<double>(rng() >> 11) * 0x1.0p-53;
 }

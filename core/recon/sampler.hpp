@@ -23,19 +23,6 @@
 
 namespace gpurec {
 
-// One family's converged quantities: event probabilities, E and Ē (length S) and the row-scaled
-// Π, Π̄ tables (Π(c, e) = pi[c*S + e] * 2^scale[c]; Π̄ without the factor pT).
-struct FamilyTables {
-    EventProbabilities p;
-    std::vector<double> E, Ebar;
-    CladeTables clades;
-    SolverStats stats; // early stops of the E and Π solves, so sampling reports them as eval does
-};
-
-// The CPU engine's tables for one family.
-FamilyTables computeFamilyTables(const SpeciesLayout& species, const GeneFamily& family,
-                                 const EventProbabilities& p, const SolverOptions& options);
-
 // A uniform double in [0, 1) from 53 random bits (the same on every platform, unlike
 // std::uniform_real_distribution).
 double uniformUnit(std::mt19937_64& rng);

@@ -1,7 +1,9 @@
 #include "recon/sampling_run.hpp"
 
+#include "engine/evaluation_shape.hpp"
 #include "engine/family_solver.hpp"
 
+#include <algorithm>
 #include <atomic>
 #include <cmath>
 #include <exception>
@@ -52,8 +54,7 @@ void validateSampleCount(int samples) {
 
 void validateSampling(const Dataset& data, const RateParameters& theta, const SamplingSettings& settings) {
     validateSampleCount(settings.samples);
-    if (theta.speciesCount() != data.species.size() ||
-        (theta.mode() == RateMode::Genewise && theta.familyCount() != static_cast<int>(data.families.size())))
+    if (!ratesFitDataset(theta, data))
         throw std::invalid_argument("rate parameters do not match the dataset's shape");
     // Rates read back from 6-digit files may sit a rounding step outside the bounds.
     const double lo = settings.minRate * (1 - 1e-6), hi = settings.maxRate * (1 + 1e-6);
@@ -71,46 +72,60 @@ void validateSampling(const Dataset& data, const RateParameters& theta, const Sa
     }
 }
 
+TableSource backendTables(LikelihoodBackend& backend, const RateParameters& theta, const SamplingSettings& settings) {
+    return [&backend, &theta, &settings](const std::vector<int>& families) {
+        return backend.familyTables(theta, settings.solver, families);
+    };
+}
+
 void sampleFamilies(const Dataset& data, const RateParameters& theta, const std::vector<int>& families,
                     const SamplingSettings& settings, const std::function<void(FamilySamples&&)>& consume,
                     const TableSource& tableSource) {
     validateSampling(data, theta, settings);
     const SpeciesLayout layout(data.species, data.transferConstraint);
     const int threads = settings.solver.threads > 0 ? settings.solver.threads : omp_get_max_threads();
-    const int count = static_cast<int>(families.size());
-    // The error rethrown is the first failing family's in list order, whatever the thread count and
-    // timing: families after the first failure seen so far are skipped, those before it always run.
-    std::vector<std::exception_ptr> failure(count);
-    std::atomic<int> firstFailure{count};
+    const int total = static_cast<int>(families.size());
+    // Groups run in list order, so a failure fetching a group's tables comes after every earlier
+    // family has been sampled; within a group the error rethrown is the first failing family's in
+    // list order, whatever the thread count and timing: families after the first failure seen so
+    // far are skipped, those before it always run.
+    for (int begin = 0; begin < total; begin += kSamplingGroup) {
+        const int count = std::min(kSamplingGroup, total - begin);
+        const std::vector<int> group(families.begin() + begin, families.begin() + begin + count);
+        std::vector<FamilyTables> tables = tableSource(group);
+        if (tables.size() != group.size())
+            throw std::logic_error("the table source returned " + std::to_string(tables.size()) +
+                                   " families' tables for " + std::to_string(group.size()));
+        std::vector<std::exception_ptr> failure(count);
+        std::atomic<int> firstFailure{count};
 #pragma omp parallel for schedule(dynamic) num_threads(threads)
-    for (int i = 0; i < count; ++i) {
-        if (i > firstFailure) continue;
-        try {
-            const int f = families[i];
-            const GeneFamily& family = data.families.at(f);
-            EventProbabilities p = theta.probabilities(f);
-            FamilyTables tables =
-                tableSource ? tableSource(f, p) : computeFamilyTables(layout, family, p, settings.solver);
-            ReconciliationSampler sampler(layout, family, tables, settings.halveRootBranches);
-            std::mt19937_64 rng = familyGenerator(settings.seed, family.name);
-            FamilySamples out;
-            out.family = f;
-            out.stats = tables.stats;
-            ExtinctionState ext;
-            ext.E = tables.E;
-            out.logLikelihood = familyLogLikelihood(tables.clades, ext);
-            out.reconciliations.reserve(settings.samples);
-            for (int k = 0; k < settings.samples; ++k)
-                out.reconciliations.push_back(sampler.draw(rng));
-            consume(std::move(out));
-        } catch (...) {
-            failure[i] = std::current_exception();
-            int seen = firstFailure;
-            while (i < seen && !firstFailure.compare_exchange_weak(seen, i)) {
+        for (int i = 0; i < count; ++i) {
+            if (i > firstFailure) continue;
+            try {
+                const int f = group[i];
+                const GeneFamily& family = data.families.at(f);
+                ReconciliationSampler sampler(layout, family, tables[i], settings.halveRootBranches);
+                std::mt19937_64 rng = familyGenerator(settings.seed, family.name);
+                FamilySamples out;
+                out.family = f;
+                out.stats = tables[i].stats;
+                ExtinctionState ext;
+                ext.E = tables[i].E;
+                out.logLikelihood = familyLogLikelihood(tables[i].clades, ext);
+                out.reconciliations.reserve(settings.samples);
+                for (int k = 0; k < settings.samples; ++k)
+                    out.reconciliations.push_back(sampler.draw(rng));
+                tables[i] = FamilyTables{}; // release the tables as soon as they are used
+                consume(std::move(out));
+            } catch (...) {
+                failure[i] = std::current_exception();
+                int seen = firstFailure;
+                while (i < seen && !firstFailure.compare_exchange_weak(seen, i)) {
+                }
             }
         }
+        if (firstFailure < count) std::rethrow_exception(failure[firstFailure]);
     }
-    if (firstFailure < count) std::rethrow_exception(failure[firstFailure]);
 }
 
 } // namespace gpurec

@@ -2,6 +2,7 @@
 // Sampling reconciliations for many families in parallel, one random stream per family so the
 // draws do not depend on the number of threads or on which other families are sampled.
 #include "data/dataset.hpp"
+#include "engine/backend.hpp"
 #include "model/rate_parameters.hpp"
 #include "model/solver_options.hpp"
 #include "recon/reconciliation.hpp"
@@ -40,16 +41,20 @@ void validateSampleCount(int samples);
 // (naming the rate, its value and the species node or family it belongs to).
 void validateSampling(const Dataset& data, const RateParameters& theta, const SamplingSettings& settings);
 
-// Where the converged tables of a family come from (dataset index, its event probabilities);
-// empty: the CPU engine (computeFamilyTables with settings.solver). Called from worker threads.
-using TableSource = std::function<FamilyTables(int family, const EventProbabilities& p)>;
+// Where the converged tables of a group of families come from (dataset indices, tables in that
+// order): a backend's familyTables (backendTables), or tests' stand-ins.
+using TableSource = std::function<std::vector<FamilyTables>(const std::vector<int>& families)>;
+// The tables of `backend` at θ with settings.solver: sampling runs wherever the backend runs.
+TableSource backendTables(LikelihoodBackend& backend, const RateParameters& theta, const SamplingSettings& settings);
 
 // Samples the listed families (dataset indices) and hands each family's result to `consume`,
-// which runs on the worker threads, possibly for several families at once. A failure stops the
-// run; the exception of the first failing family in list order is rethrown (families listed after
-// it may or may not have been handed to `consume`).
+// which runs on the worker threads, possibly for several families at once. Tables are fetched in
+// groups of kSamplingGroup families. A failure stops the run; the exception of the first failing
+// family in list order is rethrown (families listed after it may or may not have been handed to
+// `consume`).
 void sampleFamilies(const Dataset& data, const RateParameters& theta, const std::vector<int>& families,
                     const SamplingSettings& settings, const std::function<void(FamilySamples&&)>& consume,
-                    const TableSource& tables = {});
+                    const TableSource& tables);
+constexpr int kSamplingGroup = 64; // bounds the tables held at once
 
 } // namespace gpurec

@@ -1,13 +1,15 @@
 // The CUDA LikelihoodBackend: dataset structure resident on the device, families in contiguous
 // batches sized to the memory budget, each batch's clades solved in cross-family waves (forward from
 // the leaves, adjoint from the roots), E and the per-family results on the device.
+#include "batch_driver.hpp"
 #include "batch_plan.hpp"
-#include "cuda_backend.hpp"
 #include "cuda_support.hpp"
 #include "host_structure.hpp"
 #include "shared_gradient.hpp"
 #include "solver_kernels.hpp"
 
+#include "engine/backend_factory.hpp"
+#include "engine/evaluation_shape.hpp"
 #include "engine/family_solver.hpp"
 #include "engine/species_operators.hpp"
 
@@ -27,6 +29,55 @@ std::string gib(double bytes) {
     char text[32];
     std::snprintf(text, sizeof text, "%.1f GiB", bytes / (1024.0 * 1024 * 1024));
     return text;
+}
+
+// Usable CUDA devices; 0 when there is no driver or no device (never throws).
+int cudaDeviceCount() {
+    int count = 0;
+    if (cudaGetDeviceCount(&count) != cudaSuccess) {
+        cudaGetLastError();
+        return 0;
+    }
+    return count;
+}
+
+// "cuda:0 NVIDIA H200 (139.8 GiB)" per usable device.
+std::vector<std::string> cudaDeviceDescriptions() {
+    std::vector<std::string> out;
+    const int count = cudaDeviceCount();
+    for (int d = 0; d < count; ++d) {
+        cudaDeviceProp prop{};
+        if (cudaGetDeviceProperties(&prop, d) != cudaSuccess) continue;
+        out.push_back("cuda:" + std::to_string(d) + " " + prop.name + " (" +
+                      gib(static_cast<double>(prop.totalGlobalMem)) + ")");
+    }
+    return out;
+}
+
+// Device-to-device copy bandwidth of the device in bytes/s (reads plus writes).
+double measureCudaCopyBandwidth(int device) {
+    check(cudaSetDevice(device), "selecting the CUDA device");
+    const std::size_t bytes = std::size_t(1) << 30;
+    MemoryCounter counter;
+    DeviceArray<char> a, b;
+    a.allocate(bytes, counter, "allocating the bandwidth probe");
+    b.allocate(bytes, counter, "allocating the bandwidth probe");
+    check(cudaMemset(a.get(), 1, bytes), "running the bandwidth probe");
+    cudaEvent_t start, stop;
+    check(cudaEventCreate(&start), "creating CUDA events");
+    check(cudaEventCreate(&stop), "creating CUDA events");
+    check(cudaMemcpy(b.get(), a.get(), bytes, cudaMemcpyDeviceToDevice), "running the bandwidth probe");
+    const int repeats = 10;
+    check(cudaEventRecord(start), "running the bandwidth probe");
+    for (int i = 0; i < repeats; ++i)
+        check(cudaMemcpy(b.get(), a.get(), bytes, cudaMemcpyDeviceToDevice), "running the bandwidth probe");
+    check(cudaEventRecord(stop), "running the bandwidth probe");
+    check(cudaEventSynchronize(stop), "running the bandwidth probe");
+    float ms = 0;
+    check(cudaEventElapsedTime(&ms, start, stop), "running the bandwidth probe");
+    cudaEventDestroy(start);
+    cudaEventDestroy(stop);
+    return 2.0 * bytes * repeats / (ms / 1e3);
 }
 
 // Device copies of the HostStructure arrays.
@@ -86,7 +137,7 @@ class StreamAndEvents {
         close({phase, batch, wave, clades});
     }
     // After the stream has been synchronised: device seconds per phase, per wave and in all.
-    void read(CudaRunInfo& info) const {
+    void read(DeviceRunInfo& info) const {
         info.phaseSeconds.fill(0.0);
         info.deviceSeconds = 0;
         info.waves.clear();
@@ -120,18 +171,77 @@ class StreamAndEvents {
     std::vector<Segment> segments_;  // segments_[i] runs from marks_[i] to marks_[i + 1]
 };
 
-enum Counter {
-    ForwardSum,
-    ForwardMax,
-    ForwardZero,
-    AdjointSum,
-    AdjointMax,
-    AdjointZero,
-    Unwritten,
-    CounterCount
+
+// The driving loop's executor on the device (batch_driver.hpp): the kernels of solver_kernels.cu on
+// the backend's stream, with an event after each phase (and each wave when profiling).
+struct DeviceExecutor {
+    cudaStream_t stream;
+    StreamAndEvents& timing;
+    BatchBuffers& batch;
+    int n;
+    bool profileWaves;
+
+    void splitChunks(const SpeciesView& s, const SetView& sv, const CladeView& cv, const TableView& tab,
+                     const SplitChunk* list, int count, const SplitChunkView& chunks, double threshold) {
+        launchSplitChunks(s, sv, cv, tab, list, count, chunks, threshold, stream);
+    }
+    void forwardWave(const SpeciesView& s, const SetView& sv, const CladeView& cv, const TableView& tab,
+                     const SplitChunkView& chunks, const int* clades, int count, const ForwardSettings& opt) {
+        launchForwardWave(s, sv, cv, tab, chunks, clades, count, opt, stream);
+    }
+    void likelihood(const SpeciesView& s, const SetView& sv, const CladeView& cv, const TableView& tab,
+                    int familyBegin, int families, double* logLikelihood, double* rootSum) {
+        launchLikelihood(s, sv, cv, tab, familyBegin, families, logLikelihood, rootSum, stream);
+    }
+    void adjointWave(const SpeciesView& s, const SetView& sv, const CladeView& cv, const TableView& tab,
+                     const int* clades, int count, int familyBegin, const double* rootSum,
+                     const double* largestDone, double* largestRunning, const AdjointSettings& opt) {
+        launchAdjointWave(s, sv, cv, tab, clades, count, familyBegin, rootSum, largestDone, largestRunning, opt,
+                          stream);
+    }
+    void gradientGather(const SpeciesView& s, const SetView& sv, const CladeView& cv, const TableView& tab,
+                        const ChunkView& chunks, int chunkBegin, int chunkEnd, double threshold, double* partial) {
+        launchGradientGather(s, sv, cv, tab, chunks, chunkBegin, chunkEnd, threshold, partial, stream);
+    }
+    void foldChunks(const ChunkView& chunks, int familyBegin, int familyEnd, int chunkBegin, int species,
+                    double* partial) {
+        launchFoldChunks(chunks, familyBegin, familyEnd, chunkBegin, species, partial, stream);
+    }
+    void accumulateShared(const ChunkView& chunks, int familyBegin, int familyEnd, int chunkBegin, int species,
+                          const double* partial, double* total) {
+        launchAccumulateShared(chunks, familyBegin, familyEnd, chunkBegin, species, partial, total, stream);
+    }
+    void genewiseTheta(const SpeciesView& s, const SetView& sv, const ChunkView& chunks, int familyBegin,
+                       int familyEnd, int chunkBegin, const double* partial, const AdjointSettings& opt,
+                       double* theta) {
+        launchGenewiseTheta(s, sv, chunks, familyBegin, familyEnd, chunkBegin, partial, opt, theta, stream);
+    }
+    void countStats(const long long* values, long long count, unsigned long long* result) {
+        launchCountStats(values, count, result, stream);
+    }
+    void countNaN(const double* values, std::size_t count, unsigned long long* result) {
+        launchCountNaN(values, count, result, stream);
+    }
+    void zero(double* values, int count) {
+        check(cudaMemsetAsync(values, 0, count * sizeof(double), stream), "clearing the adjoint maxima");
+    }
+    void copy(double* to, const double* from, int count) {
+        check(cudaMemcpyAsync(to, from, count * sizeof(double), cudaMemcpyDeviceToDevice, stream),
+              "updating the adjoint maxima");
+    }
+    void poison(const Batch& b) {
+        const std::size_t rows = static_cast<std::size_t>(b.clades()) * n * sizeof(double);
+        for (DeviceArray<double>* a : {&batch.pi, &batch.pibar, &batch.adjoint})
+            check(cudaMemsetAsync(a->get(), 0xff, rows, stream), "poisoning the tables");
+        check(cudaMemsetAsync(batch.partial.get(), 0xff, batch.partial.bytes(), stream), "poisoning the tables");
+    }
+    void endPhase(EvaluationPhase phase) { timing.end(phase); }
+    void endWave(EvaluationPhase phase, int batchIndex, int wave, int clades) {
+        if (profileWaves) timing.endWave(phase, batchIndex, wave, clades);
+    }
 };
 
-class CudaBackend final : public LikelihoodBackend, public CudaBackendControls {
+class CudaBackend final : public LikelihoodBackend, public BackendDiagnostics {
   public:
     CudaBackend(std::shared_ptr<const Dataset> data, int device, const BatchLimits& limits)
         : data_(std::move(data)), device_(device), layout_(data_->species, data_->transferConstraint),
@@ -187,6 +297,10 @@ class CudaBackend final : public LikelihoodBackend, public CudaBackendControls {
         for (int attempt = 0;; ++attempt) {
             plan_ = makePlan(budget);
             try {
+                if (injectedFailures_ > 0) {
+                    --injectedFailures_;
+                    throw CudaError("allocating the batch tables (injected)", cudaErrorMemoryAllocation);
+                }
                 allocateBatchBuffers();
                 return;
             } catch (const CudaError& e) {
@@ -215,44 +329,35 @@ class CudaBackend final : public LikelihoodBackend, public CudaBackendControls {
         profileWaves_ = on;
     }
 
-    CudaRunInfo lastRun() const override { return last_; }
+    DeviceRunInfo lastRun() const override { return last_; }
+
+    double measureCopyBandwidth() override {
+        std::lock_guard lock(mutex_);
+        return measureCudaCopyBandwidth(device_);
+    }
+
+    void failNextAllocations(int count) override {
+        std::lock_guard lock(mutex_);
+        injectedFailures_ = count;
+    }
+
+    BackendDiagnostics* diagnostics() override { return this; }
 
     Evaluation evaluate(const RateParameters& theta, const SolverOptions& options,
                         bool withGradient) override {
-        options.validate();
         const auto wallStart = std::chrono::steady_clock::now();
+        requireEvaluable(*data_, theta, options);
         const int F = familyCount();
-        const int n = layout_.size;
-        if (theta.speciesCount() != n || (theta.mode() == RateMode::Genewise && theta.familyCount() != F))
-            throw std::invalid_argument("rate parameters do not match the dataset's shape");
         std::lock_guard lock(mutex_);
         check(cudaSetDevice(device_), "selecting the CUDA device");
         const bool genewise = theta.mode() == RateMode::Genewise;
         const bool converged = options.schedule == Schedule::Converged;
-        const int sets = genewise ? F : 1;
-        if (sets_.sets != sets) allocateSets(sets);
 
-        Evaluation out;
-        out.logLikelihood.assign(F, poison_ ? std::numeric_limits<double>::quiet_NaN() : 0.0);
-        if (withGradient) out.gradient.assign(theta.theta().size(), 0.0);
-        timing_->begin();
-        check(cudaMemsetAsync(counters_.get(), 0, counters_.bytes(), stream_), "clearing counters");
-
-        const SetView sv = setView();
-        check(cudaMemcpyAsync(theta_.get(), theta.theta().data(), theta.theta().size() * sizeof(double),
-                              cudaMemcpyHostToDevice, stream_),
-              "uploading the rates");
-        launchProbabilities(theta_.get(), static_cast<int>(theta.mode()), sets, n, sv, stream_);
-        ExtinctionSettings ext{!converged, options.e_max_iter, options.e_tol, options.e_init,
-                               converged && eWarm_};
-        launchExtinction(speciesView(), sv, sets, ext, stream_);
-        timing_->end(EvaluationPhase::Extinction);
-        checkExtinction(options, out.stats);
-        eWarm_ = converged;
-
+        Evaluation out =
+            emptyEvaluation(*data_, theta, withGradient, poison_ ? std::numeric_limits<double>::quiet_NaN() : 0.0);
+        const SetView sv = solveSets(theta, options, out.stats);
         const CladeView cv = cladeView(genewise);
-        ForwardSettings fwd{!converged, options.pi_iters, options.pi_tol, options.pibar_side_threshold,
-                            converged && tablesWarm_ && plan_.batches.size() == 1 && !poison_};
+        const ForwardSettings fwd = forwardSettings(options);
         AdjointSettings adj{options.bicgstab_max_iter, options.bicgstab_tol, options.pibar_side_threshold,
                             options.use_adjoint_pruning, options.adjoint_pruning_threshold};
         if (withGradient && !genewise)
@@ -289,10 +394,7 @@ class CudaBackend final : public LikelihoodBackend, public CudaBackendControls {
             out.stats.bicgstabIterations += static_cast<long>(counters[AdjointSum]);
             out.stats.prunedClades = static_cast<long>(counters[AdjointZero]);
         }
-        for (double ll : out.logLikelihood)
-            out.totalLogLikelihood += ll;
-        out.totalNllBits = -out.totalLogLikelihood / std::log(2.0);
-        last_ = CudaRunInfo{};
+        last_ = DeviceRunInfo{};
         last_.device = deviceName_;
         timing_->read(last_);
         last_.peakBytes = memory_.peak;
@@ -301,14 +403,127 @@ class CudaBackend final : public LikelihoodBackend, public CudaBackendControls {
         last_.unwrittenEntries = poison_ ? static_cast<long long>(counters[Unwritten]) : -1;
         last_.tableBytesMoved = bytesMoved;
         last_.cladesInFlight = teamsPerSM_ * multiprocessors_;
-        out.stats.setLimits(options);
-        out.stats.seconds =
-            std::chrono::duration<double>(std::chrono::steady_clock::now() - wallStart).count();
+        finishEvaluation(out, options, wallStart);
+        return out;
+    }
+
+    std::vector<FamilyTables> familyTables(const RateParameters& theta, const SolverOptions& options,
+                                           const std::vector<int>& families) override {
+        requireEvaluable(*data_, theta, options);
+        requireFamilies(*data_, families);
+        std::lock_guard lock(mutex_);
+        check(cudaSetDevice(device_), "selecting the CUDA device");
+        const int n = layout_.size;
+        const bool genewise = theta.mode() == RateMode::Genewise;
+        SolverStats eStats;
+        const SetView sv = solveSets(theta, options, eStats);
+        const std::size_t setEntries = static_cast<std::size_t>(sets_.sets) * n;
+        std::vector<std::vector<double>> set(6, std::vector<double>(setEntries));
+        const DeviceArray<double>* setArrays[6] = {&sets_.pS, &sets_.pD, &sets_.pL,
+                                                   &sets_.pT, &sets_.E,  &sets_.Ebar};
+        for (int k = 0; k < 6; ++k)
+            check(cudaMemcpyAsync(set[k].data(), setArrays[k]->get(), setEntries * sizeof(double),
+                                  cudaMemcpyDeviceToHost, stream_),
+                  "reading E");
+        std::vector<double> residual(sets_.sets);
+        check(cudaMemcpyAsync(residual.data(), sets_.eResidual.get(), residual.size() * sizeof(double),
+                              cudaMemcpyDeviceToHost, stream_),
+              "reading E");
+        const CladeView cv = cladeView(genewise);
+        const ForwardSettings fwd = forwardSettings(options);
+        std::vector<FamilyTables> out(families.size());
+        std::vector<std::vector<long long>> iterations(families.size());
+        // A batch's tables stay on the device only until the next batch runs: each batch holding a
+        // requested family is solved and its families' rows read before the next one.
+        for (std::size_t b = 0; b < plan_.batches.size(); ++b) {
+            const Batch& batch = plan_.batches[b];
+            bool needed = false;
+            for (int f : families)
+                needed = needed || (f >= batch.familyBegin && f < batch.familyEnd);
+            if (!needed) continue;
+            runBatch(b, sv, cv, fwd, AdjointSettings{}, false, genewise);
+            for (std::size_t i = 0; i < families.size(); ++i)
+                if (families[i] >= batch.familyBegin && families[i] < batch.familyEnd)
+                    readCladeTables(batch, families[i], out[i].clades, iterations[i]);
+            check(cudaStreamSynchronize(stream_), "reading the tables");
+        }
+        check(cudaStreamSynchronize(stream_), "reading E");
+        tablesWarm_ = options.schedule == Schedule::Converged && !poison_;
+        for (std::size_t i = 0; i < families.size(); ++i) {
+            FamilyTables& t = out[i];
+            const std::size_t o = static_cast<std::size_t>(genewise ? families[i] : 0) * n;
+            std::vector<double>* parts[6] = {&t.p.pS, &t.p.pD, &t.p.pL, &t.p.pT, &t.E, &t.Ebar};
+            for (int k = 0; k < 6; ++k)
+                parts[k]->assign(set[k].begin() + o, set[k].begin() + o + n);
+            CladeTables& c = t.clades;
+            c.cladeSelfIterations.assign(iterations[i].begin(), iterations[i].end());
+            for (int it : c.cladeSelfIterations) {
+                c.selfIterations += it;
+                c.maxSelfIterations = std::max(c.maxSelfIterations, it);
+            }
+            const double r = residual[genewise ? families[i] : 0];
+            t.stats.eEarly.note(options.schedule == Schedule::Converged && r > options.e_tol ? 1 : 0, r);
+        }
         return out;
     }
 
   private:
     int familyCount() const { return static_cast<int>(data_->families.size()); }
+
+    // Starts the evaluation's timing, clears the counters and solves p and E of every parameter set
+    // on the device (their iterations and early stops into `stats`).
+    SetView solveSets(const RateParameters& theta, const SolverOptions& options, SolverStats& stats) {
+        const bool converged = options.schedule == Schedule::Converged;
+        const int sets = theta.mode() == RateMode::Genewise ? familyCount() : 1;
+        if (sets_.sets != sets) allocateSets(sets);
+        timing_->begin();
+        check(cudaMemsetAsync(counters_.get(), 0, counters_.bytes(), stream_), "clearing counters");
+        const SetView sv = setView();
+        check(cudaMemcpyAsync(theta_.get(), theta.theta().data(), theta.theta().size() * sizeof(double),
+                              cudaMemcpyHostToDevice, stream_),
+              "uploading the rates");
+        launchProbabilities(theta_.get(), theta.mode(), sets, layout_.size, sv, stream_);
+        ExtinctionSettings ext{!converged, options.e_max_iter, options.e_tol, options.e_init,
+                               converged && eWarm_};
+        launchExtinction(speciesView(), sv, sets, ext, stream_);
+        timing_->end(EvaluationPhase::Extinction);
+        checkExtinction(options, stats);
+        eWarm_ = converged;
+        return sv;
+    }
+
+    ForwardSettings forwardSettings(const SolverOptions& options) const {
+        const bool converged = options.schedule == Schedule::Converged;
+        return ForwardSettings{!converged, options.pi_iters, options.pi_tol, options.pibar_side_threshold,
+                               converged && tablesWarm_ && plan_.batches.size() == 1 && !poison_};
+    }
+
+    // Queues the copies of family f's Π, Π̄, scales and self-loop iterations out of `batch`'s tables.
+    void readCladeTables(const Batch& batch, int f, CladeTables& c, std::vector<long long>& iterations) {
+        const int n = layout_.size;
+        const int first = host_.familyCladeBegin[f] - batch.cladeBegin;
+        c.clades = host_.familyCladeBegin[f + 1] - host_.familyCladeBegin[f];
+        c.species = n;
+        const std::size_t entries = static_cast<std::size_t>(c.clades) * n,
+                          offset = static_cast<std::size_t>(first) * n;
+        c.pi.resize(entries);
+        c.pibar.resize(entries);
+        c.scale.resize(c.clades);
+        iterations.resize(c.clades);
+        const char* what = "reading the tables";
+        check(cudaMemcpyAsync(c.pi.data(), batch_.pi.get() + offset, entries * sizeof(double),
+                              cudaMemcpyDeviceToHost, stream_),
+              what);
+        check(cudaMemcpyAsync(c.pibar.data(), batch_.pibar.get() + offset, entries * sizeof(double),
+                              cudaMemcpyDeviceToHost, stream_),
+              what);
+        check(cudaMemcpyAsync(c.scale.data(), batch_.scale.get() + first, c.clades * sizeof(int),
+                              cudaMemcpyDeviceToHost, stream_),
+              what);
+        check(cudaMemcpyAsync(iterations.data(), batch_.iterations.get() + first,
+                              c.clades * sizeof(long long), cudaMemcpyDeviceToHost, stream_),
+              what);
+    }
 
     void uploadStructure() {
         const HostStructure& h = host_;
@@ -495,85 +710,44 @@ class CudaBackend final : public LikelihoodBackend, public CudaBackendControls {
             batch_.pibarPeak.get(), batch_.iterations.get(), b.cladeBegin,         layout_.size};
     }
 
-    void poisonBatch(const Batch& b) {
-        const std::size_t rows = static_cast<std::size_t>(b.clades()) * layout_.size * sizeof(double);
-        for (DeviceArray<double>* a : {&batch_.pi, &batch_.pibar, &batch_.adjoint})
-            check(cudaMemsetAsync(a->get(), 0xff, rows, stream_), "poisoning the tables");
-        check(cudaMemsetAsync(batch_.partial.get(), 0xff, batch_.partial.bytes(), stream_),
-              "poisoning the tables");
-    }
-
-    // Forward (and adjoint) of one batch; returns the table bytes its kernels move.
+    // Forward (and adjoint) of one batch (batch_driver.hpp); returns the table bytes its kernels move.
     double runBatch(std::size_t index, const SetView& sv, const CladeView& cv, const ForwardSettings& fwd,
                     const AdjointSettings& adj, bool withGradient, bool genewise) {
         const Batch& b = plan_.batches[index];
-        const SpeciesView s = speciesView();
-        const TableView tab = tableView(b);
-        const int* waveClades = batch_.waveClades.get();
-        if (poison_) poisonBatch(b);
-        const SplitChunkView splitChunks{batch_.cladeSlot.get(), batch_.partial.get(), kChunkSplits};
-        for (std::size_t k = 0; k < waves_[index].size(); ++k) {
-            const auto& [offset, count] = waves_[index][k];
-            const auto& [chunkOffset, chunkCount] = waveChunks_[index][k];
-            launchSplitChunks(s, sv, cv, tab, batch_.splitChunks.get() + chunkOffset, chunkCount, splitChunks,
-                              fwd.pibarSideThreshold, stream_);
-            launchForwardWave(s, sv, cv, tab, splitChunks, waveClades + offset, count, fwd, stream_);
-            if (profileWaves_)
-                timing_->endWave(EvaluationPhase::Forward, static_cast<int>(index), static_cast<int>(k),
-                                 count);
-        }
-        launchLikelihood(s, sv, cv, tab, b.familyBegin, b.families(), logLikelihood_.get() + b.familyBegin,
-                         batch_.rootSum.get(), stream_);
-        launchCountStats(batch_.iterations.get(), b.clades(), counters_.get() + ForwardSum, stream_);
-        timing_->end(EvaluationPhase::Forward);
-        const std::size_t n = layout_.size;
+        BatchJob j;
+        j.batch = &b;
+        j.index = static_cast<int>(index);
+        j.waves = &waves_[index];
+        j.waveChunks = &waveChunks_[index];
+        j.waveClades = batch_.waveClades.get();
+        j.splitChunks = batch_.splitChunks.get();
+        j.s = speciesView();
+        j.sv = sv;
+        j.cv = cv;
+        j.tab = tableView(b);
+        j.chunks = SplitChunkView{batch_.cladeSlot.get(), batch_.partial.get(), kChunkSplits};
+        j.gradientChunks = chunkView();
+        j.fwd = fwd;
+        j.adj = adj;
+        j.withGradient = withGradient;
+        j.genewise = genewise;
+        j.poison = poison_;
+        j.logLikelihood = logLikelihood_.get();
+        j.rootSum = batch_.rootSum.get();
+        j.largestDone = batch_.largestDone.get();
+        j.largestRunning = batch_.largestRunning.get();
+        j.partial = batch_.partial.get();
+        j.sharedTotal = sharedTotal_.get();
+        j.thetaGradient = thetaGradient_.get();
+        j.counters = counters_.get();
+        DeviceExecutor x{stream_, *timing_, batch_, layout_.size, profileWaves_};
+        runBatchSteps(x, j);
         long long splits = 0;
         for (int f = b.familyBegin; f < b.familyEnd; ++f)
             splits += data_->families[f].clades.splitCount();
-        const double rowBytes = 8.0 * n;
+        const double rowBytes = 8.0 * layout_.size;
         double moved = rowBytes * (2.0 * b.clades() + 4.0 * splits);
-        const std::size_t tableEntries = static_cast<std::size_t>(b.clades()) * n;
-        if (withGradient) {
-            const std::size_t familyBytes = b.families() * sizeof(double);
-            check(cudaMemsetAsync(batch_.largestDone.get(), 0, familyBytes, stream_),
-                  "clearing the adjoint maxima");
-            check(cudaMemsetAsync(batch_.largestRunning.get(), 0, familyBytes, stream_),
-                  "clearing the adjoint maxima");
-            for (std::size_t k = waves_[index].size(); k-- > 0;) {
-                const auto& [offset, count] = waves_[index][k];
-                launchAdjointWave(s, sv, cv, tab, waveClades + offset, count, b.familyBegin,
-                                  batch_.rootSum.get(), batch_.largestDone.get(), batch_.largestRunning.get(),
-                                  adj, stream_);
-                if (adj.pruning)
-                    check(cudaMemcpyAsync(batch_.largestDone.get(), batch_.largestRunning.get(), familyBytes,
-                                          cudaMemcpyDeviceToDevice, stream_),
-                          "updating the adjoint maxima");
-                if (profileWaves_)
-                    timing_->endWave(EvaluationPhase::Adjoint, static_cast<int>(index), static_cast<int>(k),
-                                     count);
-            }
-            launchCountStats(batch_.iterations.get(), b.clades(), counters_.get() + AdjointSum, stream_);
-            timing_->end(EvaluationPhase::Adjoint);
-            const ChunkView chunks = chunkView();
-            launchGradientGather(s, sv, cv, tab, chunks, b.chunkBegin, b.chunkEnd, adj.pibarSideThreshold,
-                                 batch_.partial.get(), stream_);
-            launchFoldChunks(chunks, b.familyBegin, b.familyEnd, b.chunkBegin, layout_.size,
-                             batch_.partial.get(), stream_);
-            if (genewise)
-                launchGenewiseTheta(s, sv, chunks, b.familyBegin, b.familyEnd, b.chunkBegin,
-                                    batch_.partial.get(), adj, thetaGradient_.get(), stream_);
-            else
-                launchAccumulateShared(chunks, b.familyBegin, b.familyEnd, b.chunkBegin, layout_.size,
-                                       batch_.partial.get(), sharedTotal_.get(), stream_);
-            timing_->end(EvaluationPhase::Gradient);
-            moved += rowBytes * (4.0 * b.clades() + 10.0 * splits);
-            if (poison_)
-                launchCountNaN(batch_.adjoint.get(), tableEntries, counters_.get() + Unwritten, stream_);
-        }
-        if (poison_) {
-            launchCountNaN(batch_.pi.get(), tableEntries, counters_.get() + Unwritten, stream_);
-            launchCountNaN(batch_.pibar.get(), tableEntries, counters_.get() + Unwritten, stream_);
-        }
+        if (withGradient) moved += rowBytes * (4.0 * b.clades() + 10.0 * splits);
         return moved;
     }
 
@@ -629,68 +803,19 @@ class CudaBackend final : public LikelihoodBackend, public CudaBackendControls {
     std::vector<std::vector<std::pair<int, int>>> waveChunks_; // the same for the waves' split chunks
     int teamsPerSM_ = 0, multiprocessors_ = 0;
     bool eWarm_ = false, tablesWarm_ = false, poison_ = false, profileWaves_ = false;
-    CudaRunInfo last_;
+    int injectedFailures_ = 0; // batch allocations still to fail (BackendDiagnostics::failNextAllocations)
+    DeviceRunInfo last_;
     std::mutex mutex_;
 };
 
 } // namespace
 } // namespace gpu
 
-const char* toString(EvaluationPhase phase) {
-    static const char* const names[kEvaluationPhases] = {"extinction", "forward", "adjoint", "gradient"};
-    return names[static_cast<int>(phase)];
-}
-
-int cudaDeviceCount() {
-    int count = 0;
-    if (cudaGetDeviceCount(&count) != cudaSuccess) {
-        cudaGetLastError();
-        return 0;
-    }
-    return count;
-}
-
-std::vector<std::string> cudaDeviceDescriptions() {
-    std::vector<std::string> out;
-    const int count = cudaDeviceCount();
-    for (int d = 0; d < count; ++d) {
-        cudaDeviceProp prop{};
-        if (cudaGetDeviceProperties(&prop, d) != cudaSuccess) continue;
-        out.push_back("cuda:" + std::to_string(d) + " " + prop.name + " (" +
-                      gpu::gib(static_cast<double>(prop.totalGlobalMem)) + ")");
-    }
-    return out;
-}
-
-std::unique_ptr<LikelihoodBackend> makeCudaBackend(std::shared_ptr<const Dataset> data, int device,
-                                                   const BatchLimits& limits) {
-    return std::make_unique<gpu::CudaBackend>(std::move(data), device, limits);
-}
-
-double measureCudaCopyBandwidth(int device) {
-    using namespace gpu;
-    check(cudaSetDevice(device), "selecting the CUDA device");
-    const std::size_t bytes = std::size_t(1) << 30;
-    MemoryCounter counter;
-    DeviceArray<char> a, b;
-    a.allocate(bytes, counter, "allocating the bandwidth probe");
-    b.allocate(bytes, counter, "allocating the bandwidth probe");
-    check(cudaMemset(a.get(), 1, bytes), "running the bandwidth probe");
-    cudaEvent_t start, stop;
-    check(cudaEventCreate(&start), "creating CUDA events");
-    check(cudaEventCreate(&stop), "creating CUDA events");
-    check(cudaMemcpy(b.get(), a.get(), bytes, cudaMemcpyDeviceToDevice), "running the bandwidth probe");
-    const int repeats = 10;
-    check(cudaEventRecord(start), "running the bandwidth probe");
-    for (int i = 0; i < repeats; ++i)
-        check(cudaMemcpy(b.get(), a.get(), bytes, cudaMemcpyDeviceToDevice), "running the bandwidth probe");
-    check(cudaEventRecord(stop), "running the bandwidth probe");
-    check(cudaEventSynchronize(stop), "running the bandwidth probe");
-    float ms = 0;
-    check(cudaEventElapsedTime(&ms, start, stop), "running the bandwidth probe");
-    cudaEventDestroy(start);
-    cudaEventDestroy(stop);
-    return 2.0 * bytes * repeats / (ms / 1e3);
-}
+// The CUDA backend joins the factory of core/engine (gpurec_devices links this file whole).
+[[maybe_unused]] const bool registered = registerDeviceBackend(DeviceBackendKind{
+    "cuda", "CUDA", [] { return gpu::cudaDeviceDescriptions(); },
+    [](std::shared_ptr<const Dataset> data, int device, const BatchLimits& limits) -> std::unique_ptr<LikelihoodBackend> {
+        return std::make_unique<gpu::CudaBackend>(std::move(data), device, limits);
+    }});
 
 } // namespace gpurec

@@ -1,13 +1,9 @@
 #pragma once
 // Plain views of the arrays the GPU solver reads and writes. They hold raw pointers only, so the same
 // structs describe device memory in kernels and host memory in the host-side emulation tests.
-#include <cstddef>
+#include "model/host_device.hpp"
 
-#ifdef __CUDACC__
-#define GPUREC_HD __host__ __device__
-#else
-#define GPUREC_HD
-#endif
+#include <cstddef>
 
 namespace gpurec::gpu {
 
@@ -124,6 +120,14 @@ struct TableView {
 // Clades with many splits (the root clades of families with many sampled trees: thousands) would
 // keep one team busy long after the rest of their wave; their split terms are summed in chunks of
 // `chunkSplits` splits by separate teams first, into partial rows that the clade's team adds up.
+// Gradient chunks [chunkBegin, chunkEnd) of the batch: partial row sets at partial[(chunk − chunkBegin) *
+// 5n].
+struct ChunkView {
+    const int* firstClade = nullptr; // per global chunk
+    const int* endClade = nullptr;
+    const int* familyChunkBegin = nullptr; // per family, plus one
+};
+
 struct SplitChunk {
     int clade, splitBegin, splitEnd;
     int slot; // partial row of this chunk within its wave

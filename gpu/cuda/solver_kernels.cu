@@ -41,17 +41,15 @@ template <class Kernel> void allowSharedMemory(Kernel kernel, std::size_t bytes,
           name);
 }
 
-__global__ void probabilitiesKernel(const double* theta, int mode, int sets, int n, SetView sv) {
+__global__ void probabilitiesKernel(const double* theta, RateMode mode, int sets, int n, SetView sv) {
     const long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x;
     if (i >= static_cast<long long>(sets) * n) return;
     const int set = static_cast<int>(i / n), e = static_cast<int>(i % n);
-    const int row = mode == 0 ? 0 : mode == 1 ? e : set;
-    const double d = exp2(theta[3 * row]), l = exp2(theta[3 * row + 1]), t = exp2(theta[3 * row + 2]);
-    const double z = 1.0 + d + l + t;
-    sv.pS[i] = 1.0 / z;
-    sv.pD[i] = d / z;
-    sv.pL[i] = l / z;
-    sv.pT[i] = t / z;
+    const EventProbabilityRow p = eventProbabilities(theta + 3 * rateRow(mode, set, e));
+    sv.pS[i] = p.pS;
+    sv.pD[i] = p.pD;
+    sv.pL[i] = p.pL;
+    sv.pT[i] = p.pT;
 }
 
 __global__ void __launch_bounds__(kMaxTeam, kTeamsPerSM)
@@ -110,13 +108,7 @@ __global__ void __launch_bounds__(kElementBlock, 8)
     const int chunk = chunkBegin + static_cast<int>(blockIdx.x);
     const int e = blockIdx.y * blockDim.x + threadIdx.x;
     if (e >= s.n) return;
-    const int first = chunks.firstClade[chunk];
-    const SetRef p(sv, cv.setOf(cv.cladeFamily[first]), s.n);
-    double out[kGradientRows];
-    gatherGradient(s, p, cv, tab, first, chunks.endClade[chunk], e, threshold, out);
-    double* rows = partial + static_cast<std::size_t>(chunk - chunkBegin) * kGradientRows * s.n;
-    for (int k = 0; k < kGradientRows; ++k)
-        rows[k * s.n + e] = out[k];
+    gatherChunkEntry(s, sv, cv, tab, chunks, chunk, chunkBegin, e, threshold, partial);
 }
 
 __global__ void foldChunksKernel(ChunkView chunks, int familyBegin, int families, int chunkBegin, int n,
@@ -124,13 +116,7 @@ __global__ void foldChunksKernel(ChunkView chunks, int familyBegin, int families
     const long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x;
     const long long width = static_cast<long long>(kGradientRows) * n;
     if (i >= width * families) return;
-    const int f = familyBegin + static_cast<int>(i / width);
-    const long long k = i % width;
-    const int first = chunks.familyChunkBegin[f], end = chunks.familyChunkBegin[f + 1];
-    double sum = partial[(first - chunkBegin) * width + k];
-    for (int c = first + 1; c < end; ++c)
-        sum += partial[(c - chunkBegin) * width + k];
-    partial[(first - chunkBegin) * width + k] = sum;
+    foldChunkEntry(chunks, familyBegin + static_cast<int>(i / width), chunkBegin, width, i % width, partial);
 }
 
 __global__ void accumulateSharedKernel(ChunkView chunks, int familyBegin, int familyEnd, int chunkBegin,
@@ -138,24 +124,16 @@ __global__ void accumulateSharedKernel(ChunkView chunks, int familyBegin, int fa
     const int k = blockIdx.x * blockDim.x + threadIdx.x;
     const long long width = static_cast<long long>(kGradientRows) * n;
     if (k >= width) return;
-    double sum = total[k];
-    for (int f = familyBegin; f < familyEnd; ++f)
-        sum += partial[(chunks.familyChunkBegin[f] - chunkBegin) * width + k];
-    total[k] = sum;
+    accumulateSharedEntry(chunks, familyBegin, familyEnd, chunkBegin, width, k, partial, total);
 }
 
 __global__ void __launch_bounds__(kMaxTeam, kTeamsPerSM)
     genewiseThetaKernel(SpeciesView s, SetView sv, ChunkView chunks, int familyBegin, int chunkBegin,
                         const double* partial, AdjointSettings opt, double* theta) {
     extern __shared__ double shared[];
-    const int n = s.n;
-    BlockTeam team(shared + kScratchVectors * n);
-    const int f = familyBegin + static_cast<int>(blockIdx.x);
-    const SetRef p(sv, f, n);
-    const double* acc =
-        partial + static_cast<std::size_t>(chunks.familyChunkBegin[f] - chunkBegin) * kGradientRows * n;
-    eliminateExtinctionSet(team, s, p, sv.survive[f], acc, 1, opt.maxIterations, opt.tolerance, shared,
-                           theta + 3 * static_cast<std::size_t>(f));
+    BlockTeam team(shared + kScratchVectors * s.n);
+    genewiseThetaFamily(team, s, sv, chunks, familyBegin + static_cast<int>(blockIdx.x), chunkBegin, partial, opt,
+                        shared, theta);
 }
 
 constexpr int kStatsBlock = 256;
@@ -235,7 +213,7 @@ int teamsPerMultiprocessor(int species, bool noConstraint) {
     return blocks;
 }
 
-void launchProbabilities(const double* theta, int mode, int sets, int n, const SetView& sv,
+void launchProbabilities(const double* theta, RateMode mode, int sets, int n, const SetView& sv,
                          cudaStream_t stream) {
     const long long count = static_cast<long long>(sets) * n;
     probabilitiesKernel<<<blocksFor(count, kElementBlock), kElementBlock, 0, stream>>>(theta, mode, sets, n,

@@ -2,6 +2,7 @@
 // Host-side launchers of the solver kernels (solver_kernels.cu). Each launch runs on `stream` and
 // checks its launch error; execution errors surface at the caller's next synchronisation.
 #include "device_views.hpp"
+#include "model/event_softmax.hpp"
 
 #include <cuda_runtime.h>
 
@@ -19,7 +20,7 @@ int teamsPerMultiprocessor(int species, bool noConstraint);
 
 // p of every set from θ (rows of 3 log2 rates): set s, node e reads row 0 (global), e (specieswise)
 // or s (genewise).
-void launchProbabilities(const double* theta, int mode, int sets, int n, const SetView& sv,
+void launchProbabilities(const double* theta, RateMode mode, int sets, int n, const SetView& sv,
                          cudaStream_t stream);
 
 void launchExtinction(const SpeciesView& s, const SetView& sv, int sets, const ExtinctionSettings& opt,
@@ -41,14 +42,6 @@ void launchAdjointWave(const SpeciesView& s, const SetView& sv, const CladeView&
                        const int* clades, int count, int familyBegin, const double* rootSum,
                        const double* largestDone, double* largestRunning, const AdjointSettings& opt,
                        cudaStream_t stream);
-
-// Gradient chunks [chunkBegin, chunkEnd) of the batch: partial row sets at partial[(chunk − chunkBegin) *
-// 5n].
-struct ChunkView {
-    const int* firstClade = nullptr; // per global chunk
-    const int* endClade = nullptr;
-    const int* familyChunkBegin = nullptr; // per family, plus one
-};
 
 void launchGradientGather(const SpeciesView& s, const SetView& sv, const CladeView& cv, const TableView& tab,
                           const ChunkView& chunks, int chunkBegin, int chunkEnd, double pibarSideThreshold,

@@ -5,6 +5,8 @@
 #include "direct_self_loop.hpp"
 #include "team_sweeps.hpp"
 
+#include "engine/extinction_root.hpp"
+
 #include <cmath>
 
 namespace gpurec::gpu {
@@ -39,13 +41,6 @@ GPUREC_HD inline void fillSweepCoefficients(const SpeciesView& s, const SetView&
     const int sibling = parent < 0 ? -1 : s.left[parent] == d.node ? s.right[parent] : s.left[parent];
     dc.parentCoef = parent < 0 ? 0.0 : sv.pS[o + parent] * sv.E[o + sibling];
     dc.invDenom = 1.0 / sv.denom[o + d.node];
-}
-
-// Least root of pD x² + (pT Ē − 1) x + c = 0, written to avoid cancellation (as the CPU).
-GPUREC_HD inline double leastRoot(double pD, double pTEbar, double c) {
-    const double b = 1.0 - pTEbar;
-    const double disc = maxOf(0.0, b * b - 4.0 * pD * c);
-    return 2.0 * c / (b + sqrt(disc));
 }
 
 // Extinction fixed point of one parameter set (spec 4), then the self-loop constants and Σ(1 − E).
@@ -542,6 +537,54 @@ GPUREC_HD void eliminateExtinctionSet(const Team& t, const SpeciesView& s, const
         theta[1] = tL;
         theta[2] = tT;
     }
+}
+
+// The per-element bodies of the gradient's gather and reductions, for the kernels and the host
+// executor alike. Chunk rows: partial[(chunk − chunkBegin) · kGradientRows · n ...].
+
+// Entry (chunk, species e) of the gather: the chunk's clades' terms at e into the chunk's rows.
+GPUREC_HD inline void gatherChunkEntry(const SpeciesView& s, const SetView& sv, const CladeView& cv,
+                                       const TableView& tab, const ChunkView& chunks, int chunk, int chunkBegin,
+                                       int e, double threshold, double* partial) {
+    const int first = chunks.firstClade[chunk];
+    const SetRef p(sv, cv.setOf(cv.cladeFamily[first]), s.n);
+    double out[kGradientRows];
+    gatherGradient(s, p, cv, tab, first, chunks.endClade[chunk], e, threshold, out);
+    double* rows = partial + static_cast<std::size_t>(chunk - chunkBegin) * kGradientRows * s.n;
+    for (int k = 0; k < kGradientRows; ++k)
+        rows[k * s.n + e] = out[k];
+}
+
+// Entry k of family f's rows: its chunks summed in chunk order into its first chunk's rows.
+GPUREC_HD inline void foldChunkEntry(const ChunkView& chunks, int f, int chunkBegin, long long width, long long k,
+                                     double* partial) {
+    const int first = chunks.familyChunkBegin[f], end = chunks.familyChunkBegin[f + 1];
+    double sum = partial[(first - chunkBegin) * width + k];
+    for (int c = first + 1; c < end; ++c)
+        sum += partial[(c - chunkBegin) * width + k];
+    partial[(first - chunkBegin) * width + k] = sum;
+}
+
+// Entry k of the shared total: the batch's families added in family order.
+GPUREC_HD inline void accumulateSharedEntry(const ChunkView& chunks, int familyBegin, int familyEnd, int chunkBegin,
+                                            long long width, long long k, const double* partial, double* total) {
+    double sum = total[k];
+    for (int f = familyBegin; f < familyEnd; ++f)
+        sum += partial[(chunks.familyChunkBegin[f] - chunkBegin) * width + k];
+    total[k] = sum;
+}
+
+// d NLL / dθ of genewise family f from its folded rows: E eliminated, theta[3 f + k].
+template <class Team>
+GPUREC_HD void genewiseThetaFamily(const Team& t, const SpeciesView& s, const SetView& sv, const ChunkView& chunks,
+                                   int f, int chunkBegin, const double* partial, const AdjointSettings& opt,
+                                   double* scratch, double* theta) {
+    const int n = s.n;
+    const SetRef p(sv, f, n);
+    const double* acc =
+        partial + static_cast<std::size_t>(chunks.familyChunkBegin[f] - chunkBegin) * kGradientRows * n;
+    eliminateExtinctionSet(t, s, p, sv.survive[f], acc, 1, opt.maxIterations, opt.tolerance, scratch,
+                           theta + 3 * static_cast<std::size_t>(f));
 }
 
 } // namespace gpurec::gpu

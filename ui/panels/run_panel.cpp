@@ -1,6 +1,6 @@
 #include "panels/run_panel.hpp"
 
-#include "device_selection.hpp"
+#include "engine/backend_factory.hpp"
 #include "panels/number_text.hpp"
 #include "session/undo_commands.hpp"
 

@@ -16,7 +16,7 @@ WavesPanel::HeatMapResult solveHeatMap(std::shared_ptr<const Dataset> data, cons
                                        const SolverOptions& options, int family) {
     WavesPanel::HeatMapResult result{data, family, std::nullopt, {}};
     try {
-        result.stats = computeCladeStatistics(*data, theta, options, family);
+        result.stats = computeCladeStatistics(*makeCpuBackend(data), *data, theta, options, family);
     } catch (const std::exception& e) {
         result.error = QString::fromStdString(e.what());
     }

@@ -1,7 +1,7 @@
 #include "views/species_quantities.hpp"
 
-#include "engine/family_solver.hpp"
-#include "engine/species_operators.hpp"
+#include "engine/backend.hpp"
+#include "engine/evaluation_shape.hpp"
 
 #include <cmath>
 
@@ -77,9 +77,7 @@ void countGenes(const Dataset& data, int family, std::vector<double>& out) {
 } // namespace
 
 bool fitsDataset(const RateParameters& theta, const Dataset& data) {
-    return !theta.theta().empty() && theta.speciesCount() == data.species.size() &&
-           (theta.mode() != RateMode::Genewise ||
-            theta.familyCount() == static_cast<int>(data.families.size()));
+    return !theta.theta().empty() && ratesFitDataset(theta, data);
 }
 
 SpeciesValues computeSpeciesValues(const QuantityRequest& r) {
@@ -119,9 +117,7 @@ SpeciesValues computeSpeciesValues(const QuantityRequest& r) {
         }
         case SpeciesQuantity::Extinction: {
             if (!fitsDataset(r.theta, data)) break;
-            SpeciesLayout layout(data.species, data.transferConstraint);
-            ExtinctionState ext = solveExtinction(layout, r.theta.probabilities(rateFamily), r.options);
-            out.values = ext.E;
+            out.values = makeCpuBackend(r.data)->familyTables(r.theta, r.options, {rateFamily}).front().E;
             out.title = quantityName(r.quantity) + rateScope;
             break;
         }
@@ -154,10 +150,8 @@ SpeciesValues computeSpeciesValues(const QuantityRequest& r) {
                 out.error = "select a clade in the clade-waves view";
                 break;
             }
-            SpeciesLayout layout(data.species, data.transferConstraint);
-            EventProbabilities p = r.theta.probabilities(family);
-            ExtinctionState ext = solveExtinction(layout, p, r.options);
-            CladeTables tables = solveClades(layout, f, p, ext, r.options);
+            const CladeTables tables =
+                std::move(makeCpuBackend(r.data)->familyTables(r.theta, r.options, {family}).front().clades);
             const double* row = tables.piRow(r.clade);
             for (int e = 0; e < n; ++e)
                 out.values[e] =

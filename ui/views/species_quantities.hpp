@@ -1,6 +1,6 @@
 #pragma once
 // Per-species-node values the species-tree view colours branches by: event rates, extinction
-// probability E, genes per species, and a clade's Π row (computed with the engine's own solvers).
+// probability E, genes per species, and a clade's Π row (from the engine's backend interface).
 #include "data/dataset.hpp"
 #include "model/rate_parameters.hpp"
 #include "model/solver_options.hpp"

@@ -1,6 +1,6 @@
 #include "worker/engine_session.hpp"
 
-#include "device_selection.hpp"
+#include "engine/backend_factory.hpp"
 
 #include <QMetaObject>
 #include <stdexcept>

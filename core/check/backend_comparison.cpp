@@ -1,0 +1,140 @@
+#include "check/backend_comparison.hpp"
+
+#include "sim/simulation.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+
+namespace gpurec {
+
+std::vector<ComparisonDataset> referenceDatasets(const std::string& dataRoot, const std::string& samplesRoot) {
+    namespace fs = std::filesystem;
+    std::vector<ComparisonDataset> out;
+    auto add = [&](const std::string& name, const fs::path& folder, const std::string& species,
+                   int minCovered) {
+        if (fs::exists(folder / species) && fs::exists(folder / "families.txt"))
+            out.push_back(
+                {name, (folder / species).string(), (folder / "families.txt").string(), minCovered});
+    };
+    const fs::path data(dataRoot);
+    add("tiny", data / "tiny", "species.nwk", 3);
+    if (fs::is_directory(data / "alerax")) {
+        std::vector<fs::path> sets;
+        for (const auto& entry : fs::directory_iterator(data / "alerax"))
+            sets.push_back(entry.path());
+        std::sort(sets.begin(), sets.end());
+        for (const fs::path& p : sets)
+            add("alerax/" + p.filename().string(), p, "sp.nwk", 4);
+    }
+    add("primates", data / "primates", "species.nwk", 4);
+    add("simulated_2", data / "simulated_2", "species.nwk", 4);
+    if (fs::is_directory(samplesRoot)) {
+        std::vector<fs::path> samples;
+        for (const auto& entry : fs::directory_iterator(samplesRoot))
+            if (entry.is_directory()) samples.push_back(entry.path());
+        std::sort(samples.begin(), samples.end());
+        for (const fs::path& p : samples)
+            add("samples/" + p.filename().string(), p, "species.nwk", 4);
+    }
+    return out;
+}
+
+std::vector<ComparisonDataset> simulatedDatasets(int families, std::uint64_t seed, const std::string& folder) {
+    SimulationOptions o;
+    o.birthDeath = {24, 1.0, 0.2, 1000};
+    o.families = families;
+    o.rates = {0.08, 0.12, 0.08};
+    o.speciesRateSpread = 2.0;
+    o.familyRateSpread = 2.0;
+    o.limits.minCoveredSpecies = 4;
+    o.treeSamples = 8;
+    o.perturbation.rate = 0.15;
+    o.seed = seed;
+    SimulationSummary s = runSimulation(o, folder);
+    ComparisonDataset parents{"simulated (" + std::to_string(families) + " families, seed " +
+                                  std::to_string(seed) + ")",
+                              s.speciesTreeFile, s.familiesFile, 4};
+    ComparisonDataset none = parents;
+    none.name += ", NONE";
+    none.transferConstraint = "NONE";
+    return {parents, none};
+}
+
+const std::vector<ComparisonCase>& comparisonCases() {
+    static const std::vector<ComparisonCase> cases = {{RateMode::Global, Schedule::Converged},
+                                                      {RateMode::Specieswise, Schedule::Converged},
+                                                      {RateMode::Genewise, Schedule::Converged},
+                                                      {RateMode::Global, Schedule::AleRax}};
+    return cases;
+}
+
+RateParameters randomRates(RateMode mode, const Dataset& data, std::mt19937_64& rng) {
+    RateParameters theta(mode, data.species.size(), static_cast<int>(data.families.size()), {0.1, 0.1, 0.1});
+    std::uniform_real_distribution<double> logRate(std::log2(0.005), std::log2(0.5));
+    for (double& t : theta.theta())
+        t = logRate(rng);
+    return theta;
+}
+
+double worstRelative(const std::vector<double>& a, const std::vector<double>& ref) {
+    if (a.size() != ref.size()) return std::nan("");
+    double scale = 0, worst = 0;
+    for (double r : ref)
+        scale = std::max(scale, std::abs(r));
+    for (std::size_t i = 0; i < ref.size(); ++i) {
+        const double d = std::abs(a[i] - ref[i]) / std::max(std::abs(ref[i]), 1e-6 * scale);
+        if (!(d <= worst)) worst = d;
+    }
+    return worst;
+}
+
+namespace {
+
+// Table entries the last evaluation left at their poison value.
+long long unwrittenEntries(LikelihoodBackend& backend) {
+    const BackendDiagnostics* d = backend.diagnostics();
+    return d ? std::max(0LL, d->lastRun().unwrittenEntries) : 0;
+}
+
+} // namespace
+
+ComparisonRow compareBackends(LikelihoodBackend& reference, LikelihoodBackend& candidate, const Dataset& data,
+                              const std::string& datasetName, const ComparisonCase& c, const RateParameters& theta,
+                              const SolverOptions& options, const BatchLimits& limits) {
+    ComparisonRow row;
+    row.dataset = datasetName;
+    row.mode = toString(c.mode);
+    row.schedule = toString(c.schedule);
+    row.families = static_cast<int>(data.families.size());
+    row.clades = data.cladeCount();
+    // Every evaluation cold, so that they differ by their plan only.
+    reference.clearWarmStarts();
+    candidate.clearWarmStarts();
+    const Evaluation ref = reference.evaluate(theta, options, true);
+    const Evaluation forward = candidate.evaluate(theta, options, false);
+    long long unwritten = unwrittenEntries(candidate);
+    candidate.clearWarmStarts();
+    const Evaluation full = candidate.evaluate(theta, options, true);
+    unwritten += unwrittenEntries(candidate);
+    row.likelihoodError = std::max(worstRelative(forward.logLikelihood, ref.logLikelihood),
+                                   worstRelative(full.logLikelihood, ref.logLikelihood));
+    row.gradientError = worstRelative(full.gradient, ref.gradient);
+    row.unwritten = unwritten;
+    if (data.families.size() >= 3) {
+        // The same evaluation under a plan of about three batches must give identical bits.
+        BatchLimits split = limits;
+        split.maxFamiliesPerBatch = static_cast<int>((data.families.size() + 2) / 3);
+        candidate.replan(split);
+        candidate.clearWarmStarts();
+        const Evaluation again = candidate.evaluate(theta, options, true);
+        candidate.replan(limits);
+        row.batches = again.logLikelihood == full.logLikelihood && again.gradient == full.gradient ? "same"
+                                                                                                   : "DIFFERENT";
+    }
+    row.passed = row.likelihoodError <= kLikelihoodTolerance && row.gradientError <= kGradientTolerance &&
+                 row.unwritten == 0 && row.batches != "DIFFERENT";
+    return row;
+}
+
+} // namespace gpurec

@@ -1,0 +1,59 @@
+#pragma once
+// A backend against the CPU reference, as `gpurec check` prints it and the backend conformance
+// suite asserts it: the same datasets, rate modes, schedules, random rates and tolerances, so the
+// suite run by CTest and the command run by hand test the same thing.
+#include "engine/backend.hpp"
+
+#include <cstdint>
+#include <random>
+#include <string>
+#include <vector>
+
+namespace gpurec {
+
+constexpr double kLikelihoodTolerance = 1e-10; // worst relative error of a family's log-likelihood
+constexpr double kGradientTolerance = 1e-8;    // worst relative error of a gradient component
+
+struct ComparisonDataset {
+    std::string name, speciesTree, families;
+    int minCoveredSpecies = 4;
+    std::string transferConstraint = "PARENTS";
+};
+
+// tiny, alerax/*, primates and simulated_2 under `dataRoot`, and every sample under `samplesRoot`,
+// those that exist, in that order.
+std::vector<ComparisonDataset> referenceDatasets(const std::string& dataRoot, const std::string& samplesRoot);
+// Families simulated under the model into `folder` (rates drawn per family and species, with tree
+// samples), then the same families under the NONE constraint (the GPU's iterated self loop).
+std::vector<ComparisonDataset> simulatedDatasets(int families, std::uint64_t seed, const std::string& folder);
+
+struct ComparisonCase {
+    RateMode mode;
+    Schedule schedule;
+};
+// Every rate mode with the converged schedule, and the global mode with AleRax's.
+const std::vector<ComparisonCase>& comparisonCases();
+
+// Log2 rates drawn uniformly between log2 0.005 and log2 0.5.
+RateParameters randomRates(RateMode mode, const Dataset& data, std::mt19937_64& rng);
+// Worst |a − ref| / max(|ref|, 1e-6 ‖ref‖∞); NaN when any entry is NaN or the sizes differ.
+double worstRelative(const std::vector<double>& a, const std::vector<double>& ref);
+
+struct ComparisonRow {
+    std::string dataset, mode, schedule;
+    int families = 0;
+    long long clades = 0;
+    double likelihoodError = 0, gradientError = 0;
+    long long unwritten = 0;   // poisoned entries left unwritten (backends with diagnostics)
+    std::string batches = "-"; // "same" when a split plan reproduced the one-batch results bit for bit
+    bool passed = false;
+};
+
+// Evaluates θ on both backends, every time cold (warm starts cleared), forward and with the gradient, and again
+// on `candidate` under a plan of about three batches (`limits` otherwise) when there are three
+// families or more. `candidate` should poison its outputs (BackendDiagnostics) for `unwritten`.
+ComparisonRow compareBackends(LikelihoodBackend& reference, LikelihoodBackend& candidate, const Dataset& data,
+                              const std::string& datasetName, const ComparisonCase& c, const RateParameters& theta,
+                              const SolverOptions& options, const BatchLimits& limits);
+
+} // namespace gpurec

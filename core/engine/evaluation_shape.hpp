@@ -1,0 +1,26 @@
+#pragma once
+// What every backend's evaluate() does around its own solve, written once: the checks of the
+// options and of θ's shape before it, the result's shape, and the totals, limits and wall time
+// after it.
+#include "engine/backend.hpp"
+
+#include <chrono>
+
+namespace gpurec {
+
+// Whether θ has the shape of `data`: its species nodes, and its families in the genewise mode.
+bool ratesFitDataset(const RateParameters& theta, const Dataset& data);
+// Throws std::invalid_argument for invalid options or a θ that does not fit `data`.
+void requireEvaluable(const Dataset& data, const RateParameters& theta, const SolverOptions& options);
+// Throws std::out_of_range for a family index outside `data`.
+void requireFamilies(const Dataset& data, const std::vector<int>& families);
+
+// An evaluation of `data`'s families with every log-likelihood at `fill` and, with a gradient, a
+// zero gradient of θ's shape.
+Evaluation emptyEvaluation(const Dataset& data, const RateParameters& theta, bool withGradient,
+                           double fill = 0.0);
+// The totals from the per-family log-likelihoods, the options' caps in the early-stop entries and
+// the wall time since `start`.
+void finishEvaluation(Evaluation& out, const SolverOptions& options, std::chrono::steady_clock::time_point start);
+
+} // namespace gpurec

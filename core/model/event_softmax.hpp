@@ -1,0 +1,28 @@
+#pragma once
+// The rate → event probability map (spec 3.1), written once for the CPU engine and the CUDA
+// kernels: p = base-2 softmax of [0, θD, θL, θT], with the θ row chosen by the rate mode.
+#include "model/host_device.hpp"
+
+#include <cmath>
+
+namespace gpurec {
+
+enum class RateMode { Global, Specieswise, Genewise };
+
+// Row of θ (rows of 3 log2 rates) that (family, species node) reads in `mode`.
+GPUREC_HD inline int rateRow(RateMode mode, int family, int species) {
+    return mode == RateMode::Global ? 0 : mode == RateMode::Specieswise ? species : family;
+}
+
+struct EventProbabilityRow {
+    double pS, pD, pL, pT;
+};
+
+// Probabilities of speciation, duplication, loss and transfer from one row of log2 rates.
+GPUREC_HD inline EventProbabilityRow eventProbabilities(const double* logRates) {
+    const double d = exp2(logRates[0]), l = exp2(logRates[1]), t = exp2(logRates[2]);
+    const double z = 1.0 + d + l + t;
+    return {1.0 / z, d / z, l / z, t / z};
+}
+
+} // namespace gpurec

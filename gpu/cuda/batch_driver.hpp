@@ -1,0 +1,97 @@
+#pragma once
+// The CUDA backend's driving loop over one batch, written once over an executor: forward waves
+// (split chunks first), the family likelihoods, then with a gradient the adjoint waves in reverse,
+// the gradient's gather, per-family fold and its reduction (shared sets) or E elimination
+// (genewise). cuda_backend.cu's executor launches the kernels of solver_kernels.cu on its stream;
+// the host emulation test's executor runs the same steps serially (SerialTeam), so CI without a GPU
+// tests the loop the GPU runs.
+//
+// An executor provides, with the arguments of the solver_kernels.hpp launcher of the same name:
+//   splitChunks, forwardWave, likelihood, adjointWave, gradientGather, foldChunks,
+//   accumulateShared, genewiseTheta, countStats, countNaN, and
+//   zero(double*, count), copy(double* to, const double* from, count), poison(const Batch&),
+//   endPhase(EvaluationPhase), endWave(EvaluationPhase, batch, wave, clades).
+#include "batch_plan.hpp"
+#include "device_views.hpp"
+#include "engine/backend_diagnostics.hpp"
+
+#include <cstddef>
+#include <utility>
+#include <vector>
+
+namespace gpurec::gpu {
+
+// Counters the kernels accumulate over an evaluation (unsigned long long each).
+enum Counter { ForwardSum, ForwardMax, ForwardZero, AdjointSum, AdjointMax, AdjointZero, Unwritten, CounterCount };
+
+// Everything one batch's steps read and write, as views of the executor's memory.
+struct BatchJob {
+    const Batch* batch = nullptr;
+    int index = 0;                                           // of the batch in the plan
+    const std::vector<std::pair<int, int>>* waves = nullptr; // (offset, count) into waveClades
+    const std::vector<std::pair<int, int>>* waveChunks = nullptr;
+    const int* waveClades = nullptr;
+    const SplitChunk* splitChunks = nullptr;
+    SpeciesView s;
+    SetView sv;
+    CladeView cv;
+    TableView tab;
+    SplitChunkView chunks;
+    ChunkView gradientChunks;
+    ForwardSettings fwd;
+    AdjointSettings adj;
+    bool withGradient = false, genewise = false, poison = false;
+    double* logLikelihood = nullptr; // all families'
+    double *rootSum = nullptr, *largestDone = nullptr, *largestRunning = nullptr; // per batch family
+    double* partial = nullptr;
+    double* sharedTotal = nullptr;   // shared sets: kGradientRows rows of n
+    double* thetaGradient = nullptr; // genewise: 3 per family
+    unsigned long long* counters = nullptr;
+};
+
+template <class Executor> void runBatchSteps(Executor& x, const BatchJob& j) {
+    const Batch& b = *j.batch;
+    if (j.poison) x.poison(b);
+    for (std::size_t k = 0; k < j.waves->size(); ++k) {
+        const auto& [offset, count] = (*j.waves)[k];
+        const auto& [chunkOffset, chunkCount] = (*j.waveChunks)[k];
+        x.splitChunks(j.s, j.sv, j.cv, j.tab, j.splitChunks + chunkOffset, chunkCount, j.chunks,
+                      j.fwd.pibarSideThreshold);
+        x.forwardWave(j.s, j.sv, j.cv, j.tab, j.chunks, j.waveClades + offset, count, j.fwd);
+        x.endWave(EvaluationPhase::Forward, j.index, static_cast<int>(k), count);
+    }
+    x.likelihood(j.s, j.sv, j.cv, j.tab, b.familyBegin, b.families(), j.logLikelihood + b.familyBegin, j.rootSum);
+    x.countStats(j.tab.iterations, b.clades(), j.counters + ForwardSum);
+    x.endPhase(EvaluationPhase::Forward);
+    const std::size_t tableEntries = static_cast<std::size_t>(b.clades()) * j.s.n;
+    if (j.withGradient) {
+        x.zero(j.largestDone, b.families());
+        x.zero(j.largestRunning, b.families());
+        for (std::size_t k = j.waves->size(); k-- > 0;) {
+            const auto& [offset, count] = (*j.waves)[k];
+            x.adjointWave(j.s, j.sv, j.cv, j.tab, j.waveClades + offset, count, b.familyBegin, j.rootSum,
+                          j.largestDone, j.largestRunning, j.adj);
+            if (j.adj.pruning) x.copy(j.largestDone, j.largestRunning, b.families());
+            x.endWave(EvaluationPhase::Adjoint, j.index, static_cast<int>(k), count);
+        }
+        x.countStats(j.tab.iterations, b.clades(), j.counters + AdjointSum);
+        x.endPhase(EvaluationPhase::Adjoint);
+        x.gradientGather(j.s, j.sv, j.cv, j.tab, j.gradientChunks, b.chunkBegin, b.chunkEnd,
+                         j.adj.pibarSideThreshold, j.partial);
+        x.foldChunks(j.gradientChunks, b.familyBegin, b.familyEnd, b.chunkBegin, j.s.n, j.partial);
+        if (j.genewise)
+            x.genewiseTheta(j.s, j.sv, j.gradientChunks, b.familyBegin, b.familyEnd, b.chunkBegin, j.partial,
+                            j.adj, j.thetaGradient);
+        else
+            x.accumulateShared(j.gradientChunks, b.familyBegin, b.familyEnd, b.chunkBegin, j.s.n, j.partial,
+                               j.sharedTotal);
+        x.endPhase(EvaluationPhase::Gradient);
+        if (j.poison) x.countNaN(j.tab.adjoint, tableEntries, j.counters + Unwritten);
+    }
+    if (j.poison) {
+        x.countNaN(j.tab.pi, tableEntries, j.counters + Unwritten);
+        x.countNaN(j.tab.pibar, tableEntries, j.counters + Unwritten);
+    }
+}
+
+} // namespace gpurec::gpu

@@ -1,0 +1,188 @@
+// The backend conformance suite: every backend of one kind that this build and machine have
+// ("cpu", or each CUDA device) against the CPU reference, on every dataset, rate mode and schedule
+// of `gpurec check` (check/backend_comparison.hpp), with poisoned outputs, split batch plans and
+// injected out-of-memory re-planning where the backend has diagnostics; then the tables the
+// sampler and the workbench read (LikelihoodBackend::familyTables) and reconciliations sampled from
+// them with the same seed. Plain C++ with its own few assertions, so that the `device` preset builds
+// it on the GPU machine, which has no Qt.
+//   backend_conformance <cpu|cuda> [simulated families]   exit 0: pass, 1: fail, 77: no such device
+#include "check/backend_comparison.hpp"
+#include "data/load.hpp"
+#include "engine/backend_factory.hpp"
+#include "recon/recon_newick.hpp"
+#include "recon/sampling_run.hpp"
+
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+using namespace gpurec;
+
+namespace {
+
+int failures = 0;
+
+void expect(bool ok, const std::string& what) {
+    if (ok) return;
+    ++failures;
+    std::printf("FAIL: %s\n", what.c_str());
+}
+
+std::string pathOr(const char* variable, const char* builtIn) {
+    const char* moved = std::getenv(variable);
+    return moved && *moved ? moved : builtIn;
+}
+
+// Worst relative difference of Π (mantissa · 2^scale) and of Π̄ over the rows of one family.
+double worstTableError(const CladeTables& a, const CladeTables& ref) {
+    if (a.clades != ref.clades || a.species != ref.species || a.pi.size() != ref.pi.size()) return NAN;
+    std::vector<double> x, y;
+    for (int c = 0; c < ref.clades; ++c)
+        for (int e = 0; e < ref.species; ++e) {
+            x.push_back(std::ldexp(a.piRow(c)[e], a.scale[c]));
+            y.push_back(std::ldexp(ref.piRow(c)[e], ref.scale[c]));
+            x.push_back(std::ldexp(a.pibarRow(c)[e], a.scale[c]));
+            y.push_back(std::ldexp(ref.pibarRow(c)[e], ref.scale[c]));
+        }
+    return worstRelative(x, y);
+}
+
+// Reconciliations of `families` sampled from `backend`'s tables, as AleRax-style Newick lines.
+std::vector<std::string> sampled(LikelihoodBackend& backend, const Dataset& data, const RateParameters& theta,
+                                 const std::vector<int>& families) {
+    SamplingSettings settings;
+    settings.samples = 20;
+    settings.seed = 3;
+    std::vector<std::vector<std::string>> lines(data.families.size());
+    sampleFamilies(
+        data, theta, families, settings,
+        [&](FamilySamples&& fs) {
+            for (const Reconciliation& r : fs.reconciliations)
+                lines[fs.family].push_back(toAleNewick(r, data.species));
+        },
+        backendTables(backend, theta, settings));
+    std::vector<std::string> out;
+    for (int f : families)
+        out.insert(out.end(), lines[f].begin(), lines[f].end());
+    return out;
+}
+
+void checkTablesAndSampling(LikelihoodBackend& reference, LikelihoodBackend& candidate, const Dataset& data,
+                            const std::string& name) {
+    const SolverOptions options;
+    // Rates inside the sampler's bounds; every family, so a split plan serves several batches.
+    RateParameters theta(RateMode::Specieswise, data.species.size(), static_cast<int>(data.families.size()),
+                         {0.05, 0.1, 0.05});
+    std::vector<int> families;
+    for (int f = static_cast<int>(data.families.size()) - 1; f >= 0; --f)
+        families.push_back(f); // reversed: the tables come back in the order asked for
+    const std::vector<FamilyTables> ref = reference.familyTables(theta, options, families);
+    const std::vector<FamilyTables> got = candidate.familyTables(theta, options, families);
+    expect(got.size() == families.size(), name + ": one table set per family asked for");
+    double worstPi = 0, worstE = 0;
+    for (std::size_t i = 0; i < got.size() && i < ref.size(); ++i) {
+        const double t = worstTableError(got[i].clades, ref[i].clades);
+        const double e = std::max(worstRelative(got[i].E, ref[i].E), worstRelative(got[i].Ebar, ref[i].Ebar));
+        if (!(t <= worstPi)) worstPi = t;
+        if (!(e <= worstE)) worstE = e;
+    }
+    expect(worstPi <= kLikelihoodTolerance,
+           name + ": Π and Π̄ tables within " + std::to_string(kLikelihoodTolerance) + " (worst " +
+               std::to_string(worstPi) + ")");
+    expect(worstE <= kLikelihoodTolerance, name + ": E and Ē within tolerance (worst " + std::to_string(worstE) + ")");
+    // Draws compare uniform numbers with shares of Π: tables equal to ~1e-13 give the same draws
+    // unless a number falls within that distance of a boundary (about 1e-13 per draw).
+    expect(sampled(candidate, data, theta, families) == sampled(reference, data, theta, families),
+           name + ": the same reconciliations for the same seed");
+}
+
+// A shortage met while allocating the batch buffers re-plans with a smaller budget; the results
+// stay those of the CPU reference.
+void checkOutOfMemoryReplanning(LikelihoodBackend& reference, LikelihoodBackend& candidate, const Dataset& data,
+                                const std::string& name, std::mt19937_64& rng) {
+    BackendDiagnostics* d = candidate.diagnostics();
+    if (d == nullptr || data.families.size() < 2) return;
+    const ComparisonCase c{RateMode::Genewise, Schedule::Converged};
+    const RateParameters theta = randomRates(c.mode, data, rng);
+    candidate.evaluate(theta, SolverOptions{}, false);
+    const double budget = d->lastRun().budgetBytes;
+    d->failNextAllocations(2);
+    candidate.replan(BatchLimits{});
+    candidate.evaluate(theta, SolverOptions{}, false);
+    expect(d->lastRun().budgetBytes < budget, name + ": re-planned within a smaller budget");
+    // compareBackends evaluates under this plan first (then under a split plan and the default one).
+    const ComparisonRow row =
+        compareBackends(reference, candidate, data, name, c, theta, SolverOptions{}, BatchLimits{});
+    expect(row.passed, name + ": results after out-of-memory re-planning");
+}
+
+LoadedInput load(const ComparisonDataset& d) {
+    InputPaths paths;
+    paths.speciesTree = d.speciesTree;
+    paths.familiesFile = d.families;
+    LoadOptions lo;
+    lo.minCoveredSpecies = d.minCoveredSpecies;
+    return loadInput(paths, parseTransferConstraint(d.transferConstraint), lo);
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+    if (argc < 2) {
+        std::fprintf(stderr, "usage: backend_conformance <cpu|cuda> [simulated families]\n");
+        return 2;
+    }
+    const std::string kind = argv[1];
+    const int simulated = argc > 2 ? std::atoi(argv[2]) : 60;
+    std::vector<std::string> devices;
+    for (const std::string& name : availableDeviceNames())
+        if (name == kind || name.rfind(kind + ":", 0) == 0) devices.push_back(name);
+    if (devices.empty()) {
+        std::printf("no %s device in this build or on this machine: skipped\n", kind.c_str());
+        return 77;
+    }
+    const std::string data = pathOr("GPUREC_TEST_SHARED_DATA", GPUREC_SHARED_DATA);
+    const std::string samples = pathOr("GPUREC_TEST_SOURCE_DIR", GPUREC_SOURCE_DIR) + "/samples";
+    std::vector<ComparisonDataset> datasets = referenceDatasets(data, samples);
+    expect(!datasets.empty(), "reference datasets under " + data);
+    const std::string folder =
+        (std::filesystem::temp_directory_path() / ("gpurec_conformance_" + kind)).string();
+    if (simulated > 0)
+        for (const ComparisonDataset& d : simulatedDatasets(simulated, 1, folder))
+            datasets.push_back(d);
+
+    std::mt19937_64 rng(1);
+    int rows = 0;
+    for (const std::string& device : devices)
+        for (const ComparisonDataset& d : datasets) {
+            const LoadedInput in = load(d);
+            const std::shared_ptr<const Dataset> set = in.dataset;
+            BackendChoice candidate = selectBackend(device, set, BatchLimits{});
+            if (BackendDiagnostics* diag = candidate.backend->diagnostics()) diag->setPoisonOutputs(true);
+            const std::unique_ptr<LikelihoodBackend> reference = makeCpuBackend(set);
+            const std::string name = device + " " + d.name;
+            for (const ComparisonCase& c : comparisonCases()) {
+                SolverOptions options;
+                const RateParameters theta = randomRates(c.mode, *set, rng);
+                options.schedule = c.schedule;
+                const ComparisonRow row =
+                    compareBackends(*reference, *candidate.backend, *set, d.name, c, theta, options, BatchLimits{});
+                ++rows;
+                char line[256];
+                std::snprintf(line, sizeof line, "%s %s %s: NLL %.1e, gradient %.1e, unwritten %lld, split plan %s",
+                              name.c_str(), row.mode.c_str(), row.schedule.c_str(), row.likelihoodError,
+                              row.gradientError, row.unwritten, row.batches.c_str());
+                std::printf("%s\n", line);
+                expect(row.passed, line);
+            }
+            if (BackendDiagnostics* diag = candidate.backend->diagnostics()) diag->setPoisonOutputs(false);
+            checkTablesAndSampling(*reference, *candidate.backend, *set, name);
+            checkOutOfMemoryReplanning(*reference, *candidate.backend, *set, name, rng);
+        }
+    std::printf("%d comparisons on %zu device(s): %d failure(s)\n", rows, devices.size(), failures);
+    return failures == 0 ? 0 : 1;
+}
