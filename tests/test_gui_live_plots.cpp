@@ -401,8 +401,8 @@ class GuiLivePlots : public QObject {
             if (families[f].clades.cladeCount() > families[first].clades.cladeCount()) first = f;
         const int second = first == 0 ? 1 : 0;
         const CladeStatistics expected =
-            computeCladeStatistics(*w.dataset(), w.session().parameters(), w.knobsPanel()->options(), second);
-        QVERIFY(expected.posterior != computeCladeStatistics(*w.dataset(), w.session().parameters(),
+            computeCladeStatistics(*makeCpuBackend(w.dataset()), *w.dataset(), w.session().parameters(), w.knobsPanel()->options(), second);
+        QVERIFY(expected.posterior != computeCladeStatistics(*makeCpuBackend(w.dataset()), *w.dataset(), w.session().parameters(),
                                                              w.knobsPanel()->options(), first)
                                           .posterior);
 
