@@ -3,6 +3,7 @@
 #include "cli_common.hpp"
 #include "commands.hpp"
 
+#include "engine/relative_error.hpp"
 #include "io/result_writer.hpp"
 #include "sim/simulation.hpp"
 
@@ -39,19 +40,6 @@ struct CheckRow {
     std::string batches = "-"; // "same" when a split plan reproduced the one-batch results bit for bit
     bool passed = false;
 };
-
-// Worst |a − ref| / max(|ref|, 1e-6 ‖ref‖∞); NaN when any entry is NaN or the sizes differ.
-double worstRelative(const std::vector<double>& a, const std::vector<double>& ref) {
-    if (a.size() != ref.size()) return std::nan("");
-    double scale = 0, worst = 0;
-    for (double r : ref)
-        scale = std::max(scale, std::abs(r));
-    for (std::size_t i = 0; i < ref.size(); ++i) {
-        const double d = std::abs(a[i] - ref[i]) / std::max(std::abs(ref[i]), 1e-6 * scale);
-        if (!(d <= worst)) worst = d;
-    }
-    return worst;
-}
 
 std::vector<CheckDataset> referenceDatasets(const std::string& dataRoot, const std::string& samplesRoot) {
     namespace fs = std::filesystem;
@@ -239,9 +227,9 @@ void registerCheck(CLI::App& root) {
                 long long unwritten = unwrittenEntries(*gpu.backend);
                 Evaluation full = gpu.backend->evaluate(theta, options, true);
                 unwritten += unwrittenEntries(*gpu.backend);
-                row.likelihoodError = std::max(worstRelative(forward.logLikelihood, ref.logLikelihood),
-                                               worstRelative(full.logLikelihood, ref.logLikelihood));
-                row.gradientError = worstRelative(full.gradient, ref.gradient);
+                row.likelihoodError = std::max(worstRelativeError(forward.logLikelihood, ref.logLikelihood),
+                                               worstRelativeError(full.logLikelihood, ref.logLikelihood));
+                row.gradientError = worstRelativeError(full.gradient, ref.gradient);
                 row.unwritten = unwritten;
                 if (data->families.size() >= 3) {
                     // The same evaluation under a plan of about three batches must give identical bits.
