@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # Builds and runs every test: the release build (CLI, workbench, CUDA code compiled when nvcc is
-# present, all Qt Test suites), the core tests again under ASan+UBSan with a coverage report of
-# core/, and a short libFuzzer campaign on the parsers.
+# present, all Qt Test suites), clang-tidy on core/ and app/cli, the core tests again under
+# ASan+UBSan with a coverage report of core/, and a short libFuzzer campaign on the parsers.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/install-deps.sh
 jobs=$(nproc)
 
 cmake --preset release
+bash scripts/tidy.sh build/release "$jobs" # needs only the configured compile commands: fails fast
 cmake --build --preset release -j "$jobs"
 ctest --preset release -j "$jobs"
 bash scripts/gui-smoke.sh build/release/app/workbench/gpurec-workbench # the real workbench under Xvfb, real clicks

@@ -254,7 +254,7 @@ double parseByteSize(const std::string& text) {
         throw std::invalid_argument("bad size '" + text + "' (examples: 20GB, 512MiB)");
     std::string unit(end, text.data() + text.size());
     double mult = 1;
-    if (unit == "" || unit == "B") mult = 1;
+    if (unit.empty() || unit == "B") mult = 1;
     else if (unit == "KB" || unit == "K") mult = 1e3;
     else if (unit == "MB" || unit == "M") mult = 1e6;
     else if (unit == "GB" || unit == "G") mult = 1e9;
