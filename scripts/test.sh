@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
 # Builds and runs every test: the release build (CLI, workbench, CUDA code compiled when nvcc is
-# present, all Qt Test suites), the core tests again under ASan+UBSan with a coverage report of
-# core/, and a short libFuzzer campaign on the parsers.
+# present, all Qt Test suites), clang-tidy on core/ and app/cli, the core tests again under
+# ASan+UBSan with a coverage report of core/ that must not fall below its floor, and a short
+# libFuzzer campaign on the parsers.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/install-deps.sh
 jobs=$(nproc)
 
 cmake --preset release
+bash scripts/tidy.sh build/release "$jobs" # needs only the configured compile commands: fails fast
 cmake --build --preset release -j "$jobs"
 ctest --preset release -j "$jobs"
 bash scripts/gui-smoke.sh build/release/app/workbench/gpurec-workbench # the real workbench under Xvfb, real clicks
@@ -19,8 +21,12 @@ find build/sanitize -name '*.gcda' -delete
 # take 8 minutes under the sanitizers and reach no code the other suites leave unchecked.)
 ctest --preset sanitize -j "$jobs"
 mkdir -p build/coverage
+# Held, not only printed: a floor below the line coverage measured when it was set (59.3 % from ten
+# of the library suites alone, without the CLI suites; the whole run covers more). Raise it to a
+# little below the whole run's figure once measured; new core code without tests then fails here.
+coverage_floor=55
 gcovr --root . --filter 'core/' --object-directory build/sanitize --print-summary \
-  --txt build/coverage/core.txt --exclude-throw-branches
+  --txt build/coverage/core.txt --exclude-throw-branches --fail-under-line "$coverage_floor"
 tail -n 3 build/coverage/core.txt
 
 bash scripts/fuzz.sh 30

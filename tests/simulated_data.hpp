@@ -2,15 +2,12 @@
 // In-memory datasets drawn with our simulator (core/sim) under the undated model the engine
 // scores: every surviving family is kept (no coverage filter), and each family's true rooted gene
 // tree is scored with ROOTED rooting, so the likelihood is exactly the generative model's.
-#include "ccp/clade_set.hpp"
 #include "data/dataset.hpp"
-#include "io/gene_mapping.hpp"
 #include "sim/family_simulation.hpp"
 #include "sim/species_tree_simulation.hpp"
 
 #include <functional>
 #include <memory>
-#include <set>
 #include <string>
 
 namespace gpurec::test {
@@ -34,21 +31,11 @@ inline std::shared_ptr<Dataset> simulatedDataset(const SpeciesTree& species, int
     for (int e = 0; e < species.size(); ++e)
         rates[e] = ratesOf(e);
     FamilySimulator simulator(data->species, data->transferConstraint, SimProcess::Undated, {});
-    const GeneMapping byPrefix;
     for (int f = 0; f < families; ++f) {
         RandomSource rng = RandomSource::stream(seed, std::uint64_t(f));
         const std::string name = "sim" + std::to_string(f);
         SimulatedFamily simulated = simulator.simulate(name, rates, rng);
-        GeneFamily family;
-        family.name = name;
-        family.clades = buildCladeSet({simulated.geneTree}, GeneTreeRooting::Rooted);
-        std::set<int> covered;
-        for (const std::string& gene : family.clades.geneNames) {
-            family.geneSpecies.push_back(data->species.find(byPrefix.speciesOf(gene)));
-            covered.insert(family.geneSpecies.back());
-        }
-        family.coveredSpecies = static_cast<int>(covered.size());
-        data->families.push_back(std::move(family));
+        data->families.push_back(makeFamily(data->species, name, {simulated.geneTree}, GeneTreeRooting::Rooted));
     }
     return data;
 }

@@ -8,6 +8,7 @@
 #include "cuda/solver_steps.hpp"
 #include "engine/backend.hpp"
 #include "engine/family_solver.hpp"
+#include "engine/relative_error.hpp"
 #include "support.hpp"
 
 #include <QtTest>
@@ -224,17 +225,6 @@ RateParameters randomRates(RateMode mode, const Dataset& data, unsigned seed) {
     return theta;
 }
 
-double worstRelative(const std::vector<double>& a, const std::vector<double>& ref) {
-    double scale = 0, worst = 0;
-    for (double r : ref)
-        scale = std::max(scale, std::abs(r));
-    for (std::size_t i = 0; i < ref.size(); ++i) {
-        double d = std::abs(a[i] - ref[i]) / std::max(std::abs(ref[i]), 1e-6 * scale);
-        if (!(d <= worst)) worst = d; // NaN propagates
-    }
-    return worst;
-}
-
 // The emulation against the CPU backend, forward and gradient.
 void matchesCpu(const std::shared_ptr<const Dataset>& data, const RateParameters& theta,
                 const SolverOptions& options) {
@@ -242,8 +232,8 @@ void matchesCpu(const std::shared_ptr<const Dataset>& data, const RateParameters
     const Emulation emulated = emulate(*data, theta, options, true);
     const Evaluation& gpu = emulated.out;
     QCOMPARE(emulated.unwritten, 0ull);
-    const double llError = worstRelative(gpu.logLikelihood, cpu.logLikelihood);
-    const double gradError = worstRelative(gpu.gradient, cpu.gradient);
+    const double llError = worstRelativeError(gpu.logLikelihood, cpu.logLikelihood);
+    const double gradError = worstRelativeError(gpu.gradient, cpu.gradient);
     QVERIFY2(llError < 1e-12, qPrintable(QString("log-likelihood relative error %1").arg(llError)));
     QVERIFY2(gradError < 1e-9, qPrintable(QString("gradient relative error %1").arg(gradError)));
 }

@@ -236,7 +236,7 @@ class Optimizer : public QObject {
         SolverOptions options;
         options.e_max_iter = 1;
         ReconModel shared = globalModel(data, {0.1, 0.1, 0.1});
-        shared.configure_solver(options);
+        shared.setSolverOptions(options);
         shared.evaluate();
         const SolverStats& s = shared.lastEvaluation().stats;
         QCOMPARE(s.eEarly.solves, 1L); // one E shared by both families
@@ -250,17 +250,17 @@ class Optimizer : public QObject {
                                           "e_max_iter = 1, relative change 1 > e_tol = 1e-15"});
 
         ReconModel genewise = genewiseModel(data);
-        genewise.configure_solver(options);
+        genewise.setSolverOptions(options);
         std::vector<double> grad;
-        genewise.evaluate_with_gradient(grad);
+        genewise.evaluateWithGradient(grad);
         QCOMPARE(genewise.lastEvaluation().stats.eEarly.solves, 2L); // one E per family
 
         options = SolverOptions{};
         options.bicgstab_max_iter = 0; // the adjoint solves keep what the Neumann terms leave
         options.neumann_terms = 0;
         ReconModel adjoint = globalModel(data, {0.1, 0.1, 0.1});
-        adjoint.configure_solver(options);
-        adjoint.evaluate_with_gradient(grad);
+        adjoint.setSolverOptions(options);
+        adjoint.evaluateWithGradient(grad);
         const EarlyStops& b = adjoint.lastEvaluation().stats.bicgstabEarly;
         QVERIFY(b.solves > 0);
         QCOMPARE(b.families, 2L);
@@ -268,7 +268,7 @@ class Optimizer : public QObject {
         QCOMPARE(b.iterationCap, 0);
 
         ReconModel converged = globalModel(data, {0.1, 0.1, 0.1});
-        converged.evaluate_with_gradient(grad);
+        converged.evaluateWithGradient(grad);
         QVERIFY(!converged.lastEvaluation().stats.stoppedEarly());
         QVERIFY(earlyStopWarnings(converged.lastEvaluation().stats).empty());
     }

@@ -5,8 +5,7 @@
 // probability of a duplication whose two copies both survive (the copies can yield the two
 // subclades in either order), so on simulated families the posterior sees too few D and too many
 // T (measured in docs/validation.md); the sampler follows the spec.
-#include "ccp/clade_set.hpp"
-#include "io/gene_mapping.hpp"
+#include "data/dataset.hpp"
 #include "recon/recovery.hpp"
 #include "recon/sampling_run.hpp"
 #include "sim/family_simulation.hpp"
@@ -77,19 +76,13 @@ class SamplingRecovery : public QObject {
         auto data = std::make_shared<Dataset>();
         data->species = species;
         FamilySimulator simulator(species, TransferConstraint::Parents, SimProcess::Undated, {});
-        const GeneMapping byPrefix;
         std::vector<Reconciliation> truths;
         const int F = 400;
         for (int f = 0; f < F; ++f) {
             RandomSource rng = RandomSource::stream(2024, f);
             SimulatedFamily sim =
                 simulator.simulate("f" + std::to_string(f), std::vector<Rates>(species.size(), rates), rng);
-            GeneFamily family;
-            family.name = sim.truth.family;
-            family.clades = buildCladeSet({sim.geneTree}, GeneTreeRooting::Rooted);
-            for (const std::string& gene : family.clades.geneNames)
-                family.geneSpecies.push_back(species.find(byPrefix.speciesOf(gene)));
-            data->families.push_back(std::move(family));
+            data->families.push_back(makeFamily(species, sim.truth.family, {sim.geneTree}, GeneTreeRooting::Rooted));
             truths.push_back(std::move(sim.truth));
         }
         RateParameters theta(RateMode::Global, species.size(), F, rates);

@@ -2,6 +2,7 @@
 // files (RecPhyloXML, JSON, text) against the gene trees, the species tree and perturbation
 // helpers, and the errors for bad parameters.
 #include "ccp/clade_set.hpp"
+#include "data/dataset.hpp"
 #include "engine/backend.hpp"
 #include "io/result_writer.hpp"
 #include "io/text_file.hpp"
@@ -49,16 +50,7 @@ std::shared_ptr<Dataset> rootedFamilies(const SpeciesTree& species, const std::v
     auto data = std::make_shared<Dataset>();
     data->species = species;
     for (const std::string& text : trees) {
-        GeneFamily family;
-        family.name = text;
-        family.clades = buildCladeSet(parseNewick(text, text), GeneTreeRooting::Rooted);
-        std::set<int> covered;
-        for (const std::string& gene : family.clades.geneNames) {
-            family.geneSpecies.push_back(species.find(speciesOfGene(gene)));
-            covered.insert(family.geneSpecies.back());
-        }
-        family.coveredSpecies = static_cast<int>(covered.size());
-        data->families.push_back(family);
+        data->families.push_back(makeFamily(species, text, parseNewick(text, text), GeneTreeRooting::Rooted));
     }
     return data;
 }

@@ -3,6 +3,7 @@
 #include "cli_common.hpp"
 #include "commands.hpp"
 
+#include "engine/solver_report.hpp"
 #include "io/result_writer.hpp"
 
 #include <algorithm>
@@ -163,7 +164,6 @@ void registerBench(CLI::App& root) {
             std::printf("| %s | %.4f | %.4f | %.4f | %.2f | %.1f | %.1f | %.4f | %.1f%% |\n", name, t->median,
                         t->min, t->max, t->peakBytes / 1e9, t->bytesMoved / 1e9, floor / 1e9, floorSeconds,
                         floorSeconds > 0 ? 100 * floorSeconds / t->median : 0.0);
-            const SolverStats& st = t->last.stats;
             j[name] = {{"median_seconds", t->median},
                        {"min_seconds", t->min},
                        {"max_seconds", t->max},
@@ -174,10 +174,7 @@ void registerBench(CLI::App& root) {
                        {"floor_seconds", floorSeconds},
                        {"floor_fraction", floorSeconds > 0 ? floorSeconds / t->median : 0.0},
                        {"total_nll_bits", t->last.totalNllBits},
-                       {"e_iterations", st.eIterations},
-                       {"pi_iterations", st.piIterations},
-                       {"max_pi_iterations", st.maxPiIterations},
-                       {"adjoint_iterations", st.bicgstabIterations}};
+                       {"solver_stats", solverStatsJson(t->last.stats)}};
             for (const auto& [phase, seconds] : t->phases)
                 j[name]["phase_seconds"][phase] = seconds;
         }
@@ -190,7 +187,7 @@ void registerBench(CLI::App& root) {
         }
         if (o->waveProfile) profileWaves(*backend.backend, theta, solver, j);
         std::printf(
-            "\ntotal NLL %.10f bits; self-loop iterations %ld (max %d per clade); adjoint iterations %ld\n",
+            "\ntotal NLL %.10f bits; self-loop iterations %ld (max %d per clade); BiCGSTAB iterations %ld\n",
             gradient.last.totalNllBits, gradient.last.stats.piIterations, gradient.last.stats.maxPiIterations,
             gradient.last.stats.bicgstabIterations);
         writeJson(o->output, j);

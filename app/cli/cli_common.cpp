@@ -126,7 +126,8 @@ void addEngineOptions(CLI::App& app, EngineOptions& o, bool withDevice) {
     for (const SolverOptionInfo& i : solverOptionInfo()) names += "\n  " + i.name + " (" + i.range + "): " + i.help;
     app.add_option("--solver", o.solverSettings, "Solver option name=value, repeatable:" + names);
     if (withDevice) {
-        app.add_option("--device", o.device, "auto, cpu, cuda or cuda:N (default cpu)");
+        app.add_option("--device", o.device,
+                       "auto (default: a usable CUDA device, else the CPU), cpu, cuda or cuda:N");
         app.add_option("--gpu-memory-limit", o.gpuMemoryLimit, "Device memory budget, e.g. 20GB");
     }
 }
@@ -253,7 +254,7 @@ double parseByteSize(const std::string& text) {
         throw std::invalid_argument("bad size '" + text + "' (examples: 20GB, 512MiB)");
     std::string unit(end, text.data() + text.size());
     double mult = 1;
-    if (unit == "" || unit == "B") mult = 1;
+    if (unit.empty() || unit == "B") mult = 1;
     else if (unit == "KB" || unit == "K") mult = 1e3;
     else if (unit == "MB" || unit == "M") mult = 1e6;
     else if (unit == "GB" || unit == "G") mult = 1e9;
@@ -270,7 +271,9 @@ BackendChoice backendFrom(const EngineOptions& o, std::shared_ptr<const Dataset>
     BatchLimits limits;
     if (!o.gpuMemoryLimit.empty()) limits.memoryBytes = parseByteSize(o.gpuMemoryLimit);
     BackendChoice c = selectBackend(o.device, std::move(data), limits);
-    if (!c.note.empty()) std::cerr << c.note << "\n";
+    // Information, not a problem: auto promises the CPU when no GPU is usable (stderr is kept for
+    // errors and warnings).
+    if (!c.note.empty()) std::cout << c.note << "\n";
     return c;
 }
 

@@ -70,7 +70,7 @@ struct RateOptions {
 };
 
 struct EngineOptions {
-    std::string device = "cpu";
+    std::string device = "auto";
     std::string schedule; // empty: not given (the solver options' schedule, converged by default)
     int threads = 0;
     std::vector<std::string> solverSettings; // name=value
@@ -100,6 +100,7 @@ LoadedInput loadOrExplain(const InputOptions& o, int threads);
 int skippedFamilyCount();
 SolverOptions solverOptionsFrom(const EngineOptions& o);
 RateParameters initialRates(const RateOptions& o, const Dataset& data, RateMode mode);
+// Prints the choice's note (a GPU asked for by auto but not usable) on stdout.
 BackendChoice backendFrom(const EngineOptions& o, std::shared_ptr<const Dataset> data);
 // Adds the inputs, device, solver options, excluded and skipped families to a result.json object.
 void addRunDescription(nlohmann::json& j, const InputOptions& input, const LoadedInput& loaded,

@@ -5,8 +5,6 @@
 #include "cli_common.hpp"
 #include "commands.hpp"
 
-#include "ccp/clade_set.hpp"
-#include "io/gene_mapping.hpp"
 #include "io/result_writer.hpp"
 #include "recon/recovery.hpp"
 #include "recon/sampling_run.hpp"
@@ -102,17 +100,11 @@ void registerSampleRecovery(CLI::App& root) {
         FamilySimulator simulator(species, data->transferConstraint, SimProcess::Undated, {});
         const std::vector<Rates> rates(species.size(), Rates{o->d, o->l, o->t});
         const GeneTreeRooting rooting = parseGeneTreeRooting(o->rooting);
-        const GeneMapping byPrefix;
         std::vector<Reconciliation> truths;
         for (int f = 0; f < o->families; ++f) {
             RandomSource rng = RandomSource::stream(o->seed, std::uint64_t(f) + 1);
             SimulatedFamily sim = simulator.simulate("sim" + std::to_string(f), rates, rng);
-            GeneFamily family;
-            family.name = sim.truth.family;
-            family.clades = buildCladeSet({sim.geneTree}, rooting);
-            for (const std::string& gene : family.clades.geneNames)
-                family.geneSpecies.push_back(species.find(byPrefix.speciesOf(gene)));
-            data->families.push_back(std::move(family));
+            data->families.push_back(makeFamily(species, sim.truth.family, {sim.geneTree}, rooting));
             truths.push_back(std::move(sim.truth));
         }
         SamplingSettings settings;

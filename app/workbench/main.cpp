@@ -30,7 +30,11 @@ int main(int argc, char** argv) {
     QCommandLineOption device("device", "auto, cpu, cuda or cuda:N (default auto).", "device", "auto");
     QCommandLineOption minCovered("min-covered-species",
                                   "Leave out families covering fewer species (default 4).", "n", "4");
-    QCommandLineOption rooted("rooted-gene-trees", "Use the gene trees' own roots instead of all rootings.");
+    // The gpurec CLI's names and defaults for the same settings.
+    QCommandLineOption rooting("gene-tree-rooting",
+                               "UNIFORM (default: every rooting of unrooted trees) or ROOTED (the trees' own roots).",
+                               "rooting", "UNIFORM");
+    QCommandLineOption constraint("transfer-constraint", "PARENTS (default) or NONE.", "constraint", "PARENTS");
     QCommandLineOption screenshots(
         "screenshots", "Take the user guide's screenshots into this folder, then quit.", "folder");
     QCommandLineOption benchmark("benchmark",
@@ -45,14 +49,17 @@ int main(int argc, char** argv) {
                                "After a run that did not exit cleanly: ask (default) whether to restore "
                                "the autosaved session, or answer yes or no.",
                                "answer", "ask");
-    parser.addOptions({species, families, device, minCovered, rooted, screenshots, session, restore,
+    parser.addOptions({species, families, device, minCovered, rooting, constraint, screenshots, session, restore,
                        benchmark, benchmarkIterations});
     parser.addPositionalArgument(
         "paths", "Gene-tree files or folders, or a dataset folder (species tree + families file).",
         "[paths...]");
     parser.process(app);
     gpurec::ui::RestoreAnswer answer{};
+    gpurec::ui::LoadRequest request;
     try {
+        request.options.rooting = gpurec::parseGeneTreeRooting(parser.value(rooting).toStdString());
+        request.constraint = gpurec::parseTransferConstraint(parser.value(constraint).toStdString());
         // The scripted tours run unattended on the data given: nothing to ask.
         answer = parser.isSet(screenshots) || parser.isSet(benchmark)
                      ? gpurec::ui::RestoreAnswer::Discard
@@ -72,14 +79,11 @@ int main(int argc, char** argv) {
         return app.exec();
     }
 
-    gpurec::ui::LoadRequest request;
     request.paths.speciesTree = parser.value(species).toStdString();
     request.paths.familiesFile = parser.value(families).toStdString();
     for (const QString& p : parser.positionalArguments())
         request.paths.geneTrees.push_back(p.toStdString());
     request.options.minCoveredSpecies = parser.value(minCovered).toInt();
-    request.options.rooting =
-        parser.isSet(rooted) ? gpurec::GeneTreeRooting::Rooted : gpurec::GeneTreeRooting::Unrooted;
     if (parser.isSet(species)) {
         if (request.paths.familiesFile.empty() && request.paths.geneTrees.empty())
             window.showOpenDialog(&request);

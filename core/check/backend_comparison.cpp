@@ -77,18 +77,6 @@ RateParameters randomRates(RateMode mode, const Dataset& data, std::mt19937_64& 
     return theta;
 }
 
-double worstRelative(const std::vector<double>& a, const std::vector<double>& ref) {
-    if (a.size() != ref.size()) return std::nan("");
-    double scale = 0, worst = 0;
-    for (double r : ref)
-        scale = std::max(scale, std::abs(r));
-    for (std::size_t i = 0; i < ref.size(); ++i) {
-        const double d = std::abs(a[i] - ref[i]) / std::max(std::abs(ref[i]), 1e-6 * scale);
-        if (!(d <= worst)) worst = d;
-    }
-    return worst;
-}
-
 namespace {
 
 // Table entries the last evaluation left at their poison value.
@@ -117,9 +105,9 @@ ComparisonRow compareBackends(LikelihoodBackend& reference, LikelihoodBackend& c
     candidate.clearWarmStarts();
     const Evaluation full = candidate.evaluate(theta, options, true);
     unwritten += unwrittenEntries(candidate);
-    row.likelihoodError = std::max(worstRelative(forward.logLikelihood, ref.logLikelihood),
-                                   worstRelative(full.logLikelihood, ref.logLikelihood));
-    row.gradientError = worstRelative(full.gradient, ref.gradient);
+    row.likelihoodError = std::max(worstRelativeError(forward.logLikelihood, ref.logLikelihood),
+                                   worstRelativeError(full.logLikelihood, ref.logLikelihood));
+    row.gradientError = worstRelativeError(full.gradient, ref.gradient);
     row.unwritten = unwritten;
     if (data.families.size() >= 3) {
         // The same evaluation under a plan of about three batches must give identical bits.

@@ -3,6 +3,7 @@
 // suite asserts it: the same datasets, rate modes, schedules, random rates and tolerances, so the
 // suite run by CTest and the command run by hand test the same thing.
 #include "engine/backend.hpp"
+#include "engine/relative_error.hpp"
 
 #include <cstdint>
 #include <random>
@@ -36,8 +37,6 @@ const std::vector<ComparisonCase>& comparisonCases();
 
 // Log2 rates drawn uniformly between log2 0.005 and log2 0.5.
 RateParameters randomRates(RateMode mode, const Dataset& data, std::mt19937_64& rng);
-// Worst |a − ref| / max(|ref|, 1e-6 ‖ref‖∞); NaN when any entry is NaN or the sizes differ.
-double worstRelative(const std::vector<double>& a, const std::vector<double>& ref);
 
 struct ComparisonRow {
     std::string dataset, mode, schedule;

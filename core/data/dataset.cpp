@@ -1,6 +1,5 @@
 #include "data/dataset.hpp"
 
-#include "io/gene_mapping.hpp"
 #include "io/input_error.hpp"
 
 #include <atomic>
@@ -22,27 +21,23 @@ long long Dataset::splitCount() const {
     return n;
 }
 
-GeneFamily prepareFamily(const SpeciesTree& species, const FamilyInput& input, GeneTreeRooting rooting) {
-    if (input.error) throw *input.error;
-    std::vector<NewickTree> trees = readNewickFile(input.geneTreePath);
-    GeneMapping mapping = input.mappingPath.empty() ? GeneMapping() : GeneMapping::readFile(input.mappingPath);
+GeneFamily makeFamily(const SpeciesTree& species, const std::string& name, const std::vector<NewickTree>& trees,
+                      GeneTreeRooting rooting, const GeneMapping& mapping, const std::string& source) {
     GeneFamily family;
-    family.name = input.name;
-    family.geneTreePath = input.geneTreePath;
-    family.mappingPath = input.mappingPath;
+    family.name = name;
     family.clades = buildCladeSet(trees, rooting);
     std::set<int> covered;
     for (const std::string& gene : family.clades.geneNames) {
-        std::string name = mapping.speciesOf(gene);
-        int e = name.empty() ? -1 : species.find(name);
+        std::string speciesName = mapping.speciesOf(gene);
+        int e = speciesName.empty() ? -1 : species.find(speciesName);
         std::string problem;
-        if (name.empty())
-            problem = "gene '" + gene + "' of family '" + input.name + "' is not in the " + mapping.describe();
+        if (speciesName.empty())
+            problem = "gene '" + gene + "' of family '" + name + "' is not in the " + mapping.describe();
         else if (e < 0)
-            problem = "gene '" + gene + "' of family '" + input.name + "' maps to species '" + name +
+            problem = "gene '" + gene + "' of family '" + name + "' maps to species '" + speciesName +
                       "', which is not in the species tree (" + mapping.describe() + ")";
         else if (!species.isLeaf(e))
-            problem = "gene '" + gene + "' of family '" + input.name + "' maps to '" + name +
+            problem = "gene '" + gene + "' of family '" + name + "' maps to '" + speciesName +
                       "', an internal node of the species tree (" + mapping.describe() + ")";
         if (!problem.empty()) {
             int line = 0, column = 0;
@@ -51,12 +46,22 @@ GeneFamily prepareFamily(const SpeciesTree& species, const FamilyInput& input, G
                     line = trees.front().nodes[leaf].line;
                     column = trees.front().nodes[leaf].column;
                 }
-            throw InputError(input.geneTreePath, line, column, problem);
+            throw InputError(source, line, column, problem);
         }
         family.geneSpecies.push_back(e);
         covered.insert(e);
     }
     family.coveredSpecies = static_cast<int>(covered.size());
+    return family;
+}
+
+GeneFamily prepareFamily(const SpeciesTree& species, const FamilyInput& input, GeneTreeRooting rooting) {
+    if (input.error) throw *input.error;
+    const std::vector<NewickTree> trees = readNewickFile(input.geneTreePath);
+    const GeneMapping mapping = input.mappingPath.empty() ? GeneMapping() : GeneMapping::readFile(input.mappingPath);
+    GeneFamily family = makeFamily(species, input.name, trees, rooting, mapping, input.geneTreePath);
+    family.geneTreePath = input.geneTreePath;
+    family.mappingPath = input.mappingPath;
     return family;
 }
 

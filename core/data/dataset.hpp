@@ -2,6 +2,8 @@
 // Inputs prepared for the engines: the species tree and the families' clade sets with mapped genes.
 #include "ccp/clade_set.hpp"
 #include "io/families_file.hpp"
+#include "io/gene_mapping.hpp"
+#include "io/newick.hpp"
 #include "tree/species_tree.hpp"
 
 #include <functional>
@@ -49,6 +51,12 @@ struct LoadReport {
     std::vector<FamilyProblem> excluded; // valid but below the coverage threshold
     std::vector<FamilyProblem> errors;   // unreadable or invalid input
 };
+
+// One family from gene trees already in memory (a simulated tree, a parsed sample): amalgamated
+// with `rooting`, genes mapped by `mapping` (the default rule unless given). `source` names the
+// trees' file in errors. Throws InputError for a gene that maps to no leaf of `species`.
+GeneFamily makeFamily(const SpeciesTree& species, const std::string& name, const std::vector<NewickTree>& trees,
+                      GeneTreeRooting rooting, const GeneMapping& mapping = {}, const std::string& source = "");
 
 // Reads, amalgamates and maps one family. Throws InputError on bad input (the family's own error
 // from the families file, an unreadable or bad gene tree or mapping).

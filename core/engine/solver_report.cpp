@@ -1,5 +1,7 @@
 #include "engine/solver_report.hpp"
 
+#include "io/json_number.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -101,6 +103,31 @@ nlohmann::json earlyStopsJson(const SolverStats& s) {
                        {"message", warning(e, k)}});
     }
     return out;
+}
+
+nlohmann::json solverStatsJson(const SolverStats& s) {
+    return {{"e_iterations", s.eIterations},
+            {"e_residual", jsonNumber(s.eResidual)},
+            {"pi_iterations", s.piIterations},
+            {"max_pi_iterations", s.maxPiIterations},
+            {"bicgstab_iterations", s.bicgstabIterations},
+            {"bicgstab_breakdowns", s.bicgstabBreakdowns},
+            {"pruned_clades", s.prunedClades},
+            {"stopped_early", earlyStopsJson(s)},
+            {"seconds", jsonNumber(s.seconds)}};
+}
+
+SolverStats solverStatsFromJson(const nlohmann::json& j) {
+    SolverStats s;
+    s.eIterations = j.at("e_iterations").get<int>();
+    s.eResidual = numberFromJson(j.at("e_residual"));
+    s.piIterations = j.at("pi_iterations").get<long>();
+    s.maxPiIterations = j.at("max_pi_iterations").get<int>();
+    s.bicgstabIterations = j.at("bicgstab_iterations").get<long>();
+    s.bicgstabBreakdowns = j.at("bicgstab_breakdowns").get<long>();
+    s.prunedClades = j.at("pruned_clades").get<long>();
+    s.seconds = numberFromJson(j.at("seconds"));
+    return s;
 }
 
 void requireFiniteLikelihoods(const Dataset& data, const RateParameters& theta, const Evaluation& eval) {

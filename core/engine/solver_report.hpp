@@ -17,6 +17,12 @@ std::vector<std::string> earlyStopWarnings(const SolverStats& stats);
 // The same for result.json: one object per kind that stopped early (solver, how many solves or
 // clades of how many families, the iteration cap, the residual reached, the tolerance, the text).
 nlohmann::json earlyStopsJson(const SolverStats& stats);
+// Every statistic under the names result.json, bench output and sessions share ("solver_stats",
+// docs/formats.md), early stops included; NaN and infinity are written as null.
+nlohmann::json solverStatsJson(const SolverStats& stats);
+// The counts back from solverStatsJson (early stops are a report, not read back); throws
+// nlohmann::json::exception on a missing key or a value of the wrong type.
+SolverStats solverStatsFromJson(const nlohmann::json& j);
 
 // A family's log-likelihood is not finite (rates outside the model's numerical range).
 class NonFiniteLikelihood : public std::runtime_error {

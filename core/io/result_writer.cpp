@@ -140,18 +140,9 @@ nlohmann::json evaluationJson(const Dataset& data, const Evaluation& eval) {
                         {"ll_nats", eval.logLikelihood[f]},
                         {"nll_bits", -eval.logLikelihood[f] / std::log(2.0)}});
     }
-    const SolverStats& s = eval.stats;
     return {{"families", fams},
             {"total", {{"ll_nats", eval.totalLogLikelihood}, {"nll_bits", eval.totalNllBits}}},
-            {"solver_stats",
-             {{"e_iterations", s.eIterations},
-              {"e_residual", s.eResidual},
-              {"pi_iterations", s.piIterations},
-              {"max_pi_iterations", s.maxPiIterations},
-              {"bicgstab_iterations", s.bicgstabIterations},
-              {"bicgstab_breakdowns", s.bicgstabBreakdowns},
-              {"stopped_early", earlyStopsJson(s)},
-              {"seconds", s.seconds}}}};
+            {"solver_stats", solverStatsJson(eval.stats)}};
 }
 
 void writeJson(const std::string& path, const nlohmann::json& j) {

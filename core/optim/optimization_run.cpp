@@ -58,8 +58,8 @@ double OptimizationRun::evaluateModel(const std::vector<double>& point, std::vec
     if (haveBest_ && interruptRequested()) throw interruptedStop();
     current_.theta() = point;
     model_.setParameters(current_);
-    if (!settings_.warm_starts) model_.clear_warm_starts();
-    const double nll = model_.evaluate_with_gradient(grad);
+    if (!settings_.warm_starts) model_.clearWarmStarts();
+    const double nll = model_.evaluateWithGradient(grad);
     ++evaluations_;
     modelTheta_ = point;
     if (grad.size() != point.size())
@@ -208,7 +208,7 @@ OptimizationResult OptimizationRun::finish(const StopOptimization& stop) {
     if (modelTheta_ != bestTheta_) {
         // Leave the best point's evaluation (per-family values, gradient) in the model.
         std::vector<double> grad;
-        model_.evaluate_with_gradient(grad);
+        model_.evaluateWithGradient(grad);
         ++evaluations_;
     }
     result.best = current_;

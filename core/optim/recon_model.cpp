@@ -23,19 +23,17 @@ double ReconModel::evaluate() {
     return last_.totalNllBits;
 }
 
-double ReconModel::evaluate_with_gradient(std::vector<double>& gradient) {
+double ReconModel::evaluateWithGradient(std::vector<double>& gradient) {
     last_ = backend_->evaluate(theta_, options_, true);
     gradient = last_.gradient;
     return last_.totalNllBits;
 }
 
-void ReconModel::configure_solver(const SolverOptions& options) {
+void ReconModel::setSolverOptions(const SolverOptions& options) {
     options.validate();
     options_ = options;
 }
 
-void ReconModel::replan_batches(const BatchLimits& limits) { backend_->replan(limits); }
-
-void ReconModel::clear_warm_starts() { backend_->clearWarmStarts(); }
+void ReconModel::clearWarmStarts() { backend_->clearWarmStarts(); }
 
 } // namespace gpurec

@@ -23,15 +23,14 @@ class ReconModel {
     // Total NLL in bits at the current θ.
     double evaluate();
     // Total NLL in bits; `gradient` receives d NLL / dθ (bits per log2-rate unit).
-    double evaluate_with_gradient(std::vector<double>& gradient);
+    double evaluateWithGradient(std::vector<double>& gradient);
     // The full result of the last evaluation (per-family LL, statistics).
     const Evaluation& lastEvaluation() const { return last_; }
 
     // Validated; throws std::invalid_argument and keeps the old options on a bad value.
-    void configure_solver(const SolverOptions& options);
+    void setSolverOptions(const SolverOptions& options);
     const SolverOptions& solverOptions() const { return options_; }
-    void replan_batches(const BatchLimits& limits);
-    void clear_warm_starts();
+    void clearWarmStarts();
 
   private:
     std::shared_ptr<const Dataset> data_;

@@ -19,7 +19,8 @@ struct EventKey {
     EventType type = EventType::Leaf;
     int species = -1;
     int recipient = -1;
-    auto operator<=>(const EventKey&) const = default;
+    // clang-tidy 14 takes the defaulted comparison's synthesised 0 for a null pointer.
+    auto operator<=>(const EventKey&) const = default; // NOLINT(modernize-use-nullptr)
 };
 
 // The key of every event: keys[node][i] for r.nodes[node].events[i].

@@ -37,17 +37,24 @@ std::string formatCount(double value) {
     return std::string(buf, res.ptr);
 }
 
-std::string eventCountsCsv(const std::vector<Reconciliation>& samples) {
+std::string eventCountsHeader() {
     std::string out = "sample";
     for (const char* name : eventCountNames())
         out += std::string(",") + name;
-    out += "\n";
-    for (std::size_t i = 0; i < samples.size(); ++i) {
-        out += std::to_string(i);
-        for (double v : eventCountArray(countEvents(samples[i])))
-            out += "," + formatCount(v);
-        out += "\n";
-    }
+    return out;
+}
+
+std::string eventCountsRow(std::size_t sample, const Reconciliation& r) {
+    std::string out = std::to_string(sample);
+    for (double v : eventCountArray(countEvents(r)))
+        out += "," + formatCount(v);
+    return out;
+}
+
+std::string eventCountsCsv(const std::vector<Reconciliation>& samples) {
+    std::string out = eventCountsHeader() + "\n";
+    for (std::size_t i = 0; i < samples.size(); ++i)
+        out += eventCountsRow(i, samples[i]) + "\n";
     return out;
 }
 

@@ -10,6 +10,9 @@ namespace gpurec {
 
 // `sample,S,SL,D,T,TL,L,Leaf`, one row per reconciliation (samples numbered from 0).
 std::string eventCountsCsv(const std::vector<Reconciliation>& samples);
+// Its header and one of its rows, without the line end (the workbench puts a family column first).
+std::string eventCountsHeader();
+std::string eventCountsRow(std::size_t sample, const Reconciliation& r);
 // `sample,species_label,speciations,...,transfers_to`, rows for species with a non-zero count.
 std::string speciesEventCountsCsv(const std::vector<Reconciliation>& samples, const SpeciesTree& species);
 // `species_label,speciations,...,transfers_to` of a summary, rows for species with a non-zero value.

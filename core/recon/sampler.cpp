@@ -176,7 +176,7 @@ Reconciliation ReconciliationSampler::draw(std::mt19937_64& rng) const {
     rec.family = family_.name;
     rec.originSpecies = drawOrigin(rng);
     rec.root = 0;
-    rec.nodes.reserve(static_cast<std::size_t>(2 * cs.geneCount()));
+    rec.nodes.reserve(2 * static_cast<std::size_t>(cs.geneCount()));
     auto addNode = [&](int parent, int clade) {
         ReconNode node;
         node.parent = parent;

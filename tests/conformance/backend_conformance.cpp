@@ -48,7 +48,7 @@ double worstTableError(const CladeTables& a, const CladeTables& ref) {
             x.push_back(std::ldexp(a.pibarRow(c)[e], a.scale[c]));
             y.push_back(std::ldexp(ref.pibarRow(c)[e], ref.scale[c]));
         }
-    return worstRelative(x, y);
+    return worstRelativeError(x, y);
 }
 
 // Reconciliations of `families` sampled from `backend`'s tables, as AleRax-style Newick lines.
@@ -86,7 +86,7 @@ void checkTablesAndSampling(LikelihoodBackend& reference, LikelihoodBackend& can
     double worstPi = 0, worstE = 0;
     for (std::size_t i = 0; i < got.size() && i < ref.size(); ++i) {
         const double t = worstTableError(got[i].clades, ref[i].clades);
-        const double e = std::max(worstRelative(got[i].E, ref[i].E), worstRelative(got[i].Ebar, ref[i].Ebar));
+        const double e = std::max(worstRelativeError(got[i].E, ref[i].E), worstRelativeError(got[i].Ebar, ref[i].Ebar));
         if (!(t <= worstPi)) worstPi = t;
         if (!(e <= worstE)) worstE = e;
     }

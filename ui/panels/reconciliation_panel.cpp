@@ -2,6 +2,7 @@
 
 #include "session/save_file.hpp"
 
+#include "io/csv_field.hpp"
 #include "io/input_error.hpp"
 #include "recon/recon_tables.hpp"
 #include "recon/recphyloxml.hpp"
@@ -596,22 +597,11 @@ bool ReconciliationPanel::exportTransfersCsv(const QString& path) const {
 
 bool ReconciliationPanel::exportEventsCsv(const QString& path) const {
     if (groups_.empty()) return false;
-    std::string text;
+    std::string text = "family," + eventCountsHeader() + "\n";
     for (const ReconciliationGroup& g : groups_) {
-        std::string csv = eventCountsCsv(g.samples);
-        std::size_t lineStart = 0;
-        bool header = true;
-        while (lineStart < csv.size()) {
-            std::size_t end = csv.find('\n', lineStart);
-            std::string line = csv.substr(lineStart, end - lineStart);
-            if (header) {
-                if (text.empty()) text += "family," + line + "\n";
-            } else {
-                text += g.name.toStdString() + "," + line + "\n";
-            }
-            header = false;
-            lineStart = end == std::string::npos ? csv.size() : end + 1;
-        }
+        const std::string family = csvField(g.name.toStdString());
+        for (std::size_t i = 0; i < g.samples.size(); ++i)
+            text += family + "," + eventCountsRow(i, g.samples[i]) + "\n";
     }
     return saveTextFile(path, text);
 }

@@ -1,5 +1,6 @@
 #include "session/session_file.hpp"
 
+#include "engine/solver_report.hpp"
 #include "io/families_file.hpp"
 #include "io/json_number.hpp"
 #include "optim/checkpoint.hpp"
@@ -23,29 +24,6 @@ json strings(const std::vector<std::string>& items) {
     return json(items);
 }
 
-json statsToJson(const SolverStats& s) {
-    return {{"e_iterations", s.eIterations},
-            {"e_residual", jsonNumber(s.eResidual)},
-            {"pi_iterations", s.piIterations},
-            {"max_pi_iterations", s.maxPiIterations},
-            {"bicgstab_iterations", s.bicgstabIterations},
-            {"bicgstab_breakdowns", s.bicgstabBreakdowns},
-            {"pruned_clades", s.prunedClades},
-            {"seconds", jsonNumber(s.seconds)}};
-}
-
-SolverStats statsFromJson(const json& j) {
-    SolverStats s;
-    s.eIterations = j.at("e_iterations").get<int>();
-    s.eResidual = numberFromJson(j.at("e_residual"));
-    s.piIterations = j.at("pi_iterations").get<long>();
-    s.maxPiIterations = j.at("max_pi_iterations").get<int>();
-    s.bicgstabIterations = j.at("bicgstab_iterations").get<long>();
-    s.bicgstabBreakdowns = j.at("bicgstab_breakdowns").get<long>();
-    s.prunedClades = j.at("pruned_clades").get<long>();
-    s.seconds = numberFromJson(j.at("seconds"));
-    return s;
-}
 
 json historyToJson(const std::vector<IterationSample>& samples) {
     json history = json::array();
@@ -56,7 +34,7 @@ json historyToJson(const std::vector<IterationSample>& samples) {
                            {"grad_norm", jsonNumber(h.gradNorm)},
                            {"theta", h.theta},
                            {"seconds", jsonNumber(h.seconds)},
-                           {"stats", statsToJson(h.stats)}});
+                           {"stats", solverStatsJson(h.stats)}});
     return history;
 }
 
@@ -71,7 +49,7 @@ std::vector<IterationSample> historyFromJson(const json& j, int version) {
         sample.gradNorm = numberFromJson(h.at("grad_norm"));
         sample.theta = h.at("theta").get<std::vector<double>>();
         sample.seconds = numberFromJson(h.at("seconds"));
-        sample.stats = statsFromJson(h.at("stats"));
+        sample.stats = solverStatsFromJson(h.at("stats"));
         samples.push_back(std::move(sample));
     }
     return samples;

@@ -153,7 +153,7 @@ void EngineSession::evaluate() {
 void EngineSession::applyPendingControl(int iteration) {
     if (auto options = control_.takeOptions()) {
         QString changes = describeChanges(model_->solverOptions(), *options);
-        model_->configure_solver(*options);
+        model_->setSolverOptions(*options);
         if (!changes.isEmpty())
             post([this, changes, iteration] {
                 emit logMessage(QString("After iteration %1: solver options %2 (used from iteration %3 on)")
@@ -163,7 +163,7 @@ void EngineSession::applyPendingControl(int iteration) {
             });
     }
     if (control_.takeClearWarmStarts()) {
-        model_->clear_warm_starts();
+        model_->clearWarmStarts();
         post([this, iteration] {
             emit logMessage(QString("After iteration %1: warm starts cleared").arg(iteration));
         });
@@ -236,7 +236,7 @@ void EngineSession::setSolverOptions(const SolverOptions& options) {
         return;
     }
     submit([this, options] {
-        if (model_) model_->configure_solver(options);
+        if (model_) model_->setSolverOptions(options);
     });
     if (data_ && !changes.isEmpty()) emit logMessage(QString("Solver options %1").arg(changes));
 }
@@ -248,7 +248,7 @@ void EngineSession::clearWarmStarts() {
         return;
     }
     submit([this] {
-        if (model_) model_->clear_warm_starts();
+        if (model_) model_->clearWarmStarts();
     });
     emit logMessage("Warm starts cleared");
 }
