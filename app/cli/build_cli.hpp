@@ -17,6 +17,7 @@ inline void buildCli(CLI::App& app) {
     registerSimulate(app);
     registerCheck(app);
     registerBench(app);
+    registerSearch(app);
 }
 
 } // namespace gpurec::cli

@@ -1,0 +1,140 @@
+// `gpurec search` end to end on a dataset of `gpurec simulate`: AleRax's species_trees/ files, the
+// inferred tree's likelihood against `gpurec eval`, SIGINT keeping the best tree, bad start trees.
+#include "cli_run.hpp"
+#include "support.hpp"
+
+#include "species_search/species_topology.hpp"
+
+#include <QtTest>
+#include <csignal>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+using namespace gpurec;
+using namespace gpurec::test;
+
+namespace {
+
+std::string readText(const std::string& path) {
+    std::ifstream in(path);
+    std::stringstream s;
+    s << in.rdbuf();
+    return s.str();
+}
+
+// One simulated dataset for the whole suite: 8 species, 30 families.
+const std::string& simulatedFolder() {
+    static const std::string folder = [] {
+        const std::string out = temporaryFolder("cli_search_sim") + "/sim";
+        CliRun r = runGpurec({"simulate", "-o", q(out), "--species", "8", "--families", "30", "--d", "0.15", "--l",
+                              "0.15", "--t", "0.05", "--seed", "4", "--min-covered-species", "4"});
+        if (r.exitCode != 0) qFatal("simulate failed: %s", qPrintable(r.err));
+        return out;
+    }();
+    return folder;
+}
+
+double totalOfPerFamilyFile(const std::string& path) {
+    std::ifstream in(path);
+    std::string name;
+    double ll = 0, total = 0;
+    while (in >> name >> ll) total += ll;
+    return total;
+}
+
+} // namespace
+
+class CliSearch : public QObject {
+    Q_OBJECT
+
+  private slots:
+    // From MiniNJ: every AleRax file, a tree at least as likely as the true one at the same rates
+    // (checked by gpurec eval on both trees) and close to it.
+    void searchFromMiniNjWritesAleRaxFiles() {
+        const std::string sim = simulatedFolder(), out = temporaryFolder("cli_search") + "/out";
+        CliRun r = runGpurec({"search", "-s", "MiniNJ", "-f", q(sim + "/families.txt"), "--replicates", "100",
+                              "--threads", "2", "-p", q(out)});
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        for (const char* file : {"starting_species_tree.newick", "inferred_species_tree.newick",
+                                 "species_tree_support_kh.newick", "species_tree_support_bp.newick",
+                                 "species_tree_root_llr.newick", "species_tree_root_rell.newick"})
+            QVERIFY2(std::filesystem::exists(out + "/species_trees/" + file), file);
+        QVERIFY(std::filesystem::exists(out + "/model_parameters/model_parameters.txt"));
+        const nlohmann::json j = readJson(out + "/result.json");
+        const double ll = double(j["search"]["log_likelihood"]);
+        QVERIFY(relativeError(totalOfPerFamilyFile(out + "/per_fam_likelihoods.txt"), ll) < 1e-12);
+        QCOMPARE(std::string(j["search"]["strategy"]), std::string("HYBRID"));
+        QVERIFY(!bool(j["search"]["interrupted"]));
+        const std::vector<std::string> rates = {"--d", std::to_string(double(j["search"]["rates"]["D"])), "--l",
+                                                std::to_string(double(j["search"]["rates"]["L"])), "--t",
+                                                std::to_string(double(j["search"]["rates"]["T"]))};
+        auto evalOn = [&](const std::string& tree, const std::string& folder) {
+            QStringList args{"eval", "-s", q(tree), "-f", q(sim + "/families.txt"), "-p", q(folder)};
+            for (const std::string& a : rates) args << q(a);
+            CliRun e = runGpurec(args);
+            if (e.exitCode != 0) qWarning("%s", qPrintable(e.err));
+            return double(readJson(folder + "/result.json")["total"]["ll_nats"]);
+        };
+        // The printed rates have 6 decimals: compare the two trees at those same rates.
+        const double inferred = evalOn(out + "/species_trees/inferred_species_tree.newick", out + "/eval_inferred");
+        const double truth = evalOn(sim + "/species.nwk", out + "/eval_truth");
+        QVERIFY2(inferred >= truth - 1e-6, qPrintable(QString("%1 < %2").arg(inferred).arg(truth)));
+        QVERIFY(std::abs(inferred - ll) < 1e-2);
+        const SpeciesTopology a = SpeciesTopology::fromSpeciesTree(
+            SpeciesTree::readFile(out + "/species_trees/inferred_species_tree.newick"));
+        const SpeciesTopology b =
+            SpeciesTopology::fromSpeciesTree(SpeciesTree::readFile(sim + "/species.nwk"), a.leafNames());
+        QVERIFY(rootedRobinsonFoulds(a, b) <= 2);
+        // The trace: a header, then the start, whose LL is the start tree's.
+        const std::string trace = readText(out + "/search_trace.csv");
+        QVERIFY(trace.starts_with("step,move,log_likelihood,accepted,seconds,d,l,t,tree\n0,start,"));
+        QVERIFY(readText(out + "/species_trees/species_tree_support_kh.newick").find(")100") != std::string::npos);
+    }
+
+    // SIGINT once the search has started: exit status 130 with the best tree so far and result.json.
+    void sigintKeepsTheBestTree() {
+        const std::string sim = simulatedFolder(), out = temporaryFolder("cli_search_int") + "/out";
+        QProcess p;
+        p.start(GPUREC_CLI_PATH, {"search", "-s", "Random", "-f", q(sim + "/families.txt"), "--threads", "1",
+                                  "--replicates", "50", "-p", q(out)});
+        QByteArray text;
+        while (!text.contains("step 0: start") && p.state() != QProcess::NotRunning) {
+            p.waitForReadyRead(100);
+            text += p.readAllStandardOutput();
+        }
+        ::kill(static_cast<pid_t>(p.processId()), SIGINT);
+        QVERIFY(p.waitForFinished(600000));
+        text += p.readAllStandardOutput();
+        QCOMPARE(p.exitCode(), 130);
+        QVERIFY2(text.contains("interrupted after"), text.constData());
+        const nlohmann::json j = readJson(out + "/result.json");
+        QVERIFY(bool(j["search"]["interrupted"]));
+        QCOMPARE(readText(out + "/species_trees/inferred_species_tree.newick"),
+                 std::string(j["search"]["inferred_tree"]) + "\n");
+    }
+
+    void badStartTreesAreRefused() {
+        const std::string sim = simulatedFolder(), dir = temporaryFolder("cli_search_bad");
+        std::string tree = readText(sim + "/species.nwk");
+        const SpeciesTree species = SpeciesTree::readFile(sim + "/species.nwk");
+        const std::string first = species.name(0);
+        const std::string renamed = dir + "/renamed.nwk", polytomy = dir + "/polytomy.nwk";
+        writeFile(renamed, tree.replace(tree.find(first + ":"), first.size(), "X"));
+        std::string three = "(";
+        for (int e : species.leaves()) three += (three.size() > 1 ? "," : "") + species.name(e);
+        writeFile(polytomy, "(" + three + "),A,B);\n"); // a root with three children
+        CliRun r = runGpurec({"search", "-s", q(renamed), "-f", q(sim + "/families.txt"), "-p", q(dir + "/o1")});
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY2(r.err.contains("the start tree's leaves do not match the families' species; 1 species of the "
+                                "families are not leaves of it: " +
+                                       q(first) + "; 1 of its leaves have no gene: X"),
+                 qPrintable(r.err));
+        r = runGpurec({"search", "-s", q(polytomy), "-f", q(sim + "/families.txt"), "-p", q(dir + "/o2")});
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY2(r.err.contains("species tree must be rooted and binary"), qPrintable(r.err));
+    }
+};
+
+QTEST_MAIN(CliSearch)
+#include "test_cli_search.moc"
