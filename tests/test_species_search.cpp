@@ -6,6 +6,7 @@
 #include "io/gene_mapping.hpp"
 #include "io/input_error.hpp"
 #include "species_search/species_search.hpp"
+#include "species_search/tree_tests.hpp"
 
 #include <QtTest>
 #include <cmath>
@@ -229,6 +230,63 @@ class SpeciesSearch : public QObject {
             const double w0 = resampling.sums({1.0, 0.0})[b], w1 = resampling.sums({0.0, 1.0})[b];
             QCOMPARE(w0 + w1, 2.0);
         }
+    }
+
+    // AU (Shimodaira 2002): bootstrap probabilities that lie exactly on 1 − Φ(v√r + c/√r) give
+    // back AU = 1 − Φ(v − c), whatever the weights.
+    void auFitsTheMultiscaleCurve() {
+        const std::vector<double> scales{0.5, 0.6, 0.7, 0.8, 0.9, 1.0, 1.1, 1.2, 1.3, 1.4};
+        const double v = 1.2, c = 0.3;
+        std::vector<double> bp;
+        for (double r : scales) bp.push_back(0.5 * std::erfc((v * std::sqrt(r) + c / std::sqrt(r)) / std::sqrt(2.0)));
+        QVERIFY(std::abs(auPValue(scales, bp, 10000) - 0.5 * std::erfc(0.9 / std::sqrt(2.0))) < 1e-9);
+        QVERIFY(std::abs(normalQuantile(0.975) - 1.959963984540054) < 1e-12);
+    }
+
+    // KH by hand: differences 1, 0.5, −0.2: Δ = 1.3, s² = 0.3633…, z = Δ/√(3 s²) = 1.24517…
+    void khByHand() {
+        const double p = khPValue({-10, -20, -30}, {-11, -20.5, -29.8});
+        const double mean = 1.3 / 3, s2 = ((1 - mean) * (1 - mean) + (0.5 - mean) * (0.5 - mean) +
+                                           (-0.2 - mean) * (-0.2 - mean)) / 2;
+        QVERIFY(std::abs(p - 0.5 * std::erfc(1.3 / std::sqrt(3 * s2) / std::sqrt(2.0))) < 1e-14);
+        QVERIFY(std::abs(p - 0.10654) < 1e-4);
+    }
+
+    // SH and BP against the published steps written out here, on the same replicate sums.
+    void shAndBootstrapAgainstTheirDefinitions() {
+        const std::vector<std::vector<double>> ll{{-10, -12, -8, -20, -5, -7},
+                                                  {-10.5, -11, -8.2, -20.4, -5.5, -6.1},
+                                                  {-9, -14, -9, -21, -5, -7.5}};
+        RandomSource rng(9);
+        const std::vector<std::vector<double>> sums = resampledSums(ll, 6, 400, rng);
+        const std::vector<double> sh = shPValues(ll, sums), bp = bootstrapProbabilities(sums);
+        std::vector<double> L(3, 0.0), mean(3, 0.0);
+        for (int i = 0; i < 3; ++i)
+            for (int f = 0; f < 6; ++f) L[i] += ll[i][f];
+        for (int i = 0; i < 3; ++i)
+            for (int b = 0; b < 400; ++b) mean[i] += sums[i][b] / 400;
+        const double Lmax = std::max({L[0], L[1], L[2]});
+        double bpTotal = 0;
+        for (int i = 0; i < 3; ++i) {
+            int count = 0, wins = 0;
+            for (int b = 0; b < 400; ++b) {
+                double top = -INFINITY;
+                for (int j = 0; j < 3; ++j) top = std::max(top, sums[j][b] - mean[j]);
+                count += top - (sums[i][b] - mean[i]) >= Lmax - L[i];
+                bool best = true;
+                for (int j = 0; j < 3; ++j) best = best && (j < i ? sums[j][b] < sums[i][b] : sums[j][b] <= sums[i][b]);
+                wins += best;
+            }
+            QCOMPARE(sh[i], count / 400.0);
+            QCOMPARE(bp[i], wins / 400.0);
+            bpTotal += bp[i];
+        }
+        QVERIFY(std::abs(bpTotal - 1) < 1e-12);
+        QCOMPARE(sh[1], 1.0); // the best tree (L = -61.7)
+        const std::vector<TreeTestRow> rows = testTrees(ll, TreeTestSettings{2000, {0.5, 1.0, 1.4}, 3});
+        QCOMPARE(rows[1].delta, 0.0);
+        QCOMPARE(rows[1].kh, 1.0);
+        QVERIFY(rows[1].au > rows[2].au);
     }
 
     void badStartTrees() {

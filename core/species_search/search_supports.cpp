@@ -8,6 +8,7 @@ namespace gpurec {
 
 FamilyResampling::FamilyResampling(int families, int replicates, RandomSource& rng)
     : counts_(replicates, std::vector<int>(families, 0)) {
+    if (families == 0) return;
     for (std::vector<int>& w : counts_)
         for (int i = 0; i < families; ++i) ++w[rng.below(std::uint64_t(families))];
 }
