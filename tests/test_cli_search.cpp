@@ -1,5 +1,6 @@
 // `gpurec search` end to end on a dataset of `gpurec simulate`: AleRax's species_trees/ files, the
-// inferred tree's likelihood against `gpurec eval`, SIGINT keeping the best tree, bad start trees.
+// inferred tree's likelihood against `gpurec eval`, SIGINT keeping the best tree, bad start trees;
+// `gpurec test-trees`.
 #include "cli_run.hpp"
 #include "support.hpp"
 
@@ -9,6 +10,7 @@
 #include <csignal>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <sstream>
 
 using namespace gpurec;
@@ -112,6 +114,68 @@ class CliSearch : public QObject {
         QVERIFY(bool(j["search"]["interrupted"]));
         QCOMPARE(readText(out + "/species_trees/inferred_species_tree.newick"),
                  std::string(j["search"]["inferred_tree"]) + "\n");
+    }
+
+    // test-trees at fixed rates: the per-family table is gpurec eval's on each tree, the KH p-value
+    // the normal formula on that table's columns, and a tree over other species is refused.
+    void testTreesTableAndTests() {
+        const std::string sim = simulatedFolder(), dir = temporaryFolder("cli_test_trees");
+        const SpeciesTree truth = SpeciesTree::readFile(sim + "/species.nwk");
+        SpeciesTopology moved = SpeciesTopology::fromSpeciesTree(truth);
+        moved.applySpr(0, moved.sprRegrafts(0, 2).back());
+        const std::string other = dir + "/moved.nwk";
+        writeFile(other, moved.toSpeciesTree().toNewick(true) + "\n");
+        const QStringList rates{"--fix-rates", "--d", "0.15", "--l", "0.15", "--t", "0.05"};
+        CliRun r = runGpurec(QStringList{"test-trees", "-s", q(sim + "/species.nwk"), "-s", q(other), "-f",
+                                         q(sim + "/families.txt"), "--replicates", "1000", "-p", q(dir + "/out")} +
+                             rates);
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        CliRun e = runGpurec({"eval", "-s", q(other), "-f", q(sim + "/families.txt"), "--d", "0.15", "--l", "0.15",
+                              "--t", "0.05", "-p", q(dir + "/eval")});
+        QCOMPARE(e.exitCode, 0);
+        std::map<std::string, double> evalLL;
+        {
+            std::ifstream in(dir + "/eval/per_fam_likelihoods.txt");
+            std::string name;
+            double ll = 0;
+            while (in >> name >> ll) evalLL[name] = ll;
+        }
+        std::ifstream table(dir + "/out/per_family_likelihoods.csv");
+        std::string line;
+        std::getline(table, line);
+        QCOMPARE(line, std::string("family,tree1,tree2"));
+        std::vector<double> d; // tree1 − tree2 per family
+        double delta = 0;
+        while (std::getline(table, line)) {
+            std::stringstream fields(line);
+            std::string name, a, b;
+            std::getline(fields, name, ',');
+            std::getline(fields, a, ',');
+            std::getline(fields, b, ',');
+            QVERIFY(relativeError(std::stod(b), evalLL.at(name)) < 1e-12);
+            d.push_back(std::stod(a) - std::stod(b));
+            delta += d.back();
+        }
+        QCOMPARE(d.size(), evalLL.size());
+        QVERIFY(delta > 0); // the true tree is the better one
+        double mean = delta / d.size(), ss = 0;
+        for (double x : d) ss += (x - mean) * (x - mean);
+        const double kh = 0.5 * std::erfc(delta / std::sqrt(d.size() * ss / (d.size() - 1)) / std::sqrt(2.0));
+        const nlohmann::json j = readJson(dir + "/out/result.json");
+        QCOMPARE(double(j["trees"][0]["delta"]), 0.0);
+        QVERIFY(std::abs(double(j["trees"][1]["kh"]) - kh) < 1e-12);
+        QVERIFY(double(j["trees"][0]["au"]) > double(j["trees"][1]["au"]));
+        for (const char* test : {"kh", "sh", "bp", "au"}) {
+            QVERIFY(double(j["trees"][1][test]) >= 0);
+            QVERIFY(double(j["trees"][1][test]) <= 1);
+        }
+        writeFile(dir + "/small.nwk", "((" + truth.name(0) + "," + truth.name(1) + "),(" + truth.name(2) + ",Z));\n");
+        r = runGpurec(QStringList{"test-trees", "-s", q(sim + "/species.nwk"), "-s", q(dir + "/small.nwk"), "-f",
+                                  q(sim + "/families.txt"), "-p", q(dir + "/bad")} +
+                      rates);
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY2(r.err.contains("small.nwk: the tree's leaves do not match the families' species; missing: "),
+                 qPrintable(r.err));
     }
 
     void badStartTreesAreRefused() {

@@ -18,6 +18,7 @@ inline void buildCli(CLI::App& app) {
     registerCheck(app);
     registerBench(app);
     registerSearch(app);
+    registerTestTrees(app);
 }
 
 } // namespace gpurec::cli

@@ -11,4 +11,5 @@ void registerSimulate(CLI::App& root);
 void registerCheck(CLI::App& root);
 void registerBench(CLI::App& root);
 void registerSearch(CLI::App& root);
+void registerTestTrees(CLI::App& root);
 } // namespace gpurec::cli

@@ -214,14 +214,20 @@ std::string SpeciesTopology::canonicalNewick() const {
 }
 
 NewickTree SpeciesTopology::toNewickTree() const {
+    // Children in a canonical order (the one holding the smaller leaf id first), so that one rooted
+    // topology always gives the same species tree and bit-identical likelihoods.
+    std::vector<int> smallest(nodeCount());
+    for (int n : postorderOf(*this)) smallest[n] = isLeaf(n) ? n : std::min(smallest[left_[n]], smallest[right_[n]]);
     NewickTree t;
     t.nodes.resize(nodeCount());
     for (int n = 0; n < nodeCount(); ++n) {
         NewickNode& node = t.nodes[n];
         if (isLeaf(n))
             node.label = leafNames_[n];
-        else
+        else if (smallest[left_[n]] < smallest[right_[n]])
             node.children = {left_[n], right_[n]};
+        else
+            node.children = {right_[n], left_[n]};
         node.parent = parent_[n];
         node.length = 1.0;
     }

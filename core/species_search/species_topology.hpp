@@ -53,7 +53,8 @@ class SpeciesTopology {
     Clade rootSplitAbove(int x) const;
     // Canonical rooted topology: leaf names, children sorted; equal strings mean equal trees.
     std::string canonicalNewick() const;
-    // The tree for the engine (internal nodes named like AleRax, branch lengths 1).
+    // The tree for the engine (internal nodes named like AleRax, branch lengths 1), children in a
+    // canonical order: equal rooted topologies give equal trees.
     SpeciesTree toSpeciesTree() const;
     NewickTree toNewickTree() const;
     // Node ids in the order of toSpeciesTree()'s indices (its postorder): entry e is the id of

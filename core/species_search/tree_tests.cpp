@@ -85,13 +85,15 @@ std::vector<double> shPValues(const std::vector<std::vector<double>>& ll, const 
 
 std::vector<double> bootstrapProbabilities(const std::vector<std::vector<double>>& sums) {
     const std::size_t K = sums.size(), B = K ? sums[0].size() : 0;
-    std::vector<double> bp(K, 0.0);
+    std::vector<long> wins(K, 0);
     for (std::size_t b = 0; b < B; ++b) {
         std::size_t winner = 0;
         for (std::size_t i = 1; i < K; ++i)
             if (sums[i][b] > sums[winner][b]) winner = i;
-        bp[winner] += 1.0 / double(B);
+        ++wins[winner];
     }
+    std::vector<double> bp(K);
+    for (std::size_t i = 0; i < K; ++i) bp[i] = double(wins[i]) / double(B); // exactly 0 or 1 when it is
     return bp;
 }
 
