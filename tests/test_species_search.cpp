@@ -6,6 +6,7 @@
 #include "io/gene_mapping.hpp"
 #include "io/input_error.hpp"
 #include "species_search/species_search.hpp"
+#include "species_search/start_trees.hpp"
 #include "species_search/tree_tests.hpp"
 
 #include <QtTest>
@@ -287,6 +288,35 @@ class SpeciesSearch : public QObject {
         QCOMPARE(rows[1].delta, 0.0);
         QCOMPARE(rows[1].kh, 1.0);
         QVERIFY(rows[1].au > rows[2].au);
+    }
+
+    // MiniNJ on gene trees shaped like the species tree (one gene per species, distances additive)
+    // recovers the unrooted species tree; species that two families share are averaged.
+    void miniNjRecoversAnAdditiveTree() {
+        const std::string dir = temporaryFolder("mininj");
+        writeFile(dir + "/f1.nwk", "((((A_1,B_1),C_1),(D_1,E_1)),(F_1,G_1));\n");
+        writeFile(dir + "/f2.nwk", "(((A_2,B_2),C_2),((D_2,E_2),(F_2,G_2)));\n((A_3,B_3),(C_3,((D_3,E_3),(F_3,G_3))));\n");
+        const std::vector<FamilyInput> families = familiesFromGeneTreeFiles({dir + "/f1.nwk", dir + "/f2.nwk"});
+        QCOMPARE(familySpecies(families), (std::vector<std::string>{"A", "B", "C", "D", "E", "F", "G"}));
+        const SpeciesTree nj = miniNjSpeciesTree(families);
+        const SpeciesTree truth = parseTree("((((A,B),C),(D,E)),(F,G));");
+        const SpeciesTopology a = SpeciesTopology::fromSpeciesTree(truth);
+        QCOMPARE(treeSplits(SpeciesTopology::fromSpeciesTree(nj, a.leafNames())), treeSplits(a));
+        QVERIFY_THROWS_EXCEPTION(std::invalid_argument, miniNjSpeciesTree(familiesFromGeneTreeFiles({})));
+    }
+
+    void randomStartTreeIsSeeded() {
+        const std::vector<std::string> species{"E", "B", "A", "D", "C", "F"};
+        RandomSource r1(4), r2(4), r3(5);
+        const SpeciesTree a = randomSpeciesTree(species, r1), b = randomSpeciesTree(species, r2);
+        QCOMPARE(a.toNewick(true), b.toNewick(true));
+        QCOMPARE(a.leafCount(), 6);
+        std::set<std::string> leaves;
+        for (int e : a.leaves()) leaves.insert(a.name(e));
+        QCOMPARE(leaves, (std::set<std::string>{"A", "B", "C", "D", "E", "F"}));
+        std::set<std::string> shapes;
+        for (int k = 0; k < 20; ++k) shapes.insert(SpeciesTopology::fromSpeciesTree(randomSpeciesTree(species, r3)).canonicalNewick());
+        QVERIFY(shapes.size() > 10);
     }
 
     void badStartTrees() {
