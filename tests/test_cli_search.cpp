@@ -29,8 +29,8 @@ std::string readText(const std::string& path) {
 const std::string& simulatedFolder() {
     static const std::string folder = [] {
         const std::string out = temporaryFolder("cli_search_sim") + "/sim";
-        CliRun r = runGpurec({"simulate", "-o", q(out), "--species", "8", "--families", "30", "--d", "0.15", "--l",
-                              "0.15", "--t", "0.05", "--seed", "4", "--min-covered-species", "4"});
+        CliRun r = runGpurec({"simulate", "-o", q(out), "--species", "8", "--families", "30", "--d", "0.15",
+                              "--l", "0.15", "--t", "0.05", "--seed", "4", "--min-covered-species", "4"});
         if (r.exitCode != 0) qFatal("simulate failed: %s", qPrintable(r.err));
         return out;
     }();
@@ -41,7 +41,8 @@ double totalOfPerFamilyFile(const std::string& path) {
     std::ifstream in(path);
     std::string name;
     double ll = 0, total = 0;
-    while (in >> name >> ll) total += ll;
+    while (in >> name >> ll)
+        total += ll;
     return total;
 }
 
@@ -68,18 +69,20 @@ class CliSearch : public QObject {
         QVERIFY(relativeError(totalOfPerFamilyFile(out + "/per_fam_likelihoods.txt"), ll) < 1e-12);
         QCOMPARE(std::string(j["search"]["strategy"]), std::string("HYBRID"));
         QVERIFY(!bool(j["search"]["interrupted"]));
-        const std::vector<std::string> rates = {"--d", std::to_string(double(j["search"]["rates"]["D"])), "--l",
-                                                std::to_string(double(j["search"]["rates"]["L"])), "--t",
-                                                std::to_string(double(j["search"]["rates"]["T"]))};
+        const std::vector<std::string> rates = {"--d", std::to_string(double(j["search"]["rates"]["D"])),
+                                                "--l", std::to_string(double(j["search"]["rates"]["L"])),
+                                                "--t", std::to_string(double(j["search"]["rates"]["T"]))};
         auto evalOn = [&](const std::string& tree, const std::string& folder) {
             QStringList args{"eval", "-s", q(tree), "-f", q(sim + "/families.txt"), "-p", q(folder)};
-            for (const std::string& a : rates) args << q(a);
+            for (const std::string& a : rates)
+                args << q(a);
             CliRun e = runGpurec(args);
             if (e.exitCode != 0) qWarning("%s", qPrintable(e.err));
             return double(readJson(folder + "/result.json")["total"]["ll_nats"]);
         };
         // The printed rates have 6 decimals: compare the two trees at those same rates.
-        const double inferred = evalOn(out + "/species_trees/inferred_species_tree.newick", out + "/eval_inferred");
+        const double inferred =
+            evalOn(out + "/species_trees/inferred_species_tree.newick", out + "/eval_inferred");
         const double truth = evalOn(sim + "/species.nwk", out + "/eval_truth");
         QVERIFY2(inferred >= truth - 1e-6, qPrintable(QString("%1 < %2").arg(inferred).arg(truth)));
         QVERIFY(std::abs(inferred - ll) < 1e-2);
@@ -91,7 +94,8 @@ class CliSearch : public QObject {
         // The trace: a header, then the start, whose LL is the start tree's.
         const std::string trace = readText(out + "/search_trace.csv");
         QVERIFY(trace.starts_with("step,move,log_likelihood,accepted,seconds,d,l,t,tree\n0,start,"));
-        QVERIFY(readText(out + "/species_trees/species_tree_support_kh.newick").find(")100") != std::string::npos);
+        QVERIFY(readText(out + "/species_trees/species_tree_support_kh.newick").find(")100") !=
+                std::string::npos);
     }
 
     // SIGINT once the search has started: exit status 130 with the best tree so far and result.json.
@@ -126,19 +130,21 @@ class CliSearch : public QObject {
         const std::string other = dir + "/moved.nwk";
         writeFile(other, moved.toSpeciesTree().toNewick(true) + "\n");
         const QStringList rates{"--fix-rates", "--d", "0.15", "--l", "0.15", "--t", "0.05"};
-        CliRun r = runGpurec(QStringList{"test-trees", "-s", q(sim + "/species.nwk"), "-s", q(other), "-f",
-                                         q(sim + "/families.txt"), "--replicates", "1000", "-p", q(dir + "/out")} +
-                             rates);
+        CliRun r =
+            runGpurec(QStringList{"test-trees", "-s", q(sim + "/species.nwk"), "-s", q(other), "-f",
+                                  q(sim + "/families.txt"), "--replicates", "1000", "-p", q(dir + "/out")} +
+                      rates);
         QVERIFY2(r.exitCode == 0, qPrintable(r.err));
-        CliRun e = runGpurec({"eval", "-s", q(other), "-f", q(sim + "/families.txt"), "--d", "0.15", "--l", "0.15",
-                              "--t", "0.05", "-p", q(dir + "/eval")});
+        CliRun e = runGpurec({"eval", "-s", q(other), "-f", q(sim + "/families.txt"), "--d", "0.15", "--l",
+                              "0.15", "--t", "0.05", "-p", q(dir + "/eval")});
         QCOMPARE(e.exitCode, 0);
         std::map<std::string, double> evalLL;
         {
             std::ifstream in(dir + "/eval/per_fam_likelihoods.txt");
             std::string name;
             double ll = 0;
-            while (in >> name >> ll) evalLL[name] = ll;
+            while (in >> name >> ll)
+                evalLL[name] = ll;
         }
         std::ifstream table(dir + "/out/per_family_likelihoods.csv");
         std::string line;
@@ -159,7 +165,8 @@ class CliSearch : public QObject {
         QCOMPARE(d.size(), evalLL.size());
         QVERIFY(delta > 0); // the true tree is the better one
         double mean = delta / d.size(), ss = 0;
-        for (double x : d) ss += (x - mean) * (x - mean);
+        for (double x : d)
+            ss += (x - mean) * (x - mean);
         const double kh = 0.5 * std::erfc(delta / std::sqrt(d.size() * ss / (d.size() - 1)) / std::sqrt(2.0));
         const nlohmann::json j = readJson(dir + "/out/result.json");
         QCOMPARE(double(j["trees"][0]["delta"]), 0.0);
@@ -169,9 +176,10 @@ class CliSearch : public QObject {
             QVERIFY(double(j["trees"][1][test]) >= 0);
             QVERIFY(double(j["trees"][1][test]) <= 1);
         }
-        writeFile(dir + "/small.nwk", "((" + truth.name(0) + "," + truth.name(1) + "),(" + truth.name(2) + ",Z));\n");
-        r = runGpurec(QStringList{"test-trees", "-s", q(sim + "/species.nwk"), "-s", q(dir + "/small.nwk"), "-f",
-                                  q(sim + "/families.txt"), "-p", q(dir + "/bad")} +
+        writeFile(dir + "/small.nwk",
+                  "((" + truth.name(0) + "," + truth.name(1) + "),(" + truth.name(2) + ",Z));\n");
+        r = runGpurec(QStringList{"test-trees", "-s", q(sim + "/species.nwk"), "-s", q(dir + "/small.nwk"),
+                                  "-f", q(sim + "/families.txt"), "-p", q(dir + "/bad")} +
                       rates);
         QCOMPARE(r.exitCode, 2);
         QVERIFY2(r.err.contains("small.nwk: the tree's leaves do not match the families' species; missing: "),
@@ -186,14 +194,17 @@ class CliSearch : public QObject {
         const std::string renamed = dir + "/renamed.nwk", polytomy = dir + "/polytomy.nwk";
         writeFile(renamed, tree.replace(tree.find(first + ":"), first.size(), "X"));
         std::string three = "(";
-        for (int e : species.leaves()) three += (three.size() > 1 ? "," : "") + species.name(e);
+        for (int e : species.leaves())
+            three += (three.size() > 1 ? "," : "") + species.name(e);
         writeFile(polytomy, "(" + three + "),A,B);\n"); // a root with three children
-        CliRun r = runGpurec({"search", "-s", q(renamed), "-f", q(sim + "/families.txt"), "-p", q(dir + "/o1")});
+        CliRun r =
+            runGpurec({"search", "-s", q(renamed), "-f", q(sim + "/families.txt"), "-p", q(dir + "/o1")});
         QCOMPARE(r.exitCode, 2);
-        QVERIFY2(r.err.contains("the start tree's leaves do not match the families' species; 1 species of the "
-                                "families are not leaves of it: " +
-                                       q(first) + "; 1 of its leaves have no gene: X"),
-                 qPrintable(r.err));
+        QVERIFY2(
+            r.err.contains("the start tree's leaves do not match the families' species; 1 species of the "
+                           "families are not leaves of it: " +
+                           q(first) + "; 1 of its leaves have no gene: X"),
+            qPrintable(r.err));
         r = runGpurec({"search", "-s", q(polytomy), "-f", q(sim + "/families.txt"), "-p", q(dir + "/o2")});
         QCOMPARE(r.exitCode, 2);
         QVERIFY2(r.err.contains("species tree must be rooted and binary"), qPrintable(r.err));

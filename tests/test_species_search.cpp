@@ -49,7 +49,12 @@ double freshLogLikelihood(const Dataset& data, const std::string& newick, Rates 
 }
 
 std::shared_ptr<Dataset> simulated(const SpeciesTree& species, int families, std::uint64_t seed) {
-    return simulatedDataset(species, families, [](int) { return Rates{0.15, 0.15, 0.05}; }, seed);
+    return simulatedDataset(
+        species, families,
+        [](int) {
+            return Rates{0.15, 0.15, 0.05};
+        },
+        seed);
 }
 
 // The leaf farthest from the root (its branch is a root position far from the true one).
@@ -57,7 +62,8 @@ int deepestLeaf(const SpeciesTopology& t) {
     int best = 0, bestDepth = 0;
     for (int leaf = 0; leaf < t.leafCount(); ++leaf) {
         int depth = 0;
-        for (int n = leaf; n != t.root(); n = t.parent(n)) ++depth;
+        for (int n = leaf; n != t.root(); n = t.parent(n))
+            ++depth;
         if (depth > bestDepth) {
             best = leaf;
             bestDepth = depth;
@@ -80,7 +86,8 @@ class SpeciesSearch : public QObject {
         const std::vector<std::string> names = nodeNames(t);
         auto named = [&](const std::vector<int>& ids) {
             std::set<std::string> out;
-            for (int id : ids) out.insert(names[id]);
+            for (int id : ids)
+                out.insert(names[id]);
             return out;
         };
         const int a = 0, c = 2; // leaf ids: left to right
@@ -140,8 +147,8 @@ class SpeciesSearch : public QObject {
         const Evaluation e = scorer.evaluate(candidate, theta);
         const std::string newick = candidate.toSpeciesTree().toNewick(true);
         QVERIFY(relativeError(e.totalLogLikelihood, freshLogLikelihood(*data, newick, rates)) < 1e-12);
-        QVERIFY(std::abs(e.totalLogLikelihood - scorer.evaluate(scorer.loadedTopology(), theta).totalLogLikelihood) >
-                1e-6);
+        QVERIFY(std::abs(e.totalLogLikelihood -
+                         scorer.evaluate(scorer.loadedTopology(), theta).totalLogLikelihood) > 1e-6);
     }
 
     // REROOT from a wrongly rooted copy of the true tree finds the true root; the root table holds
@@ -203,10 +210,12 @@ class SpeciesSearch : public QObject {
         QVERIFY(r.evaluation.totalLogLikelihood > r.startLogLikelihood);
         for (std::size_t i = 0; i < r.trace.size(); i += 7) {
             const SearchStep& step = r.trace[i];
-            QVERIFY2(relativeError(step.logLikelihood, freshLogLikelihood(*data, step.newick, step.rates)) < 1e-12,
+            QVERIFY2(relativeError(step.logLikelihood, freshLogLikelihood(*data, step.newick, step.rates)) <
+                         1e-12,
                      step.move.c_str());
         }
-        for (const auto& [split, count] : r.kh) QVERIFY(count >= 0 && count <= 100);
+        for (const auto& [split, count] : r.kh)
+            QVERIFY(count >= 0 && count <= 100);
         QCOMPARE(r.kh.size(), treeSplits(r.best).size());
     }
 
@@ -217,9 +226,11 @@ class SpeciesSearch : public QObject {
         const std::vector<double> ref{-10.0, -20.0}, cand{-11.0, -19.5};
         const std::vector<double> r = resampling.sums(ref), c = resampling.sums(cand);
         double mean = 0;
-        for (int b = 0; b < 3; ++b) mean += (r[b] - c[b]) / 3;
+        for (int b = 0; b < 3; ++b)
+            mean += (r[b] - c[b]) / 3;
         int k = 0;
-        for (int b = 0; b < 3; ++b) k += (r[b] - c[b]) - mean <= (-30.0) - (-30.5);
+        for (int b = 0; b < 3; ++b)
+            k += (r[b] - c[b]) - mean <= (-30.0) - (-30.5);
         BranchKH kh(resampling);
         const Clade split{0b0110};
         kh.newTree({split}, -30.0, ref);
@@ -239,7 +250,8 @@ class SpeciesSearch : public QObject {
         const std::vector<double> scales{0.5, 0.6, 0.7, 0.8, 0.9, 1.0, 1.1, 1.2, 1.3, 1.4};
         const double v = 1.2, c = 0.3;
         std::vector<double> bp;
-        for (double r : scales) bp.push_back(0.5 * std::erfc((v * std::sqrt(r) + c / std::sqrt(r)) / std::sqrt(2.0)));
+        for (double r : scales)
+            bp.push_back(0.5 * std::erfc((v * std::sqrt(r) + c / std::sqrt(r)) / std::sqrt(2.0)));
         QVERIFY(std::abs(auPValue(scales, bp, 10000) - 0.5 * std::erfc(0.9 / std::sqrt(2.0))) < 1e-9);
         QVERIFY(std::abs(normalQuantile(0.975) - 1.959963984540054) < 1e-12);
     }
@@ -248,34 +260,38 @@ class SpeciesSearch : public QObject {
     void khByHand() {
         const double p = khPValue({-10, -20, -30}, {-11, -20.5, -29.8});
         const double mean = 1.3 / 3, s2 = ((1 - mean) * (1 - mean) + (0.5 - mean) * (0.5 - mean) +
-                                           (-0.2 - mean) * (-0.2 - mean)) / 2;
+                                           (-0.2 - mean) * (-0.2 - mean)) /
+                                          2;
         QVERIFY(std::abs(p - 0.5 * std::erfc(1.3 / std::sqrt(3 * s2) / std::sqrt(2.0))) < 1e-14);
         QVERIFY(std::abs(p - 0.10654) < 1e-4);
     }
 
     // SH and BP against the published steps written out here, on the same replicate sums.
     void shAndBootstrapAgainstTheirDefinitions() {
-        const std::vector<std::vector<double>> ll{{-10, -12, -8, -20, -5, -7},
-                                                  {-10.5, -11, -8.2, -20.4, -5.5, -6.1},
-                                                  {-9, -14, -9, -21, -5, -7.5}};
+        const std::vector<std::vector<double>> ll{
+            {-10, -12, -8, -20, -5, -7}, {-10.5, -11, -8.2, -20.4, -5.5, -6.1}, {-9, -14, -9, -21, -5, -7.5}};
         RandomSource rng(9);
         const std::vector<std::vector<double>> sums = resampledSums(ll, 6, 400, rng);
         const std::vector<double> sh = shPValues(ll, sums), bp = bootstrapProbabilities(sums);
         std::vector<double> L(3, 0.0), mean(3, 0.0);
         for (int i = 0; i < 3; ++i)
-            for (int f = 0; f < 6; ++f) L[i] += ll[i][f];
+            for (int f = 0; f < 6; ++f)
+                L[i] += ll[i][f];
         for (int i = 0; i < 3; ++i)
-            for (int b = 0; b < 400; ++b) mean[i] += sums[i][b] / 400;
+            for (int b = 0; b < 400; ++b)
+                mean[i] += sums[i][b] / 400;
         const double Lmax = std::max({L[0], L[1], L[2]});
         double bpTotal = 0;
         for (int i = 0; i < 3; ++i) {
             int count = 0, wins = 0;
             for (int b = 0; b < 400; ++b) {
                 double top = -INFINITY;
-                for (int j = 0; j < 3; ++j) top = std::max(top, sums[j][b] - mean[j]);
+                for (int j = 0; j < 3; ++j)
+                    top = std::max(top, sums[j][b] - mean[j]);
                 count += top - (sums[i][b] - mean[i]) >= Lmax - L[i];
                 bool best = true;
-                for (int j = 0; j < 3; ++j) best = best && (j < i ? sums[j][b] < sums[i][b] : sums[j][b] <= sums[i][b]);
+                for (int j = 0; j < 3; ++j)
+                    best = best && (j < i ? sums[j][b] < sums[i][b] : sums[j][b] <= sums[i][b]);
                 wins += best;
             }
             QCOMPARE(sh[i], count / 400.0);
@@ -295,8 +311,10 @@ class SpeciesSearch : public QObject {
     void miniNjRecoversAnAdditiveTree() {
         const std::string dir = temporaryFolder("mininj");
         writeFile(dir + "/f1.nwk", "((((A_1,B_1),C_1),(D_1,E_1)),(F_1,G_1));\n");
-        writeFile(dir + "/f2.nwk", "(((A_2,B_2),C_2),((D_2,E_2),(F_2,G_2)));\n((A_3,B_3),(C_3,((D_3,E_3),(F_3,G_3))));\n");
-        const std::vector<FamilyInput> families = familiesFromGeneTreeFiles({dir + "/f1.nwk", dir + "/f2.nwk"});
+        writeFile(dir + "/f2.nwk",
+                  "(((A_2,B_2),C_2),((D_2,E_2),(F_2,G_2)));\n((A_3,B_3),(C_3,((D_3,E_3),(F_3,G_3))));\n");
+        const std::vector<FamilyInput> families =
+            familiesFromGeneTreeFiles({dir + "/f1.nwk", dir + "/f2.nwk"});
         QCOMPARE(familySpecies(families), (std::vector<std::string>{"A", "B", "C", "D", "E", "F", "G"}));
         const SpeciesTree nj = miniNjSpeciesTree(families);
         const SpeciesTree truth = parseTree("((((A,B),C),(D,E)),(F,G));");
@@ -312,10 +330,12 @@ class SpeciesSearch : public QObject {
         QCOMPARE(a.toNewick(true), b.toNewick(true));
         QCOMPARE(a.leafCount(), 6);
         std::set<std::string> leaves;
-        for (int e : a.leaves()) leaves.insert(a.name(e));
+        for (int e : a.leaves())
+            leaves.insert(a.name(e));
         QCOMPARE(leaves, (std::set<std::string>{"A", "B", "C", "D", "E", "F"}));
         std::set<std::string> shapes;
-        for (int k = 0; k < 20; ++k) shapes.insert(SpeciesTopology::fromSpeciesTree(randomSpeciesTree(species, r3)).canonicalNewick());
+        for (int k = 0; k < 20; ++k)
+            shapes.insert(SpeciesTopology::fromSpeciesTree(randomSpeciesTree(species, r3)).canonicalNewick());
         QVERIFY(shapes.size() > 10);
     }
 
@@ -328,11 +348,13 @@ class SpeciesSearch : public QObject {
             scorer.topologyOf(parseTree("((A,B),(C,E));"));
             QFAIL("no error");
         } catch (const std::invalid_argument& e) {
-            QVERIFY2(std::string(e.what()).find("missing: D; not in the families' species: E") != std::string::npos,
+            QVERIFY2(std::string(e.what()).find("missing: D; not in the families' species: E") !=
+                         std::string::npos,
                      e.what());
         }
         QVERIFY_THROWS_EXCEPTION(InputError, parseTree("((A,B,C),D);"));
-        QCOMPARE(scorer.topologyOf(parseTree("((D,C),(B,A));")).canonicalNewick(), std::string("((A,B),(C,D));"));
+        QCOMPARE(scorer.topologyOf(parseTree("((D,C),(B,A));")).canonicalNewick(),
+                 std::string("((A,B),(C,D));"));
     }
 };
 

@@ -47,7 +47,8 @@ SpeciesTree startTree(const SearchOptions& o, const std::vector<FamilyInput>& fa
     }
     std::vector<std::string> warnings;
     SpeciesTree tree = SpeciesTree::readFile(s, &warnings);
-    for (const std::string& w : warnings) std::cerr << "gpurec: warning: " << w << "\n";
+    for (const std::string& w : warnings)
+        std::cerr << "gpurec: warning: " << w << "\n";
     const std::vector<std::string> species = familySpecies(families);
     const std::set<std::string> mapped(species.begin(), species.end());
     std::string missing, unused;
@@ -60,9 +61,11 @@ SpeciesTree startTree(const SearchOptions& o, const std::vector<FamilyInput>& fa
     if (nMissing + nUnused > 0)
         throw std::invalid_argument(
             s + ": the start tree's leaves do not match the families' species" +
-            (nMissing ? "; " + std::to_string(nMissing) + " species of the families are not leaves of it:" + missing
+            (nMissing ? "; " + std::to_string(nMissing) +
+                            " species of the families are not leaves of it:" + missing
                       : std::string()) +
-            (nUnused ? "; " + std::to_string(nUnused) + " of its leaves have no gene:" + unused : std::string()));
+            (nUnused ? "; " + std::to_string(nUnused) + " of its leaves have no gene:" + unused
+                     : std::string()));
     return tree;
 }
 
@@ -75,10 +78,12 @@ nlohmann::json ratesJson(Rates r) {
 void registerSearch(CLI::App& root) {
     auto o = std::make_shared<SearchOptions>();
     CLI::App* app = root.add_subcommand(
-        "search", "Maximum-likelihood species tree (SPR and re-rooting with rate re-optimisation; AleRax's files)");
+        "search",
+        "Maximum-likelihood species tree (SPR and re-rooting with rate re-optimisation; AleRax's files)");
     addInputOptions(*app, o->input);
     app->get_option("--species-tree")
-        ->description("Start tree: a rooted binary Newick file, MiniNJ (distance tree of the families) or Random");
+        ->description(
+            "Start tree: a rooted binary Newick file, MiniNJ (distance tree of the families) or Random");
     addRateOptions(*app, o->rates, NumberRange::positive());
     addEngineOptions(*app, o->engine, true);
     app->add_option("--species-tree-search", o->strategy,
@@ -90,8 +95,10 @@ void registerSearch(CLI::App& root) {
               "Root moves past the best root in the root searches between SPR rounds (default 3)",
               NumberRange::atLeast(1));
     addNumber(*app, "--replicates", o->settings.replicates,
-              "RELL replicates of the KH, bootstrap and root supports (default 1000)", NumberRange::atLeast(1));
-    addNumber(*app, "--seed", o->settings.seed, "Seed of the Random start tree and the replicates (default 123)");
+              "RELL replicates of the KH, bootstrap and root supports (default 1000)",
+              NumberRange::atLeast(1));
+    addNumber(*app, "--seed", o->settings.seed,
+              "Seed of the Random start tree and the replicates (default 123)");
     addNumber(*app, "--rate-iterations", o->settings.rates.max_iter,
               "Iterations of each rate re-optimisation at most (default 100)", NumberRange::atLeast(1));
     app->add_flag("--fix-rates", o->fixRates, "Keep the starting rates (no re-optimisation)");
@@ -124,7 +131,9 @@ void registerSearch(CLI::App& root) {
         const std::string device = o->engine.device;
         CandidateScorer scorer(
             in.dataset,
-            [device, limits](std::shared_ptr<const Dataset> d) { return selectBackend(device, d, limits).backend; },
+            [device, limits](std::shared_ptr<const Dataset> d) {
+                return selectBackend(device, d, limits).backend;
+            },
             solver);
         const RateParameters theta = initialRates(o->rates, data, RateMode::Global);
         std::printf("%zu families, %d species, %lld clades on %s; %s search from %s\n", data.families.size(),
@@ -134,10 +143,11 @@ void registerSearch(CLI::App& root) {
 
         const std::string tracePath = outdir + "/search_trace.csv";
         std::ofstream trace(tracePath);
-        if (!(trace << searchTraceHeader() << std::endl)) throw std::runtime_error("cannot write " + tracePath);
+        if (!(trace << searchTraceHeader() << std::endl))
+            throw std::runtime_error("cannot write " + tracePath);
         std::string traceText = searchTraceHeader() + "\n";
-        SpeciesSearchResult result = searchSpeciesTree(
-            scorer, scorer.loadedTopology(), theta, settings, [&](const SearchStep& step) {
+        SpeciesSearchResult result =
+            searchSpeciesTree(scorer, scorer.loadedTopology(), theta, settings, [&](const SearchStep& step) {
                 const std::string row = searchTraceRow(step);
                 traceText += row + "\n";
                 if (!(trace << row << std::endl)) throw std::runtime_error("cannot write " + tracePath);
@@ -175,7 +185,8 @@ void registerSearch(CLI::App& root) {
         addRunDescription(j, input, in, first.description, solver);
         j["options"]["species_tree"] = o->input.species;
         writeJson(outdir + "/result.json", j);
-        std::printf("%s after %zu steps (%d evaluations, %.2f s): LL %.10f (start %.10f), rates D %.6g L %.6g T %.6g\n",
+        std::printf("%s after %zu steps (%d evaluations, %.2f s): LL %.10f (start %.10f), rates D %.6g L "
+                    "%.6g T %.6g\n",
                     result.interrupted ? "interrupted" : "done", result.trace.size(), result.evaluations,
                     result.seconds, result.evaluation.totalLogLikelihood, result.startLogLikelihood,
                     result.theta.rates(0).d, result.theta.rates(0).l, result.theta.rates(0).t);

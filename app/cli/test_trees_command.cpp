@@ -48,10 +48,12 @@ void registerTestTrees(CLI::App& root) {
     addNumber(*app, "--seed", o->tests.seed, "Seed of the replicates (default 123)");
     addNumber(*app, "--rate-iterations", o->rateIterations,
               "Iterations of each tree's rate optimisation at most (default 100)", NumberRange::atLeast(1));
-    app->add_flag("--fix-rates", o->fixRates, "Score every tree at the given rates (default: each tree's own ML rates)");
+    app->add_flag("--fix-rates", o->fixRates,
+                  "Score every tree at the given rates (default: each tree's own ML rates)");
     addOutputOptions(*app, o->output);
     app->callback([o] {
-        if (o->trees.size() < 2) throw std::invalid_argument("test-trees needs two or more trees (-s T1 -s T2 ...)");
+        if (o->trees.size() < 2)
+            throw std::invalid_argument("test-trees needs two or more trees (-s T1 -s T2 ...)");
         SolverOptions solver = solverOptionsFrom(o->engine);
         o->tests.validate();
         OptimizerSettings rateSettings;
@@ -68,7 +70,9 @@ void registerTestTrees(CLI::App& root) {
         const std::string device = o->engine.device;
         CandidateScorer scorer(
             in.dataset,
-            [device, limits](std::shared_ptr<const Dataset> d) { return selectBackend(device, d, limits).backend; },
+            [device, limits](std::shared_ptr<const Dataset> d) {
+                return selectBackend(device, d, limits).backend;
+            },
             solver);
         const RateParameters start = initialRates(o->rates, data, RateMode::Global);
         std::vector<std::vector<double>> ll;
@@ -104,11 +108,13 @@ void registerTestTrees(CLI::App& root) {
 
         writeFileAtomically(outdir + "/per_family_likelihoods.csv", [&](std::ostream& out) {
             out << "family";
-            for (std::size_t k = 0; k < o->trees.size(); ++k) out << ",tree" << k + 1;
+            for (std::size_t k = 0; k < o->trees.size(); ++k)
+                out << ",tree" << k + 1;
             out << "\n";
             for (std::size_t f = 0; f < data.families.size(); ++f) {
                 out << csvField(data.families[f].name);
-                for (const std::vector<double>& tree : ll) out << "," << num17(tree[f]);
+                for (const std::vector<double>& tree : ll)
+                    out << "," << num17(tree[f]);
                 out << "\n";
             }
         });
@@ -139,12 +145,13 @@ void registerTestTrees(CLI::App& root) {
                       {"fix_rates", o->fixRates}};
         addRunDescription(j, input, in, first.description, solver);
         writeJson(outdir + "/result.json", j);
-        std::printf("%-6s %20s %12s %8s %8s %8s %8s\n", "tree", "log_likelihood", "delta", "kh", "sh", "bp", "au");
+        std::printf("%-6s %20s %12s %8s %8s %8s %8s\n", "tree", "log_likelihood", "delta", "kh", "sh", "bp",
+                    "au");
         for (std::size_t k = 0; k < rows.size(); ++k)
             std::printf("tree%-2zu %20.10f %12.6f %8.4f %8.4f %8.4f %8.4f\n", k + 1, rows[k].logLikelihood,
                         rows[k].delta, rows[k].kh, rows[k].sh, rows[k].bp, rows[k].au);
-        std::printf("wrote %s/per_family_likelihoods.csv, %s/tree_tests.csv and %s/result.json\n", outdir.c_str(),
-                    outdir.c_str(), outdir.c_str());
+        std::printf("wrote %s/per_family_likelihoods.csv, %s/tree_tests.csv and %s/result.json\n",
+                    outdir.c_str(), outdir.c_str(), outdir.c_str());
     });
 }
 

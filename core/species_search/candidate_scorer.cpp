@@ -13,11 +13,13 @@ CandidateScorer::CandidateScorer(std::shared_ptr<const Dataset> families, Backen
     options_.validate();
     const SpeciesTree& species = families_->species;
     std::vector<int> leafId(species.size(), -1);
-    for (int id = 0; id < loaded_.leafCount(); ++id) leafId[species.find(loaded_.leafNames()[id])] = id;
+    for (int id = 0; id < loaded_.leafCount(); ++id)
+        leafId[species.find(loaded_.leafNames()[id])] = id;
     for (const GeneFamily& f : families_->families) {
         std::vector<int> ids;
         ids.reserve(f.geneSpecies.size());
-        for (int e : f.geneSpecies) ids.push_back(leafId[e]);
+        for (int e : f.geneSpecies)
+            ids.push_back(leafId[e]);
         geneLeaf_.push_back(std::move(ids));
     }
 }
@@ -31,7 +33,8 @@ SpeciesTopology CandidateScorer::topologyOf(const SpeciesTree& tree) const {
     if (!missing.empty() || !extra.empty()) {
         auto list = [](const std::vector<std::string>& names) {
             std::string out;
-            for (std::size_t i = 0; i < names.size() && i < 5; ++i) out += (i ? ", " : "") + names[i];
+            for (std::size_t i = 0; i < names.size() && i < 5; ++i)
+                out += (i ? ", " : "") + names[i];
             return out + (names.size() > 5 ? ", ..." : "");
         };
         std::string message = "the tree's leaves do not match the families' species";
@@ -47,7 +50,8 @@ std::shared_ptr<const Dataset> CandidateScorer::datasetOn(const SpeciesTopology&
     data->species = tree.toSpeciesTree();
     data->transferConstraint = families_->transferConstraint;
     std::vector<int> leafIndex(tree.leafCount());
-    for (int id = 0; id < tree.leafCount(); ++id) leafIndex[id] = data->species.find(tree.leafNames()[id]);
+    for (int id = 0; id < tree.leafCount(); ++id)
+        leafIndex[id] = data->species.find(tree.leafNames()[id]);
     data->families = families_->families;
     for (std::size_t f = 0; f < data->families.size(); ++f)
         for (std::size_t g = 0; g < geneLeaf_[f].size(); ++g)
@@ -57,8 +61,9 @@ std::shared_ptr<const Dataset> CandidateScorer::datasetOn(const SpeciesTopology&
 
 Evaluation CandidateScorer::evaluate(const SpeciesTopology& tree, const RateParameters& theta) {
     if (theta.mode() == RateMode::Specieswise)
-        throw std::invalid_argument("per-species rates are tied to one species tree; candidates take global or "
-                                    "per-family rates");
+        throw std::invalid_argument(
+            "per-species rates are tied to one species tree; candidates take global or "
+            "per-family rates");
     std::unique_ptr<LikelihoodBackend> backend = factory_(datasetOn(tree));
     ++evaluations_;
     return backend->evaluate(theta, options_, false);

@@ -17,10 +17,12 @@ std::string number(double v) {
 }
 
 // The tree with AleRax's node names, lengths 1, and `relabel` applied to every node it names.
-std::string labelledNewick(const SpeciesTopology& tree, const std::function<std::string(int, const std::string&)>& relabel) {
+std::string labelledNewick(const SpeciesTopology& tree,
+                           const std::function<std::string(int, const std::string&)>& relabel) {
     NewickTree t = tree.toNewickTree();
     const std::vector<std::string> names = nodeNames(tree);
-    for (int n = 0; n < tree.nodeCount(); ++n) t.nodes[n].label = relabel(n, names[n]);
+    for (int n = 0; n < tree.nodeCount(); ++n)
+        t.nodes[n].label = relabel(n, names[n]);
     return writeNewick(t, {true, true});
 }
 
@@ -37,7 +39,8 @@ std::string rootNewick(const SpeciesTopology& tree, const std::vector<RootSuppor
 
 } // namespace
 
-std::string branchSupportNewick(const SpeciesTopology& tree, const std::map<Clade, int>& supports, int replicates) {
+std::string branchSupportNewick(const SpeciesTopology& tree, const std::map<Clade, int>& supports,
+                                int replicates) {
     const std::vector<Clade> clades = tree.clades();
     return labelledNewick(tree, [&](int n, const std::string& name) {
         if (tree.isLeaf(n)) return name;
@@ -62,12 +65,13 @@ std::string searchTraceHeader() {
 
 std::string searchTraceRow(const SearchStep& s) {
     return std::to_string(s.index) + "," + csvField(s.move) + "," + number(s.logLikelihood) + "," +
-           (s.accepted ? "1" : "0") + "," + number(s.seconds) + "," + number(s.rates.d) + "," + number(s.rates.l) +
-           "," + number(s.rates.t) + "," + csvField(s.newick);
+           (s.accepted ? "1" : "0") + "," + number(s.seconds) + "," + number(s.rates.d) + "," +
+           number(s.rates.l) + "," + number(s.rates.t) + "," + csvField(s.newick);
 }
 
 void writeSearchTrees(const std::string& folder, const SpeciesSearchResult& result, SearchStrategy strategy) {
-    writeFileAtomically(folder + "/inferred_species_tree.newick", result.best.toSpeciesTree().toNewick(true) + "\n");
+    writeFileAtomically(folder + "/inferred_species_tree.newick",
+                        result.best.toSpeciesTree().toNewick(true) + "\n");
     if (strategy == SearchStrategy::Hybrid) {
         writeFileAtomically(folder + "/species_tree_support_kh.newick",
                             branchSupportNewick(result.best, result.kh, result.replicates) + "\n");
@@ -75,8 +79,10 @@ void writeSearchTrees(const std::string& folder, const SpeciesSearchResult& resu
                             branchSupportNewick(result.best, result.bootstrap, result.replicates) + "\n");
     }
     if (!result.roots.empty()) {
-        writeFileAtomically(folder + "/species_tree_root_llr.newick", rootLlrNewick(result.best, result.roots) + "\n");
-        writeFileAtomically(folder + "/species_tree_root_rell.newick", rootRellNewick(result.best, result.roots) + "\n");
+        writeFileAtomically(folder + "/species_tree_root_llr.newick",
+                            rootLlrNewick(result.best, result.roots) + "\n");
+        writeFileAtomically(folder + "/species_tree_root_rell.newick",
+                            rootRellNewick(result.best, result.roots) + "\n");
     }
 }
 

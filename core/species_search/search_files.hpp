@@ -9,7 +9,8 @@ namespace gpurec {
 
 // Branch supports: internal nodes labelled with the split's count (KH or bootstrap), leaves
 // keep their names; the root carries the replicate count.
-std::string branchSupportNewick(const SpeciesTopology& tree, const std::map<Clade, int>& supports, int replicates);
+std::string branchSupportNewick(const SpeciesTopology& tree, const std::map<Clade, int>& supports,
+                                int replicates);
 // Root supports: every node whose branch was an evaluated root position labelled with its
 // value ("name_value" on leaves); other nodes keep their names.
 std::string rootLlrNewick(const SpeciesTopology& tree, const std::vector<RootSupport>& roots);

@@ -10,20 +10,23 @@ FamilyResampling::FamilyResampling(int families, int replicates, RandomSource& r
     : counts_(replicates, std::vector<int>(families, 0)) {
     if (families == 0) return;
     for (std::vector<int>& w : counts_)
-        for (int i = 0; i < families; ++i) ++w[rng.below(std::uint64_t(families))];
+        for (int i = 0; i < families; ++i)
+            ++w[rng.below(std::uint64_t(families))];
 }
 
 std::vector<double> FamilyResampling::sums(const std::vector<double>& perFamily) const {
     std::vector<double> out(counts_.size(), 0.0);
     for (std::size_t b = 0; b < counts_.size(); ++b)
-        for (std::size_t f = 0; f < perFamily.size(); ++f) out[b] += counts_[b][f] * perFamily[f];
+        for (std::size_t f = 0; f < perFamily.size(); ++f)
+            out[b] += counts_[b][f] * perFamily[f];
     return out;
 }
 
 namespace {
 int leavesIn(const Clade& c) {
     int n = 0;
-    for (std::uint64_t w : c) n += std::popcount(w);
+    for (std::uint64_t w : c)
+        n += std::popcount(w);
     return n;
 }
 } // namespace
@@ -53,10 +56,12 @@ std::vector<Clade> destroyedSplits(const std::vector<Clade>& before, const std::
     return out;
 }
 
-void BranchKH::newTree(const std::vector<Clade>& splits, double logLikelihood, const std::vector<double>& perFamily) {
+void BranchKH::newTree(const std::vector<Clade>& splits, double logLikelihood,
+                       const std::vector<double>& perFamily) {
     newReference(logLikelihood, perFamily);
     counts_.clear();
-    for (const Clade& s : splits) counts_[s] = resampling_.replicates();
+    for (const Clade& s : splits)
+        counts_[s] = resampling_.replicates();
 }
 
 void BranchKH::newReference(double logLikelihood, const std::vector<double>& perFamily) {
@@ -71,11 +76,13 @@ void BranchKH::rejected(const std::vector<Clade>& affected, double logLikelihood
     const int B = resampling_.replicates();
     std::vector<double> delta(B);
     double mean = 0.0;
-    for (int b = 0; b < B; ++b) mean += (delta[b] = referenceSums_[b] - sums[b]);
+    for (int b = 0; b < B; ++b)
+        mean += (delta[b] = referenceSums_[b] - sums[b]);
     mean /= B;
     // k = B·(1 − p̂): replicates whose centred difference does not exceed the observed one.
     int k = 0;
-    for (int b = 0; b < B; ++b) k += delta[b] - mean <= observed;
+    for (int b = 0; b < B; ++b)
+        k += delta[b] - mean <= observed;
     for (const Clade& s : affected) {
         auto it = counts_.try_emplace(s, B).first;
         it->second = std::min(it->second, k);
@@ -110,8 +117,8 @@ void BranchBootstrap::candidate(const std::vector<Clade>& affected, const std::v
 int BranchBootstrap::support(const Clade& split) const {
     auto it = state_.find(split);
     if (it == state_.end()) return 0;
-    return static_cast<int>(std::count_if(it->second.begin(), it->second.end(),
-                                          [](const Replicate& r) { return r.supported; }));
+    return static_cast<int>(
+        std::count_if(it->second.begin(), it->second.end(), [](const Replicate& r) { return r.supported; }));
 }
 
 void RootTable::add(const Clade& split, double logLikelihood, const std::vector<double>& perFamily) {
@@ -126,13 +133,15 @@ void RootTable::add(const Clade& split, double logLikelihood, const std::vector<
 
 double RootTable::logLikelihoodRatio(const RootCandidate& root) const {
     double best = -std::numeric_limits<double>::infinity();
-    for (const RootCandidate& r : roots_) best = std::max(best, r.logLikelihood);
+    for (const RootCandidate& r : roots_)
+        best = std::max(best, r.logLikelihood);
     return root.logLikelihood - best;
 }
 
 std::vector<int> RootTable::rellCounts(const FamilyResampling& resampling) const {
     std::vector<std::vector<double>> sums;
-    for (const RootCandidate& r : roots_) sums.push_back(resampling.sums(r.perFamily));
+    for (const RootCandidate& r : roots_)
+        sums.push_back(resampling.sums(r.perFamily));
     std::vector<int> wins(roots_.size(), 0);
     for (int b = 0; b < resampling.replicates(); ++b) {
         std::size_t winner = 0;

@@ -36,10 +36,12 @@ class BranchKH {
   public:
     explicit BranchKH(const FamilyResampling& resampling) : resampling_(resampling) {}
     // A better tree: new reference, and every branch's count back to the replicate count.
-    void newTree(const std::vector<Clade>& splits, double logLikelihood, const std::vector<double>& perFamily);
+    void newTree(const std::vector<Clade>& splits, double logLikelihood,
+                 const std::vector<double>& perFamily);
     // Same tree, new reference values (after a rate optimisation); counts kept.
     void newReference(double logLikelihood, const std::vector<double>& perFamily);
-    void rejected(const std::vector<Clade>& affected, double logLikelihood, const std::vector<double>& perFamily);
+    void rejected(const std::vector<Clade>& affected, double logLikelihood,
+                  const std::vector<double>& perFamily);
     int support(const Clade& split) const; // replicate count for a branch never tested
 
   private:

@@ -1,5 +1,6 @@
 #include "species_search/species_search.hpp"
 
+#include "engine/solver_report.hpp"
 #include "run/interruption.hpp"
 
 #include <chrono>
@@ -33,7 +34,8 @@ std::vector<std::string> nodeNames(const SpeciesTopology& tree) {
     const SpeciesTree species = tree.toSpeciesTree();
     const std::vector<int> order = tree.speciesTreeOrder();
     std::vector<std::string> names(tree.nodeCount());
-    for (int e = 0; e < species.size(); ++e) names[order[e]] = species.name(e);
+    for (int e = 0; e < species.size(); ++e)
+        names[order[e]] = species.name(e);
     return names;
 }
 
@@ -48,7 +50,8 @@ class Search {
   public:
     Search(CandidateScorer& scorer, const SpeciesSearchSettings& settings, const SearchObserver& observer,
            RandomSource& rng)
-        : scorer_(scorer), settings_(settings), observer_(observer), started_(std::chrono::steady_clock::now()),
+        : scorer_(scorer), settings_(settings), observer_(observer),
+          started_(std::chrono::steady_clock::now()),
           rootResampling_(familyCount(), settings.replicates, rng),
           khResampling_(familyCount(), settings.replicates, rng),
           bpResampling_(familyCount(), settings.replicates, rng), kh_(khResampling_), bp_(bpResampling_) {}
@@ -58,6 +61,8 @@ class Search {
         result_.theta = theta;
         result_.replicates = settings_.replicates;
         result_.evaluation = scorer_.evaluate(start, theta);
+        // A family impossible at these rates would make every comparison meaningless.
+        requireFiniteLikelihoods(*scorer_.datasetOn(start), theta, result_.evaluation);
         result_.startLogLikelihood = result_.evaluation.totalLogLikelihood;
         splits_ = treeSplits(start);
         record("start", start, result_.evaluation, true);

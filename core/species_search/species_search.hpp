@@ -21,12 +21,12 @@ std::string toString(SearchStrategy strategy);
 
 struct SpeciesSearchSettings {
     SearchStrategy strategy = SearchStrategy::Hybrid;
-    int maxRadius = 3;           // SPR rounds at radius 1, then 2, ... up to this while none pays
-    int rootDepth = 3;           // root moves past the best root in the searches between SPR rounds
-    bool optimizeRates = true;   // re-optimise the rates after every improving round
-    OptimizerSettings rates;     // for those re-optimisations
+    int maxRadius = 3;            // SPR rounds at radius 1, then 2, ... up to this while none pays
+    int rootDepth = 3;            // root moves past the best root in the searches between SPR rounds
+    bool optimizeRates = true;    // re-optimise the rates after every improving round
+    OptimizerSettings rates;      // for those re-optimisations
     double minImprovement = 1e-8; // a candidate must beat the current tree by more (nats; AleRax's)
-    int replicates = 1000;       // RELL replicates of the supports
+    int replicates = 1000;        // RELL replicates of the supports
     std::uint64_t seed = 123;
 
     // Throws std::invalid_argument naming the setting, its value and the valid range.
@@ -45,18 +45,18 @@ struct SearchStep {
 };
 
 struct RootSupport {
-    Clade split; // the root position: its split, side without leaf 0
+    Clade split;                     // the root position: its split, side without leaf 0
     double logLikelihoodRatio = 0.0; // LL − the best root's (<= 0)
     int rell = 0;                    // replicates this root wins
 };
 
 struct SpeciesSearchResult {
     SpeciesTopology start, best;
-    RateParameters theta; // the rates at the end
+    RateParameters theta;  // the rates at the end
     Evaluation evaluation; // of `best` at `theta`
     double startLogLikelihood = 0.0;
     std::vector<SearchStep> trace;
-    std::vector<RootSupport> roots;  // the last root search's positions
+    std::vector<RootSupport> roots;     // the last root search's positions
     std::map<Clade, int> kh, bootstrap; // branch supports of best's splits (HYBRID only)
     int replicates = 0;
     int evaluations = 0;

@@ -31,7 +31,8 @@ std::vector<int> postorderOf(const SpeciesTopology& t) {
 
 } // namespace
 
-SpeciesTopology SpeciesTopology::fromSpeciesTree(const SpeciesTree& tree, const std::vector<std::string>& leafOrder) {
+SpeciesTopology SpeciesTopology::fromSpeciesTree(const SpeciesTree& tree,
+                                                 const std::vector<std::string>& leafOrder) {
     const int leaves = tree.leafCount(), size = tree.size();
     SpeciesTopology t;
     t.parent_.assign(size, -1);
@@ -149,7 +150,8 @@ void SpeciesTopology::rerootAbove(int x) {
     if (x == root_) throw std::logic_error("the root has no branch above it");
     if (parent_[x] == root_) return;
     std::vector<int> path{x};
-    while (parent_[path.back()] != root_) path.push_back(parent_[path.back()]);
+    while (parent_[path.back()] != root_)
+        path.push_back(parent_[path.back()]);
     const int top = path.back();
     const int other = left_[root_] == top ? right_[root_] : left_[root_];
     // Reverse the path: each node keeps its child off the path and takes the next node up (the
@@ -181,7 +183,8 @@ std::vector<Clade> SpeciesTopology::clades() const {
         if (isLeaf(n)) {
             out[n][n / 64] |= std::uint64_t(1) << (n % 64);
         } else {
-            for (std::size_t w = 0; w < out[n].size(); ++w) out[n][w] = out[left_[n]][w] | out[right_[n]][w];
+            for (std::size_t w = 0; w < out[n].size(); ++w)
+                out[n][w] = out[left_[n]][w] | out[right_[n]][w];
         }
     }
     return out;
@@ -189,7 +192,8 @@ std::vector<Clade> SpeciesTopology::clades() const {
 
 Clade complementClade(const Clade& c, int leafCount) {
     Clade out = c;
-    for (std::size_t w = 0; w < out.size(); ++w) out[w] = ~out[w];
+    for (std::size_t w = 0; w < out.size(); ++w)
+        out[w] = ~out[w];
     if (leafCount % 64 != 0) out.back() &= (std::uint64_t(1) << (leafCount % 64)) - 1;
     return out;
 }
@@ -217,7 +221,8 @@ NewickTree SpeciesTopology::toNewickTree() const {
     // Children in a canonical order (the one holding the smaller leaf id first), so that one rooted
     // topology always gives the same species tree and bit-identical likelihoods.
     std::vector<int> smallest(nodeCount());
-    for (int n : postorderOf(*this)) smallest[n] = isLeaf(n) ? n : std::min(smallest[left_[n]], smallest[right_[n]]);
+    for (int n : postorderOf(*this))
+        smallest[n] = isLeaf(n) ? n : std::min(smallest[left_[n]], smallest[right_[n]]);
     NewickTree t;
     t.nodes.resize(nodeCount());
     for (int n = 0; n < nodeCount(); ++n) {

@@ -19,7 +19,8 @@ class SpeciesTopology {
     // Leaves keep the tree's left-to-right leaf order as ids, unless `leafOrder` (names) is given:
     // then leaf i is leafOrder[i] (the tree's leaves must be exactly those names; throws
     // std::invalid_argument naming what differs).
-    static SpeciesTopology fromSpeciesTree(const SpeciesTree& tree, const std::vector<std::string>& leafOrder = {});
+    static SpeciesTopology fromSpeciesTree(const SpeciesTree& tree,
+                                           const std::vector<std::string>& leafOrder = {});
 
     int nodeCount() const { return static_cast<int>(parent_.size()); }
     int leafCount() const { return static_cast<int>(leafNames_.size()); }

@@ -57,7 +57,8 @@ SpeciesTree randomSpeciesTree(std::vector<std::string> species, RandomSource& rn
         const int leaf = int(t.nodes.size()), parent = leaf + 1;
         t.nodes.push_back({species[i], 1.0, {}, parent, 0, 0});
         const bool leafLeft = rng.below(2) == 0;
-        t.nodes.push_back({"", 1.0, leafLeft ? std::vector<int>{leaf, target} : std::vector<int>{target, leaf},
+        t.nodes.push_back({"", 1.0,
+                           leafLeft ? std::vector<int>{leaf, target} : std::vector<int>{target, leaf},
                            t.nodes[target].parent, 0, 0});
         const int above = t.nodes[target].parent;
         if (above < 0)
@@ -76,7 +77,8 @@ SpeciesTree miniNjSpeciesTree(const std::vector<FamilyInput>& families) {
     auto grow = [&](int n) {
         for (auto* m : {&sum, &count}) {
             m->resize(n);
-            for (auto& row : *m) row.resize(n, 0.0);
+            for (auto& row : *m)
+                row.resize(n, 0.0);
         }
     };
     for (const FamilyInput& f : families) {
@@ -119,7 +121,8 @@ SpeciesTree miniNjSpeciesTree(const std::vector<FamilyInput>& families) {
                         }
                     };
                     if (tree.nodes[n].parent >= 0) relax(tree.nodes[n].parent, weight(n));
-                    for (int c : tree.nodes[n].children) relax(c, weight(c));
+                    for (int c : tree.nodes[n].children)
+                        relax(c, weight(c));
                 }
                 for (int other : tree.leaves()) {
                     if (other == leaf || speciesOf[other] < 0) continue;
@@ -136,7 +139,9 @@ SpeciesTree miniNjSpeciesTree(const std::vector<FamilyInput>& families) {
         }
     }
     const int n = int(species.size());
-    if (n < 3) throw std::invalid_argument("MiniNJ needs at least 3 species, the families have " + std::to_string(n));
+    if (n < 3)
+        throw std::invalid_argument("MiniNJ needs at least 3 species, the families have " +
+                                    std::to_string(n));
     const double inf = std::numeric_limits<double>::infinity();
     std::vector<std::vector<double>> D(n, std::vector<double>(n, 0.0));
     for (int i = 0; i < n; ++i)
@@ -179,7 +184,8 @@ SpeciesTree miniNjSpeciesTree(const std::vector<FamilyInput>& families) {
         t.nodes[node[p2]].parent = u;
         t.nodes[node[p2]].length = bl2 > 0 ? bl2 : 1.0;
         for (int k = 0; k < n; ++k)
-            if (active[k] && k != p1 && k != p2) D[p1][k] = D[k][p1] = 0.5 * (D[k][p1] + D[k][p2] - D[p1][p2]);
+            if (active[k] && k != p1 && k != p2)
+                D[p1][k] = D[k][p1] = 0.5 * (D[k][p1] + D[k][p2] - D[p1][p2]);
         active[p2] = false;
         node[p1] = u;
     }

@@ -33,10 +33,12 @@ double normalQuantile(double p) {
 double khPValue(const std::vector<double>& best, const std::vector<double>& other) {
     const std::size_t F = best.size();
     double delta = 0, mean = 0;
-    for (std::size_t f = 0; f < F; ++f) delta += best[f] - other[f];
+    for (std::size_t f = 0; f < F; ++f)
+        delta += best[f] - other[f];
     mean = delta / double(F);
     double ss = 0;
-    for (std::size_t f = 0; f < F; ++f) ss += (best[f] - other[f] - mean) * (best[f] - other[f] - mean);
+    for (std::size_t f = 0; f < F; ++f)
+        ss += (best[f] - other[f] - mean) * (best[f] - other[f] - mean);
     if (F < 2 || ss == 0) return delta > 0 ? 0.0 : 1.0;
     return 1.0 - normalCdf(delta / std::sqrt(double(F) * ss / double(F - 1)));
 }
@@ -44,13 +46,14 @@ double khPValue(const std::vector<double>& best, const std::vector<double>& othe
 namespace {
 double total(const std::vector<double>& v) {
     double s = 0;
-    for (double x : v) s += x;
+    for (double x : v)
+        s += x;
     return s;
 }
 } // namespace
 
-std::vector<std::vector<double>> resampledSums(const std::vector<std::vector<double>>& ll, int draws, int replicates,
-                                               RandomSource& rng) {
+std::vector<std::vector<double>> resampledSums(const std::vector<std::vector<double>>& ll, int draws,
+                                               int replicates, RandomSource& rng) {
     const std::size_t K = ll.size();
     const std::uint64_t F = K ? ll[0].size() : 0;
     std::vector<std::vector<double>> sums(K, std::vector<double>(replicates, 0.0));
@@ -58,28 +61,35 @@ std::vector<std::vector<double>> resampledSums(const std::vector<std::vector<dou
     for (int b = 0; b < replicates; ++b)
         for (int d = 0; d < draws; ++d) {
             const std::uint64_t f = rng.below(F);
-            for (std::size_t i = 0; i < K; ++i) sums[i][b] += ll[i][f];
+            for (std::size_t i = 0; i < K; ++i)
+                sums[i][b] += ll[i][f];
         }
     return sums;
 }
 
-std::vector<double> shPValues(const std::vector<std::vector<double>>& ll, const std::vector<std::vector<double>>& sums) {
+std::vector<double> shPValues(const std::vector<std::vector<double>>& ll,
+                              const std::vector<std::vector<double>>& sums) {
     const std::size_t K = ll.size();
     const std::size_t B = K ? sums[0].size() : 0;
     std::vector<std::vector<double>> centred = sums;
     for (std::vector<double>& s : centred) {
         const double mean = total(s) / double(B);
-        for (double& x : s) x -= mean;
+        for (double& x : s)
+            x -= mean;
     }
     double bestL = -INFINITY;
-    for (const std::vector<double>& t : ll) bestL = std::max(bestL, total(t));
+    for (const std::vector<double>& t : ll)
+        bestL = std::max(bestL, total(t));
     std::vector<double> p(K, 0.0);
     for (std::size_t b = 0; b < B; ++b) {
         double top = -INFINITY;
-        for (std::size_t i = 0; i < K; ++i) top = std::max(top, centred[i][b]);
-        for (std::size_t i = 0; i < K; ++i) p[i] += top - centred[i][b] >= bestL - total(ll[i]);
+        for (std::size_t i = 0; i < K; ++i)
+            top = std::max(top, centred[i][b]);
+        for (std::size_t i = 0; i < K; ++i)
+            p[i] += top - centred[i][b] >= bestL - total(ll[i]);
     }
-    for (double& x : p) x /= double(B);
+    for (double& x : p)
+        x /= double(B);
     return p;
 }
 
@@ -93,7 +103,8 @@ std::vector<double> bootstrapProbabilities(const std::vector<std::vector<double>
         ++wins[winner];
     }
     std::vector<double> bp(K);
-    for (std::size_t i = 0; i < K; ++i) bp[i] = double(wins[i]) / double(B); // exactly 0 or 1 when it is
+    for (std::size_t i = 0; i < K; ++i)
+        bp[i] = double(wins[i]) / double(B); // exactly 0 or 1 when it is
     return bp;
 }
 
@@ -125,7 +136,8 @@ double auPValue(const std::vector<double>& scales, const std::vector<double>& bp
     return 1 - normalCdf(v - c);
 }
 
-std::vector<TreeTestRow> testTrees(const std::vector<std::vector<double>>& ll, const TreeTestSettings& settings) {
+std::vector<TreeTestRow> testTrees(const std::vector<std::vector<double>>& ll,
+                                   const TreeTestSettings& settings) {
     settings.validate();
     const std::size_t K = ll.size();
     const int F = K ? int(ll[0].size()) : 0;
@@ -150,7 +162,8 @@ std::vector<TreeTestRow> testTrees(const std::vector<std::vector<double>>& ll, c
         rows[i].sh = sh[i];
         rows[i].bp = bpUnit[i];
         std::vector<double> bp;
-        for (const std::vector<double>& atScale : bpByScale) bp.push_back(atScale[i]);
+        for (const std::vector<double>& atScale : bpByScale)
+            bp.push_back(atScale[i]);
         rows[i].au = auPValue(settings.scales, bp, settings.replicates);
     }
     return rows;

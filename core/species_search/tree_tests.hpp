@@ -10,7 +10,7 @@
 namespace gpurec {
 
 struct TreeTestSettings {
-    int replicates = 10000;                       // per scale (CONSEL's default)
+    int replicates = 10000; // per scale (CONSEL's default)
     std::vector<double> scales{0.5, 0.6, 0.7, 0.8, 0.9, 1.0, 1.1, 1.2, 1.3, 1.4}; // r: r·F families drawn
     std::uint64_t seed = 123;
     void validate() const; // throws std::invalid_argument
@@ -30,10 +30,11 @@ struct TreeTestRow {
 double khPValue(const std::vector<double>& best, const std::vector<double>& other);
 // RELL replicate sums, sums[tree][b]: B resamples of `draws` families each, drawn on the fly (no
 // B × F table, which would not fit at genome scale).
-std::vector<std::vector<double>> resampledSums(const std::vector<std::vector<double>>& ll, int draws, int replicates,
-                                               RandomSource& rng);
+std::vector<std::vector<double>> resampledSums(const std::vector<std::vector<double>>& ll, int draws,
+                                               int replicates, RandomSource& rng);
 // SH p-values of every tree (ll[tree][family]) from replicate sums at scale 1.
-std::vector<double> shPValues(const std::vector<std::vector<double>>& ll, const std::vector<std::vector<double>>& sums);
+std::vector<double> shPValues(const std::vector<std::vector<double>>& ll,
+                              const std::vector<std::vector<double>>& sums);
 // Fraction of the replicates in which each tree has the largest sum (first tree wins ties).
 std::vector<double> bootstrapProbabilities(const std::vector<std::vector<double>>& sums);
 // AU from the bootstrap probabilities at the scales: z_r = Φ⁻¹(1 − BP(r)) fitted as
@@ -42,7 +43,8 @@ std::vector<double> bootstrapProbabilities(const std::vector<std::vector<double>
 // the scale nearest 1.
 double auPValue(const std::vector<double>& scales, const std::vector<double>& bp, int replicates);
 // Every test for every tree.
-std::vector<TreeTestRow> testTrees(const std::vector<std::vector<double>>& ll, const TreeTestSettings& settings);
+std::vector<TreeTestRow> testTrees(const std::vector<std::vector<double>>& ll,
+                                   const TreeTestSettings& settings);
 
 // Standard normal distribution function and its inverse.
 double normalCdf(double x);
