@@ -186,6 +186,22 @@ class CliSearch : public QObject {
                  qPrintable(r.err));
     }
 
+    void badOptions() {
+        const std::string sim = simulatedFolder(), dir = temporaryFolder("cli_search_opts");
+        const QStringList input{"-f", q(sim + "/families.txt"), "-p", q(dir + "/o")};
+        CliRun r = runGpurec(QStringList{"search", "-s", "MiniNJ", "--max-radius", "0"} + input);
+        QCOMPARE(r.exitCode, 105); // CLI11's validation error
+        QCOMPARE(r.err,
+                 QString("--max-radius: must be >= 1, got 0\nRun with --help for more information.\n"));
+        r = runGpurec(QStringList{"search", "-s", "MiniNJ", "--species-tree-search", "SPR"} + input);
+        QCOMPARE(r.exitCode, 105);
+        QVERIFY2(r.err.contains("--species-tree-search: SPR not in {HYBRID,REROOT}"), qPrintable(r.err));
+        r = runGpurec(QStringList{"test-trees", "-s", q(sim + "/species.nwk")} + input);
+        QCOMPARE(r.exitCode, 2);
+        QCOMPARE(r.err, QString("gpurec: error: test-trees needs two or more trees (-s T1 -s T2 ...)\n"));
+        QVERIFY(!std::filesystem::exists(dir + "/o/result.json"));
+    }
+
     void badStartTreesAreRefused() {
         const std::string sim = simulatedFolder(), dir = temporaryFolder("cli_search_bad");
         std::string tree = readText(sim + "/species.nwk");
