@@ -216,22 +216,25 @@ class Search {
         optimizeRates();
     }
 
+    // The rates are re-optimised only after a whole pass of SPR rounds: rates fitted to a tree far
+    // from the truth (a random start) explain its conflicts by transfers and then hold the search
+    // in that tree's neighbourhood.
     void hybrid() {
-        optimizeRates();
         rootSearch(settings_.rootDepth);
         for (;;) {
+            bool changed = false;
             for (int radius = 1; radius <= settings_.maxRadius;) {
                 if (sprRound(radius)) {
+                    changed = true;
                     rootSearch(settings_.rootDepth);
-                    optimizeRates();
                     radius = 1;
                 } else {
                     ++radius;
                 }
             }
-            const bool rooted = rootSearch(unlimitedDepth);
+            changed = rootSearch(unlimitedDepth) || changed;
             optimizeRates();
-            if (!rooted) break;
+            if (!changed) break;
         }
     }
 
