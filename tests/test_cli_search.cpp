@@ -4,6 +4,7 @@
 #include "cli_run.hpp"
 #include "support.hpp"
 
+#include "io/newick.hpp"
 #include "species_search/species_topology.hpp"
 
 #include <QtTest>
@@ -96,6 +97,40 @@ class CliSearch : public QObject {
         QVERIFY(trace.starts_with("step,move,log_likelihood,accepted,seconds,d,l,t,tree\n0,start,"));
         QVERIFY(readText(out + "/species_trees/species_tree_support_kh.newick").find(")100") !=
                 std::string::npos);
+    }
+
+    // REROOT from the true tree rooted elsewhere: the true rooted tree back, root files with every
+    // position (the true one at LLR 0), no branch-support files.
+    void rerootFindsTheTrueRoot() {
+        const std::string sim = simulatedFolder(), dir = temporaryFolder("cli_reroot");
+        const SpeciesTree truth = SpeciesTree::readFile(sim + "/species.nwk");
+        const SpeciesTopology t = SpeciesTopology::fromSpeciesTree(truth);
+        SpeciesTopology start = t;
+        const int side = t.isLeaf(t.left(t.root())) ? t.right(t.root()) : t.left(t.root());
+        start.rerootAbove(t.left(side)); // one move from the true root
+        QVERIFY(start.canonicalNewick() != t.canonicalNewick());
+        writeFile(dir + "/start.nwk", start.toSpeciesTree().toNewick(true) + "\n");
+        CliRun r = runGpurec({"search", "-s", q(dir + "/start.nwk"), "--species-tree-search", "REROOT", "-f",
+                              q(sim + "/families.txt"), "--replicates", "100", "-p", q(dir + "/out")});
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        const SpeciesTopology inferred = SpeciesTopology::fromSpeciesTree(
+            SpeciesTree::readFile(dir + "/out/species_trees/inferred_species_tree.newick"), t.leafNames());
+        QCOMPARE(inferred.canonicalNewick(), t.canonicalNewick());
+        QVERIFY(!std::filesystem::exists(dir + "/out/species_trees/species_tree_support_kh.newick"));
+        const std::string llr = readText(dir + "/out/species_trees/species_tree_root_llr.newick");
+        const std::string rell = readText(dir + "/out/species_trees/species_tree_root_rell.newick");
+        // Every non-root node carries a value: 2n − 2 labels, the root's two children the best's.
+        const NewickTree labelled = parseNewick(llr, "llr").front();
+        int zeros = 0;
+        for (int n = 0; n < int(labelled.nodes.size()); ++n) {
+            if (n == labelled.root) continue;
+            const std::string& name = labelled.nodes[n].label;
+            const std::string value = labelled.isLeaf(n) ? name.substr(name.find('_') + 1) : name;
+            QVERIFY2(std::stod(value) <= 0, name.c_str());
+            zeros += std::stod(value) == 0;
+        }
+        QCOMPARE(zeros, 2);
+        QVERIFY(rell.find(")100:") != std::string::npos || rell.find("_100:") != std::string::npos);
     }
 
     // SIGINT once the search has started: exit status 130 with the best tree so far and result.json.
