@@ -152,10 +152,4 @@ std::vector<int> RootTable::rellCounts(const FamilyResampling& resampling) const
     return wins;
 }
 
-const RootCandidate* RootTable::find(const Clade& split) const {
-    for (const RootCandidate& r : roots_)
-        if (r.split == split) return &r;
-    return nullptr;
-}
-
 } // namespace gpurec

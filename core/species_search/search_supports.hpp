@@ -85,8 +85,6 @@ class RootTable {
     double logLikelihoodRatio(const RootCandidate& root) const;
     // Replicates each root wins (first evaluated wins ties), in table order; sums to the replicates.
     std::vector<int> rellCounts(const FamilyResampling& resampling) const;
-    // The entry for a split, or null.
-    const RootCandidate* find(const Clade& split) const;
 
   private:
     std::vector<RootCandidate> roots_;

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <stdexcept>
-#include <unordered_map>
 #include <utility>
 
 namespace gpurec {
@@ -247,10 +246,6 @@ std::vector<int> SpeciesTopology::speciesTreeOrder() const {
 
 SpeciesTree SpeciesTopology::toSpeciesTree() const {
     return SpeciesTree::fromNewick(toNewickTree());
-}
-
-bool containsClade(const std::vector<Clade>& clades, const Clade& c) {
-    return std::find(clades.begin(), clades.end(), c) != clades.end();
 }
 
 int rootedRobinsonFoulds(const SpeciesTopology& a, const SpeciesTopology& b) {

@@ -64,7 +64,6 @@ class SpeciesTopology {
 
   private:
     void replaceChild(int parent, int oldChild, int newChild);
-    void subtreeNewick(int n, const std::vector<std::string>& sortedLabels, std::string& out) const;
 
     std::vector<int> parent_, left_, right_;
     std::vector<std::string> leafNames_;
@@ -74,8 +73,6 @@ class SpeciesTopology {
 // Rooted Robinson–Foulds distance: clades (non-root, non-leaf) in one tree and not the other,
 // counted on both sides. The trees must share leaf ids.
 int rootedRobinsonFoulds(const SpeciesTopology& a, const SpeciesTopology& b);
-// True when the clade is in the list.
-bool containsClade(const std::vector<Clade>& clades, const Clade& c);
 Clade complementClade(const Clade& c, int leafCount);
 
 } // namespace gpurec
