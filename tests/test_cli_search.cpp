@@ -221,6 +221,24 @@ class CliSearch : public QObject {
                  qPrintable(r.err));
     }
 
+    // Per-family rates: each family's rates file, and the per-family likelihoods add up to the total.
+    void perFamilyRates() {
+        const std::string sim = simulatedFolder(), out = temporaryFolder("cli_search_fam") + "/out";
+        CliRun r =
+            runGpurec({"search", "-s", q(sim + "/species.nwk"), "--model-parametrization", "PER-FAMILY", "-f",
+                       q(sim + "/families.txt"), "--replicates", "50", "--max-radius", "1", "-p", q(out)});
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        const nlohmann::json j = readJson(out + "/result.json");
+        QCOMPARE(std::string(j["search"]["model_parametrization"]), std::string("genewise"));
+        QCOMPARE(j["search"]["rates"].size(), j["families"].size());
+        for (const auto& [family, rates] : j["search"]["rates"].items())
+            QVERIFY2(std::filesystem::exists(out + "/model_parameters/" + family + "_rates.txt"),
+                     family.c_str());
+        QVERIFY(relativeError(totalOfPerFamilyFile(out + "/per_fam_likelihoods.txt"),
+                              double(j["search"]["log_likelihood"])) < 1e-12);
+        QVERIFY(double(j["search"]["log_likelihood"]) > double(j["search"]["start_log_likelihood"]));
+    }
+
     void badOptions() {
         const std::string sim = simulatedFolder(), dir = temporaryFolder("cli_search_opts");
         const QStringList input{"-f", q(sim + "/families.txt"), "-p", q(dir + "/o")};

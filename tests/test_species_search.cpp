@@ -353,6 +353,10 @@ class SpeciesSearch : public QObject {
                      e.what());
         }
         QVERIFY_THROWS_EXCEPTION(InputError, parseTree("((A,B,C),D);"));
+        // Per-species rates belong to one tree.
+        const RateParameters specieswise(RateMode::Specieswise, species.size(), 0, {0.1, 0.1, 0.1});
+        QVERIFY_THROWS_EXCEPTION(std::invalid_argument,
+                                 searchSpeciesTree(scorer, scorer.loadedTopology(), specieswise, {}));
         QCOMPARE(scorer.topologyOf(parseTree("((D,C),(B,A));")).canonicalNewick(),
                  std::string("((A,B),(C,D));"));
     }

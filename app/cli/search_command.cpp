@@ -23,6 +23,7 @@ struct SearchOptions {
     EngineOptions engine;
     OutputOptions output;
     std::string strategy = "HYBRID";
+    std::string parametrization = "GLOBAL";
     SpeciesSearchSettings settings;
     bool fixRates = false;
 };
@@ -69,8 +70,14 @@ SpeciesTree startTree(const SearchOptions& o, const std::vector<FamilyInput>& fa
     return tree;
 }
 
-nlohmann::json ratesJson(Rates r) {
-    return {{"D", r.d}, {"L", r.l}, {"T", r.t}};
+// Global rates, or each family's.
+nlohmann::json ratesJson(const Dataset& data, const RateParameters& theta) {
+    auto one = [](Rates r) { return nlohmann::json{{"D", r.d}, {"L", r.l}, {"T", r.t}}; };
+    if (theta.mode() == RateMode::Global) return one(theta.rates(0));
+    nlohmann::json rows = nlohmann::json::object();
+    for (int r = 0; r < theta.rowCount(); ++r)
+        rows[data.families[r].name] = one(theta.rates(r));
+    return rows;
 }
 
 } // namespace
@@ -89,6 +96,9 @@ void registerSearch(CLI::App& root) {
     app->add_option("--species-tree-search", o->strategy,
                     "HYBRID (SPR and root moves, default) or REROOT (root position only)")
         ->check(CLI::IsMember({"HYBRID", "REROOT"}));
+    app->add_option("--model-parametrization", o->parametrization,
+                    "GLOBAL (default) or PER-FAMILY (each family its own rates)")
+        ->check(CLI::IsMember({"GLOBAL", "PER-FAMILY"}));
     addNumber(*app, "--max-radius", o->settings.maxRadius,
               "Largest SPR radius tried when smaller ones stop paying (default 3)", NumberRange::atLeast(1));
     addNumber(*app, "--root-depth", o->settings.rootDepth,
@@ -135,7 +145,7 @@ void registerSearch(CLI::App& root) {
                 return selectBackend(device, d, limits).backend;
             },
             solver);
-        const RateParameters theta = initialRates(o->rates, data, RateMode::Global);
+        const RateParameters theta = initialRates(o->rates, data, parseRateMode(o->parametrization));
         std::printf("%zu families, %d species, %lld clades on %s; %s search from %s\n", data.families.size(),
                     data.species.leafCount(), data.cladeCount(), first.description.c_str(),
                     toString(settings.strategy).c_str(), o->input.species.c_str());
@@ -172,7 +182,8 @@ void registerSearch(CLI::App& root) {
                        {"inferred_tree", result.best.toSpeciesTree().toNewick(true)},
                        {"start_log_likelihood", result.startLogLikelihood},
                        {"log_likelihood", result.evaluation.totalLogLikelihood},
-                       {"rates", ratesJson(result.theta.rates(0))},
+                       {"model_parametrization", toString(result.theta.mode())},
+                       {"rates", ratesJson(data, result.theta)},
                        {"steps", result.trace.size()},
                        {"evaluations", result.evaluations},
                        {"seconds", result.seconds},
@@ -185,11 +196,15 @@ void registerSearch(CLI::App& root) {
         addRunDescription(j, input, in, first.description, solver);
         j["options"]["species_tree"] = o->input.species;
         writeJson(outdir + "/result.json", j);
-        std::printf("%s after %zu steps (%d evaluations, %.2f s): LL %.10f (start %.10f), rates D %.6g L "
-                    "%.6g T %.6g\n",
+        const Rates r0 = result.theta.rates(0);
+        const std::string rates = result.theta.mode() == RateMode::Global
+                                      ? "rates D " + std::to_string(r0.d) + " L " + std::to_string(r0.l) +
+                                            " T " + std::to_string(r0.t)
+                                      : "per-family rates in model_parameters/";
+        std::printf("%s after %zu steps (%d evaluations, %.2f s): LL %.10f (start %.10f), %s\n",
                     result.interrupted ? "interrupted" : "done", result.trace.size(), result.evaluations,
                     result.seconds, result.evaluation.totalLogLikelihood, result.startLogLikelihood,
-                    result.theta.rates(0).d, result.theta.rates(0).l, result.theta.rates(0).t);
+                    rates.c_str());
         printEarlyStops(result.evaluation.stats);
         std::printf("wrote %s/species_trees/, %s/per_fam_likelihoods.txt, %s/model_parameters/, "
                     "%s/search_trace.csv and %s/result.json\n",

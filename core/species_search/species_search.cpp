@@ -256,8 +256,10 @@ SpeciesSearchResult searchSpeciesTree(CandidateScorer& scorer, const SpeciesTopo
                                       const RateParameters& theta, const SpeciesSearchSettings& settings,
                                       const SearchObserver& observer) {
     settings.validate();
-    if (theta.mode() != RateMode::Global)
-        throw std::invalid_argument("the species-tree search re-optimises global rates only");
+    if (theta.mode() == RateMode::Specieswise)
+        throw std::invalid_argument(
+            "per-species rates are tied to one species tree: the species-tree search takes "
+            "global or per-family rates");
     RandomSource rng(settings.seed);
     Search search(scorer, settings, observer, rng);
     return search.run(start, theta);

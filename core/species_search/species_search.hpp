@@ -41,7 +41,7 @@ struct SearchStep {
     double logLikelihood = 0.0;
     bool accepted = false; // it became the current tree (or the rates were kept)
     double seconds = 0.0;  // since the start of the search
-    Rates rates;           // the global rates it was scored with
+    Rates rates;           // the global rates it was scored with (per-family rates: family 0's)
 };
 
 struct RootSupport {
@@ -67,7 +67,7 @@ struct SpeciesSearchResult {
 // Called after every trace row (a candidate, accepted or not).
 using SearchObserver = std::function<void(const SearchStep&)>;
 
-// Searches from `start` with the global rates θ. A SIGINT/SIGTERM stops it before the next
+// Searches from `start` with the global or per-family rates θ. A SIGINT/SIGTERM stops it before the next
 // candidate, with the best tree so far (the result's `interrupted` set).
 SpeciesSearchResult searchSpeciesTree(CandidateScorer& scorer, const SpeciesTopology& start,
                                       const RateParameters& theta, const SpeciesSearchSettings& settings,
