@@ -17,6 +17,8 @@ inline void buildCli(CLI::App& app) {
     registerSimulate(app);
     registerCheck(app);
     registerBench(app);
+    registerSearch(app);
+    registerTestTrees(app);
 }
 
 } // namespace gpurec::cli

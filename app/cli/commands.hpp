@@ -10,4 +10,6 @@ void registerSampleRecovery(CLI::App& root);
 void registerSimulate(CLI::App& root);
 void registerCheck(CLI::App& root);
 void registerBench(CLI::App& root);
+void registerSearch(CLI::App& root);
+void registerTestTrees(CLI::App& root);
 } // namespace gpurec::cli

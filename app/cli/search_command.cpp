@@ -1,0 +1,217 @@
+#include "cli_common.hpp"
+#include "commands.hpp"
+
+#include "io/output_file.hpp"
+#include "io/result_writer.hpp"
+#include "optim/rate_files.hpp"
+#include "run/interruption.hpp"
+#include "species_search/search_files.hpp"
+#include "species_search/start_trees.hpp"
+
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <set>
+
+namespace gpurec::cli {
+
+namespace {
+
+struct SearchOptions {
+    InputOptions input;
+    RateOptions rates;
+    EngineOptions engine;
+    OutputOptions output;
+    std::string strategy = "HYBRID";
+    std::string parametrization = "GLOBAL";
+    SpeciesSearchSettings settings;
+    bool fixRates = false;
+};
+
+std::vector<FamilyInput> listedFamilies(const InputOptions& o) {
+    std::vector<FamilyInput> inputs;
+    if (!o.families.empty()) inputs = readFamiliesFile(o.families);
+    std::vector<FamilyInput> listed = familiesFromGeneTreeFiles(o.geneTrees);
+    inputs.insert(inputs.end(), listed.begin(), listed.end());
+    if (inputs.empty()) throw std::invalid_argument("no gene families given (use -f or gene-tree files)");
+    return inputs;
+}
+
+// The start tree the user asked for: MiniNJ, Random (seeded) or a file whose leaves must be
+// exactly the families' species.
+SpeciesTree startTree(const SearchOptions& o, const std::vector<FamilyInput>& families) {
+    const std::string& s = o.input.species;
+    if (s == "MiniNJ") return miniNjSpeciesTree(families);
+    if (s == "Random" || s == "random") {
+        RandomSource rng(o.settings.seed);
+        return randomSpeciesTree(familySpecies(families), rng);
+    }
+    std::vector<std::string> warnings;
+    SpeciesTree tree = SpeciesTree::readFile(s, &warnings);
+    for (const std::string& w : warnings)
+        std::cerr << "gpurec: warning: " << w << "\n";
+    const std::vector<std::string> species = familySpecies(families);
+    const std::set<std::string> mapped(species.begin(), species.end());
+    std::string missing, unused;
+    int nMissing = 0, nUnused = 0;
+    for (const std::string& name : species)
+        if (tree.find(name) < 0 || !tree.isLeaf(tree.find(name)))
+            missing += (nMissing++ < 5 ? " " + name : std::string());
+    for (int e : tree.leaves())
+        if (!mapped.count(tree.name(e))) unused += (nUnused++ < 5 ? " " + tree.name(e) : std::string());
+    if (nMissing + nUnused > 0)
+        throw std::invalid_argument(
+            s + ": the start tree's leaves do not match the families' species" +
+            (nMissing ? "; " + std::to_string(nMissing) +
+                            " species of the families are not leaves of it:" + missing
+                      : std::string()) +
+            (nUnused ? "; " + std::to_string(nUnused) + " of its leaves have no gene:" + unused
+                     : std::string()));
+    return tree;
+}
+
+// Global rates, or each family's.
+nlohmann::json ratesJson(const Dataset& data, const RateParameters& theta) {
+    auto one = [](Rates r) { return nlohmann::json{{"D", r.d}, {"L", r.l}, {"T", r.t}}; };
+    if (theta.mode() == RateMode::Global) return one(theta.rates(0));
+    nlohmann::json rows = nlohmann::json::object();
+    for (int r = 0; r < theta.rowCount(); ++r)
+        rows[data.families[r].name] = one(theta.rates(r));
+    return rows;
+}
+
+} // namespace
+
+void registerSearch(CLI::App& root) {
+    auto o = std::make_shared<SearchOptions>();
+    CLI::App* app = root.add_subcommand(
+        "search",
+        "Maximum-likelihood species tree (SPR and re-rooting with rate re-optimisation; AleRax's files)");
+    addInputOptions(*app, o->input);
+    app->get_option("--species-tree")
+        ->description(
+            "Start tree: a rooted binary Newick file, MiniNJ (distance tree of the families) or Random");
+    addRateOptions(*app, o->rates, NumberRange::positive());
+    addEngineOptions(*app, o->engine, true);
+    app->add_option("--species-tree-search", o->strategy,
+                    "HYBRID (SPR and root moves, default) or REROOT (root position only)")
+        ->check(CLI::IsMember({"HYBRID", "REROOT"}));
+    app->add_option("--model-parametrization", o->parametrization,
+                    "GLOBAL (default) or PER-FAMILY (each family its own rates)")
+        ->check(CLI::IsMember({"GLOBAL", "PER-FAMILY"}));
+    addNumber(*app, "--max-radius", o->settings.maxRadius,
+              "Largest SPR radius tried when smaller ones stop paying (default 3)", NumberRange::atLeast(1));
+    addNumber(*app, "--root-depth", o->settings.rootDepth,
+              "Root moves past the best root in the root searches between SPR rounds (default 3)",
+              NumberRange::atLeast(1));
+    addNumber(*app, "--replicates", o->settings.replicates,
+              "RELL replicates of the KH, bootstrap and root supports (default 1000)",
+              NumberRange::atLeast(1));
+    addNumber(*app, "--seed", o->settings.seed,
+              "Seed of the Random start tree and the replicates (default 123)");
+    addNumber(*app, "--rate-iterations", o->settings.rates.max_iter,
+              "Iterations of each rate re-optimisation at most (default 100)", NumberRange::atLeast(1));
+    app->add_flag("--fix-rates", o->fixRates, "Keep the starting rates (no re-optimisation)");
+    addOutputOptions(*app, o->output);
+    app->callback([o] {
+        SolverOptions solver = solverOptionsFrom(o->engine);
+        SpeciesSearchSettings settings = o->settings;
+        settings.strategy = parseSearchStrategy(o->strategy);
+        settings.optimizeRates = !o->fixRates;
+        settings.validate();
+        const std::string& outdir = o->output.outdir;
+        const std::string trees = outdir + "/species_trees";
+        prepareOutputs(o->output, {"species_trees", "per_fam_likelihoods.txt", "model_parameters",
+                                   "search_trace.csv", "result.json"});
+        const InterruptionHandlers handlers; // from here on a signal ends the search with its best tree
+        ensureDirectory(trees);
+        const SpeciesTree start = startTree(*o, listedFamilies(o->input));
+        const std::string startPath = trees + "/starting_species_tree.newick";
+        writeFileAtomically(startPath, start.toNewick(true) + "\n");
+        writeFileAtomically(trees + "/inferred_species_tree.newick",
+                            SpeciesTopology::fromSpeciesTree(start).toSpeciesTree().toNewick(true) + "\n");
+        InputOptions input = o->input;
+        input.species = startPath; // the families are mapped onto the start tree
+        LoadedInput in = loadOrExplain(input, o->engine.threads);
+        throwIfInterrupted();
+        const Dataset& data = *in.dataset;
+        BackendChoice first = backendFrom(o->engine, in.dataset);
+        BatchLimits limits;
+        if (!o->engine.gpuMemoryLimit.empty()) limits.memoryBytes = parseByteSize(o->engine.gpuMemoryLimit);
+        const std::string device = o->engine.device;
+        CandidateScorer scorer(
+            in.dataset,
+            [device, limits](std::shared_ptr<const Dataset> d) {
+                return selectBackend(device, d, limits).backend;
+            },
+            solver);
+        const RateParameters theta = initialRates(o->rates, data, parseRateMode(o->parametrization));
+        std::printf("%zu families, %d species, %lld clades on %s; %s search from %s\n", data.families.size(),
+                    data.species.leafCount(), data.cladeCount(), first.description.c_str(),
+                    toString(settings.strategy).c_str(), o->input.species.c_str());
+        std::fflush(stdout);
+
+        const std::string tracePath = outdir + "/search_trace.csv";
+        std::ofstream trace(tracePath);
+        if (!(trace << searchTraceHeader() << std::endl))
+            throw std::runtime_error("cannot write " + tracePath);
+        std::string traceText = searchTraceHeader() + "\n";
+        SpeciesSearchResult result =
+            searchSpeciesTree(scorer, scorer.loadedTopology(), theta, settings, [&](const SearchStep& step) {
+                const std::string row = searchTraceRow(step);
+                traceText += row + "\n";
+                if (!(trace << row << std::endl)) throw std::runtime_error("cannot write " + tracePath);
+                if (step.accepted && step.move != "rates") {
+                    // The best tree so far survives a kill.
+                    writeFileAtomically(trees + "/inferred_species_tree.newick", step.newick + "\n");
+                    std::printf("step %d: %s, LL %.10f\n", step.index, step.move.c_str(), step.logLikelihood);
+                    std::fflush(stdout);
+                }
+            });
+        trace.close();
+        writeFileAtomically(tracePath, traceText);
+
+        writeSearchTrees(trees, result, settings.strategy);
+        std::shared_ptr<const Dataset> onBest = scorer.datasetOn(result.best);
+        writePerFamilyLikelihoods(outdir + "/per_fam_likelihoods.txt", *onBest, result.evaluation);
+        writeRateFiles(outdir + "/model_parameters", *onBest, result.theta);
+        nlohmann::json j = evaluationJson(*onBest, result.evaluation);
+        j["search"] = {{"strategy", toString(settings.strategy)},
+                       {"start", o->input.species},
+                       {"starting_tree", result.start.toSpeciesTree().toNewick(true)},
+                       {"inferred_tree", result.best.toSpeciesTree().toNewick(true)},
+                       {"start_log_likelihood", result.startLogLikelihood},
+                       {"log_likelihood", result.evaluation.totalLogLikelihood},
+                       {"model_parametrization", toString(result.theta.mode())},
+                       {"rates", ratesJson(data, result.theta)},
+                       {"steps", result.trace.size()},
+                       {"evaluations", result.evaluations},
+                       {"seconds", result.seconds},
+                       {"max_radius", settings.maxRadius},
+                       {"root_depth", settings.rootDepth},
+                       {"replicates", settings.replicates},
+                       {"seed", settings.seed},
+                       {"fix_rates", o->fixRates},
+                       {"interrupted", result.interrupted}};
+        addRunDescription(j, input, in, first.description, solver);
+        j["options"]["species_tree"] = o->input.species;
+        writeJson(outdir + "/result.json", j);
+        const Rates r0 = result.theta.rates(0);
+        const std::string rates = result.theta.mode() == RateMode::Global
+                                      ? "rates D " + std::to_string(r0.d) + " L " + std::to_string(r0.l) +
+                                            " T " + std::to_string(r0.t)
+                                      : "per-family rates in model_parameters/";
+        std::printf("%s after %zu steps (%d evaluations, %.2f s): LL %.10f (start %.10f), %s\n",
+                    result.interrupted ? "interrupted" : "done", result.trace.size(), result.evaluations,
+                    result.seconds, result.evaluation.totalLogLikelihood, result.startLogLikelihood,
+                    rates.c_str());
+        printEarlyStops(result.evaluation.stats);
+        std::printf("wrote %s/species_trees/, %s/per_fam_likelihoods.txt, %s/model_parameters/, "
+                    "%s/search_trace.csv and %s/result.json\n",
+                    outdir.c_str(), outdir.c_str(), outdir.c_str(), outdir.c_str(), outdir.c_str());
+        std::fflush(stdout);
+        throwIfInterrupted();
+    });
+}
+
+} // namespace gpurec::cli

@@ -1,0 +1,82 @@
+#include "species_search/candidate_scorer.hpp"
+
+#include "optim/recon_model.hpp"
+
+#include <stdexcept>
+
+namespace gpurec {
+
+CandidateScorer::CandidateScorer(std::shared_ptr<const Dataset> families, BackendFactory factory,
+                                 SolverOptions options)
+    : families_(std::move(families)), factory_(std::move(factory)), options_(std::move(options)),
+      loaded_(SpeciesTopology::fromSpeciesTree(families_->species)) {
+    options_.validate();
+    const SpeciesTree& species = families_->species;
+    std::vector<int> leafId(species.size(), -1);
+    for (int id = 0; id < loaded_.leafCount(); ++id)
+        leafId[species.find(loaded_.leafNames()[id])] = id;
+    for (const GeneFamily& f : families_->families) {
+        std::vector<int> ids;
+        ids.reserve(f.geneSpecies.size());
+        for (int e : f.geneSpecies)
+            ids.push_back(leafId[e]);
+        geneLeaf_.push_back(std::move(ids));
+    }
+}
+
+SpeciesTopology CandidateScorer::topologyOf(const SpeciesTree& tree) const {
+    std::vector<std::string> missing, extra;
+    for (const std::string& name : loaded_.leafNames())
+        if (tree.find(name) < 0 || !tree.isLeaf(tree.find(name))) missing.push_back(name);
+    for (int e : tree.leaves())
+        if (families_->species.find(tree.name(e)) < 0) extra.push_back(tree.name(e));
+    if (!missing.empty() || !extra.empty()) {
+        auto list = [](const std::vector<std::string>& names) {
+            std::string out;
+            for (std::size_t i = 0; i < names.size() && i < 5; ++i)
+                out += (i ? ", " : "") + names[i];
+            return out + (names.size() > 5 ? ", ..." : "");
+        };
+        std::string message = "the tree's leaves do not match the families' species";
+        if (!missing.empty()) message += "; missing: " + list(missing);
+        if (!extra.empty()) message += "; not in the families' species: " + list(extra);
+        throw std::invalid_argument(message);
+    }
+    return SpeciesTopology::fromSpeciesTree(tree, loaded_.leafNames());
+}
+
+std::shared_ptr<const Dataset> CandidateScorer::datasetOn(const SpeciesTopology& tree) const {
+    auto data = std::make_shared<Dataset>();
+    data->species = tree.toSpeciesTree();
+    data->transferConstraint = families_->transferConstraint;
+    std::vector<int> leafIndex(tree.leafCount());
+    for (int id = 0; id < tree.leafCount(); ++id)
+        leafIndex[id] = data->species.find(tree.leafNames()[id]);
+    data->families = families_->families;
+    for (std::size_t f = 0; f < data->families.size(); ++f)
+        for (std::size_t g = 0; g < geneLeaf_[f].size(); ++g)
+            data->families[f].geneSpecies[g] = leafIndex[geneLeaf_[f][g]];
+    return data;
+}
+
+Evaluation CandidateScorer::evaluate(const SpeciesTopology& tree, const RateParameters& theta) {
+    if (theta.mode() == RateMode::Specieswise)
+        throw std::invalid_argument(
+            "per-species rates are tied to one species tree; candidates take global or "
+            "per-family rates");
+    std::unique_ptr<LikelihoodBackend> backend = factory_(datasetOn(tree));
+    ++evaluations_;
+    return backend->evaluate(theta, options_, false);
+}
+
+OptimizationResult CandidateScorer::optimizeRates(const SpeciesTopology& tree, const RateParameters& theta,
+                                                  const OptimizerSettings& settings, Evaluation& evaluation) {
+    std::shared_ptr<const Dataset> data = datasetOn(tree);
+    ReconModel model(data, factory_(data), theta, options_);
+    OptimizationResult result = gpurec::optimizeRates(model, settings);
+    evaluations_ += result.evaluations;
+    evaluation = model.lastEvaluation();
+    return result;
+}
+
+} // namespace gpurec

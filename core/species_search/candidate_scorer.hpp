@@ -1,0 +1,50 @@
+#pragma once
+// Scores candidate species trees on a fixed set of families. The families' clade sets depend only
+// on the gene trees, so a candidate needs no re-reading or re-amalgamation: its dataset shares the
+// clade sets' contents and only re-indexes each gene's species leaf onto the candidate's postorder.
+#include "engine/backend.hpp"
+#include "optim/optimizer.hpp"
+#include "species_search/species_topology.hpp"
+
+#include <functional>
+#include <memory>
+#include <vector>
+
+namespace gpurec {
+
+// Builds a backend (CPU threads or CUDA) for a dataset; called once per candidate tree.
+using BackendFactory = std::function<std::unique_ptr<LikelihoodBackend>(std::shared_ptr<const Dataset>)>;
+
+class CandidateScorer {
+  public:
+    // `families`: the families loaded on any species tree with the candidates' leaves.
+    CandidateScorer(std::shared_ptr<const Dataset> families, BackendFactory factory, SolverOptions options);
+
+    const Dataset& families() const { return *families_; }
+    const SolverOptions& solverOptions() const { return options_; }
+    // The families' own species tree as a topology (leaf ids: its left-to-right leaf order).
+    const SpeciesTopology& loadedTopology() const { return loaded_; }
+    // A tree over the same leaves as a topology with the scorer's leaf ids; throws
+    // std::invalid_argument when its leaves differ from the families' species tree's.
+    SpeciesTopology topologyOf(const SpeciesTree& tree) const;
+
+    // The families on the candidate: same clade sets, genes mapped to the candidate's leaves.
+    std::shared_ptr<const Dataset> datasetOn(const SpeciesTopology& tree) const;
+    // Per-family and total log-likelihoods on the candidate at θ (global or per-family rates).
+    Evaluation evaluate(const SpeciesTopology& tree, const RateParameters& theta);
+    // Maximum-likelihood rates on the candidate from θ; the result's model evaluation is returned
+    // in `evaluation`.
+    OptimizationResult optimizeRates(const SpeciesTopology& tree, const RateParameters& theta,
+                                     const OptimizerSettings& settings, Evaluation& evaluation);
+    int evaluations() const { return evaluations_; }
+
+  private:
+    std::shared_ptr<const Dataset> families_;
+    BackendFactory factory_;
+    SolverOptions options_;
+    SpeciesTopology loaded_;
+    std::vector<std::vector<int>> geneLeaf_; // family -> gene -> topology leaf id
+    int evaluations_ = 0;
+};
+
+} // namespace gpurec

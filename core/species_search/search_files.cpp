@@ -1,0 +1,89 @@
+#include "species_search/search_files.hpp"
+
+#include "io/csv_field.hpp"
+#include "io/output_file.hpp"
+
+#include <cstdio>
+#include <functional>
+
+namespace gpurec {
+
+namespace {
+
+std::string number(double v) {
+    char buf[40];
+    std::snprintf(buf, sizeof buf, "%.17g", v);
+    return buf;
+}
+
+// The tree with AleRax's node names, lengths 1, and `relabel` applied to every node it names.
+std::string labelledNewick(const SpeciesTopology& tree,
+                           const std::function<std::string(int, const std::string&)>& relabel) {
+    NewickTree t = tree.toNewickTree();
+    const std::vector<std::string> names = nodeNames(tree);
+    for (int n = 0; n < tree.nodeCount(); ++n)
+        t.nodes[n].label = relabel(n, names[n]);
+    return writeNewick(t, {true, true});
+}
+
+std::string rootNewick(const SpeciesTopology& tree, const std::vector<RootSupport>& roots,
+                       const std::function<std::string(const RootSupport&)>& value) {
+    return labelledNewick(tree, [&](int n, const std::string& name) {
+        if (n == tree.root()) return name;
+        const Clade split = tree.rootSplitAbove(n);
+        for (const RootSupport& r : roots)
+            if (r.split == split) return tree.isLeaf(n) ? name + "_" + value(r) : value(r);
+        return name;
+    });
+}
+
+} // namespace
+
+std::string branchSupportNewick(const SpeciesTopology& tree, const std::map<Clade, int>& supports,
+                                int replicates) {
+    const std::vector<Clade> clades = tree.clades();
+    return labelledNewick(tree, [&](int n, const std::string& name) {
+        if (tree.isLeaf(n)) return name;
+        if (n == tree.root()) return std::to_string(replicates);
+        auto it = supports.find(splitAbove(tree, clades, n));
+        // A root child whose sibling is a leaf has a trivial split: in every tree.
+        return std::to_string(it == supports.end() ? replicates : it->second);
+    });
+}
+
+std::string rootLlrNewick(const SpeciesTopology& tree, const std::vector<RootSupport>& roots) {
+    return rootNewick(tree, roots, [](const RootSupport& r) { return number(r.logLikelihoodRatio); });
+}
+
+std::string rootRellNewick(const SpeciesTopology& tree, const std::vector<RootSupport>& roots) {
+    return rootNewick(tree, roots, [](const RootSupport& r) { return std::to_string(r.rell); });
+}
+
+std::string searchTraceHeader() {
+    return "step,move,log_likelihood,accepted,seconds,d,l,t,tree";
+}
+
+std::string searchTraceRow(const SearchStep& s) {
+    return std::to_string(s.index) + "," + csvField(s.move) + "," + number(s.logLikelihood) + "," +
+           (s.accepted ? "1" : "0") + "," + number(s.seconds) + "," + number(s.rates.d) + "," +
+           number(s.rates.l) + "," + number(s.rates.t) + "," + csvField(s.newick);
+}
+
+void writeSearchTrees(const std::string& folder, const SpeciesSearchResult& result, SearchStrategy strategy) {
+    writeFileAtomically(folder + "/inferred_species_tree.newick",
+                        result.best.toSpeciesTree().toNewick(true) + "\n");
+    if (strategy == SearchStrategy::Hybrid) {
+        writeFileAtomically(folder + "/species_tree_support_kh.newick",
+                            branchSupportNewick(result.best, result.kh, result.replicates) + "\n");
+        writeFileAtomically(folder + "/species_tree_support_bp.newick",
+                            branchSupportNewick(result.best, result.bootstrap, result.replicates) + "\n");
+    }
+    if (!result.roots.empty()) {
+        writeFileAtomically(folder + "/species_tree_root_llr.newick",
+                            rootLlrNewick(result.best, result.roots) + "\n");
+        writeFileAtomically(folder + "/species_tree_root_rell.newick",
+                            rootRellNewick(result.best, result.roots) + "\n");
+    }
+}
+
+} // namespace gpurec

@@ -1,0 +1,268 @@
+#include "species_search/species_search.hpp"
+
+#include "engine/solver_report.hpp"
+#include "run/interruption.hpp"
+
+#include <chrono>
+#include <limits>
+#include <stdexcept>
+
+namespace gpurec {
+
+SearchStrategy parseSearchStrategy(const std::string& text) {
+    if (text == "HYBRID") return SearchStrategy::Hybrid;
+    if (text == "REROOT") return SearchStrategy::Reroot;
+    throw std::invalid_argument("unknown species-tree search '" + text + "' (expected HYBRID or REROOT)");
+}
+
+std::string toString(SearchStrategy strategy) {
+    return strategy == SearchStrategy::Hybrid ? "HYBRID" : "REROOT";
+}
+
+void SpeciesSearchSettings::validate() const {
+    auto bad = [](const std::string& name, double value, const std::string& range) {
+        throw std::invalid_argument(name + " = " + std::to_string(value) + " must be " + range);
+    };
+    if (maxRadius < 1) bad("maxRadius", maxRadius, ">= 1");
+    if (rootDepth < 1) bad("rootDepth", rootDepth, ">= 1");
+    if (!(minImprovement >= 0)) bad("minImprovement", minImprovement, ">= 0");
+    if (replicates < 1) bad("replicates", replicates, ">= 1");
+    rates.validate();
+}
+
+std::vector<std::string> nodeNames(const SpeciesTopology& tree) {
+    const SpeciesTree species = tree.toSpeciesTree();
+    const std::vector<int> order = tree.speciesTreeOrder();
+    std::vector<std::string> names(tree.nodeCount());
+    for (int e = 0; e < species.size(); ++e)
+        names[order[e]] = species.name(e);
+    return names;
+}
+
+namespace {
+
+// The search ends before the next candidate once a signal has arrived.
+struct SearchInterrupted {};
+
+constexpr int unlimitedDepth = std::numeric_limits<int>::max();
+
+class Search {
+  public:
+    Search(CandidateScorer& scorer, const SpeciesSearchSettings& settings, const SearchObserver& observer,
+           RandomSource& rng)
+        : scorer_(scorer), settings_(settings), observer_(observer),
+          started_(std::chrono::steady_clock::now()),
+          rootResampling_(familyCount(), settings.replicates, rng),
+          khResampling_(familyCount(), settings.replicates, rng),
+          bpResampling_(familyCount(), settings.replicates, rng), kh_(khResampling_), bp_(bpResampling_) {}
+
+    SpeciesSearchResult run(const SpeciesTopology& start, const RateParameters& theta) {
+        result_.start = result_.best = start;
+        result_.theta = theta;
+        result_.replicates = settings_.replicates;
+        result_.evaluation = scorer_.evaluate(start, theta);
+        // A family impossible at these rates would make every comparison meaningless.
+        requireFiniteLikelihoods(*scorer_.datasetOn(start), theta, result_.evaluation);
+        result_.startLogLikelihood = result_.evaluation.totalLogLikelihood;
+        splits_ = treeSplits(start);
+        record("start", start, result_.evaluation, true);
+        kh_.newTree(splits_, ll(), perFamily());
+        try {
+            if (settings_.strategy == SearchStrategy::Reroot)
+                reroot();
+            else
+                hybrid();
+        } catch (const SearchInterrupted&) {
+            result_.interrupted = true;
+        }
+        if (settings_.strategy == SearchStrategy::Hybrid)
+            for (const Clade& s : splits_) {
+                result_.kh[s] = kh_.support(s);
+                result_.bootstrap[s] = bp_.support(s);
+            }
+        const std::vector<int> rell = roots_.rellCounts(rootResampling_);
+        for (std::size_t i = 0; i < roots_.roots().size(); ++i)
+            result_.roots.push_back(
+                {roots_.roots()[i].split, roots_.logLikelihoodRatio(roots_.roots()[i]), rell[i]});
+        result_.evaluations = scorer_.evaluations();
+        result_.seconds = elapsed();
+        return std::move(result_);
+    }
+
+  private:
+    int familyCount() const { return static_cast<int>(scorer_.families().families.size()); }
+    double ll() const { return result_.evaluation.totalLogLikelihood; }
+    const std::vector<double>& perFamily() const { return result_.evaluation.logLikelihood; }
+    double elapsed() const {
+        return std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count();
+    }
+
+    void record(const std::string& move, const SpeciesTopology& tree, const Evaluation& eval, bool accepted) {
+        SearchStep step;
+        step.index = static_cast<int>(result_.trace.size());
+        step.move = move;
+        step.newick = tree.toSpeciesTree().toNewick(true);
+        step.logLikelihood = eval.totalLogLikelihood;
+        step.accepted = accepted;
+        step.seconds = elapsed();
+        step.rates = result_.theta.rates(0);
+        result_.trace.push_back(step);
+        if (observer_) observer_(result_.trace.back());
+    }
+
+    Evaluation score(const SpeciesTopology& tree) {
+        if (interruptRequested()) throw SearchInterrupted{};
+        return scorer_.evaluate(tree, result_.theta);
+    }
+
+    bool better(const Evaluation& e) const { return e.totalLogLikelihood > ll() + settings_.minImprovement; }
+
+    void accept(const SpeciesTopology& tree, Evaluation eval, std::vector<Clade> splits) {
+        const bool newSplits = splits != splits_;
+        result_.best = tree;
+        result_.evaluation = std::move(eval);
+        splits_ = std::move(splits);
+        // A new root alone keeps every branch, so its KH counts stay.
+        if (newSplits)
+            kh_.newTree(splits_, ll(), perFamily());
+        else
+            kh_.newReference(ll(), perFamily());
+    }
+
+    // One SPR candidate at the current rates; true when it became the current tree.
+    bool trySpr(int prune, int regraft, int radius, const std::vector<std::string>& names) {
+        SpeciesTopology candidate = result_.best;
+        candidate.applySpr(prune, regraft);
+        Evaluation eval = score(candidate);
+        std::vector<Clade> splits = treeSplits(candidate);
+        const std::vector<Clade> affected = destroyedSplits(splits_, splits);
+        bp_.candidate(affected, eval.logLikelihood);
+        const bool accepted = better(eval);
+        record("SPR " + names[prune] + " -> " + names[regraft] + " (radius " + std::to_string(radius) + ")",
+               candidate, eval, accepted);
+        if (accepted)
+            accept(candidate, std::move(eval), std::move(splits));
+        else
+            kh_.rejected(affected, eval.totalLogLikelihood, eval.logLikelihood);
+        return accepted;
+    }
+
+    // Every non-root node pruned once, its regrafts listed on the tree as it is when its turn comes;
+    // after an improvement the round moves on to the next node.
+    bool sprRound(int radius) {
+        bp_.reference(splits_, perFamily());
+        bool improved = false;
+        for (int prune = 0; prune < result_.best.nodeCount(); ++prune) {
+            if (prune == result_.best.root()) continue;
+            const std::vector<std::string> names = nodeNames(result_.best);
+            for (int regraft : result_.best.sprRegrafts(prune, radius))
+                if (trySpr(prune, regraft, radius, names)) {
+                    improved = true;
+                    break;
+                }
+        }
+        return improved;
+    }
+
+    // Root positions reached from the current root moving away from it, up to `depth` moves past
+    // the best one found; the positions and their per-family LLs go to the root table.
+    bool rootSearch(int depth) {
+        const SpeciesTopology origin = result_.best;
+        const std::vector<std::string> names = nodeNames(origin);
+        roots_.clear();
+        roots_.add(origin.rootSplitAbove(origin.left(origin.root())), ll(), perFamily());
+        bool improved = false;
+        auto explore = [&](auto& self, int node, int budget) -> void {
+            if (origin.isLeaf(node)) return;
+            for (int child : {origin.left(node), origin.right(node)}) {
+                SpeciesTopology candidate = origin;
+                candidate.rerootAbove(child);
+                Evaluation eval = score(candidate);
+                roots_.add(candidate.rootSplitAbove(child), eval.totalLogLikelihood, eval.logLikelihood);
+                const bool accepted = better(eval);
+                record("root above " + names[child], candidate, eval, accepted);
+                int left = budget - 1;
+                if (accepted) {
+                    accept(candidate, std::move(eval), splits_);
+                    improved = true;
+                    left = depth;
+                }
+                if (left > 0) self(self, child, left);
+            }
+        };
+        explore(explore, origin.left(origin.root()), depth);
+        explore(explore, origin.right(origin.root()), depth);
+        return improved;
+    }
+
+    void optimizeRates() {
+        if (!settings_.optimizeRates) return;
+        if (interruptRequested()) throw SearchInterrupted{};
+        Evaluation eval;
+        OptimizationResult r = scorer_.optimizeRates(result_.best, result_.theta, settings_.rates, eval);
+        const bool kept = eval.totalLogLikelihood > ll();
+        if (kept) {
+            result_.theta = r.best;
+            result_.evaluation = std::move(eval);
+            kh_.newReference(ll(), perFamily());
+        }
+        record("rates", result_.best, kept ? result_.evaluation : eval, kept);
+        if (r.interrupted) throw SearchInterrupted{};
+    }
+
+    void reroot() {
+        optimizeRates();
+        rootSearch(unlimitedDepth);
+        optimizeRates();
+    }
+
+    // The rates are re-optimised only after a whole pass of SPR rounds: rates fitted to a tree far
+    // from the truth (a random start) explain its conflicts by transfers and then hold the search
+    // in that tree's neighbourhood.
+    void hybrid() {
+        rootSearch(settings_.rootDepth);
+        for (;;) {
+            bool changed = false;
+            for (int radius = 1; radius <= settings_.maxRadius;) {
+                if (sprRound(radius)) {
+                    changed = true;
+                    rootSearch(settings_.rootDepth);
+                    radius = 1;
+                } else {
+                    ++radius;
+                }
+            }
+            changed = rootSearch(unlimitedDepth) || changed;
+            optimizeRates();
+            if (!changed) break;
+        }
+    }
+
+    CandidateScorer& scorer_;
+    const SpeciesSearchSettings& settings_;
+    const SearchObserver& observer_;
+    std::chrono::steady_clock::time_point started_;
+    FamilyResampling rootResampling_, khResampling_, bpResampling_;
+    BranchKH kh_;
+    BranchBootstrap bp_;
+    RootTable roots_;
+    std::vector<Clade> splits_; // of the current tree
+    SpeciesSearchResult result_;
+};
+
+} // namespace
+
+SpeciesSearchResult searchSpeciesTree(CandidateScorer& scorer, const SpeciesTopology& start,
+                                      const RateParameters& theta, const SpeciesSearchSettings& settings,
+                                      const SearchObserver& observer) {
+    settings.validate();
+    if (theta.mode() == RateMode::Specieswise)
+        throw std::invalid_argument(
+            "per-species rates are tied to one species tree: the species-tree search takes "
+            "global or per-family rates");
+    RandomSource rng(settings.seed);
+    Search search(scorer, settings, observer, rng);
+    return search.run(start, theta);
+}
+
+} // namespace gpurec

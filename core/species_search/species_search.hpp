@@ -1,0 +1,79 @@
+#pragma once
+// Maximum-likelihood species-tree search over the families' total log-likelihood
+// (docs/species-search.md): HYBRID alternates SPR rounds (radius growing while rounds stop paying)
+// and root searches with rate re-optimisation until nothing improves; REROOT only places the root.
+// Candidates are scored at fixed rates; supports (KH, bootstrap, root LLR and RELL) are gathered
+// from the candidates' per-family log-likelihoods.
+#include "species_search/candidate_scorer.hpp"
+#include "species_search/search_supports.hpp"
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace gpurec {
+
+enum class SearchStrategy { Hybrid, Reroot };
+SearchStrategy parseSearchStrategy(const std::string& text); // HYBRID | REROOT
+std::string toString(SearchStrategy strategy);
+
+struct SpeciesSearchSettings {
+    SearchStrategy strategy = SearchStrategy::Hybrid;
+    int maxRadius = 3;            // SPR rounds at radius 1, then 2, ... up to this while none pays
+    int rootDepth = 3;            // root moves past the best root in the searches between SPR rounds
+    bool optimizeRates = true;    // re-optimise the rates after every improving round
+    OptimizerSettings rates;      // for those re-optimisations
+    double minImprovement = 1e-8; // a candidate must beat the current tree by more (nats; AleRax's)
+    int replicates = 1000;        // RELL replicates of the supports
+    std::uint64_t seed = 123;
+
+    // Throws std::invalid_argument naming the setting, its value and the valid range.
+    void validate() const;
+};
+
+// One row of the search trace: a scored candidate (or a rate optimisation on the current tree).
+struct SearchStep {
+    int index = 0;
+    std::string move;   // "start", "SPR <pruned> -> <regraft> (radius r)", "root above <node>", "rates"
+    std::string newick; // the candidate (AleRax node names, lengths 1)
+    double logLikelihood = 0.0;
+    bool accepted = false; // it became the current tree (or the rates were kept)
+    double seconds = 0.0;  // since the start of the search
+    Rates rates;           // the global rates it was scored with (per-family rates: family 0's)
+};
+
+struct RootSupport {
+    Clade split;                     // the root position: its split, side without leaf 0
+    double logLikelihoodRatio = 0.0; // LL − the best root's (<= 0)
+    int rell = 0;                    // replicates this root wins
+};
+
+struct SpeciesSearchResult {
+    SpeciesTopology start, best;
+    RateParameters theta;  // the rates at the end
+    Evaluation evaluation; // of `best` at `theta`
+    double startLogLikelihood = 0.0;
+    std::vector<SearchStep> trace;
+    std::vector<RootSupport> roots;     // the last root search's positions
+    std::map<Clade, int> kh, bootstrap; // branch supports of best's splits (HYBRID only)
+    int replicates = 0;
+    int evaluations = 0;
+    bool interrupted = false;
+    double seconds = 0.0;
+};
+
+// Called after every trace row (a candidate, accepted or not).
+using SearchObserver = std::function<void(const SearchStep&)>;
+
+// Searches from `start` with the global or per-family rates θ. A SIGINT/SIGTERM stops it before the next
+// candidate, with the best tree so far (the result's `interrupted` set).
+SpeciesSearchResult searchSpeciesTree(CandidateScorer& scorer, const SpeciesTopology& start,
+                                      const RateParameters& theta, const SpeciesSearchSettings& settings,
+                                      const SearchObserver& observer = {});
+
+// A node's name as the species tree of `tree` names it (AleRax's Node_<a>_<b>_<k> for internal ones).
+std::vector<std::string> nodeNames(const SpeciesTopology& tree);
+
+} // namespace gpurec

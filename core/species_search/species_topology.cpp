@@ -1,0 +1,265 @@
+#include "species_search/species_topology.hpp"
+
+#include <algorithm>
+#include <stdexcept>
+#include <utility>
+
+namespace gpurec {
+
+namespace {
+
+Clade emptyClade(int leafCount) {
+    return Clade((leafCount + 63) / 64, 0);
+}
+
+// Children before parents, iteratively (caterpillar trees of thousands of species).
+std::vector<int> postorderOf(const SpeciesTopology& t) {
+    std::vector<int> order, stack{t.root()};
+    while (!stack.empty()) {
+        int n = stack.back();
+        stack.pop_back();
+        order.push_back(n);
+        if (!t.isLeaf(n)) {
+            stack.push_back(t.left(n));
+            stack.push_back(t.right(n));
+        }
+    }
+    std::reverse(order.begin(), order.end());
+    return order;
+}
+
+} // namespace
+
+SpeciesTopology SpeciesTopology::fromSpeciesTree(const SpeciesTree& tree,
+                                                 const std::vector<std::string>& leafOrder) {
+    const int leaves = tree.leafCount(), size = tree.size();
+    SpeciesTopology t;
+    t.parent_.assign(size, -1);
+    t.left_.assign(size, -1);
+    t.right_.assign(size, -1);
+    std::vector<int> id(size, -1);
+    if (leafOrder.empty()) {
+        for (int e = 0; e < size; ++e)
+            if (tree.isLeaf(e)) {
+                id[e] = static_cast<int>(t.leafNames_.size());
+                t.leafNames_.push_back(tree.name(e));
+            }
+    } else {
+        if (static_cast<int>(leafOrder.size()) != leaves)
+            throw std::invalid_argument("the tree has " + std::to_string(leaves) + " leaves, expected " +
+                                        std::to_string(leafOrder.size()));
+        t.leafNames_ = leafOrder;
+        for (int i = 0; i < leaves; ++i) {
+            const int e = tree.find(leafOrder[i]);
+            if (e < 0 || !tree.isLeaf(e))
+                throw std::invalid_argument("species '" + leafOrder[i] + "' is not a leaf of the tree");
+            id[e] = i;
+        }
+    }
+    int next = leaves;
+    for (int e = 0; e < size; ++e) {
+        if (tree.isLeaf(e)) continue;
+        id[e] = next++;
+        t.left_[id[e]] = id[tree.left(e)];
+        t.right_[id[e]] = id[tree.right(e)];
+        t.parent_[id[tree.left(e)]] = id[e];
+        t.parent_[id[tree.right(e)]] = id[e];
+    }
+    t.root_ = id[tree.root()];
+    return t;
+}
+
+int SpeciesTopology::sibling(int n) const {
+    const int f = parent_[n];
+    if (f < 0) return -1;
+    return left_[f] == n ? right_[f] : left_[f];
+}
+
+void SpeciesTopology::replaceChild(int parent, int oldChild, int newChild) {
+    if (left_[parent] == oldChild)
+        left_[parent] = newChild;
+    else
+        right_[parent] = newChild;
+}
+
+bool SpeciesTopology::canSpr(int p, int r) const {
+    if (p == root_ || r < 0 || r >= nodeCount()) return false;
+    if (r == parent_[p] || r == sibling(p)) return false;
+    for (int a = r; a >= 0; a = parent_[a])
+        if (a == p) return false;
+    return true;
+}
+
+int SpeciesTopology::applySpr(int p, int r) {
+    if (!canSpr(p, r)) throw std::logic_error("invalid SPR move");
+    const int f = parent_[p], s = sibling(p), g = parent_[f];
+    // Detach f: the sibling takes its place.
+    if (g < 0)
+        root_ = s;
+    else
+        replaceChild(g, f, s);
+    parent_[s] = g;
+    // Insert f above r, p keeping its side.
+    const int rp = parent_[r];
+    if (rp < 0)
+        root_ = f;
+    else
+        replaceChild(rp, r, f);
+    parent_[f] = rp;
+    if (left_[f] == p)
+        right_[f] = r;
+    else
+        left_[f] = r;
+    parent_[r] = f;
+    return s;
+}
+
+std::vector<int> SpeciesTopology::sprRegrafts(int p, int radius) const {
+    std::vector<int> out;
+    if (p == root_ || radius < 1) return out;
+    const int f = parent_[p], s = sibling(p), g = parent_[f];
+    if (g >= 0) {
+        // Breadth-first from g over the unrooted tree, never entering f.
+        std::vector<std::pair<int, int>> frontier{{g, -1}}; // (node, where it was reached from)
+        for (int d = 1; d <= radius; ++d) {
+            std::vector<std::pair<int, int>> next;
+            for (auto [n, from] : frontier)
+                for (int m : {parent_[n], isLeaf(n) ? -1 : left_[n], isLeaf(n) ? -1 : right_[n]})
+                    if (m >= 0 && m != from && m != f) {
+                        next.push_back({m, n});
+                        out.push_back(m);
+                    }
+            frontier = std::move(next);
+        }
+    }
+    // Inside the sibling's subtree, depth 2..radius+1 (depth 1 repeats a move of the next radius).
+    std::vector<int> level{s};
+    for (int d = 1; d <= radius + 1; ++d) {
+        std::vector<int> next;
+        for (int n : level)
+            if (!isLeaf(n)) next.insert(next.end(), {left_[n], right_[n]});
+        if (d >= 2) out.insert(out.end(), next.begin(), next.end());
+        level = std::move(next);
+    }
+    std::erase_if(out, [&](int r) { return !canSpr(p, r); });
+    return out;
+}
+
+void SpeciesTopology::rerootAbove(int x) {
+    if (x == root_) throw std::logic_error("the root has no branch above it");
+    if (parent_[x] == root_) return;
+    std::vector<int> path{x};
+    while (parent_[path.back()] != root_)
+        path.push_back(parent_[path.back()]);
+    const int top = path.back();
+    const int other = left_[root_] == top ? right_[root_] : left_[root_];
+    // Reverse the path: each node keeps its child off the path and takes the next node up (the
+    // last one takes the root's other child, the branch through the old root).
+    for (std::size_t i = 1; i < path.size(); ++i) {
+        const int n = path[i];
+        const int keep = left_[n] == path[i - 1] ? right_[n] : left_[n];
+        const int next = i + 1 < path.size() ? path[i + 1] : other;
+        left_[n] = keep;
+        right_[n] = next;
+        parent_[next] = n;
+    }
+    left_[root_] = x;
+    right_[root_] = path[1];
+    parent_[x] = root_;
+    parent_[path[1]] = root_;
+}
+
+std::vector<int> SpeciesTopology::rootPositions() const {
+    std::vector<int> out;
+    for (int n = 0; n < nodeCount(); ++n)
+        if (n != root_ && n != right_[root_]) out.push_back(n);
+    return out;
+}
+
+std::vector<Clade> SpeciesTopology::clades() const {
+    std::vector<Clade> out(nodeCount(), emptyClade(leafCount()));
+    for (int n : postorderOf(*this)) {
+        if (isLeaf(n)) {
+            out[n][n / 64] |= std::uint64_t(1) << (n % 64);
+        } else {
+            for (std::size_t w = 0; w < out[n].size(); ++w)
+                out[n][w] = out[left_[n]][w] | out[right_[n]][w];
+        }
+    }
+    return out;
+}
+
+Clade complementClade(const Clade& c, int leafCount) {
+    Clade out = c;
+    for (std::size_t w = 0; w < out.size(); ++w)
+        out[w] = ~out[w];
+    if (leafCount % 64 != 0) out.back() &= (std::uint64_t(1) << (leafCount % 64)) - 1;
+    return out;
+}
+
+Clade SpeciesTopology::rootSplitAbove(int x) const {
+    Clade c = clades()[x];
+    return (c[0] & 1) ? complementClade(c, leafCount()) : c;
+}
+
+std::string SpeciesTopology::canonicalNewick() const {
+    std::vector<std::string> text(nodeCount());
+    for (int n : postorderOf(*this)) {
+        if (isLeaf(n)) {
+            text[n] = quoteNewickLabel(leafNames_[n]);
+        } else {
+            const std::string& a = text[left_[n]];
+            const std::string& b = text[right_[n]];
+            text[n] = a < b ? "(" + a + "," + b + ")" : "(" + b + "," + a + ")";
+        }
+    }
+    return text[root_] + ";";
+}
+
+NewickTree SpeciesTopology::toNewickTree() const {
+    // Children in a canonical order (the one holding the smaller leaf id first), so that one rooted
+    // topology always gives the same species tree and bit-identical likelihoods.
+    std::vector<int> smallest(nodeCount());
+    for (int n : postorderOf(*this))
+        smallest[n] = isLeaf(n) ? n : std::min(smallest[left_[n]], smallest[right_[n]]);
+    NewickTree t;
+    t.nodes.resize(nodeCount());
+    for (int n = 0; n < nodeCount(); ++n) {
+        NewickNode& node = t.nodes[n];
+        if (isLeaf(n))
+            node.label = leafNames_[n];
+        else if (smallest[left_[n]] < smallest[right_[n]])
+            node.children = {left_[n], right_[n]};
+        else
+            node.children = {right_[n], left_[n]};
+        node.parent = parent_[n];
+        node.length = 1.0;
+    }
+    t.root = root_;
+    t.source = "candidate species tree";
+    return t;
+}
+
+std::vector<int> SpeciesTopology::speciesTreeOrder() const {
+    return toNewickTree().postorder();
+}
+
+SpeciesTree SpeciesTopology::toSpeciesTree() const {
+    return SpeciesTree::fromNewick(toNewickTree());
+}
+
+int rootedRobinsonFoulds(const SpeciesTopology& a, const SpeciesTopology& b) {
+    auto inner = [](const SpeciesTopology& t) {
+        std::vector<Clade> all = t.clades(), out;
+        for (int n = t.leafCount(); n < t.nodeCount(); ++n)
+            if (n != t.root()) out.push_back(all[n]);
+        std::sort(out.begin(), out.end());
+        return out;
+    };
+    const std::vector<Clade> ca = inner(a), cb = inner(b);
+    std::vector<Clade> diff;
+    std::set_symmetric_difference(ca.begin(), ca.end(), cb.begin(), cb.end(), std::back_inserter(diff));
+    return static_cast<int>(diff.size());
+}
+
+} // namespace gpurec

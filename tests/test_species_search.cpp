@@ -1,0 +1,366 @@
+// Species-tree search: tree edits, re-mapping the families onto candidates, REROOT and HYBRID on
+// simulated data, supports against hand-worked values, and bad start trees.
+#include "simulated_data.hpp"
+#include "support.hpp"
+
+#include "io/gene_mapping.hpp"
+#include "io/input_error.hpp"
+#include "species_search/species_search.hpp"
+#include "species_search/start_trees.hpp"
+#include "species_search/tree_tests.hpp"
+
+#include <QtTest>
+#include <cmath>
+#include <set>
+
+using namespace gpurec;
+using namespace gpurec::test;
+
+namespace {
+
+SpeciesTree parseTree(const std::string& newick) {
+    return SpeciesTree::fromNewick(parseNewick(newick, "test").front());
+}
+
+BackendFactory cpuFactory() {
+    return [](std::shared_ptr<const Dataset> data) { return makeCpuBackend(std::move(data)); };
+}
+
+// The families of `data` loaded afresh onto the tree written as `newick`: genes mapped by name, so
+// nothing of the scorer's re-indexing is reused.
+std::shared_ptr<Dataset> freshDataset(const Dataset& data, const std::string& newick) {
+    auto fresh = std::make_shared<Dataset>();
+    fresh->species = parseTree(newick);
+    fresh->transferConstraint = data.transferConstraint;
+    const GeneMapping byPrefix;
+    for (const GeneFamily& f : data.families) {
+        GeneFamily copy = f;
+        for (int g = 0; g < f.clades.geneCount(); ++g)
+            copy.geneSpecies[g] = fresh->species.find(byPrefix.speciesOf(f.clades.geneNames[g]));
+        fresh->families.push_back(std::move(copy));
+    }
+    return fresh;
+}
+
+double freshLogLikelihood(const Dataset& data, const std::string& newick, Rates rates) {
+    auto fresh = freshDataset(data, newick);
+    RateParameters theta(RateMode::Global, fresh->species.size(), int(fresh->families.size()), rates);
+    return makeCpuBackend(fresh)->evaluate(theta, SolverOptions{}, false).totalLogLikelihood;
+}
+
+std::shared_ptr<Dataset> simulated(const SpeciesTree& species, int families, std::uint64_t seed) {
+    return simulatedDataset(
+        species, families,
+        [](int) {
+            return Rates{0.15, 0.15, 0.05};
+        },
+        seed);
+}
+
+// The leaf farthest from the root (its branch is a root position far from the true one).
+int deepestLeaf(const SpeciesTopology& t) {
+    int best = 0, bestDepth = 0;
+    for (int leaf = 0; leaf < t.leafCount(); ++leaf) {
+        int depth = 0;
+        for (int n = leaf; n != t.root(); n = t.parent(n))
+            ++depth;
+        if (depth > bestDepth) {
+            best = leaf;
+            bestDepth = depth;
+        }
+    }
+    return best;
+}
+
+} // namespace
+
+class SpeciesSearch : public QObject {
+    Q_OBJECT
+
+  private slots:
+    // Radius-1 regrafts of a hand-drawn tree: the grandparent's other child and parent, and the
+    // sibling's grandchildren (spec 3.3).
+    void regraftsWithinARadius() {
+        const SpeciesTree tree = parseTree("((((A,B),C),(D,E)),F);");
+        SpeciesTopology t = SpeciesTopology::fromSpeciesTree(tree);
+        const std::vector<std::string> names = nodeNames(t);
+        auto named = [&](const std::vector<int>& ids) {
+            std::set<std::string> out;
+            for (int id : ids)
+                out.insert(names[id]);
+            return out;
+        };
+        const int a = 0, c = 2; // leaf ids: left to right
+        QCOMPARE(named(t.sprRegrafts(a, 1)), (std::set<std::string>{"C", "Node_A_D_0"}));
+        // Pruning C: its sibling (A,B) has no grandchildren, its grandparent's other child is (D,E).
+        QCOMPARE(named(t.sprRegrafts(c, 1)), (std::set<std::string>{"Node_D_E_0", "Node_A_F_0"}));
+        // Radius 2 from C adds D and E (below the grandparent's other child) and F.
+        QCOMPARE(named(t.sprRegrafts(c, 2)),
+                 (std::set<std::string>{"Node_D_E_0", "Node_A_F_0", "D", "E", "F"}));
+        SpeciesTopology moved = t;
+        moved.applySpr(c, t.parent(3)); // C onto the branch above (D,E)
+        QCOMPARE(moved.canonicalNewick(), std::string("((((D,E),C),(A,B)),F);")); // "(" sorts first
+    }
+
+    // Every SPR within radius 3 of a 10-species tree changes the topology and is undone by the
+    // returned sibling; every re-rooting keeps the unrooted splits.
+    void sprIsUndoneAndRerootKeepsSplits() {
+        const SpeciesTopology t = SpeciesTopology::fromSpeciesTree(simulatedSpeciesTree(10, 3));
+        const std::string original = t.canonicalNewick();
+        const std::vector<Clade> splits = treeSplits(t);
+        int moves = 0;
+        for (int p = 0; p < t.nodeCount(); ++p)
+            for (int r : t.sprRegrafts(p, 3)) {
+                SpeciesTopology c = t;
+                const int sibling = c.applySpr(p, r);
+                QVERIFY(c.canonicalNewick() != original);
+                QCOMPARE(c.toSpeciesTree().leafCount(), 10);
+                c.applySpr(p, sibling);
+                QCOMPARE(c.canonicalNewick(), original);
+                ++moves;
+            }
+        QVERIFY(moves > 50);
+        const std::vector<int> positions = t.rootPositions();
+        QCOMPARE(int(positions.size()), 2 * 10 - 3);
+        std::set<std::string> rooted;
+        for (int x : positions) {
+            SpeciesTopology c = t;
+            c.rerootAbove(x);
+            QCOMPARE(treeSplits(c), splits);
+            QCOMPARE(c.rootSplitAbove(c.left(c.root())), t.rootSplitAbove(x));
+            rooted.insert(c.canonicalNewick());
+        }
+        QCOMPARE(int(rooted.size()), 2 * 10 - 3);
+    }
+
+    // A candidate's families (re-indexed clade sets) score exactly like families mapped onto that
+    // tree from scratch.
+    void remappedFamiliesScoreLikeFreshOnes() {
+        const SpeciesTree species = simulatedSpeciesTree(9, 5);
+        auto data = simulated(species, 20, 7);
+        CandidateScorer scorer(data, cpuFactory(), SolverOptions{});
+        SpeciesTopology candidate = scorer.loadedTopology();
+        candidate.applySpr(0, candidate.sprRegrafts(0, 2).back());
+        candidate.rerootAbove(3);
+        const Rates rates{0.2, 0.1, 0.05};
+        RateParameters theta(RateMode::Global, species.size(), 20, rates);
+        const Evaluation e = scorer.evaluate(candidate, theta);
+        const std::string newick = candidate.toSpeciesTree().toNewick(true);
+        QVERIFY(relativeError(e.totalLogLikelihood, freshLogLikelihood(*data, newick, rates)) < 1e-12);
+        QVERIFY(std::abs(e.totalLogLikelihood -
+                         scorer.evaluate(scorer.loadedTopology(), theta).totalLogLikelihood) > 1e-6);
+    }
+
+    // REROOT from a wrongly rooted copy of the true tree finds the true root; the root table holds
+    // every position, the true one with LLR 0.
+    void rerootFindsTheTrueRoot() {
+        const SpeciesTree species = simulatedSpeciesTree(8, 21);
+        auto data = simulated(species, 40, 22);
+        CandidateScorer scorer(data, cpuFactory(), SolverOptions{});
+        const SpeciesTopology truth = scorer.loadedTopology();
+        SpeciesTopology start = truth;
+        start.rerootAbove(deepestLeaf(truth));
+        QVERIFY(start.canonicalNewick() != truth.canonicalNewick());
+        SpeciesSearchSettings settings;
+        settings.strategy = SearchStrategy::Reroot;
+        settings.replicates = 200;
+        settings.rates.max_iter = 20;
+        RateParameters theta(RateMode::Global, species.size(), 40, {0.1, 0.1, 0.1});
+        const SpeciesSearchResult r = searchSpeciesTree(scorer, start, theta, settings);
+        QCOMPARE(r.best.canonicalNewick(), truth.canonicalNewick());
+        QCOMPARE(int(r.roots.size()), 2 * 8 - 3);
+        int rell = 0;
+        for (const RootSupport& root : r.roots) {
+            QVERIFY(root.logLikelihoodRatio <= 0);
+            rell += root.rell;
+            if (root.split == truth.rootSplitAbove(truth.left(truth.root())))
+                QCOMPARE(root.logLikelihoodRatio, 0.0);
+        }
+        QCOMPARE(rell, 200);
+    }
+
+    // HYBRID from the true tree moved by three random SPRs: a tree at least as likely as the true
+    // one, within rooted RF 2 of it; every trace row's LL is that of a fresh evaluation.
+    void hybridRecoversThePerturbedTree() {
+        const SpeciesTree species = simulatedSpeciesTree(10, 31);
+        auto data = simulated(species, 40, 32);
+        CandidateScorer scorer(data, cpuFactory(), SolverOptions{});
+        const SpeciesTopology truth = scorer.loadedTopology();
+        SpeciesTopology start = truth;
+        RandomSource rng(5);
+        for (int k = 0; k < 3; ++k) {
+            int p = 0;
+            std::vector<int> regrafts;
+            while (regrafts.empty()) {
+                p = int(rng.below(std::uint64_t(start.nodeCount())));
+                regrafts = start.sprRegrafts(p, 2);
+            }
+            start.applySpr(p, regrafts[rng.below(regrafts.size())]);
+        }
+        QVERIFY(rootedRobinsonFoulds(start, truth) > 2);
+        SpeciesSearchSettings settings;
+        settings.replicates = 100;
+        settings.rates.max_iter = 20;
+        RateParameters theta(RateMode::Global, species.size(), 40, {0.1, 0.1, 0.1});
+        const SpeciesSearchResult r = searchSpeciesTree(scorer, start, theta, settings);
+        const double truthLL = scorer.evaluate(truth, r.theta).totalLogLikelihood;
+        QVERIFY2(r.evaluation.totalLogLikelihood >= truthLL - 1e-6,
+                 qPrintable(QString("%1 < %2").arg(r.evaluation.totalLogLikelihood).arg(truthLL)));
+        QVERIFY(rootedRobinsonFoulds(r.best, truth) <= 2);
+        QVERIFY(r.evaluation.totalLogLikelihood > r.startLogLikelihood);
+        for (std::size_t i = 0; i < r.trace.size(); i += 7) {
+            const SearchStep& step = r.trace[i];
+            QVERIFY2(relativeError(step.logLikelihood, freshLogLikelihood(*data, step.newick, step.rates)) <
+                         1e-12,
+                     step.move.c_str());
+        }
+        for (const auto& [split, count] : r.kh)
+            QVERIFY(count >= 0 && count <= 100);
+        QCOMPARE(r.kh.size(), treeSplits(r.best).size());
+    }
+
+    // KH per branch (spec 5.2) against the formula worked by hand on two families and three replicates.
+    void khCountsAgainstTheFormula() {
+        RandomSource rng(1);
+        FamilyResampling resampling(2, 3, rng);
+        const std::vector<double> ref{-10.0, -20.0}, cand{-11.0, -19.5};
+        const std::vector<double> r = resampling.sums(ref), c = resampling.sums(cand);
+        double mean = 0;
+        for (int b = 0; b < 3; ++b)
+            mean += (r[b] - c[b]) / 3;
+        int k = 0;
+        for (int b = 0; b < 3; ++b)
+            k += (r[b] - c[b]) - mean <= (-30.0) - (-30.5);
+        BranchKH kh(resampling);
+        const Clade split{0b0110};
+        kh.newTree({split}, -30.0, ref);
+        QCOMPARE(kh.support(split), 3);
+        kh.rejected({split}, -30.5, cand);
+        QCOMPARE(kh.support(split), k);
+        // The resamples draw two families each.
+        for (int b = 0; b < 3; ++b) {
+            const double w0 = resampling.sums({1.0, 0.0})[b], w1 = resampling.sums({0.0, 1.0})[b];
+            QCOMPARE(w0 + w1, 2.0);
+        }
+    }
+
+    // AU (Shimodaira 2002): bootstrap probabilities that lie exactly on 1 − Φ(v√r + c/√r) give
+    // back AU = 1 − Φ(v − c), whatever the weights.
+    void auFitsTheMultiscaleCurve() {
+        const std::vector<double> scales{0.5, 0.6, 0.7, 0.8, 0.9, 1.0, 1.1, 1.2, 1.3, 1.4};
+        const double v = 1.2, c = 0.3;
+        std::vector<double> bp;
+        for (double r : scales)
+            bp.push_back(0.5 * std::erfc((v * std::sqrt(r) + c / std::sqrt(r)) / std::sqrt(2.0)));
+        QVERIFY(std::abs(auPValue(scales, bp, 10000) - 0.5 * std::erfc(0.9 / std::sqrt(2.0))) < 1e-9);
+        QVERIFY(std::abs(normalQuantile(0.975) - 1.959963984540054) < 1e-12);
+    }
+
+    // KH by hand: differences 1, 0.5, −0.2: Δ = 1.3, s² = 0.3633…, z = Δ/√(3 s²) = 1.24517…
+    void khByHand() {
+        const double p = khPValue({-10, -20, -30}, {-11, -20.5, -29.8});
+        const double mean = 1.3 / 3, s2 = ((1 - mean) * (1 - mean) + (0.5 - mean) * (0.5 - mean) +
+                                           (-0.2 - mean) * (-0.2 - mean)) /
+                                          2;
+        QVERIFY(std::abs(p - 0.5 * std::erfc(1.3 / std::sqrt(3 * s2) / std::sqrt(2.0))) < 1e-14);
+        QVERIFY(std::abs(p - 0.10654) < 1e-4);
+    }
+
+    // SH and BP against the published steps written out here, on the same replicate sums.
+    void shAndBootstrapAgainstTheirDefinitions() {
+        const std::vector<std::vector<double>> ll{
+            {-10, -12, -8, -20, -5, -7}, {-10.5, -11, -8.2, -20.4, -5.5, -6.1}, {-9, -14, -9, -21, -5, -7.5}};
+        RandomSource rng(9);
+        const std::vector<std::vector<double>> sums = resampledSums(ll, 6, 400, rng);
+        const std::vector<double> sh = shPValues(ll, sums), bp = bootstrapProbabilities(sums);
+        std::vector<double> L(3, 0.0), mean(3, 0.0);
+        for (int i = 0; i < 3; ++i)
+            for (int f = 0; f < 6; ++f)
+                L[i] += ll[i][f];
+        for (int i = 0; i < 3; ++i)
+            for (int b = 0; b < 400; ++b)
+                mean[i] += sums[i][b] / 400;
+        const double Lmax = std::max({L[0], L[1], L[2]});
+        double bpTotal = 0;
+        for (int i = 0; i < 3; ++i) {
+            int count = 0, wins = 0;
+            for (int b = 0; b < 400; ++b) {
+                double top = -INFINITY;
+                for (int j = 0; j < 3; ++j)
+                    top = std::max(top, sums[j][b] - mean[j]);
+                count += top - (sums[i][b] - mean[i]) >= Lmax - L[i];
+                bool best = true;
+                for (int j = 0; j < 3; ++j)
+                    best = best && (j < i ? sums[j][b] < sums[i][b] : sums[j][b] <= sums[i][b]);
+                wins += best;
+            }
+            QCOMPARE(sh[i], count / 400.0);
+            QCOMPARE(bp[i], wins / 400.0);
+            bpTotal += bp[i];
+        }
+        QVERIFY(std::abs(bpTotal - 1) < 1e-12);
+        QCOMPARE(sh[1], 1.0); // the best tree (L = -61.7)
+        const std::vector<TreeTestRow> rows = testTrees(ll, TreeTestSettings{2000, {0.5, 1.0, 1.4}, 3});
+        QCOMPARE(rows[1].delta, 0.0);
+        QCOMPARE(rows[1].kh, 1.0);
+        QVERIFY(rows[1].au > rows[2].au);
+    }
+
+    // MiniNJ on gene trees shaped like the species tree (one gene per species, distances additive)
+    // recovers the unrooted species tree; species that two families share are averaged.
+    void miniNjRecoversAnAdditiveTree() {
+        const std::string dir = temporaryFolder("mininj");
+        writeFile(dir + "/f1.nwk", "((((A_1,B_1),C_1),(D_1,E_1)),(F_1,G_1));\n");
+        writeFile(dir + "/f2.nwk",
+                  "(((A_2,B_2),C_2),((D_2,E_2),(F_2,G_2)));\n((A_3,B_3),(C_3,((D_3,E_3),(F_3,G_3))));\n");
+        const std::vector<FamilyInput> families =
+            familiesFromGeneTreeFiles({dir + "/f1.nwk", dir + "/f2.nwk"});
+        QCOMPARE(familySpecies(families), (std::vector<std::string>{"A", "B", "C", "D", "E", "F", "G"}));
+        const SpeciesTree nj = miniNjSpeciesTree(families);
+        const SpeciesTree truth = parseTree("((((A,B),C),(D,E)),(F,G));");
+        const SpeciesTopology a = SpeciesTopology::fromSpeciesTree(truth);
+        QCOMPARE(treeSplits(SpeciesTopology::fromSpeciesTree(nj, a.leafNames())), treeSplits(a));
+        QVERIFY_THROWS_EXCEPTION(std::invalid_argument, miniNjSpeciesTree(familiesFromGeneTreeFiles({})));
+    }
+
+    void randomStartTreeIsSeeded() {
+        const std::vector<std::string> species{"E", "B", "A", "D", "C", "F"};
+        RandomSource r1(4), r2(4), r3(5);
+        const SpeciesTree a = randomSpeciesTree(species, r1), b = randomSpeciesTree(species, r2);
+        QCOMPARE(a.toNewick(true), b.toNewick(true));
+        QCOMPARE(a.leafCount(), 6);
+        std::set<std::string> leaves;
+        for (int e : a.leaves())
+            leaves.insert(a.name(e));
+        QCOMPARE(leaves, (std::set<std::string>{"A", "B", "C", "D", "E", "F"}));
+        std::set<std::string> shapes;
+        for (int k = 0; k < 20; ++k)
+            shapes.insert(SpeciesTopology::fromSpeciesTree(randomSpeciesTree(species, r3)).canonicalNewick());
+        QVERIFY(shapes.size() > 10);
+    }
+
+    void badStartTrees() {
+        const SpeciesTree species = parseTree("((A,B),(C,D));");
+        auto data = std::make_shared<Dataset>();
+        data->species = species;
+        CandidateScorer scorer(data, cpuFactory(), SolverOptions{});
+        try {
+            scorer.topologyOf(parseTree("((A,B),(C,E));"));
+            QFAIL("no error");
+        } catch (const std::invalid_argument& e) {
+            QVERIFY2(std::string(e.what()).find("missing: D; not in the families' species: E") !=
+                         std::string::npos,
+                     e.what());
+        }
+        QVERIFY_THROWS_EXCEPTION(InputError, parseTree("((A,B,C),D);"));
+        // Per-species rates belong to one tree.
+        const RateParameters specieswise(RateMode::Specieswise, species.size(), 0, {0.1, 0.1, 0.1});
+        QVERIFY_THROWS_EXCEPTION(std::invalid_argument,
+                                 searchSpeciesTree(scorer, scorer.loadedTopology(), specieswise, {}));
+        QCOMPARE(scorer.topologyOf(parseTree("((D,C),(B,A));")).canonicalNewick(),
+                 std::string("((A,B),(C,D));"));
+    }
+};
+
+QTEST_APPLESS_MAIN(SpeciesSearch)
+#include "test_species_search.moc"
