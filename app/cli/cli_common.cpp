@@ -266,11 +266,11 @@ double parseByteSize(const std::string& text) {
     return v * mult;
 }
 
-BackendChoice backendFrom(const EngineOptions& o, std::shared_ptr<const Dataset> data) {
+BackendChoice backendFrom(const EngineOptions& o, const std::shared_ptr<const Dataset>& data) {
     if (o.threads > 0) omp_set_num_threads(o.threads);
     BatchLimits limits;
     if (!o.gpuMemoryLimit.empty()) limits.memoryBytes = parseByteSize(o.gpuMemoryLimit);
-    BackendChoice c = selectBackend(o.device, std::move(data), limits);
+    BackendChoice c = selectBackend(o.device, data, limits);
     // Information, not a problem: auto promises the CPU when no GPU is usable (stderr is kept for
     // errors and warnings).
     if (!c.note.empty()) std::cout << c.note << "\n";

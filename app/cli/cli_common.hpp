@@ -101,7 +101,7 @@ int skippedFamilyCount();
 SolverOptions solverOptionsFrom(const EngineOptions& o);
 RateParameters initialRates(const RateOptions& o, const Dataset& data, RateMode mode);
 // Prints the choice's note (a GPU asked for by auto but not usable) on stdout.
-BackendChoice backendFrom(const EngineOptions& o, std::shared_ptr<const Dataset> data);
+BackendChoice backendFrom(const EngineOptions& o, const std::shared_ptr<const Dataset>& data);
 // Adds the inputs, device, solver options, excluded and skipped families to a result.json object.
 void addRunDescription(nlohmann::json& j, const InputOptions& input, const LoadedInput& loaded,
                        const std::string& device, const SolverOptions& solver);

@@ -141,7 +141,7 @@ void registerSearch(CLI::App& root) {
         const std::string device = o->engine.device;
         CandidateScorer scorer(
             in.dataset,
-            [device, limits](std::shared_ptr<const Dataset> d) {
+            [device, limits](const std::shared_ptr<const Dataset>& d) {
                 return selectBackend(device, d, limits).backend;
             },
             solver);

@@ -70,7 +70,7 @@ void registerTestTrees(CLI::App& root) {
         const std::string device = o->engine.device;
         CandidateScorer scorer(
             in.dataset,
-            [device, limits](std::shared_ptr<const Dataset> d) {
+            [device, limits](const std::shared_ptr<const Dataset>& d) {
                 return selectBackend(device, d, limits).backend;
             },
             solver);

@@ -81,7 +81,7 @@ std::vector<std::string> availableDeviceNames() {
     return out;
 }
 
-BackendChoice selectBackend(const std::string& device, std::shared_ptr<const Dataset> data, const BatchLimits& limits) {
+BackendChoice selectBackend(const std::string& device, const std::shared_ptr<const Dataset>& data, const BatchLimits& limits) {
     BackendChoice choice;
     const std::vector<DeviceBackendKind> kinds = registeredKinds();
     const DeviceBackendKind* kind = nullptr;

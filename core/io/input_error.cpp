@@ -39,7 +39,7 @@ std::string escapeControlBytes(const std::string& text) {
     return out;
 }
 
-InputError::InputError(std::string file, int line, int column, std::string problem)
+InputError::InputError(std::string file, int line, int column, const std::string& problem)
     : std::runtime_error(formatLocation(file, line, column, escapeControlBytes(problem))), file_(std::move(file)),
       line_(line), column_(column), problem_(escapeControlBytes(problem)) {}
 

@@ -12,7 +12,7 @@ std::string escapeControlBytes(const std::string& text);
 // The problem text is kept with its control bytes escaped.
 class InputError : public std::runtime_error {
   public:
-    InputError(std::string file, int line, int column, std::string problem);
+    InputError(std::string file, int line, int column, const std::string& problem);
     const std::string& file() const { return file_; }
     int line() const { return line_; }
     int column() const { return column_; }

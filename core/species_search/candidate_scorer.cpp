@@ -8,7 +8,7 @@ namespace gpurec {
 
 CandidateScorer::CandidateScorer(std::shared_ptr<const Dataset> families, BackendFactory factory,
                                  SolverOptions options)
-    : families_(std::move(families)), factory_(std::move(factory)), options_(std::move(options)),
+    : families_(std::move(families)), factory_(std::move(factory)), options_(options),
       loaded_(SpeciesTopology::fromSpeciesTree(families_->species)) {
     options_.validate();
     const SpeciesTree& species = families_->species;

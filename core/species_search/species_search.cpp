@@ -203,10 +203,10 @@ class Search {
         const bool kept = eval.totalLogLikelihood > ll();
         if (kept) {
             result_.theta = r.best;
-            result_.evaluation = std::move(eval);
+            result_.evaluation = eval; // a copy: eval is recorded below either way
             kh_.newReference(ll(), perFamily());
         }
-        record("rates", result_.best, kept ? result_.evaluation : eval, kept);
+        record("rates", result_.best, eval, kept);
         if (r.interrupted) throw SearchInterrupted{};
     }
 

@@ -162,6 +162,7 @@ std::vector<TreeTestRow> testTrees(const std::vector<std::vector<double>>& ll,
         rows[i].sh = sh[i];
         rows[i].bp = bpUnit[i];
         std::vector<double> bp;
+        bp.reserve(bpByScale.size());
         for (const std::vector<double>& atScale : bpByScale)
             bp.push_back(atScale[i]);
         rows[i].au = auPValue(settings.scales, bp, settings.replicates);
