@@ -21,6 +21,7 @@
 #include <QToolTip>
 #include <QtTest>
 #include <cmath>
+#include <utility>
 
 using namespace gpurec;
 using namespace gpurec::ui;
@@ -314,6 +315,15 @@ class GuiLivePlots : public QObject {
         // Clicking the NLL header sorts by NLL.
         QHeaderView* header = table->view()->horizontalHeader();
         table->view()->scrollTo(table->view()->model()->index(0, ConvergenceModel::Nll)); // as a user scrolls to it
+        // The table was just filled and shown: let its layout settle (two equal readings 50 ms apart)
+        // before aiming, as a person's click comes after the table is drawn.
+        int aimedAt = -1;
+        QTRY_VERIFY_WITH_TIMEOUT(
+            [&] {
+                const int now = header->sectionViewportPosition(ConvergenceModel::Nll);
+                return std::exchange(aimedAt, now) == now;
+            }(),
+            kTimeoutMs);
         QVERIFY(header->sectionViewportPosition(ConvergenceModel::Nll) + 5 < header->viewport()->width());
         QTest::mouseClick(
             header->viewport(), Qt::LeftButton, Qt::NoModifier,
