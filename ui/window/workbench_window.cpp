@@ -66,6 +66,7 @@ QLabel* statusField(const QString& name, const QString& tip) {
     auto* label = new ElidingLabel;
     label->setObjectName(name);
     label->setToolTip(tip);
+    label->setAccessibleDescription(tip); // stays when a field's tooltip grows into details
     label->setContentsMargins(6, 0, 6, 0);
     return label;
 }
