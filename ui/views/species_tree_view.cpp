@@ -305,8 +305,7 @@ void SpeciesTreeView::setInternalNamesVisible(bool visible) {
 QRectF SpeciesTreeView::legendTitleRect() const {
     // A title wider than the view wraps (QT_SCALE_FACTOR 1.5, a narrow panel) instead of running off it.
     QFontMetricsF fm(legendFont());
-    const double room = std::max(legendBarWidth() + 28 + fm.horizontalAdvance(tr("no value")),
-                                 viewport()->width() - 2 * kLegendMargin - 16.0);
+    const double room = std::max(legendBarWidth(), viewport()->width() - 2 * kLegendMargin - 16.0);
     return fm.boundingRect(QRectF(0, 0, room, 1e4), Qt::AlignLeft | Qt::TextWordWrap, legendTitle_);
 }
 
@@ -314,15 +313,25 @@ QSizeF SpeciesTreeView::legendSize() const {
     if (!coloured_) return {0, 0};
     QFontMetricsF fm(legendFont());
     const QRectF title = legendTitleRect();
-    double width = std::max(title.width(), legendBarWidth() + 28 + fm.horizontalAdvance(tr("no value")));
-    return {width + 2 * kLegendMargin, title.height() + 2 * fm.height() + 12 + 2 * kLegendMargin};
+    const double swatchRow = missingSwatchBelowBar() ? fm.height() + 4 : 0.0;
+    const double barRow = legendBarWidth() + (missingSwatchBelowBar() ? 0.0 : missingSwatchWidth());
+    const double width = std::max({title.width(), barRow, missingSwatchWidth()});
+    return {width + 2 * kLegendMargin, title.height() + 2 * fm.height() + 12 + swatchRow + 2 * kLegendMargin};
+}
+
+double SpeciesTreeView::missingSwatchWidth() const {
+    return 28 + QFontMetricsF(legendFont()).horizontalAdvance(tr("no value"));
+}
+
+bool SpeciesTreeView::missingSwatchBelowBar() const {
+    // Long end values keep the bar wide; then the "no value" swatch takes a row of its own.
+    return legendBarWidth() + missingSwatchWidth() > viewport()->width() - 2 * kLegendMargin - 16;
 }
 
 double SpeciesTreeView::legendBarWidth() const {
     // Narrower in a narrow panel, so the legend never runs off the view.
     QFontMetricsF fm(legendFont());
-    const double room =
-        viewport()->width() - 2 * kLegendMargin - 16 - 28 - fm.horizontalAdvance(tr("no value"));
+    const double room = viewport()->width() - 2 * kLegendMargin - 16 - missingSwatchWidth();
     // ... but never so narrow that the two end values run into each other.
     const double ends =
         fm.horizontalAdvance(formatValue(scale_.low())) + fm.horizontalAdvance(formatValue(scale_.high()));
@@ -352,17 +361,20 @@ void SpeciesTreeView::paintLegend(QPainter* painter, const QPointF& topLeft) con
     painter->setPen(Qt::NoPen);
     painter->setBrush(scale_.gradient(bar.topLeft(), bar.topRight()));
     painter->drawRect(bar);
+    QRectF labels(bar.left(), bar.bottom() + 2, bar.width(), fm.height());
+    const bool below = missingSwatchBelowBar();
+    QRectF swatch = below ? QRectF(bar.left(), labels.bottom() + 4, 12, 12) : QRectF(bar.right() + 12, bar.top(), 12, 12);
     painter->setBrush(ColourScale::missing());
-    QRectF swatch(bar.right() + 12, bar.top(), 12, 12);
     painter->drawRect(swatch);
     painter->setPen(Qt::black);
     painter->drawText(QPointF(swatch.right() + 4, swatch.bottom() - 1), tr("no value"));
-    QRectF labels(bar.left(), bar.bottom() + 2, bar.width(), fm.height());
     painter->drawText(labels, Qt::AlignLeft | Qt::AlignVCenter, formatValue(scale_.low()));
     painter->drawText(labels, Qt::AlignRight | Qt::AlignVCenter, formatValue(scale_.high()));
-    if (scale_.logarithmic())
-        painter->drawText(QRectF(labels.translated(0, fm.height())), Qt::AlignLeft | Qt::AlignVCenter,
+    if (scale_.logarithmic()) {
+        const double top = below ? swatch.bottom() + 2 : labels.bottom();
+        painter->drawText(QRectF(labels.left(), top, labels.width(), fm.height()), Qt::AlignLeft | Qt::AlignVCenter,
                           tr("logarithmic scale"));
+    }
     painter->restore();
 }
 

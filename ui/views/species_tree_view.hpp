@@ -97,6 +97,8 @@ class SpeciesTreeView : public QGraphicsView {
     QRectF legendTitleRect() const;
     QFont legendFont() const;
     double legendBarWidth() const;
+    double missingSwatchWidth() const;
+    bool missingSwatchBelowBar() const;
     void paintLegend(QPainter* painter, const QPointF& topLeft) const;
     QRectF contentRect() const;    // everything, labels at one scene unit per pixel (exports)
     double leafLabelWidth() const; // pixels of the widest shown leaf or clade name at full size
