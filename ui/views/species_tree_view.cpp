@@ -458,6 +458,7 @@ void SpeciesTreeView::setCollapsed(int node, bool collapsed) {
         fitAll();
     else
         scene()->setSceneRect(sceneRect() | branchesRect_);
+    emit collapsedChanged(node);
 }
 
 bool SpeciesTreeView::isCollapsed(int node) const {

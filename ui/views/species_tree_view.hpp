@@ -83,6 +83,7 @@ class SpeciesTreeView : public QGraphicsView {
 
   signals:
     void speciesSelected(int node); // -1 when the selection is cleared
+    void collapsedChanged(int node);  // a clade was collapsed or expanded (a session keeps them)
 
   protected:
     void wheelEvent(QWheelEvent* event) override;

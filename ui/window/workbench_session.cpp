@@ -9,6 +9,7 @@
 #include "panels/waves_panel.hpp"
 #include "plots/live_plots.hpp"
 #include "views/clade_dag_view.hpp"
+#include "views/species_tree_view.hpp"
 #include "window/workbench_window.hpp"
 
 #include "optim/checkpoint.hpp"
@@ -230,6 +231,7 @@ void WorkbenchWindow::connectAutosave() {
         if (ok) autosave();
     });
     connect(&undo_, &QUndoStack::indexChanged, this, &WorkbenchWindow::autosave);
+    connect(tree_->view(), &SpeciesTreeView::collapsedChanged, this, &WorkbenchWindow::autosave);
     connect(reconciliations_, &ReconciliationPanel::sampled, this, [this](bool ok) {
         if (ok) autosave();
     });
