@@ -24,6 +24,7 @@ double relativeError(double a, double b);
 // A fresh temporary folder removed at process exit.
 std::string temporaryFolder(const std::string& tag);
 void writeFile(const std::string& path, const std::string& text);
+std::string fileText(const std::string& path); // the whole file, "" when it cannot be read
 // Appends a node with the given events under `parent` (−1: the root) of a hand-built
 // reconciliation; nodes are added in preorder. Returns its index.
 int addNode(Reconciliation& r, int parent, std::vector<ReconEvent> events, std::string name = {});

@@ -76,11 +76,6 @@ std::shared_ptr<const Dataset> tinyDataset() {
     return loadInput(paths, TransferConstraint::Parents, options).dataset;
 }
 
-std::string readAll(const std::string& path) {
-    std::ifstream in(path);
-    return std::string(std::istreambuf_iterator<char>(in), {});
-}
-
 } // namespace
 
 class Optimizer : public QObject {
@@ -455,25 +450,35 @@ class Optimizer : public QObject {
         QVERIFY(writeRateFiles(folder, *data, global) ==
                 std::vector<std::string>{folder + "/model_parameters.txt"});
 
-        std::string text = readAll(files[2]);
-        text.replace(text.find(" 0.29999"), 1, " x");
-        writeFile(files[2], text);
-        try {
-            readFamilyRateFiles(folder, *data);
-            QFAIL("a malformed rate file was accepted");
-        } catch (const InputError& e) {
-            QCOMPARE(std::string(e.what()), files[2] + ":2: expected 'node D L T'");
-        }
-        std::string first = readAll(files[0]);
-        first.replace(first.find(" 0.1"), 4, " 0.7");
-        writeFile(files[0], first);
-        try {
-            readFamilyRateFiles(folder, *data);
-            QFAIL("per-family rates differing between nodes were accepted");
-        } catch (const InputError& e) {
-            QCOMPARE(std::string(e.what()),
-                     files[0] + ": per-family rates must be the same on every species node");
-        }
+        // AleRax's per-family layout: the parameter letters, then one row of rates.
+        const Rates one = theta.rates(1);
+        char row[100];
+        std::snprintf(row, sizeof row, "D L T\n%.17g %.17g %.17g\n", one.d, one.l, one.t);
+        QCOMPARE(fileText(files[1]), std::string(row));
+        auto refused = [&](const std::string& text, const std::string& message) {
+            writeFile(files[2], text);
+            try {
+                readFamilyRateFiles(folder, *data);
+                QFAIL(("accepted: " + text).c_str());
+            } catch (const InputError& e) {
+                QCOMPARE(QString::fromStdString(e.what()), QString::fromStdString(files[2] + message));
+            }
+        };
+        refused("D L T\n0.3 x 0.5\n", ":2:5: expected 'D L T', found 'x'");
+        refused("D L T\n0.3 0.5\n", ":2:1: expected 'D L T' values, found 2 fields");
+        refused("D L T\n0.3 0.2 0.5\n0.1 0.1 0.1\n", ":3:1: unexpected line after the rates");
+        refused("D L T O\n0.3 0.2 0.5 1\n",
+                ":1:1: parameters 'D L T O' are not supported; gpurec reads 'D L T' (UndatedDTL rates)");
+        refused("D L T\n", ":1: no rates after the 'D L T' line");
+        refused("\n", ": no rates (expected a 'D L T' line and a line of three rates)");
+        // gpurec's older layout (the family's rates on every species node) is still read...
+        std::string older = "# node D L T\n";
+        for (int e = 0; e < data->species.size(); ++e)
+            older += quoteNewickLabel(data->species.name(e)) + " 0.3 0.04 0.5\n";
+        writeFile(files[2], older);
+        QCOMPARE(readFamilyRateFiles(folder, *data).rates(2).l, 0.04);
+        // ... but its rows must agree.
+        refused(older.substr(0, older.size() - 4) + "0.7\n", ": per-family rates must be the same on every species node");
     }
 
     // Parameter recovery on families simulated at known rates (ROOTED true gene trees). Small
@@ -568,7 +573,7 @@ class Optimizer : public QObject {
         per >> name >> perLl;
         QCOMPARE(name, std::string("my_family"));
         QCOMPARE(perLl, ll);
-        QVERIFY(readAll(out + "/model_parameters/model_parameters.txt").rfind("# node D L T\n", 0) == 0);
+        QVERIFY(fileText(out + "/model_parameters/model_parameters.txt").rfind("node D L T\n", 0) == 0);
 
         // PER-FAMILY writes one rate file per family; a bad bound is refused with its range.
         const std::string sim = sharedData("simulated_2");

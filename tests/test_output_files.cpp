@@ -6,6 +6,8 @@
 #include "io/output_file.hpp"
 #include "io/output_folder.hpp"
 #include "io/result_writer.hpp"
+#include "optim/rate_files.hpp"
+#include "recon/alerax_tables.hpp"
 #include "recon/recon_newick.hpp"
 #include "recon/recon_tables.hpp"
 #include "recon/recphyloxml.hpp"
@@ -33,11 +35,6 @@ std::vector<std::string> folderEntries(const std::string& folder) {
         names.push_back(e.path().filename().string());
     std::sort(names.begin(), names.end());
     return names;
-}
-
-std::string fileText(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    return std::string(std::istreambuf_iterator<char>(in), {});
 }
 
 // A two-family dataset whose families have the given names (gene trees of samples/tiny).
@@ -200,7 +197,8 @@ class TestOutputFiles : public QObject {
         TransferCounts counts;
         counts[{ab, c}] = 2;
         counts[{b, a}] = 1;
-        QCOMPARE(transfersText(counts, species), std::string("'AB node' C 2\n'B, the second' A 1\n"));
+        QCOMPARE(aleraxTransferTable(counts, species), std::string("'AB node' C 2\n'B, the second' A 1\n"));
+        QCOMPARE(aleraxOrigins(summarize({r}, species), species, c), std::string("vertical: 1\n'AB node', 1\n"));
         ReconciliationSummary summary = summarize({r}, species);
         QVERIFY(originationsCsv(summary, species).find("R,1") != std::string::npos);
         std::string perSpecies = meanSpeciesEventCountsCsv(summary, species);
@@ -269,8 +267,8 @@ class TestOutputFiles : public QObject {
         QVERIFY2(run.exitCode == 0, qPrintable(run.err));
         QVERIFY(!fs::exists(dir + "/x_samples.xml") && !fs::exists(dir + "/x_samples.newick"));
         QCOMPARE(folderEntries(dir), std::vector<std::string>{"in"});
-        QVERIFY(fs::exists(out + "/reconciliations/%2E.%2F..%2Fx_samples.xml"));
-        QVERIFY(fs::exists(out + "/summaries/%2E.%2F..%2Fx_meanTransfers.txt"));
+        QVERIFY(fs::exists(out + "/reconciliations/all/%2E.%2F..%2Fx_sample_0.xml"));
+        QVERIFY(fs::exists(out + "/reconciliations/summaries/%2E.%2F..%2Fx_meanTransfers.txt"));
         nlohmann::json j = readJson(out + "/result.json");
         QCOMPARE(j["families"][0]["name"].get<std::string>(), std::string("../../x"));
 
@@ -279,15 +277,15 @@ class TestOutputFiles : public QObject {
         QCOMPARE(again.exitCode, 2);
         QCOMPARE(again.err.trimmed(),
                  q("gpurec: error: output folder " + out +
-                   " already holds results of an earlier run (reconciliations, summaries, "
+                   " already holds results of an earlier run (reconciliations, "
                    "result.json); pass --overwrite to replace them, or choose another "
                    "folder with -p"));
-        writeFile(out + "/reconciliations/stale_samples.xml", "<stale/>");
+        writeFile(out + "/reconciliations/all/stale_samples.xml", "<stale/>");
         CliRun overwrite =
             runGpurec({"sample", "-s", q(dir + "/in/deeper/species.nwk"), "-f", q(families), "--samples", "2",
                        "--min-covered-species", "1", "-p", q(out), "--overwrite"});
         QVERIFY2(overwrite.exitCode == 0, qPrintable(overwrite.err));
-        QVERIFY(!fs::exists(out + "/reconciliations/stale_samples.xml"));
+        QVERIFY(!fs::exists(out + "/reconciliations/all/stale_samples.xml"));
     }
 
     void unwritableOutputFailsBeforeTheRun() {

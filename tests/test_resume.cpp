@@ -423,14 +423,14 @@ class Resume : public QObject {
         p.start(GPUREC_CLI_PATH, {"sample", "-s", q(sourcePath("samples/medium/species.nwk")), "-f",
                                   q(sourcePath("samples/medium/families.txt")), "--samples", "20",
                                   "--threads", "2", "-p", q(outdir)});
-        const std::string recDir = outdir + "/reconciliations";
-        auto written = [&] {
+        const std::string recDir = outdir + "/reconciliations/all", sumDir = outdir + "/reconciliations/summaries";
+        auto written = [&] { // a family's last file marks it written
             std::set<std::string> families;
-            if (std::filesystem::exists(recDir))
-                for (const auto& entry : std::filesystem::directory_iterator(recDir)) {
+            const std::string marker = "_originations.csv";
+            if (std::filesystem::exists(sumDir))
+                for (const auto& entry : std::filesystem::directory_iterator(sumDir)) {
                     const std::string name = entry.path().filename().string();
-                    if (name.ends_with("_transfers.txt"))
-                        families.insert(name.substr(0, name.size() - std::string("_transfers.txt").size()));
+                    if (name.ends_with(marker)) families.insert(name.substr(0, name.size() - marker.size()));
                 }
             return families;
         };
@@ -449,10 +449,13 @@ class Resume : public QObject {
         QVERIFY(listed.size() < 500);
         QCOMPARE(result.at("total").at("families").get<std::size_t>(), listed.size());
         QVERIFY(written() == listed);
-        for (const std::string& family : listed)
-            for (const char* suffix : {"_samples.newick", "_samples.alerec", "_samples.xml",
-                                       "_eventCounts.csv", "_speciesEventCounts.csv"})
+        for (const std::string& family : listed) {
+            for (const char* suffix : {"_samples.newick", "_samples.alerec", "_sample_0.xml", "_sample_19.xml",
+                                       "_transfers_19.txt", "_eventCounts.csv", "_speciesEventCounts.csv"})
                 QVERIFY2(std::filesystem::exists(recDir + "/" + family + suffix), (family + suffix).c_str());
+            for (const char* suffix : {"_consensus_50.newick", "_meanTransfers.txt", "_meanSpeciesEventCounts.txt"})
+                QVERIFY2(std::filesystem::exists(sumDir + "/" + family + suffix), (family + suffix).c_str());
+        }
         const QString err = QString::fromUtf8(p.readAllStandardError());
         QVERIFY2(err.contains(
                      QString("gpurec: interrupted by SIGINT after %1 of 500 families").arg(listed.size())),

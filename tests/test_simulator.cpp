@@ -5,6 +5,7 @@
 #include "data/dataset.hpp"
 #include "engine/backend.hpp"
 #include "io/result_writer.hpp"
+#include "optim/rate_files.hpp"
 #include "io/text_file.hpp"
 #include "recon/recphyloxml.hpp"
 #include "sim/simulation.hpp"

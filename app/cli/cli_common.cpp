@@ -3,6 +3,7 @@
 #include "io/output_folder.hpp"
 #include "engine/solver_report.hpp"
 #include "io/result_writer.hpp"
+#include "optim/rate_files.hpp"
 #include "recon/sampling_run.hpp"
 
 #include <charconv>
@@ -111,7 +112,7 @@ void addRateOptions(CLI::App& app, RateOptions& o, const NumberRange& range) {
     CLI::Option* l = addNumber(app, "--l", o.l, "Loss rate (" + within + "; default 0.1)", range);
     CLI::Option* t = addNumber(app, "--t", o.t, "Transfer rate (" + within + "; default 0.1)", range);
     app.add_option("--rates-file", o.ratesFile,
-                   "AleRax model_parameters.txt (# node D L T); excludes --d --l --t")
+                   "AleRax model_parameters.txt (node D L T); excludes --d --l --t")
         ->excludes(d)
         ->excludes(l)
         ->excludes(t);

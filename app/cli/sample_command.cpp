@@ -4,13 +4,9 @@
 #include "commands.hpp"
 
 #include "engine/solver_report.hpp"
-#include "io/output_file.hpp"
-#include "io/output_folder.hpp"
 #include "io/result_writer.hpp"
-#include "recon/recon_newick.hpp"
 #include "recon/recon_summary.hpp"
-#include "recon/recon_tables.hpp"
-#include "recon/recphyloxml.hpp"
+#include "recon/reconciliation_files.hpp"
 #include "recon/sampling_run.hpp"
 #include "run/interruption.hpp"
 
@@ -93,7 +89,7 @@ void registerSample(CLI::App& root) {
         int samples = 100;
         std::uint64_t seed = 123;
         std::vector<std::string> families;
-        bool xmlPerSample = false;
+        bool xmlPerFamily = false;
         bool compactXml = false;
         OutputOptions output;
     };
@@ -107,8 +103,8 @@ void registerSample(CLI::App& root) {
               NumberRange::atLeast(1));
     addNumber(*app, "--seed", o->seed, "Random seed (default 123); each family has its own stream");
     app->add_option("--family", o->families, "Sample only this family (repeatable)");
-    app->add_flag("--xml-per-sample", o->xmlPerSample,
-                  "One RecPhyloXML file per sample instead of one per family");
+    app->add_flag("--xml-per-family", o->xmlPerFamily,
+                  "One RecPhyloXML file per family (<family>_samples.xml) instead of AleRax's one per sample");
     app->add_flag("--compact-xml", o->compactXml,
                   "RecPhyloXML without indentation (default: indented unless a gene tree nests deeper than 64 levels)");
     addOutputOptions(*app, o->output);
@@ -121,7 +117,7 @@ void registerSample(CLI::App& root) {
         settings.halveRootBranches = o->input.rooting == "UNIFORM";
         validateSampleCount(settings.samples); // before the (possibly long) loading
         const std::string& outdir = o->output.outdir;
-        prepareOutputs(o->output, {"reconciliations", "summaries", "result.json"});
+        prepareOutputs(o->output, {"reconciliations", "result.json"});
         // A signal stops the run between families: those written stay, result.json lists them.
         const InterruptionHandlers handlers;
         LoadedInput in = loadOrExplain(o->input, o->engine.threads);
@@ -133,9 +129,10 @@ void registerSample(CLI::App& root) {
         validateSampling(data, theta, settings);
         BackendChoice backend = backendFrom(o->engine, in.dataset);
 
-        const std::string recDir = outdir + "/reconciliations", sumDir = outdir + "/summaries";
-        ensureDirectory(recDir);
-        ensureDirectory(sumDir);
+        const std::string recDir = outdir + "/reconciliations";
+        prepareReconciliationFolder(recDir);
+        const ReconciliationFileOptions fileOptions{o->xmlPerFamily,
+                                                    o->compactXml ? XmlLayout::Compact : XmlLayout::Auto};
         std::vector<nlohmann::json> familyJson(data.families.size());
         // Families finish in any order: their summaries are added up in family order below, so the
         // totals have the same bits for any thread count.
@@ -143,38 +140,13 @@ void registerSample(CLI::App& root) {
         std::vector<SolverStats> familyStats(data.families.size());
         const auto consume = [&](FamilySamples&& fs) {
             throwIfInterrupted(); // ends the loop; the families written so far are complete
-            const std::vector<Reconciliation>& recs = fs.reconciliations;
             const std::string& name = data.families[fs.family].name;
-            const std::string base = recDir + "/" + fileStem(name);
-            std::string newick, ale;
-            for (const Reconciliation& r : recs) {
-                newick += toNewickEvents(r) + "\n";
-                ale += toAleNewick(r, species) + "\n";
-            }
-            writeFileAtomically(base + "_samples.newick", newick);
-            writeFileAtomically(base + "_samples.alerec", ale);
-            if (o->xmlPerSample) {
-                for (std::size_t i = 0; i < recs.size(); ++i)
-                    writeRecPhyloXml(base + "_sample_" + std::to_string(i) + ".xml", species, {recs[i]},
-                                     o->compactXml ? XmlLayout::Compact : XmlLayout::Auto);
-            } else {
-                writeRecPhyloXml(base + "_samples.xml", species, recs, o->compactXml ? XmlLayout::Compact : XmlLayout::Auto);
-            }
-            writeFileAtomically(base + "_eventCounts.csv", eventCountsCsv(recs));
-            writeFileAtomically(base + "_speciesEventCounts.csv", speciesEventCountsCsv(recs, species));
-            TransferCounts transfers;
-            for (const Reconciliation& r : recs)
-                for (const auto& [pair, count] : transferCounts(r))
-                    transfers[pair] += count;
-            writeFileAtomically(base + "_transfers.txt", transfersText(transfers, species));
-            ReconciliationSummary summary = summarize(recs, species);
-            writeFileAtomically(sumDir + "/" + fileStem(name) + "_meanSpeciesEventCounts.csv",
-                      meanSpeciesEventCountsCsv(summary, species));
-            writeFileAtomically(sumDir + "/" + fileStem(name) + "_meanTransfers.txt", transfersText(summary.transfers, species));
-            writeFileAtomically(sumDir + "/" + fileStem(name) + "_originations.csv", originationsCsv(summary, species));
+            ReconciliationSummary summary =
+                writeFamilyReconciliations(recDir, name, fs.reconciliations, species, fileOptions);
+            const std::size_t sampleCount = fs.reconciliations.size();
             nlohmann::json j = summaryJson(summary, species);
             j["name"] = name;
-            j["samples"] = recs.size();
+            j["samples"] = sampleCount;
             j["ll_nats"] = fs.logLikelihood;
             familyJson[fs.family] = std::move(j);
             familySummary[fs.family] = std::move(summary);
@@ -194,9 +166,7 @@ void registerSample(CLI::App& root) {
                 addFamily(total, familySummary[f]);
                 stats.add(familyStats[f]);
             }
-        writeFileAtomically(sumDir + "/totalSpeciesEventCounts.csv", meanSpeciesEventCountsCsv(total, species));
-        writeFileAtomically(sumDir + "/totalTransfers.txt", transfersText(total.transfers, species));
-        writeFileAtomically(sumDir + "/originations.csv", originationsCsv(total, species));
+        writeReconciliationTotals(recDir, total, species);
 
         nlohmann::json j;
         j["families"] = nlohmann::json::array();
@@ -228,8 +198,7 @@ void registerSample(CLI::App& root) {
                     settings.samples, sampled, static_cast<unsigned long long>(settings.seed),
                     seconds);
         printEarlyStops(stats);
-        std::printf("wrote %s/reconciliations, %s/summaries and %s/result.json\n", outdir.c_str(),
-                    outdir.c_str(), outdir.c_str());
+        std::printf("wrote %s/reconciliations and %s/result.json\n", outdir.c_str(), outdir.c_str());
         if (interrupted) {
             std::fflush(stdout);
             std::cerr << "gpurec: interrupted by " << signalName(interruptSignal()) << " after " << sampled

@@ -1,5 +1,5 @@
 #pragma once
-// Result files: AleRax's per_fam_likelihoods.txt and model_parameters.txt layouts, and result.json.
+// Result files: AleRax's per_fam_likelihoods.txt layout, and result.json.
 #include "data/dataset.hpp"
 #include "engine/backend.hpp"
 #include "model/rate_parameters.hpp"
@@ -11,10 +11,6 @@ namespace gpurec {
 
 // "family LL" per line, natural log, sorted by increasing LL (ties by name), 17 significant digits.
 void writePerFamilyLikelihoods(const std::string& path, const Dataset& data, const Evaluation& eval);
-// "# node D L T" then one line per species node (specieswise), or the global rates on every node.
-void writeModelParameters(const std::string& path, const SpeciesTree& species, const RateParameters& theta, int family = 0);
-// Reads AleRax's model_parameters.txt into a specieswise (or global, if all rows agree) parameter set.
-RateParameters readModelParameters(const std::string& path, const SpeciesTree& species, int familyCount);
 
 nlohmann::json evaluationJson(const Dataset& data, const Evaluation& eval);
 nlohmann::json solverOptionsJson(const SolverOptions& options);

@@ -1,7 +1,8 @@
 #pragma once
-// Rates in AleRax's output layout, under <prefix>/model_parameters/: model_parameters.txt for the
-// global and per-species modes, one <family>_rates.txt per family for the per-family mode (same
-// "# node D L T" format, the family's rates on every species node).
+// Rates in AleRax's layouts, under <prefix>/model_parameters/: model_parameters.txt ("node D L T"
+// header, one row per species node) for the global and per-species modes, one <family>_rates.txt
+// ("D L T" header, one row of values) per family for the per-family mode. The readers also take
+// gpurec's older layout ("# node D L T" comment, per-family files as one row per species node).
 #include "data/dataset.hpp"
 #include "model/rate_parameters.hpp"
 
@@ -11,6 +12,17 @@
 namespace gpurec {
 
 std::string familyRatesPath(const std::string& folder, const std::string& family);
+
+// The rows of θ for `family` (all families share them unless θ is per family), 17 digits.
+void writeModelParameters(const std::string& path, const SpeciesTree& species, const RateParameters& theta,
+                          int family = 0);
+// A specieswise parameter set, or a global one when every row agrees. Throws InputError naming
+// file, line and column for a bad header, row, name or value, and for a missing species node.
+RateParameters readModelParameters(const std::string& path, const SpeciesTree& species, int familyCount);
+
+void writeFamilyRates(const std::string& path, Rates rates);
+// One family's rates: AleRax's two-line file, or the older per-node layout with equal rows.
+Rates readFamilyRates(const std::string& path, const SpeciesTree& species);
 
 // Writes the files of θ's mode into `folder` (created if needed); returns their paths.
 std::vector<std::string> writeRateFiles(const std::string& folder, const Dataset& data,

@@ -70,10 +70,11 @@ std::string toNewickEvents(const Reconciliation& r) {
 
 std::string toAleNewick(const Reconciliation& r, const SpeciesTree& species) {
     return writeNewick(r, [&](const ReconNode& n) {
+        if (n.children.empty()) return quoteNewickLabel(n.name); // AleRax prints no events on leaves
         std::string events;
         for (const ReconEvent& ev : n.events)
             events += annotation(ev, species);
-        return quoteNewickLabel(n.children.empty() ? n.name + events : events);
+        return quoteNewickLabel(events);
     });
 }
 

@@ -13,7 +13,7 @@ std::string toNewickEvents(const Reconciliation& r);
 
 // ALE-style: an internal node's label concatenates its branch's events from the top:
 // `.<species>` for S and SL, `.D@<species>`, `.T@<donor>-><recipient>` for T and TL. A leaf's
-// label is its gene followed by the annotations of the SL and TL events on its branch.
+// label is its gene alone, as in AleRax (the events on its branch are in the other outputs).
 std::string toAleNewick(const Reconciliation& r, const SpeciesTree& species);
 
 } // namespace gpurec

@@ -76,14 +76,6 @@ std::string meanSpeciesEventCountsCsv(const ReconciliationSummary& summary, cons
     return out;
 }
 
-std::string transfersText(const TransferCounts& counts, const SpeciesTree& species) {
-    std::string out;
-    for (const TransferFrequency& t : sortedTransfers(counts, species))
-        out += quoteNewickLabel(species.name(t.source)) + " " + quoteNewickLabel(species.name(t.destination)) + " " +
-               formatCount(t.count) + "\n";
-    return out;
-}
-
 std::string originationsCsv(const ReconciliationSummary& summary, const SpeciesTree& species) {
     std::vector<int> order(summary.origination.size());
     std::iota(order.begin(), order.end(), 0);

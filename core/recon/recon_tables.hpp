@@ -1,6 +1,6 @@
 #pragma once
 // Text tables of sampled reconciliations (docs/formats.md, "Reconciliation outputs"): CSV files
-// with a header row, and AleRax's `source destination count` transfer lists.
+// with a header row, written beside AleRax's layouts (recon/alerax_tables.hpp).
 #include "recon/recon_summary.hpp"
 
 #include <string>
@@ -17,8 +17,6 @@ std::string eventCountsRow(std::size_t sample, const Reconciliation& r);
 std::string speciesEventCountsCsv(const std::vector<Reconciliation>& samples, const SpeciesTree& species);
 // `species_label,speciations,...,transfers_to` of a summary, rows for species with a non-zero value.
 std::string meanSpeciesEventCountsCsv(const ReconciliationSummary& summary, const SpeciesTree& species);
-// `source destination count` lines, decreasing count; labels quoted as Newick where needed.
-std::string transfersText(const TransferCounts& counts, const SpeciesTree& species);
 // `species_label,frequency`, every species node with a non-zero frequency, decreasing frequency.
 std::string originationsCsv(const ReconciliationSummary& summary, const SpeciesTree& species);
 

@@ -3,6 +3,7 @@
 #include "io/input_error.hpp"
 #include "io/output_file.hpp"
 #include "io/result_writer.hpp"
+#include "optim/rate_files.hpp"
 #include "recon/recphyloxml.hpp"
 
 #include <nlohmann/json.hpp>
@@ -206,7 +207,7 @@ void writeTruth(const std::string& dir, const SimulationOptions& o, const Specie
     truth["generator"] = std::string("gpurec simulate ") + GPUREC_VERSION;
     truth["options"] = optionsJson(o, s);
     nlohmann::json speciesJson = nlohmann::json::array();
-    std::string ratesText = "# node D L T\n";
+    std::string ratesText = "node D L T\n";
     for (int e = 0; e < species.size(); ++e) {
         speciesJson.push_back({{"node", species.name(e)},
                                {"D", perSpecies[e].d},
