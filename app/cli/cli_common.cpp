@@ -112,7 +112,8 @@ void addRateOptions(CLI::App& app, RateOptions& o, const NumberRange& range) {
     CLI::Option* l = addNumber(app, "--l", o.l, "Loss rate (" + within + "; default 0.1)", range);
     CLI::Option* t = addNumber(app, "--t", o.t, "Transfer rate (" + within + "; default 0.1)", range);
     app.add_option("--rates-file", o.ratesFile,
-                   "AleRax model_parameters.txt (node D L T); excludes --d --l --t")
+                   "AleRax model_parameters.txt (node D L T), or a folder of <family>_rates.txt (per-family "
+                   "rates); excludes --d --l --t")
         ->excludes(d)
         ->excludes(l)
         ->excludes(t);
@@ -195,6 +196,13 @@ SolverOptions solverOptionsFrom(const EngineOptions& o) {
 RateParameters initialRates(const RateOptions& o, const Dataset& data, RateMode mode) {
     const int S = data.species.size(), F = static_cast<int>(data.families.size());
     if (o.ratesFile.empty()) return RateParameters(mode, S, F, {o.d, o.l, o.t});
+    if (std::filesystem::is_directory(o.ratesFile)) {
+        if (mode != RateMode::Genewise)
+            throw std::invalid_argument("--rates-file " + o.ratesFile +
+                                        " is a folder: per-family rate files (<family>_rates.txt) go with "
+                                        "per-family rates");
+        return readFamilyRateFiles(o.ratesFile, data);
+    }
     RateParameters fromFile = readModelParameters(o.ratesFile, data.species, F);
     if (mode == RateMode::Global && fromFile.mode() == RateMode::Global) return fromFile;
     RateParameters out(mode, S, F, fromFile.rates(0));
@@ -203,6 +211,11 @@ RateParameters initialRates(const RateOptions& o, const Dataset& data, RateMode 
     else if (fromFile.mode() != RateMode::Global)
         throw std::invalid_argument("--rates-file holds per-species rates; use the specieswise mode");
     return out;
+}
+
+RateParameters fixedRunRates(const RateOptions& o, const Dataset& data) {
+    if (o.ratesFile.empty()) return initialRates(o, data, RateMode::Global);
+    return initialRates(o, data, std::filesystem::is_directory(o.ratesFile) ? RateMode::Genewise : RateMode::Specieswise);
 }
 
 void addRunDescription(nlohmann::json& j, const InputOptions& input, const LoadedInput& loaded,

@@ -99,7 +99,12 @@ LoadedInput loadOrExplain(const InputOptions& o, int threads);
 // Families skipped for bad input by the loadOrExplain calls of this process (main() exits with 3).
 int skippedFamilyCount();
 SolverOptions solverOptionsFrom(const EngineOptions& o);
+// Rates of `mode` from --d --l --t or --rates-file (a model_parameters.txt, or for per-family
+// rates a folder of <family>_rates.txt).
 RateParameters initialRates(const RateOptions& o, const Dataset& data, RateMode mode);
+// The rates of a fixed-rate run (eval, sample): --d --l --t (global), a model_parameters.txt
+// (per species, or global when its rows agree) or a folder of <family>_rates.txt (per family).
+RateParameters fixedRunRates(const RateOptions& o, const Dataset& data);
 // Prints the choice's note (a GPU asked for by auto but not usable) on stdout.
 BackendChoice backendFrom(const EngineOptions& o, const std::shared_ptr<const Dataset>& data);
 // Adds the inputs, device, solver options, excluded and skipped families to a result.json object.

@@ -33,8 +33,7 @@ void registerEval(CLI::App& root) {
         prepareOutputs(o->output, {"per_fam_likelihoods.txt", "result.json"});
         LoadedInput in = loadOrExplain(o->input, o->engine.threads);
         const Dataset& data = *in.dataset;
-        RateParameters theta = initialRates(o->rates, data,
-                                            o->rates.ratesFile.empty() ? RateMode::Global : RateMode::Specieswise);
+        RateParameters theta = fixedRunRates(o->rates, data);
         validateSampling(data, theta, SamplingSettings{}); // the rates sample accepts, rate files included
         BackendChoice backend = backendFrom(o->engine, in.dataset);
         Evaluation eval = backend.backend->evaluate(theta, solver, false);

@@ -28,13 +28,6 @@ nlohmann::json ratesJson(const Dataset& data, const RateParameters& theta) {
     return rows;
 }
 
-// Starting rates of the chosen mode; a folder given as --rates-file holds per-family rate files.
-RateParameters startingRates(const RateOptions& o, const Dataset& data, RateMode mode) {
-    if (mode == RateMode::Genewise && !o.ratesFile.empty() && std::filesystem::is_directory(o.ratesFile))
-        return readFamilyRateFiles(o.ratesFile, data);
-    return initialRates(o, data, mode);
-}
-
 struct OptimizeOptions {
     InputOptions input;
     RateOptions rates;
@@ -200,7 +193,7 @@ void registerOptimize(CLI::App& root) {
         const RateMode mode = parseRateMode(opts.parametrization);
         SolverOptions solver = solverOptionsFrom(opts.engine);
         BackendChoice backend = backendFrom(opts.engine, in.dataset);
-        RateParameters start = resuming ? checkpointParameters(checkpoint, data) : startingRates(opts.rates, data, mode);
+        RateParameters start = resuming ? checkpointParameters(checkpoint, data) : initialRates(opts.rates, data, mode);
         ReconModel model(in.dataset, std::move(backend.backend), start, solver);
         if (!resuming) {
             checkpoint = checkpointOf(start, data);

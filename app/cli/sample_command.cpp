@@ -124,8 +124,7 @@ void registerSample(CLI::App& root) {
         const Dataset& data = *in.dataset;
         const SpeciesTree& species = data.species;
         std::vector<int> families = selectFamilies(in, o->families, o->input.minCoveredSpecies);
-        RateParameters theta = initialRates(
-            o->rates, data, o->rates.ratesFile.empty() ? RateMode::Global : RateMode::Specieswise);
+        RateParameters theta = fixedRunRates(o->rates, data);
         validateSampling(data, theta, settings);
         BackendChoice backend = backendFrom(o->engine, in.dataset);
 

@@ -1,0 +1,224 @@
+// gpurec alerax: an AleRax command line run unchanged. The options keep AleRax's names, values and
+// defaults; the run is the gpurec subcommands that do the same steps (printed as they start), into
+// one output folder with AleRax's files: rates (optimize, or search when the species tree is
+// searched), then -g reconciliations (sample). Options of AleRax's model that gpurec does not
+// implement yet are refused by name instead of being ignored.
+#include "build_cli.hpp"
+#include "cli_common.hpp"
+#include "commands.hpp"
+
+#include "io/output_file.hpp"
+#include "io/result_writer.hpp"
+#include "io/text_file.hpp"
+#include "tree/species_tree.hpp"
+
+#include <cstdio>
+#include <filesystem>
+
+namespace gpurec::cli {
+
+namespace {
+
+struct AleraxOptions {
+    std::string families, speciesTree, prefix;
+    std::string recModel = "UndatedDTL";
+    std::string search = "SKIP";
+    std::string parametrization = "GLOBAL";
+    int geneTreeSamples = 100;
+    std::string transferConstraint = "PARENTS";
+    std::string rooting = "UNIFORM";
+    std::string origination = "UNIFORM";
+    std::string rateOptimizer = "LBFGSB";
+    int gammaCategories = 1;
+    bool fixRates = false;
+    double d = 0.1, l = 0.1, t = 0.1;
+    std::uint64_t seed = 123;
+    int minCoveredSpecies = 4;
+    bool skipFamilyFiltering = false, skipThoroughRates = false;
+    double trimRatio = 0, maxCladeSplitRatio = -1;
+    int ccpSampleFrequency = 1;
+    bool highways = false, pruneSpeciesTree = false, noDup = false, noDl = false, noTl = false;
+    std::string highwayCandidatesFile, fractionMissingFile;
+    // gpurec's own, for the machine it runs on
+    std::string device = "auto";
+    int threads = 0;
+    bool overwrite = false;
+};
+
+// Parts of AleRax's model and pipeline gpurec does not have yet: refused, never ignored.
+void refuseUnsupported(const CLI::App& app, const AleraxOptions& o) {
+    auto refuse = [](const std::string& what) {
+        throw std::invalid_argument(what + " is not supported by gpurec yet (docs/alerax.md lists what "
+                                           "gpurec alerax runs)");
+    };
+    if (o.recModel != "UndatedDTL") refuse("--rec-model " + o.recModel);
+    if (o.origination != "UNIFORM") refuse("--origination " + o.origination);
+    if (o.gammaCategories != 1) refuse("--speciation-gamma-categories " + std::to_string(o.gammaCategories));
+    if (o.rooting == "MAD") refuse("--gene-tree-rooting MAD");
+    if (o.transferConstraint == "RELDATED") refuse("--transfer-constraint RELDATED");
+    if (o.parametrization != "GLOBAL" && o.parametrization != "PER-FAMILY" &&
+        o.parametrization != "PER-SPECIES")
+        refuse("--model-parametrization " + o.parametrization);
+    if (o.search != "SKIP" && o.parametrization == "PER-SPECIES")
+        refuse("--species-tree-search " + o.search + " with --model-parametrization PER-SPECIES");
+    if (o.search == "SKIP" &&
+        (o.speciesTree == "MiniNJ" || o.speciesTree == "Random" || o.speciesTree == "random"))
+        refuse("-s " + o.speciesTree + " with --species-tree-search SKIP");
+    if (o.rateOptimizer != "LBFGSB") refuse("--rate-optimizer " + o.rateOptimizer);
+    if (o.trimRatio != 0) refuse("--trim-ratio");
+    if (o.maxCladeSplitRatio != -1) refuse("--max-clade-split-ratio");
+    if (o.ccpSampleFrequency != 1) refuse("--ccp-sample-frequency");
+    const std::pair<const char*, bool> flags[] = {{"--highways", o.highways},
+                                                  {"--prune-species-tree", o.pruneSpeciesTree},
+                                                  {"--no-dup", o.noDup},
+                                                  {"--no-dl", o.noDl},
+                                                  {"--no-tl", o.noTl}};
+    for (const auto& [name, given] : flags)
+        if (given) refuse(name);
+    for (const char* name : {"--highway-candidates-file", "--fraction-missing-file"})
+        if (app.count(name) > 0) refuse(name);
+}
+
+std::string number(double v) {
+    char buf[40];
+    std::snprintf(buf, sizeof buf, "%.17g", v);
+    return buf;
+}
+
+// Runs one gpurec subcommand in this process, as `gpurec ARGS` would.
+void runStage(const std::vector<std::string>& args) {
+    std::string shown = "gpurec";
+    for (const std::string& a : args)
+        shown += " " + (a.find(' ') == std::string::npos ? a : "'" + a + "'");
+    std::printf("gpurec alerax: running %s\n", shown.c_str());
+    std::fflush(stdout);
+    CLI::App stage;
+    buildCli(stage);
+    std::vector<std::string> reversed(args.rbegin(), args.rend()); // CLI11 takes them last first
+    stage.parse(reversed);
+}
+
+// The options every stage shares, in gpurec's names.
+std::vector<std::string> inputArguments(const AleraxOptions& o, bool withSpeciesTree) {
+    std::vector<std::string> a = {"-f", o.families};
+    if (withSpeciesTree) a.insert(a.end(), {"-s", o.speciesTree});
+    a.insert(a.end(), {"--transfer-constraint", o.transferConstraint, "--gene-tree-rooting", o.rooting,
+                       "--min-covered-species", std::to_string(o.minCoveredSpecies), "--device", o.device,
+                       "--threads", std::to_string(o.threads), "-p", o.prefix});
+    return a;
+}
+
+} // namespace
+
+void registerAlerax(CLI::App& root) {
+    auto o = std::make_shared<AleraxOptions>();
+    CLI::App* app = root.add_subcommand(
+        "alerax", "Run an AleRax command line unchanged (AleRax's options and files; docs/alerax.md)");
+    app->add_option("-f,--families", o->families, "AleRax families file")->required();
+    app->add_option("-s,--species-tree", o->speciesTree,
+                    "Species tree file, or MiniNJ or Random (with a --species-tree-search)")
+        ->required();
+    app->add_option("-p,--prefix", o->prefix, "Output folder")->required();
+    app->add_option("-r,--rec-model", o->recModel, "UndatedDTL (default) or UndatedDL")
+        ->check(CLI::IsMember({"UndatedDTL", "UndatedDL"}));
+    app->add_option("--species-tree-search", o->search, "SKIP (default), HYBRID or REROOT")
+        ->check(CLI::IsMember({"SKIP", "HYBRID", "REROOT"}));
+    app->add_option("--model-parametrization", o->parametrization,
+                    "GLOBAL (default), PER-FAMILY, PER-SPECIES, ORIGINATION-PER-SPECIES or a file");
+    addNumber(*app, "-g,--gene-tree-samples", o->geneTreeSamples,
+              "Reconciliations sampled per family (default 100; 0: none)", NumberRange::atLeast(0));
+    app->add_option("--transfer-constraint", o->transferConstraint, "PARENTS (default), NONE or RELDATED")
+        ->check(CLI::IsMember({"PARENTS", "NONE", "RELDATED"}));
+    app->add_option("--gene-tree-rooting", o->rooting, "UNIFORM (default), ROOTED or MAD")
+        ->check(CLI::IsMember({"UNIFORM", "ROOTED", "MAD"}));
+    app->add_option("--origination", o->origination, "UNIFORM (default), ROOT, LCA or OPTIMIZE")
+        ->check(CLI::IsMember({"UNIFORM", "ROOT", "LCA", "OPTIMIZE"}));
+    app->add_option("--rate-optimizer", o->rateOptimizer, "LBFGSB (default)");
+    addNumber(*app, "--speciation-gamma-categories", o->gammaCategories, "Rate categories (default 1)",
+              NumberRange::atLeast(1));
+    app->add_flag("--fix-rates", o->fixRates, "Keep the starting rates --d --l --t");
+    addNumber(*app, "--d", o->d, "Starting duplication rate (default 0.1)", NumberRange::positive());
+    addNumber(*app, "--l", o->l, "Starting loss rate (default 0.1)", NumberRange::positive());
+    addNumber(*app, "--t", o->t, "Starting transfer rate (default 0.1)", NumberRange::positive());
+    addNumber(*app, "--seed", o->seed, "Random seed (default 123)");
+    addNumber(*app, "--min-covered-species", o->minCoveredSpecies,
+              "Exclude families covering fewer species (default 4)", NumberRange::atLeast(1));
+    app->add_flag("--skip-family-filtering", o->skipFamilyFiltering,
+                  "Accepted: gpurec checks every family as it reads it and skips bad ones either way");
+    app->add_flag("--skip-thorough-rates", o->skipThoroughRates,
+                  "Accepted: gpurec optimises the rates once, to convergence");
+    addNumber(*app, "--trim-ratio", o->trimRatio, "Not supported yet", NumberRange::between(0, 1));
+    addNumber(*app, "--max-clade-split-ratio", o->maxCladeSplitRatio, "Not supported yet");
+    addNumber(*app, "--ccp-sample-frequency", o->ccpSampleFrequency, "Not supported yet",
+              NumberRange::atLeast(1));
+    app->add_flag("--highways", o->highways, "Not supported yet");
+    app->add_option("--highway-candidates-file", o->highwayCandidatesFile, "Not supported yet");
+    app->add_option("--fraction-missing-file", o->fractionMissingFile, "Not supported yet");
+    app->add_flag("--prune-species-tree", o->pruneSpeciesTree, "Not supported yet");
+    app->add_flag("--no-dup", o->noDup, "Not supported yet");
+    app->add_flag("--no-dl", o->noDl, "Not supported yet");
+    app->add_flag("--no-tl", o->noTl, "Not supported yet");
+    app->add_option("--device", o->device, "gpurec: auto (default), cpu, cuda or cuda:N");
+    addNumber(*app, "--threads", o->threads, "gpurec: CPU threads (default: all cores)",
+              NumberRange::atLeast(0));
+    app->add_flag("--overwrite", o->overwrite, "gpurec: replace the results of an earlier run in the prefix");
+    app->callback([o, app] {
+        refuseUnsupported(*app, *o);
+        const bool searching = o->search != "SKIP";
+        prepareOutputs({o->prefix, o->overwrite},
+                       {"species_trees", "per_fam_likelihoods.txt", "model_parameters", "trace.csv",
+                        "checkpoint.json", "search_trace.csv", "reconciliations", "result.json"});
+        std::vector<std::string> rates = {"--d", number(o->d), "--l", number(o->l), "--t", number(o->t)};
+
+        std::vector<std::string> first;
+        if (searching) {
+            first = {"search", "--species-tree-search", o->search, "--seed", std::to_string(o->seed)};
+            if (o->fixRates) first.push_back("--fix-rates");
+        } else {
+            first = {"optimize"};
+            if (o->fixRates) first.insert(first.end(), {"--max-iter", "0"});
+        }
+        first.insert(first.end(), {"--model-parametrization", o->parametrization, "--overwrite"});
+        first.insert(first.end(), rates.begin(), rates.end());
+        const std::vector<std::string> input = inputArguments(*o, true);
+        first.insert(first.end(), input.begin(), input.end());
+        runStage(first);
+        if (!searching) { // AleRax writes the (relabelled) tree it used in every run
+            const std::string trees = o->prefix + "/species_trees";
+            ensureDirectory(trees);
+            const std::string text = SpeciesTree::readFile(o->speciesTree).toNewick(true) + "\n";
+            writeFileAtomically(trees + "/starting_species_tree.newick", text);
+            writeFileAtomically(trees + "/inferred_species_tree.newick", text);
+        }
+        const std::string resultPath = o->prefix + "/result.json";
+        nlohmann::json result = nlohmann::json::parse(readTextFile(resultPath));
+
+        std::vector<std::vector<std::string>> commands = {first};
+        if (o->geneTreeSamples > 0) {
+            const std::string species = o->prefix + "/species_trees/inferred_species_tree.newick";
+            const std::string ratesFile = o->parametrization == "PER-FAMILY"
+                                              ? o->prefix + "/model_parameters"
+                                              : o->prefix + "/model_parameters/model_parameters.txt";
+            std::vector<std::string> second = {"sample",
+                                               "--samples",
+                                               std::to_string(o->geneTreeSamples),
+                                               "--seed",
+                                               std::to_string(o->seed),
+                                               "--rates-file",
+                                               ratesFile,
+                                               "-s",
+                                               species,
+                                               "--overwrite"};
+            const std::vector<std::string> sampleInput = inputArguments(*o, false);
+            second.insert(second.end(), sampleInput.begin(), sampleInput.end());
+            runStage(second); // its result.json replaces the first stage's, which `result` holds
+            result["sampling"] = nlohmann::json::parse(readTextFile(resultPath));
+            commands.push_back(second);
+        }
+        result["alerax"] = {{"commands", commands}};
+        writeJson(resultPath, result);
+        std::printf("gpurec alerax: wrote AleRax's files and %s\n", resultPath.c_str());
+    });
+}
+
+} // namespace gpurec::cli

@@ -1,0 +1,151 @@
+// `gpurec alerax` end to end: an AleRax command line gives AleRax's files with the numbers of the
+// gpurec stages it runs (optimize or search, then sample), AleRax's defaults, per-family rates
+// carried into the sampling, a fixed-rate run against the reference likelihood, and every option
+// of AleRax's model that gpurec lacks refused by name.
+#include "cli_run.hpp"
+#include "support.hpp"
+
+#include "recon/recphyloxml.hpp"
+
+#include <QtTest>
+#include <filesystem>
+#include <fstream>
+
+using namespace gpurec;
+using namespace gpurec::test;
+
+namespace {
+
+const std::string kData = "alerax/test_trees_2";
+
+QStringList aleraxArgs(const std::string& out, const QStringList& extra) {
+    const std::string ds = sharedData(kData);
+    return QStringList{"alerax", "-f", q(ds + "/families.txt"), "-s", q(ds + "/sp.nwk"), "-p", q(out)} +
+           extra;
+}
+
+} // namespace
+
+class CliAlerax : public QObject {
+    Q_OBJECT
+  private slots:
+    // Defaults: GLOBAL rates optimised, then 100 samples per family, in AleRax's layout; the rates
+    // and likelihoods are those of `gpurec optimize` on the same input.
+    void defaultRunMatchesItsStages() {
+        const std::string out = temporaryFolder("alerax_default") + "/out";
+        CliRun r = runGpurec(aleraxArgs(out, {}));
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        QVERIFY2(r.out.contains("gpurec alerax: running gpurec optimize --model-parametrization GLOBAL"),
+                 qPrintable(r.out));
+        QVERIFY2(r.out.contains("gpurec alerax: running gpurec sample --samples 100 --seed 123"),
+                 qPrintable(r.out));
+        for (const char* f :
+             {"per_fam_likelihoods.txt", "model_parameters/model_parameters.txt",
+              "species_trees/starting_species_tree.newick", "species_trees/inferred_species_tree.newick",
+              "reconciliations/all/my_family_sample_99.xml", "reconciliations/all/my_family_samples.newick",
+              "reconciliations/summaries/my_family_consensus_50.newick", "reconciliations/totalTransfers.txt",
+              "result.json"})
+            QVERIFY2(std::filesystem::exists(out + "/" + f), f);
+        QVERIFY(!std::filesystem::exists(out + "/reconciliations/all/my_family_sample_100.xml"));
+        QVERIFY(fileText(out + "/model_parameters/model_parameters.txt").rfind("node D L T\n", 0) == 0);
+
+        const std::string alone = temporaryFolder("alerax_optimize") + "/out";
+        const std::string ds = sharedData(kData);
+        QCOMPARE(
+            runGpurec({"optimize", "-f", q(ds + "/families.txt"), "-s", q(ds + "/sp.nwk"), "-p", q(alone)})
+                .exitCode,
+            0);
+        QCOMPARE(fileText(out + "/per_fam_likelihoods.txt"), fileText(alone + "/per_fam_likelihoods.txt"));
+        QCOMPARE(fileText(out + "/model_parameters/model_parameters.txt"),
+                 fileText(alone + "/model_parameters/model_parameters.txt"));
+        // AleRax v1.4's likelihood at its optimum (D = L = 1e-10, T = 0.0517229): -11.4329145368.
+        std::ifstream per(out + "/per_fam_likelihoods.txt");
+        std::string name;
+        double ll = 0;
+        per >> name >> ll;
+        QVERIFY2(std::abs(ll - -11.432914536808672) < 1e-6, qPrintable(QString::number(ll, 'g', 17)));
+
+        const nlohmann::json j = readJson(out + "/result.json");
+        QCOMPARE(j.at("optimization").at("mode").get<std::string>(), std::string("global"));
+        QCOMPARE(j.at("sampling").at("families").at(0).at("samples").get<int>(), 100);
+        QCOMPARE(j.at("alerax").at("commands").size(), std::size_t(2));
+        // A second run into the same folder is refused, as for every gpurec command.
+        CliRun again = runGpurec(aleraxArgs(out, {"-g", "0"}));
+        QCOMPARE(again.exitCode, 2);
+        QVERIFY2(again.err.contains("already holds results of an earlier run"), qPrintable(again.err));
+    }
+
+    // PER-FAMILY rates go to <fam>_rates.txt and the sampling reads them back from the folder.
+    void perFamilyRatesAreSampledAt() {
+        const std::string out = temporaryFolder("alerax_family") + "/out";
+        CliRun r = runGpurec(aleraxArgs(
+            out, {"--model-parametrization", "PER-FAMILY", "--gene-tree-samples", "3", "--seed", "9"}));
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        QVERIFY(fileText(out + "/model_parameters/my_family_rates.txt").rfind("D L T\n", 0) == 0);
+        QVERIFY(!std::filesystem::exists(out + "/model_parameters/model_parameters.txt"));
+        const nlohmann::json j = readJson(out + "/result.json");
+        QCOMPARE(j.at("sampling").at("options").at("rates").at("rates_file").get<std::string>(),
+                 out + "/model_parameters");
+        QCOMPARE(j.at("sampling").at("options").at("seed").get<int>(), 9);
+        QCOMPARE(readRecPhyloXml(out + "/reconciliations/all/my_family_sample_2.xml").reconciliations.size(),
+                 std::size_t(1));
+    }
+
+    // --fix-rates: the files at the given rates, the reference likelihood there; -g 0: no sampling.
+    void fixedRatesGiveTheReferenceLikelihood() {
+        const std::string out = temporaryFolder("alerax_fixed") + "/out";
+        CliRun r = runGpurec(
+            aleraxArgs(out, {"--fix-rates", "--d", "0.05", "--l", "0.2", "--t", "0.02", "-g", "0"}));
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        std::ifstream per(out + "/per_fam_likelihoods.txt");
+        std::string name;
+        double ll = 0;
+        per >> name >> ll;
+        const double reference = readJson(
+            sharedData(kData) + "/reference.json")["points"][1]["loglik_nats"]["converged"]["my_family"];
+        QVERIFY2(relativeError(ll, reference) < 1e-12, qPrintable(QString::number(ll, 'g', 17)));
+        QVERIFY(!std::filesystem::exists(out + "/reconciliations"));
+        QVERIFY(!readJson(out + "/result.json").contains("sampling"));
+    }
+
+    void unsupportedOptionsAreRefusedByName() {
+        const std::string out = temporaryFolder("alerax_refused") + "/out";
+        const std::vector<std::pair<QStringList, QString>> cases = {
+            {{"-r", "UndatedDL"}, "--rec-model UndatedDL"},
+            {{"--origination", "OPTIMIZE"}, "--origination OPTIMIZE"},
+            {{"--speciation-gamma-categories", "4"}, "--speciation-gamma-categories 4"},
+            {{"--gene-tree-rooting", "MAD"}, "--gene-tree-rooting MAD"},
+            {{"--transfer-constraint", "RELDATED"}, "--transfer-constraint RELDATED"},
+            {{"--model-parametrization", "ORIGINATION-PER-SPECIES"},
+             "--model-parametrization ORIGINATION-PER-SPECIES"},
+            {{"--trim-ratio", "0.2"}, "--trim-ratio"},
+            {{"--max-clade-split-ratio", "3"}, "--max-clade-split-ratio"},
+            {{"--highways"}, "--highways"},
+            {{"--highway-candidates-file", "h.txt"}, "--highway-candidates-file"},
+            {{"--fraction-missing-file", "f.txt"}, "--fraction-missing-file"},
+            {{"--prune-species-tree"}, "--prune-species-tree"},
+            {{"--no-tl"}, "--no-tl"},
+            {{"--species-tree-search", "HYBRID", "--model-parametrization", "PER-SPECIES"},
+             "--species-tree-search HYBRID with --model-parametrization PER-SPECIES"},
+        };
+        for (const auto& [extra, what] : cases) {
+            CliRun r = runGpurec(aleraxArgs(out, extra));
+            QCOMPARE(r.exitCode, 2);
+            QCOMPARE(r.err.trimmed(), "gpurec: error: " + what +
+                                          " is not supported by gpurec yet (docs/alerax.md lists what gpurec "
+                                          "alerax runs)");
+            QVERIFY(!std::filesystem::exists(out)); // refused before anything is written
+        }
+        const std::string ds = sharedData(kData);
+        CliRun nj = runGpurec({"alerax", "-f", q(ds + "/families.txt"), "-s", "MiniNJ", "-p", q(out)});
+        QCOMPARE(nj.exitCode, 2);
+        QVERIFY2(nj.err.contains("-s MiniNJ with --species-tree-search SKIP is not supported"),
+                 qPrintable(nj.err));
+        CliRun missing = runGpurec({"alerax", "-s", q(ds + "/sp.nwk"), "-p", q(out)});
+        QCOMPARE(missing.exitCode, 106); // CLI11's RequiredError
+        QVERIFY2(missing.err.contains("--families is required"), qPrintable(missing.err));
+    }
+};
+
+QTEST_GUILESS_MAIN(CliAlerax)
+#include "test_cli_alerax.moc"
