@@ -19,6 +19,7 @@ inline void buildCli(CLI::App& app) {
     registerBench(app);
     registerSearch(app);
     registerTestTrees(app);
+    registerObserve(app);
 }
 
 } // namespace gpurec::cli

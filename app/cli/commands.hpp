@@ -12,4 +12,5 @@ void registerCheck(CLI::App& root);
 void registerBench(CLI::App& root);
 void registerSearch(CLI::App& root);
 void registerTestTrees(CLI::App& root);
+void registerObserve(CLI::App& root);
 } // namespace gpurec::cli
