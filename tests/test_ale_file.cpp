@@ -372,6 +372,50 @@ class AleFiles : public QObject {
         }
     }
 
+    // A family that .ale cannot hold (a single gene) is left out with a warning; the others are written.
+    void observeLeavesOutWhatAleCannotHold() {
+        const std::string dir = temporaryFolder("cli_observe_single");
+        writeFile(dir + "/s.nwk", "((A,B),(C,D));\n");
+        writeFile(dir + "/g1.nwk", "((A_1,B_1),(C_1,D_1));\n((A_1,C_1),(B_1,D_1));\n");
+        writeFile(dir + "/g2.nwk", "A_2;\n");
+        CliRun r = runGpurec({"observe", "-s", q(dir + "/s.nwk"), q(dir + "/g1.nwk"), q(dir + "/g2.nwk"),
+                              "--min-covered-species", "0", "-p", q(dir + "/o")});
+        QCOMPARE(r.exitCode, 0);
+        QCOMPARE(r.err,
+                 QString("gpurec: warning: family g2 not written: cannot write an .ale file: it needs at "
+                         "least 2 genes, the clade set has 1\n"));
+        QVERIFY(r.out.startsWith("1 families observed\n"));
+        QCOMPARE(fileText(dir + "/o/families.txt"),
+                 std::string("[FAMILIES]\n- g1\ngene_tree = ale/g1.ale\n"));
+        const nlohmann::json j = readJson(dir + "/o/result.json");
+        QCOMPARE(std::string(j["not_written"][0]["name"]), std::string("g2"));
+        QCOMPARE(int(j["families"][0]["trees"]), 2);
+        const CladeSet cs = readAleFile(dir + "/o/ale/g1.ale");
+        requireSameCladeSet(
+            cs, buildCladeSet(parseNewick(fileText(dir + "/g1.nwk"), "g1.nwk"), GeneTreeRooting::Unrooted));
+    }
+
+    // Mapping files stay with their families, as absolute paths (the new families file lives elsewhere).
+    void observeKeepsMappingFiles() {
+        const std::string dir = temporaryFolder("cli_observe_mapping");
+        writeFile(dir + "/s.nwk", "((X,Y),(Z,W));\n");
+        writeFile(dir + "/g.nwk", "((a,b),(c,d));\n((a,c),(b,d));\n");
+        writeFile(dir + "/g.link", "a X\nb Y\nc Z\nd W\n");
+        writeFile(dir + "/families.txt", "[FAMILIES]\n- fam\ngene_tree = g.nwk\nmapping = g.link\n");
+        CliRun r = runGpurec(
+            {"observe", "-s", q(dir + "/s.nwk"), "-f", q(dir + "/families.txt"), "-p", q(dir + "/o")});
+        QCOMPARE(r.exitCode, 0);
+        QCOMPARE(fileText(dir + "/o/families.txt"),
+                 "[FAMILIES]\n- fam\ngene_tree = ale/fam.ale\nmapping = " + dir + "/g.link\n");
+        CliRun a =
+            runGpurec({"eval", "-s", q(dir + "/s.nwk"), "-f", q(dir + "/families.txt"), "-p", q(dir + "/a")});
+        CliRun b = runGpurec(
+            {"eval", "-s", q(dir + "/s.nwk"), "-f", q(dir + "/o/families.txt"), "-p", q(dir + "/b")});
+        QCOMPARE(a.exitCode, 0);
+        QCOMPARE(b.exitCode, 0);
+        QCOMPARE(fileText(dir + "/b/per_fam_likelihoods.txt"), fileText(dir + "/a/per_fam_likelihoods.txt"));
+    }
+
     // gpurec observe writes one .ale per family and a families file that eval reads to the same
     // likelihoods as the original input.
     void observeThenEvalGivesTheSameLikelihoods() {

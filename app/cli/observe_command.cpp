@@ -10,6 +10,7 @@
 
 #include <cstdio>
 #include <filesystem>
+#include <stdexcept>
 
 namespace gpurec::cli {
 
@@ -36,9 +37,17 @@ void registerObserve(CLI::App& root) {
         ensureDirectory(outdir + "/ale");
         std::string families = "[FAMILIES]\n";
         nlohmann::json list = nlohmann::json::array();
+        nlohmann::json notWritten = nlohmann::json::array();
         for (const GeneFamily& f : data.families) {
             const std::string file = "ale/" + fileStem(f.name) + ".ale";
-            writeAleFile(outdir + "/" + file, f.clades);
+            try {
+                writeAleFile(outdir + "/" + file, f.clades);
+            } catch (const std::invalid_argument& e) { // one gene, or a name with a blank: only this family
+                std::fprintf(stderr, "gpurec: warning: family %s not written: %s\n", f.name.c_str(),
+                             e.what());
+                notWritten.push_back({{"name", f.name}, {"reason", e.what()}});
+                continue;
+            }
             families += "- " + f.name + "\ngene_tree = " + file + "\n";
             // The families file lives elsewhere than the input's: its mapping paths are absolute.
             if (!f.mappingPath.empty())
@@ -53,11 +62,11 @@ void registerObserve(CLI::App& root) {
                             {"splits", f.clades.splitCount()}});
         }
         writeFileAtomically(outdir + "/families.txt", families);
-        nlohmann::json j = {{"command", "observe"}, {"families", list}};
+        nlohmann::json j = {{"command", "observe"}, {"families", list}, {"not_written", notWritten}};
         addInputReport(j, o->input, in);
         writeJson(outdir + "/result.json", j);
-        std::printf("%zu families observed\nwrote %s/ale, %s/families.txt and %s/result.json\n",
-                    data.families.size(), outdir.c_str(), outdir.c_str(), outdir.c_str());
+        std::printf("%zu families observed\nwrote %s/ale, %s/families.txt and %s/result.json\n", list.size(),
+                    outdir.c_str(), outdir.c_str(), outdir.c_str());
     });
 }
 
