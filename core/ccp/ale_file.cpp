@@ -187,8 +187,8 @@ class AleParser {
             const Place valueAt{lineNo, tokens[1].column};
             if (counts && (!v || *v <= 0))
                 fail(valueAt, "a count must be a positive number, found '" + tokens[1].text + "'");
-            if (!counts && (!v || *v < 0))
-                fail(valueAt, "a branch-length sum must be a number >= 0, found '" + tokens[1].text + "'");
+            if (!counts && !v) // any sign: gene trees may carry negative lengths
+                fail(valueAt, "a branch-length sum must be a finite number, found '" + tokens[1].text + "'");
             auto& table = counts ? bip_ : bls_;
             const auto [it, inserted] = table.emplace(id, CountEntry{*v, at, valueAt});
             if (!inserted)
@@ -384,12 +384,15 @@ class AleParser {
     AleContents finish() const {
         checkConstructor();
         const int n = static_cast<int>(leafNames_.size());
-        for (int id = 1; id <= lastId_; ++id)
-            if (!sets_.count(id))
-                fail(headerLine_[End], 0,
-                     "set id " + std::to_string(id) +
-                         " has no line in '#set-id' (set ids run from 1 to '#last_leafset_id' " +
-                         std::to_string(lastId_) + ")");
+        // Set ids are sorted in sets_ and none is above lastId_: the first gap is the first missing id.
+        int id = 1;
+        for (auto it = sets_.begin(); it != sets_.end() && it->first == id; ++it)
+            ++id;
+        if (id <= lastId_)
+            fail(headerLine_[End], 0,
+                 "set id " + std::to_string(id) +
+                     " has no line in '#set-id' (set ids run from 1 to '#last_leafset_id' " +
+                     std::to_string(lastId_) + ")");
         std::vector<int> leafSet(n, -1); // gene -> its single-leaf set id
         for (const auto& [id, s] : sets_)
             if (s.size == 1)
@@ -446,9 +449,12 @@ class AleParser {
         std::map<int, int> complementOf;
         double total = 0;
         for (const auto& [id, s] : sets_) {
-            Bits comp(words_, 0);
-            for (int g = 0; g < n; ++g)
-                if (!(s.bits[g / 64] & (Word(1) << (g % 64)))) comp[g / 64] |= Word(1) << (g % 64);
+            Bits comp(words_);
+            for (int w = 0; w < words_; ++w) {
+                const int inWord = std::min(64, n - 64 * w);
+                const Word all = inWord == 64 ? ~Word(0) : (Word(1) << inWord) - 1;
+                comp[w] = all & ~s.bits[w];
+            }
             const auto it = setByBits_.find(comp);
             if (it == setByBits_.end())
                 fail(s.place,
