@@ -6,6 +6,7 @@
 #include "engine/backend.hpp"
 #include "io/input_error.hpp"
 #include "simulated_data.hpp"
+#include "species_search/start_trees.hpp"
 #include "support.hpp"
 
 #include <QtTest>
@@ -251,6 +252,28 @@ class AleFiles : public QObject {
             QVERIFY(std::isfinite(a.logLikelihood[f]) && a.logLikelihood[f] < 0);
             QVERIFY(relativeError(b.logLikelihood[f], a.logLikelihood[f]) < 1e-12);
         }
+    }
+
+    // Species-tree starts read an .ale file's constructor tree, as AleRax does: the same start as
+    // from that tree in a Newick file.
+    void startTreesUseTheConstructorTree() {
+        const std::string dir = temporaryFolder("ale_start_trees");
+        LoadedInput in = loadInput(
+            {sourcePath("samples/teaching/species.nwk"), sourcePath("samples/teaching/families.txt"), {}, {}},
+            TransferConstraint::Parents, LoadOptions{});
+        std::vector<std::string> ales, trees;
+        for (const GeneFamily& f : in.dataset->families) {
+            ales.push_back(dir + "/" + f.name + ".ale");
+            trees.push_back(dir + "/" + f.name + ".nwk");
+            writeAleFile(ales.back(), f.clades);
+            writeFile(trees.back(),
+                      writeNewick(parseAle(fileText(ales.back()), "a.ale").constructorTree) + "\n");
+        }
+        const std::vector<FamilyInput> fromAle = familiesFromGeneTreeFiles(ales);
+        const std::vector<FamilyInput> fromTrees = familiesFromGeneTreeFiles(trees);
+        QCOMPARE(familySpecies(fromAle), familySpecies(fromTrees));
+        QCOMPARE(int(familySpecies(fromAle).size()), in.dataset->species.leafCount());
+        QCOMPARE(miniNjSpeciesTree(fromAle).toNewick(), miniNjSpeciesTree(fromTrees).toNewick());
     }
 
     void detectionAcceptsAByteOrderMark() {

@@ -360,7 +360,7 @@ class AleParser {
         return it->second;
     }
 
-    void checkConstructor() const {
+    NewickTree checkConstructor() const {
         // Line numbers and columns of the Newick parser are those of the file.
         const std::string padded =
             std::string(static_cast<std::size_t>(constructorLine_ - 1), '\n') + constructor_;
@@ -379,10 +379,11 @@ class AleParser {
             fail(constructorLine_, 0,
                  "the constructor tree has " + std::to_string(leaves.size()) +
                      " leaves but '#leaf-id' lists " + std::to_string(leafNames_.size()));
+        return tree;
     }
 
     AleContents finish() const {
-        checkConstructor();
+        NewickTree constructor = checkConstructor();
         const int n = static_cast<int>(leafNames_.size());
         // Set ids are sorted in sets_ and none is above lastId_: the first gap is the first missing id.
         int id = 1;
@@ -469,7 +470,9 @@ class AleParser {
                  "the counts of all sets (leaves counted " + std::to_string(observations_) +
                      " times unless listed) add up to " + numberText(total) +
                      ", not observations * 2 * (2n - 3) = " + numberText(expected));
-        return build(count, complementOf);
+        AleContents out = build(count, complementOf);
+        out.constructorTree = std::move(constructor);
+        return out;
     }
 
     // The clade order and split weights of buildCladeSet: clades by size, then bits; splits by

@@ -17,6 +17,8 @@ struct AleContents {
     CladeSet clades;
     // Per gene index: the line and column of its name in the #leaf-id section, for errors about a gene.
     std::vector<int> geneLine, geneColumn;
+    // The #constructor_string tree: AleRax's MiniNJ and default mapping read only this tree.
+    NewickTree constructorTree;
 };
 
 // Throws InputError (source:line:column) for every malformed file.
