@@ -175,7 +175,6 @@ class AleParser {
                 fail(at, "the number of observations must be a whole number from 1 to " +
                              std::to_string(INT_MAX) + ", found '" + first.text + "'");
             observations_ = static_cast<int>(*v);
-            observationsPlace_ = at;
             break;
         }
         case BipCounts:
@@ -218,7 +217,6 @@ class AleParser {
             expectFields(tokens, 1, lineNo, "the largest set id");
             if (lastId_ > 0) fail(at, "a second line in '#last_leafset_id' (it holds one set id)");
             lastId_ = setId(first, lineNo);
-            lastIdPlace_ = at;
             break;
         }
         case LeafId: {
@@ -553,12 +551,10 @@ class AleParser {
     int constructorLine_ = 0;
     bool hasConstructor_ = false;
     int observations_ = 0;
-    Place observationsPlace_;
     std::map<int, CountEntry> bip_, bls_;
     std::vector<DipEntry> dips_;
     std::unordered_map<std::uint64_t, int> dipIndex_;
     int lastId_ = 0;
-    Place lastIdPlace_;
     std::vector<std::string> leafNames_; // in file order
     std::vector<int> leafIds_;
     std::vector<Place> leafPlace_, leafIdPlace_;
