@@ -20,6 +20,7 @@ inline void buildCli(CLI::App& app) {
     registerSearch(app);
     registerTestTrees(app);
     registerAlerax(app);
+    registerObserve(app);
 }
 
 } // namespace gpurec::cli

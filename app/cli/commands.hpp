@@ -13,4 +13,5 @@ void registerBench(CLI::App& root);
 void registerSearch(CLI::App& root);
 void registerTestTrees(CLI::App& root);
 void registerAlerax(CLI::App& root);
+void registerObserve(CLI::App& root);
 } // namespace gpurec::cli

@@ -1,6 +1,8 @@
 #include "data/dataset.hpp"
 
+#include "ccp/ale_file.hpp"
 #include "io/input_error.hpp"
+#include "io/text_file.hpp"
 
 #include <atomic>
 #include <optional>
@@ -21,13 +23,16 @@ long long Dataset::splitCount() const {
     return n;
 }
 
-GeneFamily makeFamily(const SpeciesTree& species, const std::string& name, const std::vector<NewickTree>& trees,
-                      GeneTreeRooting rooting, const GeneMapping& mapping, const std::string& source) {
-    GeneFamily family;
-    family.name = name;
-    family.clades = buildCladeSet(trees, rooting);
+namespace {
+
+// Maps the family's genes to species leaves; `locate` gives the place of a gene's name in `source`
+// for the error about a gene that maps to no leaf.
+void mapGenes(GeneFamily& family, const SpeciesTree& species, const GeneMapping& mapping, const std::string& source,
+              const std::function<std::pair<int, int>(int gene)>& locate) {
     std::set<int> covered;
-    for (const std::string& gene : family.clades.geneNames) {
+    const std::string& name = family.name;
+    for (int g = 0; g < family.clades.geneCount(); ++g) {
+        const std::string& gene = family.clades.geneNames[g];
         std::string speciesName = mapping.speciesOf(gene);
         int e = speciesName.empty() ? -1 : species.find(speciesName);
         std::string problem;
@@ -40,27 +45,54 @@ GeneFamily makeFamily(const SpeciesTree& species, const std::string& name, const
             problem = "gene '" + gene + "' of family '" + name + "' maps to '" + speciesName +
                       "', an internal node of the species tree (" + mapping.describe() + ")";
         if (!problem.empty()) {
-            int line = 0, column = 0;
-            for (int leaf : trees.front().leaves())
-                if (trees.front().nodes[leaf].label == gene) {
-                    line = trees.front().nodes[leaf].line;
-                    column = trees.front().nodes[leaf].column;
-                }
+            const auto [line, column] = locate(g);
             throw InputError(source, line, column, problem);
         }
         family.geneSpecies.push_back(e);
         covered.insert(e);
     }
     family.coveredSpecies = static_cast<int>(covered.size());
+}
+
+} // namespace
+
+GeneFamily makeFamily(const SpeciesTree& species, const std::string& name, const std::vector<NewickTree>& trees,
+                      GeneTreeRooting rooting, const GeneMapping& mapping, const std::string& source) {
+    GeneFamily family;
+    family.name = name;
+    family.clades = buildCladeSet(trees, rooting);
+    mapGenes(family, species, mapping, source, [&](int g) {
+        std::pair<int, int> place{0, 0};
+        for (int leaf : trees.front().leaves())
+            if (trees.front().nodes[leaf].label == family.clades.geneNames[g])
+                place = {trees.front().nodes[leaf].line, trees.front().nodes[leaf].column};
+        return place;
+    });
     return family;
 }
 
 GeneFamily prepareFamily(const SpeciesTree& species, const FamilyInput& input, GeneTreeRooting rooting) {
     if (input.error) throw *input.error;
-    const std::vector<NewickTree> trees = readNewickFile(input.geneTreePath);
-    const GeneMapping mapping = input.mappingPath.empty() ? GeneMapping() : GeneMapping::readFile(input.mappingPath);
-    GeneFamily family = makeFamily(species, input.name, trees, rooting, mapping, input.geneTreePath);
-    family.geneTreePath = input.geneTreePath;
+    const std::string& path = input.geneTreePath;
+    auto readMapping = [&] {
+        return input.mappingPath.empty() ? GeneMapping() : GeneMapping::readFile(input.mappingPath);
+    };
+    GeneFamily family;
+    if (isAleFile(path)) {
+        // Observed counts of unrooted samples: their root bipartitions are all weighted.
+        if (rooting == GeneTreeRooting::Rooted)
+            throw InputError(path, 1, 1,
+                             "an .ale file holds unrooted samples: it needs --gene-tree-rooting UNIFORM, not ROOTED");
+        AleContents ale = parseAle(readTextFile(path), path);
+        family.name = input.name;
+        family.clades = std::move(ale.clades);
+        mapGenes(family, species, readMapping(), path,
+                 [&](int g) { return std::pair{ale.geneLine[g], ale.geneColumn[g]}; });
+    } else {
+        const std::vector<NewickTree> trees = readNewickFile(path);
+        family = makeFamily(species, input.name, trees, rooting, readMapping(), path);
+    }
+    family.geneTreePath = path;
     family.mappingPath = input.mappingPath;
     return family;
 }

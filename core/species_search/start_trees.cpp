@@ -1,7 +1,9 @@
 #include "species_search/start_trees.hpp"
 
+#include "ccp/ale_file.hpp"
 #include "io/gene_mapping.hpp"
 #include "io/newick.hpp"
+#include "io/text_file.hpp"
 
 #include <algorithm>
 #include <deque>
@@ -22,7 +24,11 @@ struct FamilyTrees {
 bool readFamily(const FamilyInput& f, FamilyTrees& out) {
     if (f.error) return false;
     try {
-        out.trees = readNewickFile(f.geneTreePath);
+        // An .ale file stands for its sample by its constructor tree, as in AleRax.
+        if (isAleFile(f.geneTreePath))
+            out.trees = {parseAle(readTextFile(f.geneTreePath), f.geneTreePath).constructorTree};
+        else
+            out.trees = readNewickFile(f.geneTreePath);
         out.mapping = f.mappingPath.empty() ? GeneMapping() : GeneMapping::readFile(f.mappingPath);
     } catch (const std::exception&) {
         return false;
