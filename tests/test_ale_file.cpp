@@ -127,12 +127,6 @@ void requireSameCladeSet(const CladeSet& a, const CladeSet& b) {
         QVERIFY(std::abs(a.branchLength[c] - b.branchLength[c]) < 1e-12);
 }
 
-std::string fileText(const std::string& path) {
-    std::ifstream in(path);
-    std::ostringstream s;
-    s << in.rdbuf();
-    return s.str();
-}
 
 } // namespace
 
