@@ -4,7 +4,7 @@ set -euo pipefail
 packages=(build-essential cmake ninja-build git
   qt6-base-dev qt6-svg-dev libqcustomplot-dev libgl1-mesa-dev
   nlohmann-json3-dev libcli11-dev libeigen3-dev liblbfgspp-dev libpugixml-dev
-  clang-14 clang-tidy-14 libclang-rt-14-dev libomp-14-dev gcovr xvfb xauth
+  clang-14 clang-tidy-14 clang-format-14 libclang-rt-14-dev libomp-14-dev gcovr xvfb xauth
   xdotool at-spi2-core python3-pyatspi dbus-x11) # the last four: scripts/gui-smoke.sh
 missing=()
 for p in "${packages[@]}"; do

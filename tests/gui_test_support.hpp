@@ -14,13 +14,13 @@
 #include <QDockWidget>
 #include <QLineEdit>
 #include <QMessageBox>
-#include <QScrollArea>
 #include <QPushButton>
+#include <QScrollArea>
 #include <QSettings>
-#include <QSpinBox>
-#include <QTableView>
-#include <QTabWidget>
 #include <QSignalSpy>
+#include <QSpinBox>
+#include <QTabWidget>
+#include <QTableView>
 #include <QTimer>
 #include <QtTest>
 #include <cstdlib>
@@ -86,7 +86,8 @@ inline bool loadInto(ui::WorkbenchWindow& window, const ui::LoadRequest& request
     for (QWidget* w = widget; w; w = w->parentWidget()) {
         if (auto* dock = qobject_cast<QDockWidget*>(w)) dock->raise();
         QWidget* stack = w->parentWidget();
-        if (auto* tabs = qobject_cast<QTabWidget*>(stack ? stack->parentWidget() : nullptr); tabs && tabs->indexOf(w) >= 0)
+        if (auto* tabs = qobject_cast<QTabWidget*>(stack ? stack->parentWidget() : nullptr);
+            tabs && tabs->indexOf(w) >= 0)
             tabs->setCurrentWidget(w);
         if (auto* scroll = qobject_cast<QScrollArea*>(w)) scroll->ensureWidgetVisible(widget);
     }
@@ -111,9 +112,8 @@ inline bool loadInto(ui::WorkbenchWindow& window, const ui::LoadRequest& request
 // Answers the next message box named `objectName` by clicking `button` once it shows (call before
 // the action that opens it); its text goes to `text` when given. Stops watching when the handle
 // it returns goes.
-[[nodiscard]] inline std::unique_ptr<QTimer> answerMessageBox(const QString& objectName,
-                                                              QMessageBox::StandardButton button,
-                                                              QString* text = nullptr) {
+[[nodiscard]] inline std::unique_ptr<QTimer>
+answerMessageBox(const QString& objectName, QMessageBox::StandardButton button, QString* text = nullptr) {
     auto poll = std::make_unique<QTimer>();
     poll->setInterval(20);
     QObject::connect(poll.get(), &QTimer::timeout, [objectName, button, text, timer = poll.get()] {

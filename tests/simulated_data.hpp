@@ -35,7 +35,8 @@ inline std::shared_ptr<Dataset> simulatedDataset(const SpeciesTree& species, int
         RandomSource rng = RandomSource::stream(seed, std::uint64_t(f));
         const std::string name = "sim" + std::to_string(f);
         SimulatedFamily simulated = simulator.simulate(name, rates, rng);
-        data->families.push_back(makeFamily(data->species, name, {simulated.geneTree}, GeneTreeRooting::Rooted));
+        data->families.push_back(
+            makeFamily(data->species, name, {simulated.geneTree}, GeneTreeRooting::Rooted));
     }
     return data;
 }

@@ -127,7 +127,6 @@ void requireSameCladeSet(const CladeSet& a, const CladeSet& b) {
         QVERIFY(std::abs(a.branchLength[c] - b.branchLength[c]) < 1e-12);
 }
 
-
 } // namespace
 
 class AleFiles : public QObject {

@@ -440,7 +440,8 @@ std::vector<Case> badInputCatalogue() {
          {{"r.txt", "node D L T O\n" + kRates.substr(13)}},
          {"--rates-file", "{d}/r.txt"},
          2,
-         {fatal("{d}/r.txt:1:6: parameters 'D L T O' are not supported; gpurec reads 'D L T' (UndatedDTL rates)")},
+         {fatal("{d}/r.txt:1:6: parameters 'D L T O' are not supported; gpurec reads 'D L T' (UndatedDTL "
+                "rates)")},
          {}},
         {"rates: not a number",
          {{"r.txt", "node D L T\nA 0.1 abc 0.1\n" + kRates.substr(27)}},

@@ -114,11 +114,13 @@ class BadOptions : public QObject {
     // family here, as sampling solves each family on its own).
     void sampleReportsEarlyStoppedSolves() {
         const std::string out = temporaryFolder("bad_sample_e_max_iter");
-        CliRun r = runGpurec(withTiny("sample", {"--samples", "2", "--solver", "e_max_iter=1", "-p", q(out)}));
+        CliRun r =
+            runGpurec(withTiny("sample", {"--samples", "2", "--solver", "e_max_iter=1", "-p", q(out)}));
         QCOMPARE(r.exitCode, 0);
-        QVERIFY2(r.out.contains("\nwarning: E fixed point stopped early: 2 solves (2 families) at e_max_iter = 1, "
-                                "relative change 1 > e_tol = 1e-15\n"),
-                 qPrintable(r.out));
+        QVERIFY2(
+            r.out.contains("\nwarning: E fixed point stopped early: 2 solves (2 families) at e_max_iter = 1, "
+                           "relative change 1 > e_tol = 1e-15\n"),
+            qPrintable(r.out));
         const nlohmann::json stops = readJson(out + "/result.json")["solver_stats"]["stopped_early"];
         QCOMPARE(int(stops.size()), 1);
         QCOMPARE(std::string(stops[0]["solver"]), std::string("e_fixed_point"));

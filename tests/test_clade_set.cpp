@@ -17,14 +17,16 @@ class CladeSets : public QObject {
     }
     static double weightSum(const CladeSet& cs, int c) {
         double s = 0;
-        for (int k = cs.splitOffset[c]; k < cs.splitOffset[c + 1]; ++k) s += cs.splits[k].weight;
+        for (int k = cs.splitOffset[c]; k < cs.splitOffset[c + 1]; ++k)
+            s += cs.splits[k].weight;
         return s;
     }
 
   private slots:
     void referenceCounts_data() {
         QTest::addColumn<QString>("dataset");
-        for (const char* d : {"test_trees_1", "test_trees_2", "test_trees_3", "test_trees_200", "test_mixed_200"})
+        for (const char* d :
+             {"test_trees_1", "test_trees_2", "test_trees_3", "test_trees_200", "test_mixed_200"})
             QTest::newRow(d) << d;
     }
     void referenceCounts() {
@@ -49,7 +51,8 @@ class CladeSets : public QObject {
         const int root = cs.rootClade();
         QCOMPARE(cs.cladeSize[root], 5);
         QCOMPARE(cs.splitOffset[root + 1] - cs.splitOffset[root], 2 * 5 - 3);
-        for (int k = cs.splitOffset[root]; k < cs.splitOffset[root + 1]; ++k) QCOMPARE(cs.splits[k].weight, 1.0 / 7);
+        for (int k = cs.splitOffset[root]; k < cs.splitOffset[root + 1]; ++k)
+            QCOMPARE(cs.splits[k].weight, 1.0 / 7);
         for (int c = 0; c < cs.cladeCount(); ++c) {
             if (cs.cladeSize[c] == 1) {
                 QVERIFY(cs.cladeGene[c] >= 0);
@@ -90,7 +93,8 @@ class CladeSets : public QObject {
             QCOMPARE(cs.splitOffset[c + 1] - cs.splitOffset[c], 2);
             for (int k = cs.splitOffset[c]; k < cs.splitOffset[c + 1]; ++k) {
                 const CladeSplit& s = cs.splits[k];
-                bool abc = genesOf(cs, s.left) == std::vector<int>{2} || genesOf(cs, s.right) == std::vector<int>{2};
+                bool abc =
+                    genesOf(cs, s.left) == std::vector<int>{2} || genesOf(cs, s.right) == std::vector<int>{2};
                 QCOMPARE(s.weight, abc ? 2.0 / 3 : 1.0 / 3);
             }
         }
@@ -106,9 +110,11 @@ class CladeSets : public QObject {
             build("(A_1,B_1,C_1);", GeneTreeRooting::Rooted);
             QFAIL("trifurcating root accepted in ROOTED mode");
         } catch (const InputError& e) {
-            QCOMPARE(QString(e.what()),
-                     QString("g.nwk:1:13: gene tree must be binary, found a trifurcating (unrooted) root, but ROOTED "
-                             "gene-tree rooting needs a binary root"));
+            QCOMPARE(
+                QString(e.what()),
+                QString(
+                    "g.nwk:1:13: gene tree must be binary, found a trifurcating (unrooted) root, but ROOTED "
+                    "gene-tree rooting needs a binary root"));
         }
     }
 
@@ -121,11 +127,15 @@ class CladeSets : public QObject {
             }
             return "no error";
         };
-        QCOMPARE(message("((A,B,C),D);"), QString("g.nwk:1:8: gene tree must be binary, found a polytomy (3 children)"));
-        QCOMPARE(message("((A),B);"), QString("g.nwk:1:4: gene tree must be binary, found a node with a single child"));
+        QCOMPARE(message("((A,B,C),D);"),
+                 QString("g.nwk:1:8: gene tree must be binary, found a polytomy (3 children)"));
+        QCOMPARE(message("((A),B);"),
+                 QString("g.nwk:1:4: gene tree must be binary, found a node with a single child"));
         QCOMPARE(message("(A,(B,C));\n(A,(B,D));"),
-                 QString("g.nwk:2:7: leaf 'D' of tree 2 is not in the first tree (all samples must share one leaf set)"));
-        QCOMPARE(message("(A,(B,C));\n(A,B);"), QString("g.nwk:2: tree 2 has 2 leaves but the first tree has 3"));
+                 QString("g.nwk:2:7: leaf 'D' of tree 2 is not in the first tree (all samples must share one "
+                         "leaf set)"));
+        QCOMPARE(message("(A,(B,C));\n(A,B);"),
+                 QString("g.nwk:2: tree 2 has 2 leaves but the first tree has 3"));
     }
 
     void twoGenes() {

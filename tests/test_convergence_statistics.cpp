@@ -40,7 +40,8 @@ class ConvergenceStatistics : public QObject {
             5);
         RateParameters theta(RateMode::Global, data->species.size(), 4, Rates{0.2, 0.1, 0.08});
         for (int f = 0; f < 4; ++f) {
-            const CladeStatistics s = computeCladeStatistics(*makeCpuBackend(data), *data, theta, SolverOptions{}, f);
+            const CladeStatistics s =
+                computeCladeStatistics(*makeCpuBackend(data), *data, theta, SolverOptions{}, f);
             const int clades = data->families[f].clades.cladeCount();
             QCOMPARE(static_cast<int>(s.posterior.size()), clades);
             for (int c = 0; c < clades; ++c)
@@ -89,7 +90,8 @@ class ConvergenceStatistics : public QObject {
         QCOMPARE(iterations, cold.stats.piIterations);
         QCOMPARE(largest, cold.stats.maxPiIterations);
         QVERIFY(largest > 1);
-        QVERIFY_THROWS_EXCEPTION(std::out_of_range, computeCladeStatistics(*makeCpuBackend(data), *data, theta, options, families));
+        QVERIFY_THROWS_EXCEPTION(std::out_of_range, computeCladeStatistics(*makeCpuBackend(data), *data,
+                                                                           theta, options, families));
     }
 
     // Each report of a genewise L-BFGS-B run lists every family's own search; their NLLs sum to the

@@ -27,7 +27,7 @@ namespace {
 struct HostExecutor {
     const SerialTeam team;
     double* scratch;
-    std::vector<double> *pi, *pibar, *adjoint, *partial;
+    std::vector<double>*pi, *pibar, *adjoint, *partial;
 
     void splitChunks(const SpeciesView& s, const SetView& sv, const CladeView& cv, const TableView& tab,
                      const SplitChunk* list, int count, const SplitChunkView& chunks, double threshold) {
@@ -50,16 +50,18 @@ struct HostExecutor {
                      const int* clades, int count, int familyBegin, const double* rootSum,
                      const double* largestDone, double* largestRunning, const AdjointSettings& opt) {
         for (int i = 0; i < count; ++i)
-            solveCladeAdjoint(team, s, SetRef(sv, cv.setOf(cv.cladeFamily[clades[i]]), s.n), cv, tab, clades[i],
-                              familyBegin, rootSum, largestDone, largestRunning, opt, scratch);
+            solveCladeAdjoint(team, s, SetRef(sv, cv.setOf(cv.cladeFamily[clades[i]]), s.n), cv, tab,
+                              clades[i], familyBegin, rootSum, largestDone, largestRunning, opt, scratch);
     }
     void gradientGather(const SpeciesView& s, const SetView& sv, const CladeView& cv, const TableView& tab,
-                        const ChunkView& chunks, int chunkBegin, int chunkEnd, double threshold, double* rows) {
+                        const ChunkView& chunks, int chunkBegin, int chunkEnd, double threshold,
+                        double* rows) {
         for (int chunk = chunkBegin; chunk < chunkEnd; ++chunk)
             for (int e = 0; e < s.n; ++e)
                 gatherChunkEntry(s, sv, cv, tab, chunks, chunk, chunkBegin, e, threshold, rows);
     }
-    void foldChunks(const ChunkView& chunks, int familyBegin, int familyEnd, int chunkBegin, int n, double* rows) {
+    void foldChunks(const ChunkView& chunks, int familyBegin, int familyEnd, int chunkBegin, int n,
+                    double* rows) {
         const long long width = static_cast<long long>(kGradientRows) * n;
         for (int f = familyBegin; f < familyEnd; ++f)
             for (long long k = 0; k < width; ++k)
@@ -134,7 +136,8 @@ Emulation emulate(const Dataset& data, const RateParameters& theta, const Solver
                eResidual.data(),    divergent.data()};
     for (int set = 0; set < sets; ++set) {
         for (int e = 0; e < n; ++e) { // what probabilitiesKernel computes
-            const EventProbabilityRow p = eventProbabilities(theta.theta().data() + 3 * rateRow(theta.mode(), set, e));
+            const EventProbabilityRow p =
+                eventProbabilities(theta.theta().data() + 3 * rateRow(theta.mode(), set, e));
             sv.pS[set * n + e] = p.pS;
             sv.pD[set * n + e] = p.pD;
             sv.pL[set * n + e] = p.pL;
@@ -154,9 +157,10 @@ Emulation emulate(const Dataset& data, const RateParameters& theta, const Solver
     in.familySplitChunkRows = h.familySplitChunkRows(chunkSplits);
     const BatchPlan plan = planBatches(in);
     const BatchWaves waves = batchWaves(data, h, plan, chunkSplits);
-    std::vector<double> partial(
-        static_cast<std::size_t>(partialRows(plan.maxChunks, std::max(plan.maxSplitChunkRows, waves.maxWaveChunks))) * n,
-        std::nan(""));
+    std::vector<double> partial(static_cast<std::size_t>(partialRows(
+                                    plan.maxChunks, std::max(plan.maxSplitChunkRows, waves.maxWaveChunks))) *
+                                    n,
+                                std::nan(""));
 
     Emulation result;
     Evaluation& out = result.out;
@@ -172,7 +176,8 @@ Emulation emulate(const Dataset& data, const RateParameters& theta, const Solver
     j.cv = cv;
     j.chunks = waves.view(partial.data());
     j.gradientChunks = ChunkView{h.chunkFirst.data(), h.chunkEnd.data(), plan.familyChunkBegin.data()};
-    j.fwd = ForwardSettings{!converged, options.pi_iters, options.pi_tol, options.pibar_side_threshold, false};
+    j.fwd =
+        ForwardSettings{!converged, options.pi_iters, options.pi_tol, options.pibar_side_threshold, false};
     j.adj = AdjointSettings{options.bicgstab_max_iter, options.bicgstab_tol, options.pibar_side_threshold,
                             options.use_adjoint_pruning, options.adjoint_pruning_threshold};
     j.withGradient = withGradient;
@@ -196,8 +201,8 @@ Emulation emulate(const Dataset& data, const RateParameters& theta, const Solver
         j.index = static_cast<int>(bi);
         j.waves = &waves.waves[bi];
         j.waveChunks = &waves.waveChunks[bi];
-        j.tab = TableView{pi.data(), pibar.data(), adjoint.data(), scale.data(), peak.data(), iterations.data(),
-                          b.cladeBegin, n};
+        j.tab = TableView{pi.data(),   pibar.data(),      adjoint.data(), scale.data(),
+                          peak.data(), iterations.data(), b.cladeBegin,   n};
         j.rootSum = rootSum.data();
         j.largestDone = largestDone.data();
         j.largestRunning = largestRunning.data();

@@ -314,7 +314,8 @@ class GuiLivePlots : public QObject {
 
         // Clicking the NLL header sorts by NLL.
         QHeaderView* header = table->view()->horizontalHeader();
-        table->view()->scrollTo(table->view()->model()->index(0, ConvergenceModel::Nll)); // as a user scrolls to it
+        table->view()->scrollTo(
+            table->view()->model()->index(0, ConvergenceModel::Nll)); // as a user scrolls to it
         // The table was just filled and shown: let its layout settle (two equal readings 50 ms apart)
         // before aiming, as a person's click comes after the table is drawn.
         int aimedAt = -1;
@@ -357,7 +358,8 @@ class GuiLivePlots : public QObject {
                 !waves->colouringBox()->toolTip().isEmpty());
 
         const CladeStatistics core =
-            computeCladeStatistics(*makeCpuBackend(w.dataset()), *w.dataset(), w.session().parameters(), w.knobsPanel()->options(), family);
+            computeCladeStatistics(*makeCpuBackend(w.dataset()), *w.dataset(), w.session().parameters(),
+                                   w.knobsPanel()->options(), family);
         waves->colouringBox()->setCurrentIndex(2); // posterior probability, computed off the GUI thread
         QTRY_VERIFY_WITH_TIMEOUT(waves->cladeStatistics().has_value(), kTimeoutMs);
         QVERIFY(dag->showsValues());
@@ -383,8 +385,8 @@ class GuiLivePlots : public QObject {
         RateParameters theta = w.session().parameters();
         theta.setRates(0, Rates{0.3, 0.05, 0.2});
         w.session().setParameters(theta);
-        const CladeStatistics moved =
-            computeCladeStatistics(*makeCpuBackend(w.dataset()), *w.dataset(), theta, w.knobsPanel()->options(), family);
+        const CladeStatistics moved = computeCladeStatistics(*makeCpuBackend(w.dataset()), *w.dataset(),
+                                                             theta, w.knobsPanel()->options(), family);
         QVERIFY(moved.posterior != core.posterior);
         QTRY_COMPARE_WITH_TIMEOUT(waves->cladeStatistics()->posterior, moved.posterior, kTimeoutMs);
         QCOMPARE(waves->cladeStatistics()->selfLoopIterations, moved.selfLoopIterations);
@@ -411,8 +413,10 @@ class GuiLivePlots : public QObject {
             if (families[f].clades.cladeCount() > families[first].clades.cladeCount()) first = f;
         const int second = first == 0 ? 1 : 0;
         const CladeStatistics expected =
-            computeCladeStatistics(*makeCpuBackend(w.dataset()), *w.dataset(), w.session().parameters(), w.knobsPanel()->options(), second);
-        QVERIFY(expected.posterior != computeCladeStatistics(*makeCpuBackend(w.dataset()), *w.dataset(), w.session().parameters(),
+            computeCladeStatistics(*makeCpuBackend(w.dataset()), *w.dataset(), w.session().parameters(),
+                                   w.knobsPanel()->options(), second);
+        QVERIFY(expected.posterior != computeCladeStatistics(*makeCpuBackend(w.dataset()), *w.dataset(),
+                                                             w.session().parameters(),
                                                              w.knobsPanel()->options(), first)
                                           .posterior);
 

@@ -54,9 +54,7 @@ class GuiReconciliations : public QObject {
     Q_OBJECT
 
   private slots:
-    void initTestCase() {
-        test::isolateSettings("gui_reconciliations");
-    }
+    void initTestCase() { test::isolateSettings("gui_reconciliations"); }
 
     void sampledReconciliationsAreDrawnEventByEvent() {
         WorkbenchWindow w;
@@ -307,7 +305,8 @@ class GuiReconciliations : public QObject {
                      .match(damaged)
                      .hasMatch(),
                  qPrintable(damaged));
-        QVERIFY2(!damaged.contains("json.exception") && !damaged.contains("parse error at"), qPrintable(damaged));
+        QVERIFY2(!damaged.contains("json.exception") && !damaged.contains("parse error at"),
+                 qPrintable(damaged));
         w.openSession(dir + "/newer.json");
         QCOMPARE(opened.count(), 2);
         QVERIFY(list->topLevelItem(0)->text(4).endsWith(

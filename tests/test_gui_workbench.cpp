@@ -13,18 +13,18 @@
 
 #include <QComboBox>
 #include <QDockWidget>
-#include <QMenuBar>
-#include <QScreen>
-#include <QSettings>
-#include <QTextBrowser>
 #include <QDoubleSpinBox>
 #include <QLabel>
 #include <QLineEdit>
+#include <QMenuBar>
 #include <QPlainTextEdit>
 #include <QPushButton>
+#include <QScreen>
+#include <QSettings>
 #include <QSignalSpy>
 #include <QSpinBox>
 #include <QTableView>
+#include <QTextBrowser>
 #include <QTreeWidget>
 #include <QtTest>
 #include <cmath>
@@ -157,8 +157,9 @@ class GuiWorkbench : public QObject {
         QCOMPARE(rebuilt.count(), 0);
         QCOMPARE(QApplication::focusWidget(), run->optimiseButton());
         const QString log = w.logView()->toPlainText();
-        QVERIFY2(log.contains(QString("Optimisation finished after 1 iteration: reached max_iter. Best NLL %1 bits")
-                                  .arg(outcome.nllBits, 0, 'f', 3)),
+        QVERIFY2(log.contains(
+                     QString("Optimisation finished after 1 iteration: reached max_iter. Best NLL %1 bits")
+                         .arg(outcome.nllBits, 0, 'f', 3)),
                  qPrintable(log));
         QVERIFY(w.statusText().contains(
             QString("done after 1 iteration · best NLL %1 bits").arg(outcome.nllBits, 0, 'f', 3)));
@@ -401,8 +402,9 @@ class GuiWorkbench : public QObject {
     void helpOpensTheUserGuideAndListsShortcuts() {
         WorkbenchWindow w;
         QVERIFY(test::showActive(w));
-        QCOMPARE(WorkbenchWindow::userGuidePath(),
-                 QFileInfo(QString::fromStdString(test::sourcePath("docs/user-guide.md"))).canonicalFilePath());
+        QCOMPARE(
+            WorkbenchWindow::userGuidePath(),
+            QFileInfo(QString::fromStdString(test::sourcePath("docs/user-guide.md"))).canonicalFilePath());
         QAction* guide = nullptr;
         for (QAction* a : w.menuBar()->findChildren<QAction*>())
             if (a->text() == "&User guide") guide = a;

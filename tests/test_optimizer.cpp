@@ -478,7 +478,8 @@ class Optimizer : public QObject {
         writeFile(files[2], older);
         QCOMPARE(readFamilyRateFiles(folder, *data).rates(2).l, 0.04);
         // ... but its rows must agree.
-        refused(older.substr(0, older.size() - 4) + "0.7\n", ": per-family rates must be the same on every species node");
+        refused(older.substr(0, older.size() - 4) + "0.7\n",
+                ": per-family rates must be the same on every species node");
     }
 
     // Parameter recovery on families simulated at known rates (ROOTED true gene trees). Small

@@ -198,7 +198,8 @@ class TestOutputFiles : public QObject {
         counts[{ab, c}] = 2;
         counts[{b, a}] = 1;
         QCOMPARE(aleraxTransferTable(counts, species), std::string("'AB node' C 2\n'B, the second' A 1\n"));
-        QCOMPARE(aleraxOrigins(summarize({r}, species), species, c), std::string("vertical: 1\n'AB node', 1\n"));
+        QCOMPARE(aleraxOrigins(summarize({r}, species), species, c),
+                 std::string("vertical: 1\n'AB node', 1\n"));
         ReconciliationSummary summary = summarize({r}, species);
         QVERIFY(originationsCsv(summary, species).find("R,1") != std::string::npos);
         std::string perSpecies = meanSpeciesEventCountsCsv(summary, species);
@@ -275,11 +276,10 @@ class TestOutputFiles : public QObject {
         CliRun again = runGpurec({"sample", "-s", q(dir + "/in/deeper/species.nwk"), "-f", q(families),
                                   "--samples", "2", "--min-covered-species", "1", "-p", q(out)});
         QCOMPARE(again.exitCode, 2);
-        QCOMPARE(again.err.trimmed(),
-                 q("gpurec: error: output folder " + out +
-                   " already holds results of an earlier run (reconciliations, "
-                   "result.json); pass --overwrite to replace them, or choose another "
-                   "folder with -p"));
+        QCOMPARE(again.err.trimmed(), q("gpurec: error: output folder " + out +
+                                        " already holds results of an earlier run (reconciliations, "
+                                        "result.json); pass --overwrite to replace them, or choose another "
+                                        "folder with -p"));
         writeFile(out + "/reconciliations/all/stale_samples.xml", "<stale/>");
         CliRun overwrite =
             runGpurec({"sample", "-s", q(dir + "/in/deeper/species.nwk"), "-f", q(families), "--samples", "2",

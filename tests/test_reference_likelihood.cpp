@@ -16,7 +16,8 @@ class ReferenceLikelihood : public QObject {
     static Evaluation evaluateAt(const LoadedInput& in, Rates r, Schedule schedule) {
         SolverOptions options;
         options.schedule = schedule;
-        RateParameters theta(RateMode::Global, in.dataset->species.size(), int(in.dataset->families.size()), r);
+        RateParameters theta(RateMode::Global, in.dataset->species.size(), int(in.dataset->families.size()),
+                             r);
         return makeCpuBackend(in.dataset)->evaluate(theta, options, false);
     }
 
@@ -33,7 +34,8 @@ class ReferenceLikelihood : public QObject {
         QCOMPARE(in.dataset->families.size(), std::size_t(1));
         const Dataset& data = *in.dataset;
         std::vector<std::string> order = ref["species_postorder"];
-        for (int e = 0; e < data.species.size(); ++e) QCOMPARE(data.species.name(e), order[e]);
+        for (int e = 0; e < data.species.size(); ++e)
+            QCOMPARE(data.species.name(e), order[e]);
         const nlohmann::json& res = ref["results"][schedule.toStdString()];
         SolverOptions options;
         options.schedule = schedule == "converged" ? Schedule::Converged : Schedule::AleRax;
@@ -45,7 +47,8 @@ class ReferenceLikelihood : public QObject {
         ExtinctionState ext = solveExtinction(layout, p, options);
         for (int e = 0; e < data.species.size(); ++e) {
             QVERIFY2(relativeError(ext.E[e], res["E"][e]) < 1e-12, qPrintable(QString("E[%1]").arg(e)));
-            QVERIFY2(relativeError(ext.Ebar[e], res["Ebar"][e]) < 1e-12, qPrintable(QString("Ebar[%1]").arg(e)));
+            QVERIFY2(relativeError(ext.Ebar[e], res["Ebar"][e]) < 1e-12,
+                     qPrintable(QString("Ebar[%1]").arg(e)));
         }
         const GeneFamily& fam = data.families[0];
         CladeTables tables = solveClades(layout, fam, p, ext, options);
@@ -69,8 +72,11 @@ class ReferenceLikelihood : public QObject {
             for (int e = 0; e < data.species.size(); ++e) {
                 double pi = std::ldexp(tables.piRow(clade)[e], tables.scale[clade]);
                 QVERIFY2(relativeError(pi, values[e]) < 1e-12,
-                         qPrintable(QString("Pi[%1][%2] = %3, expected %4").arg(name.c_str()).arg(e)
-                                        .arg(pi, 0, 'g', 17).arg(double(values[e]), 0, 'g', 17)));
+                         qPrintable(QString("Pi[%1][%2] = %3, expected %4")
+                                        .arg(name.c_str())
+                                        .arg(e)
+                                        .arg(pi, 0, 'g', 17)
+                                        .arg(double(values[e]), 0, 'g', 17)));
             }
             ++checked;
         }
@@ -78,12 +84,14 @@ class ReferenceLikelihood : public QObject {
         double ll = familyLogLikelihood(tables, ext);
         QVERIFY(relativeError(-ll / std::log(2.0), res["nll_bits"]) < 1e-12);
         QVERIFY2(relativeError(ll, res["loglik_nats"]) < 1e-12,
-                 qPrintable(QString("LL %1 vs %2").arg(ll, 0, 'g', 17).arg(double(res["loglik_nats"]), 0, 'g', 17)));
+                 qPrintable(
+                     QString("LL %1 vs %2").arg(ll, 0, 'g', 17).arg(double(res["loglik_nats"]), 0, 'g', 17)));
     }
 
     void aleraxDatasets_data() {
         QTest::addColumn<QString>("dataset");
-        for (const char* d : {"test_trees_1", "test_trees_2", "test_trees_3", "test_trees_200", "test_mixed_200"})
+        for (const char* d :
+             {"test_trees_1", "test_trees_2", "test_trees_3", "test_trees_200", "test_mixed_200"})
             QTest::newRow(d) << d;
     }
     void aleraxDatasets() {
@@ -103,15 +111,19 @@ class ReferenceLikelihood : public QObject {
                 double refAlerax = point["loglik_nats"]["alerax_v1.4"][name];
                 double refConverged = point["loglik_nats"]["converged"][name];
                 QVERIFY2(relativeError(alerax.logLikelihood[f], refSchedule) < 1e-10,
-                         qPrintable(QString("%1 alerax schedule %2 vs %3").arg(name.c_str())
-                                        .arg(alerax.logLikelihood[f], 0, 'g', 17).arg(refSchedule, 0, 'g', 17)));
+                         qPrintable(QString("%1 alerax schedule %2 vs %3")
+                                        .arg(name.c_str())
+                                        .arg(alerax.logLikelihood[f], 0, 'g', 17)
+                                        .arg(refSchedule, 0, 'g', 17)));
                 if (name == "my_family" && dataset == "test_mixed_200")
-                    QVERIFY(converged.logLikelihood[f] < -5000); // far below exp(-745): exact only without underflow
-                if (refAlerax > -745)
-                    QVERIFY(relativeError(alerax.logLikelihood[f], refAlerax) < 1e-10);
+                    QVERIFY(converged.logLikelihood[f] <
+                            -5000); // far below exp(-745): exact only without underflow
+                if (refAlerax > -745) QVERIFY(relativeError(alerax.logLikelihood[f], refAlerax) < 1e-10);
                 QVERIFY2(relativeError(converged.logLikelihood[f], refConverged) < 1e-9,
-                         qPrintable(QString("%1 converged %2 vs %3").arg(name.c_str())
-                                        .arg(converged.logLikelihood[f], 0, 'g', 17).arg(refConverged, 0, 'g', 17)));
+                         qPrintable(QString("%1 converged %2 vs %3")
+                                        .arg(name.c_str())
+                                        .arg(converged.logLikelihood[f], 0, 'g', 17)
+                                        .arg(refConverged, 0, 'g', 17)));
             }
         }
     }

@@ -423,7 +423,8 @@ class Resume : public QObject {
         p.start(GPUREC_CLI_PATH, {"sample", "-s", q(sourcePath("samples/medium/species.nwk")), "-f",
                                   q(sourcePath("samples/medium/families.txt")), "--samples", "20",
                                   "--threads", "2", "-p", q(outdir)});
-        const std::string recDir = outdir + "/reconciliations/all", sumDir = outdir + "/reconciliations/summaries";
+        const std::string recDir = outdir + "/reconciliations/all",
+                          sumDir = outdir + "/reconciliations/summaries";
         auto written = [&] { // a family's last file marks it written
             std::set<std::string> families;
             const std::string marker = "_originations.csv";
@@ -450,10 +451,12 @@ class Resume : public QObject {
         QCOMPARE(result.at("total").at("families").get<std::size_t>(), listed.size());
         QVERIFY(written() == listed);
         for (const std::string& family : listed) {
-            for (const char* suffix : {"_samples.newick", "_samples.alerec", "_sample_0.xml", "_sample_19.xml",
-                                       "_transfers_19.txt", "_eventCounts.csv", "_speciesEventCounts.csv"})
+            for (const char* suffix :
+                 {"_samples.newick", "_samples.alerec", "_sample_0.xml", "_sample_19.xml",
+                  "_transfers_19.txt", "_eventCounts.csv", "_speciesEventCounts.csv"})
                 QVERIFY2(std::filesystem::exists(recDir + "/" + family + suffix), (family + suffix).c_str());
-            for (const char* suffix : {"_consensus_50.newick", "_meanTransfers.txt", "_meanSpeciesEventCounts.txt"})
+            for (const char* suffix :
+                 {"_consensus_50.newick", "_meanTransfers.txt", "_meanSpeciesEventCounts.txt"})
                 QVERIFY2(std::filesystem::exists(sumDir + "/" + family + suffix), (family + suffix).c_str());
         }
         const QString err = QString::fromUtf8(p.readAllStandardError());

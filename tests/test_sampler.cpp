@@ -369,13 +369,16 @@ class Sampler : public QObject {
             settings.solver.threads = threads;
             std::map<std::string, std::vector<std::string>> out;
             std::mutex m;
-            sampleFamilies(data, theta, families, settings, [&](FamilySamples&& fs) {
-                std::vector<std::string> lines;
-                for (const Reconciliation& r : fs.reconciliations)
-                    lines.push_back(toAleNewick(r, data.species));
-                std::lock_guard lock(m);
-                out[data.families[fs.family].name] = lines;
-            }, cpuTables(in.dataset, theta, settings));
+            sampleFamilies(
+                data, theta, families, settings,
+                [&](FamilySamples&& fs) {
+                    std::vector<std::string> lines;
+                    for (const Reconciliation& r : fs.reconciliations)
+                        lines.push_back(toAleNewick(r, data.species));
+                    std::lock_guard lock(m);
+                    out[data.families[fs.family].name] = lines;
+                },
+                cpuTables(in.dataset, theta, settings));
             return out;
         };
         auto one = run(1, 5, {0, 1, 2});
@@ -425,7 +428,8 @@ class Sampler : public QObject {
         RateParameters theta(RateMode::Global, data.species.size(), 1, {0.1, 0.1, 0.1});
         auto message = [&](const RateParameters& t, const SamplingSettings& s) {
             try {
-                sampleFamilies(data, t, {0}, s, [](FamilySamples&&) {}, cpuTables(in.dataset, t, s));
+                sampleFamilies(
+                    data, t, {0}, s, [](FamilySamples&&) {}, cpuTables(in.dataset, t, s));
             } catch (const std::invalid_argument& e) {
                 return std::string(e.what());
             }

@@ -292,18 +292,22 @@ class SamplingOutputs : public QObject {
         QVERIFY2(r.exitCode == 0, qPrintable(r.err));
         QVERIFY2(r.out.contains("sampled 25 reconciliations for each of 1 families (seed 3)"),
                  qPrintable(r.out));
-        const std::string rec = out + "/reconciliations/all/my_family", sum = out + "/reconciliations/summaries/my_family";
+        const std::string rec = out + "/reconciliations/all/my_family",
+                          sum = out + "/reconciliations/summaries/my_family";
         for (const std::string& f :
              {rec + "_samples.newick", rec + "_samples.alerec", rec + "_sample_0.xml", rec + "_sample_24.xml",
               rec + "_eventCounts_24.txt", rec + "_speciesEventCounts_24.txt", rec + "_transfers_24.txt",
               rec + "_eventCounts.csv", rec + "_speciesEventCounts.csv", sum + "_consensus_50.newick",
-              sum + "_meanSpeciesEventCounts.txt", sum + "_meanTransfers.txt", sum + "_meanSpeciesEventCounts.csv",
-              sum + "_originations.csv", out + "/reconciliations/totalSpeciesEventCounts.txt",
+              sum + "_meanSpeciesEventCounts.txt", sum + "_meanTransfers.txt",
+              sum + "_meanSpeciesEventCounts.csv", sum + "_originations.csv",
+              out + "/reconciliations/totalSpeciesEventCounts.txt",
               out + "/reconciliations/totalTransfers.txt", out + "/reconciliations/originations.csv"})
             QVERIFY2(std::filesystem::exists(f), f.c_str());
         QVERIFY(!std::filesystem::exists(rec + "_sample_25.xml"));
         for (int e = 0; e < 2; ++e) // a file per species node in origins/
-            QVERIFY(std::filesystem::exists(out + "/reconciliations/origins/" + fields(lines(fileText(rec + "_speciesEventCounts_0.txt"))[1 + e], ',')[0] + ".txt"));
+            QVERIFY(std::filesystem::exists(
+                out + "/reconciliations/origins/" +
+                fields(lines(fileText(rec + "_speciesEventCounts_0.txt"))[1 + e], ',')[0] + ".txt"));
         QCOMPARE(readRecPhyloXml(rec + "_sample_3.xml").reconciliations.size(), std::size_t(1));
         std::ifstream newick(rec + "_samples.newick");
         int count = 0;

@@ -82,7 +82,8 @@ class SamplingRecovery : public QObject {
             RandomSource rng = RandomSource::stream(2024, f);
             SimulatedFamily sim =
                 simulator.simulate("f" + std::to_string(f), std::vector<Rates>(species.size(), rates), rng);
-            data->families.push_back(makeFamily(species, sim.truth.family, {sim.geneTree}, GeneTreeRooting::Rooted));
+            data->families.push_back(
+                makeFamily(species, sim.truth.family, {sim.geneTree}, GeneTreeRooting::Rooted));
             truths.push_back(std::move(sim.truth));
         }
         RateParameters theta(RateMode::Global, species.size(), F, rates);
@@ -104,16 +105,19 @@ class SamplingRecovery : public QObject {
             for (int k = 0; k < 4; ++k)
                 truth[k] += counts(r)[k];
         std::mutex m;
-        sampleFamilies(*data, theta, all, settings, [&](FamilySamples&& fs) {
-            std::array<double, 4> d = counts(truths[fs.family]);
-            for (double& v : d)
-                v = -v;
-            for (const Reconciliation& r : fs.reconciliations)
-                for (int k = 0; k < 4; ++k)
-                    d[k] += counts(r)[k] / fs.reconciliations.size();
-            std::lock_guard lock(m);
-            difference[fs.family] = d;
-        }, cpuTables(data, theta, settings));
+        sampleFamilies(
+            *data, theta, all, settings,
+            [&](FamilySamples&& fs) {
+                std::array<double, 4> d = counts(truths[fs.family]);
+                for (double& v : d)
+                    v = -v;
+                for (const Reconciliation& r : fs.reconciliations)
+                    for (int k = 0; k < 4; ++k)
+                        d[k] += counts(r)[k] / fs.reconciliations.size();
+                std::lock_guard lock(m);
+                difference[fs.family] = d;
+            },
+            cpuTables(data, theta, settings));
         const char* names[] = {"S", "SL", "T", "TL"};
         for (int k = 0; k < 4; ++k) {
             double sum = 0, sq = 0;

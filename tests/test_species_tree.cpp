@@ -13,7 +13,9 @@ using namespace gpurec::test;
 class SpeciesTrees : public QObject {
     Q_OBJECT
 
-    static SpeciesTree tree(const std::string& text) { return SpeciesTree::fromNewick(parseNewick(text, "s.nwk")[0]); }
+    static SpeciesTree tree(const std::string& text) {
+        return SpeciesTree::fromNewick(parseNewick(text, "s.nwk")[0]);
+    }
 
   private slots:
     void relabelsLikeAleRax() {
@@ -21,8 +23,9 @@ class SpeciesTrees : public QObject {
         std::vector<std::string> internal;
         for (int e = 0; e < st.size(); ++e)
             if (!st.isLeaf(e)) internal.push_back(st.name(e));
-        QCOMPARE(internal, (std::vector<std::string>{"Node_11_12_0", "Node_5_11_0", "Node_13_14_0", "Node_5_13_0",
-                                                     "Node_9_10_0", "Node_9_8_0", "Node_5_9_0"}));
+        QCOMPARE(internal,
+                 (std::vector<std::string>{"Node_11_12_0", "Node_5_11_0", "Node_13_14_0", "Node_5_13_0",
+                                           "Node_9_10_0", "Node_9_8_0", "Node_5_9_0"}));
         SpeciesTree named = tree("((A,B)AB,(C,D)0.95)R;");
         QCOMPARE(named.name(2), std::string("AB"));
         QCOMPARE(named.name(5), std::string("Node_C_D_0"));
@@ -31,7 +34,8 @@ class SpeciesTrees : public QObject {
         QCOMPARE(clash.name(2), std::string("Node_A_B_0"));
         QCOMPARE(clash.name(5), std::string("X"));
         QCOMPARE(clash.name(6), std::string("Node_A_C_0"));
-        QCOMPARE(SpeciesTree::fromNewick(parseNewick(clash.toNewick(false), "w")[0]).toNewick(false), clash.toNewick(false));
+        QCOMPARE(SpeciesTree::fromNewick(parseNewick(clash.toNewick(false), "w")[0]).toNewick(false),
+                 clash.toNewick(false));
     }
 
     void structureAndRecipients() {
@@ -61,13 +65,16 @@ class SpeciesTrees : public QObject {
             SpeciesLayout layout(st, c);
             const int n = st.size();
             std::vector<double> x(n), bar(n), scratch(3 * n), u2(n), tr(n);
-            for (double& v : x) v = u(rng);
-            for (double& v : u2) v = u(rng) - 0.5;
+            for (double& v : x)
+                v = u(rng);
+            for (double& v : u2)
+                v = u(rng) - 0.5;
             recipientAverage(layout, x.data(), bar.data(), scratch.data());
             recipientAverageTranspose(layout, u2.data(), tr.data(), scratch.data());
             for (int e = 0; e < n; ++e) {
                 double sum = 0;
-                for (int h : st.recipients(e, c)) sum += x[h];
+                for (int h : st.recipients(e, c))
+                    sum += x[h];
                 QVERIFY(relativeError(bar[e], sum / st.recipientCount(e, c)) < 1e-14);
             }
             // <u, M x> = <Mᵀ u, x>

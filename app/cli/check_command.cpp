@@ -68,8 +68,8 @@ void registerCheck(CLI::App& root) {
         const bool explicitGpu = o->device != "auto";
         std::vector<std::string> devices = availableDevices();
         if (devices.size() < 2) {
-            const std::string why =
-                deviceBackendKinds().empty() ? "this build has no CUDA backend" : "no usable CUDA device found";
+            const std::string why = deviceBackendKinds().empty() ? "this build has no CUDA backend"
+                                                                 : "no usable CUDA device found";
             if (explicitGpu) throw std::runtime_error(why + ": cannot check " + o->device);
             std::printf("%s: nothing to check (use --device cuda to make this an error)\n", why.c_str());
             return;
@@ -105,7 +105,8 @@ void registerCheck(CLI::App& root) {
                 options.schedule = c.schedule;
                 options.threads = o->threads;
                 const RateParameters theta = randomRates(c.mode, *data, rng);
-                ComparisonRow row = compareBackends(*cpu, *gpu.backend, *data, d.name, c, theta, options, limits);
+                ComparisonRow row =
+                    compareBackends(*cpu, *gpu.backend, *data, d.name, c, theta, options, limits);
                 allPassed = allPassed && row.passed;
                 rows.push_back(row);
                 std::printf("%-40s %-12s %-9s NLL %s grad %s %s\n", d.name.c_str(), row.mode.c_str(),

@@ -1,7 +1,7 @@
 #include "cli_common.hpp"
 
-#include "io/output_folder.hpp"
 #include "engine/solver_report.hpp"
+#include "io/output_folder.hpp"
 #include "io/result_writer.hpp"
 #include "optim/rate_files.hpp"
 #include "recon/sampling_run.hpp"
@@ -10,8 +10,8 @@
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
-#include <omp.h>
 #include <iostream>
+#include <omp.h>
 
 namespace gpurec::cli {
 
@@ -23,8 +23,8 @@ void addInputOptions(CLI::App& app, InputOptions& o) {
         ->check(CLI::IsMember({"PARENTS", "NONE"}));
     app.add_option("--gene-tree-rooting", o.rooting, "UNIFORM (every rooting of unrooted samples) or ROOTED")
         ->check(CLI::IsMember({"UNIFORM", "ROOTED"}));
-    addNumber(app, "--min-covered-species", o.minCoveredSpecies, "Exclude families covering fewer species (default 4)",
-              NumberRange::atLeast(0));
+    addNumber(app, "--min-covered-species", o.minCoveredSpecies,
+              "Exclude families covering fewer species (default 4)", NumberRange::atLeast(0));
     app.add_flag("--strict", o.strict,
                  "Make any bad family fatal (exit status 2) instead of skipping it (exit status 3)");
 }
@@ -125,7 +125,8 @@ void addEngineOptions(CLI::App& app, EngineOptions& o, bool withDevice) {
         ->check(CLI::IsMember({"converged", "alerax"}));
     addNumber(app, "--threads", o.threads, "CPU threads (default: all cores)", NumberRange::atLeast(0));
     std::string names;
-    for (const SolverOptionInfo& i : solverOptionInfo()) names += "\n  " + i.name + " (" + i.range + "): " + i.help;
+    for (const SolverOptionInfo& i : solverOptionInfo())
+        names += "\n  " + i.name + " (" + i.range + "): " + i.help;
     app.add_option("--solver", o.solverSettings, "Solver option name=value, repeatable:" + names);
     if (withDevice) {
         app.add_option("--device", o.device,
@@ -156,20 +157,25 @@ LoadedInput loadOrExplain(const InputOptions& o, int threads) {
     lo.minCoveredSpecies = o.minCoveredSpecies;
     lo.threads = threads;
     LoadedInput in = loadInput(paths, parseTransferConstraint(o.transferConstraint), lo);
-    for (const std::string& w : in.warnings) std::cerr << "gpurec: warning: " << w << "\n";
-    for (const FamilyProblem& p : in.excluded) std::cerr << "excluded family " << p.family << ": " << p.message << "\n";
+    for (const std::string& w : in.warnings)
+        std::cerr << "gpurec: warning: " << w << "\n";
+    for (const FamilyProblem& p : in.excluded)
+        std::cerr << "excluded family " << p.family << ": " << p.message << "\n";
     if (!in.errors.empty() && o.strict) {
         std::string all;
-        for (const FamilyProblem& p : in.errors) all += "\n  family " + p.family + ": " + p.message;
+        for (const FamilyProblem& p : in.errors)
+            all += "\n  family " + p.family + ": " + p.message;
         throw std::runtime_error(familyCount(in.errors.size()) + " could not be read (--strict):" + all);
     }
-    for (const FamilyProblem& p : in.errors) std::cerr << p.message << " (family " << p.family << " skipped)\n";
+    for (const FamilyProblem& p : in.errors)
+        std::cerr << p.message << " (family " << p.family << " skipped)\n";
     const std::size_t listed = in.dataset->families.size() + in.excluded.size() + in.errors.size();
     if (in.dataset->families.empty() && in.errors.empty())
         throw std::runtime_error("no family left to reconcile after exclusions");
     if (in.dataset->families.empty())
         throw std::runtime_error("no family left to reconcile (" + familyCount(in.errors.size()) +
-                                 " skipped for bad input, " + std::to_string(in.excluded.size()) + " excluded)");
+                                 " skipped for bad input, " + std::to_string(in.excluded.size()) +
+                                 " excluded)");
     if (!in.errors.empty())
         std::cerr << "gpurec: skipped " << in.errors.size() << " of " << familyCount(listed)
                   << " for bad input (exit status 3; --strict stops instead)\n";
@@ -183,7 +189,8 @@ SolverOptions solverOptionsFrom(const EngineOptions& o) {
     s.threads = o.threads;
     for (const std::string& kv : o.solverSettings) {
         auto eq = kv.find('=');
-        if (eq == std::string::npos) throw std::invalid_argument("--solver expects name=value, got '" + kv + "'");
+        if (eq == std::string::npos)
+            throw std::invalid_argument("--solver expects name=value, got '" + kv + "'");
         if (!o.schedule.empty() && kv.substr(0, eq) == "schedule")
             throw std::invalid_argument("--schedule " + o.schedule + " and --solver " + kv +
                                         " both set the schedule: give only one");
@@ -207,7 +214,8 @@ RateParameters initialRates(const RateOptions& o, const Dataset& data, RateMode 
     if (mode == RateMode::Global && fromFile.mode() == RateMode::Global) return fromFile;
     RateParameters out(mode, S, F, fromFile.rates(0));
     if (mode == RateMode::Specieswise)
-        for (int e = 0; e < S; ++e) out.setRates(e, fromFile.rates(fromFile.row(0, e)));
+        for (int e = 0; e < S; ++e)
+            out.setRates(e, fromFile.rates(fromFile.row(0, e)));
     else if (fromFile.mode() != RateMode::Global)
         throw std::invalid_argument("--rates-file holds per-species rates; use the specieswise mode");
     return out;
@@ -215,7 +223,8 @@ RateParameters initialRates(const RateOptions& o, const Dataset& data, RateMode 
 
 RateParameters fixedRunRates(const RateOptions& o, const Dataset& data) {
     if (o.ratesFile.empty()) return initialRates(o, data, RateMode::Global);
-    return initialRates(o, data, std::filesystem::is_directory(o.ratesFile) ? RateMode::Genewise : RateMode::Specieswise);
+    return initialRates(
+        o, data, std::filesystem::is_directory(o.ratesFile) ? RateMode::Genewise : RateMode::Specieswise);
 }
 
 void addRunDescription(nlohmann::json& j, const InputOptions& input, const LoadedInput& loaded,
@@ -268,14 +277,22 @@ double parseByteSize(const std::string& text) {
         throw std::invalid_argument("bad size '" + text + "' (examples: 20GB, 512MiB)");
     std::string unit(end, text.data() + text.size());
     double mult = 1;
-    if (unit.empty() || unit == "B") mult = 1;
-    else if (unit == "KB" || unit == "K") mult = 1e3;
-    else if (unit == "MB" || unit == "M") mult = 1e6;
-    else if (unit == "GB" || unit == "G") mult = 1e9;
-    else if (unit == "KiB") mult = 1024.0;
-    else if (unit == "MiB") mult = 1024.0 * 1024;
-    else if (unit == "GiB") mult = 1024.0 * 1024 * 1024;
-    else throw std::invalid_argument("bad size '" + text + "' (examples: 20GB, 512MiB)");
+    if (unit.empty() || unit == "B")
+        mult = 1;
+    else if (unit == "KB" || unit == "K")
+        mult = 1e3;
+    else if (unit == "MB" || unit == "M")
+        mult = 1e6;
+    else if (unit == "GB" || unit == "G")
+        mult = 1e9;
+    else if (unit == "KiB")
+        mult = 1024.0;
+    else if (unit == "MiB")
+        mult = 1024.0 * 1024;
+    else if (unit == "GiB")
+        mult = 1024.0 * 1024 * 1024;
+    else
+        throw std::invalid_argument("bad size '" + text + "' (examples: 20GB, 512MiB)");
     if (!(v > 0)) throw std::invalid_argument("size must be positive: '" + text + "'");
     return v * mult;
 }

@@ -1,8 +1,8 @@
 #pragma once
 // Option groups shared by the gpurec subcommands, and the input/rates set-up they all need.
 #include "data/load.hpp"
-#include "engine/backend_factory.hpp"
 #include "engine/backend.hpp"
+#include "engine/backend_factory.hpp"
 #include "model/rate_parameters.hpp"
 #include "model/solver_options.hpp"
 

@@ -3,8 +3,8 @@
 
 #include "engine/solver_report.hpp"
 #include "io/result_writer.hpp"
-#include "run/interruption.hpp"
 #include "recon/sampling_run.hpp"
+#include "run/interruption.hpp"
 
 #include <cstdio>
 #include <iostream>

@@ -113,8 +113,9 @@ OptimizeOptions resumedOptions(const CLI::App& app, const OptimizeOptions& given
             conflicts += "\n  " + name + " " + now.at(name).dump() + " (the run has " + value.dump() + ")";
     if (!conflicts.empty())
         throw std::invalid_argument("options conflict with the run recorded in " + checkpointPath + ":" +
-                                    conflicts + "\nleave them out to resume it, or start a new run in another "
-                                                "folder");
+                                    conflicts +
+                                    "\nleave them out to resume it, or start a new run in another "
+                                    "folder");
     OptimizeOptions o = given;
     applyRecordedOptions(recorded, o);
     o.output.outdir = given.resume;
@@ -174,7 +175,8 @@ void registerOptimize(CLI::App& root) {
                 return;
             }
         }
-        if (!resuming && o->input.species.empty()) throw CLI::RequiredError("--species-tree (or --resume FOLDER)");
+        if (!resuming && o->input.species.empty())
+            throw CLI::RequiredError("--species-tree (or --resume FOLDER)");
         const OptimizeOptions opts = resuming ? resumedOptions(*app, *o, checkpoint, checkpointPath) : *o;
         const std::string& outdir = opts.output.outdir;
         OptimizerSettings settings = opts.settings;
@@ -193,7 +195,8 @@ void registerOptimize(CLI::App& root) {
         const RateMode mode = parseRateMode(opts.parametrization);
         SolverOptions solver = solverOptionsFrom(opts.engine);
         BackendChoice backend = backendFrom(opts.engine, in.dataset);
-        RateParameters start = resuming ? checkpointParameters(checkpoint, data) : initialRates(opts.rates, data, mode);
+        RateParameters start =
+            resuming ? checkpointParameters(checkpoint, data) : initialRates(opts.rates, data, mode);
         ReconModel model(in.dataset, std::move(backend.backend), start, solver);
         if (!resuming) {
             checkpoint = checkpointOf(start, data);
@@ -221,7 +224,8 @@ void registerOptimize(CLI::App& root) {
                 // Flushed: the trace survives an interrupted run. Then the checkpoint, so that a
                 // run killed at any moment resumes from its last iteration (prepareTraceFile drops
                 // a row written after the last checkpoint).
-                if (!(trace << traceCsvRow(r) << std::endl)) throw std::runtime_error("cannot write " + tracePath);
+                if (!(trace << traceCsvRow(r) << std::endl))
+                    throw std::runtime_error("cannot write " + tracePath);
                 checkpoint.theta = *r.bestTheta;
                 checkpoint.bestNllBits = r.bestNllBits;
                 checkpoint.progress = {r.iteration + 1, r.evaluations, r.initialNllBits, r.seconds};
@@ -234,26 +238,27 @@ void registerOptimize(CLI::App& root) {
 
         const Evaluation& best = model.lastEvaluation();
         writePerFamilyLikelihoods(outdir + "/per_fam_likelihoods.txt", data, best);
-        std::vector<std::string> rateFiles =
-            writeRateFiles(outdir + "/model_parameters", data, result.best);
+        std::vector<std::string> rateFiles = writeRateFiles(outdir + "/model_parameters", data, result.best);
         nlohmann::json j = evaluationJson(data, best);
-        j["optimization"] = {{"mode", toString(mode)},
-                             {"settings", optimizerSettingsJson(settings)},
-                             {"iterations", result.iterations},
-                             {"evaluations", result.evaluations},
-                             {"converged", result.converged},
-                             {"stop_reason", result.stopReason},
-                             {"resumed_at_iteration", resuming ? nlohmann::json(resumePoint.iterations) : nullptr},
-                             {"initial_nll_bits", result.initialNllBits},
-                             {"best_nll_bits", result.bestNllBits},
-                             {"seconds", result.seconds},
-                             {"rates", ratesJson(data, result.best)}};
+        j["optimization"] = {
+            {"mode", toString(mode)},
+            {"settings", optimizerSettingsJson(settings)},
+            {"iterations", result.iterations},
+            {"evaluations", result.evaluations},
+            {"converged", result.converged},
+            {"stop_reason", result.stopReason},
+            {"resumed_at_iteration", resuming ? nlohmann::json(resumePoint.iterations) : nullptr},
+            {"initial_nll_bits", result.initialNllBits},
+            {"best_nll_bits", result.bestNllBits},
+            {"seconds", result.seconds},
+            {"rates", ratesJson(data, result.best)}};
         j["interrupted"] = result.interrupted;
         addRunDescription(j, opts.input, in, backend.description, solver);
         writeJson(outdir + "/result.json", j);
         checkpoint.theta = result.best.theta();
         checkpoint.bestNllBits = result.bestNllBits;
-        checkpoint.progress = {result.iterations + 1, result.evaluations, result.initialNllBits, result.seconds};
+        checkpoint.progress = {result.iterations + 1, result.evaluations, result.initialNllBits,
+                               result.seconds};
         checkpoint.finished = !result.interrupted;
         checkpoint.stopReason = result.stopReason;
         writeCheckpoint(checkpointPath, checkpoint);
@@ -265,11 +270,12 @@ void registerOptimize(CLI::App& root) {
         std::printf("total LL %.10f nats, NLL %.10f bits (start %.10f bits)\n", best.totalLogLikelihood,
                     best.totalNllBits, result.initialNllBits);
         printEarlyStops(best.stats);
-        std::printf("wrote %s/per_fam_likelihoods.txt, %s, %s/trace.csv, %s/checkpoint.json and %s/result.json\n",
-                    outdir.c_str(),
-                    rateFiles.size() == 1 ? rateFiles[0].c_str()
-                                          : (outdir + "/model_parameters/<family>_rates.txt").c_str(),
-                    outdir.c_str(), outdir.c_str(), outdir.c_str());
+        std::printf(
+            "wrote %s/per_fam_likelihoods.txt, %s, %s/trace.csv, %s/checkpoint.json and %s/result.json\n",
+            outdir.c_str(),
+            rateFiles.size() == 1 ? rateFiles[0].c_str()
+                                  : (outdir + "/model_parameters/<family>_rates.txt").c_str(),
+            outdir.c_str(), outdir.c_str(), outdir.c_str());
         if (result.interrupted) {
             std::fflush(stdout);
             std::cerr << "gpurec: " << result.stopReason << "; resume with: gpurec optimize --resume "

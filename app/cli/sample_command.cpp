@@ -73,7 +73,8 @@ std::vector<int> selectFamilies(const LoadedInput& in, const std::vector<std::st
                                             "); lower --min-covered-species (now " +
                                             std::to_string(minCovered) + ") to sample it");
         for (const FamilyProblem& p : in.errors)
-            if (p.family == name) throw std::invalid_argument("family '" + name + "' has bad input: " + p.message);
+            if (p.family == name)
+                throw std::invalid_argument("family '" + name + "' has bad input: " + p.message);
         throw std::invalid_argument("family '" + name + "' is not in the input");
     }
     return {chosen.begin(), chosen.end()};
@@ -103,10 +104,12 @@ void registerSample(CLI::App& root) {
               NumberRange::atLeast(1));
     addNumber(*app, "--seed", o->seed, "Random seed (default 123); each family has its own stream");
     app->add_option("--family", o->families, "Sample only this family (repeatable)");
-    app->add_flag("--xml-per-family", o->xmlPerFamily,
-                  "One RecPhyloXML file per family (<family>_samples.xml) instead of AleRax's one per sample");
-    app->add_flag("--compact-xml", o->compactXml,
-                  "RecPhyloXML without indentation (default: indented unless a gene tree nests deeper than 64 levels)");
+    app->add_flag(
+        "--xml-per-family", o->xmlPerFamily,
+        "One RecPhyloXML file per family (<family>_samples.xml) instead of AleRax's one per sample");
+    app->add_flag(
+        "--compact-xml", o->compactXml,
+        "RecPhyloXML without indentation (default: indented unless a gene tree nests deeper than 64 levels)");
     addOutputOptions(*app, o->output);
     app->callback([o] {
         auto start = std::chrono::steady_clock::now();
@@ -153,7 +156,8 @@ void registerSample(CLI::App& root) {
         };
         bool interrupted = false;
         try {
-            sampleFamilies(data, theta, families, settings, consume, backendTables(*backend.backend, theta, settings));
+            sampleFamilies(data, theta, families, settings, consume,
+                           backendTables(*backend.backend, theta, settings));
         } catch (const Interrupted&) {
             interrupted = true;
         }
@@ -194,8 +198,7 @@ void registerSample(CLI::App& root) {
         writeJson(outdir + "/result.json", j);
         double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
         std::printf("sampled %d reconciliations for each of %zu families (seed %llu) in %.2f s\n",
-                    settings.samples, sampled, static_cast<unsigned long long>(settings.seed),
-                    seconds);
+                    settings.samples, sampled, static_cast<unsigned long long>(settings.seed), seconds);
         printEarlyStops(stats);
         std::printf("wrote %s/reconciliations and %s/result.json\n", outdir.c_str(), outdir.c_str());
         if (interrupted) {

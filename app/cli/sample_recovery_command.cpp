@@ -118,13 +118,16 @@ void registerSampleRecovery(CLI::App& root) {
         RecoveryTally total;
         std::mutex mutex;
         const std::unique_ptr<LikelihoodBackend> backend = makeCpuBackend(data);
-        sampleFamilies(*data, theta, all, settings, [&](FamilySamples&& fs) {
-            RecoveryTally tally;
-            for (const Reconciliation& r : fs.reconciliations)
-                tally.add(truths[fs.family], r);
-            std::lock_guard lock(mutex);
-            total.merge(tally);
-        }, backendTables(*backend, theta, settings));
+        sampleFamilies(
+            *data, theta, all, settings,
+            [&](FamilySamples&& fs) {
+                RecoveryTally tally;
+                for (const Reconciliation& r : fs.reconciliations)
+                    tally.add(truths[fs.family], r);
+                std::lock_guard lock(mutex);
+                total.merge(tally);
+            },
+            backendTables(*backend, theta, settings));
 
         std::printf("%d families on %d species nodes, D=%g L=%g T=%g, %d samples each, %s gene trees\n",
                     o->families, species.size(), o->d, o->l, o->t, o->samples, o->rooting.c_str());

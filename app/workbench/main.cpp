@@ -31,26 +31,29 @@ int main(int argc, char** argv) {
     QCommandLineOption minCovered("min-covered-species",
                                   "Leave out families covering fewer species (default 4).", "n", "4");
     // The gpurec CLI's names and defaults for the same settings.
-    QCommandLineOption rooting("gene-tree-rooting",
-                               "UNIFORM (default: every rooting of unrooted trees) or ROOTED (the trees' own roots).",
-                               "rooting", "UNIFORM");
-    QCommandLineOption constraint("transfer-constraint", "PARENTS (default) or NONE.", "constraint", "PARENTS");
+    QCommandLineOption rooting(
+        "gene-tree-rooting",
+        "UNIFORM (default: every rooting of unrooted trees) or ROOTED (the trees' own roots).", "rooting",
+        "UNIFORM");
+    QCommandLineOption constraint("transfer-constraint", "PARENTS (default) or NONE.", "constraint",
+                                  "PARENTS");
     QCommandLineOption screenshots(
         "screenshots", "Take the user guide's screenshots into this folder, then quit.", "folder");
-    QCommandLineOption benchmark("benchmark",
-                                 "Measure load time, memory, frame times and optimiser iterations on the data "
-                                 "given, write the figures to this JSON file, then quit.",
-                                 "file");
-    QCommandLineOption benchmarkIterations("benchmark-iterations",
-                                           "Optimiser iterations the benchmark times (default 10; 0: none).", "n", "10");
+    QCommandLineOption benchmark(
+        "benchmark",
+        "Measure load time, memory, frame times and optimiser iterations on the data "
+        "given, write the figures to this JSON file, then quit.",
+        "file");
+    QCommandLineOption benchmarkIterations(
+        "benchmark-iterations", "Optimiser iterations the benchmark times (default 10; 0: none).", "n", "10");
     // Not "--session": QGuiApplication takes that one (X11 session management).
     QCommandLineOption session("open-session", "Open this session file.", "file");
     QCommandLineOption restore("restore-autosave",
                                "After a run that did not exit cleanly: ask (default) whether to restore "
                                "the autosaved session, or answer yes or no.",
                                "answer", "ask");
-    parser.addOptions({species, families, device, minCovered, rooting, constraint, screenshots, session, restore,
-                       benchmark, benchmarkIterations});
+    parser.addOptions({species, families, device, minCovered, rooting, constraint, screenshots, session,
+                       restore, benchmark, benchmarkIterations});
     parser.addPositionalArgument(
         "paths", "Gene-tree files or folders, or a dataset folder (species tree + families file).",
         "[paths...]");

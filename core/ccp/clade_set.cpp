@@ -30,10 +30,10 @@ class CladeTable {
 
     int intern(const Word* bits, int size) {
         std::uint64_t hash = 0;
-        for (int w = 0; w < words_; ++w) hash = mixBits(hash ^ bits[w]);
-        auto [id, inserted] = index_.findOrAdd(hash, [&](int other) {
-            return std::equal(bits, bits + words_, this->bits(other));
-        });
+        for (int w = 0; w < words_; ++w)
+            hash = mixBits(hash ^ bits[w]);
+        auto [id, inserted] = index_.findOrAdd(
+            hash, [&](int other) { return std::equal(bits, bits + words_, this->bits(other)); });
         if (inserted) {
             size_.push_back(size);
             pool_.insert(pool_.end(), bits, bits + words_);
@@ -174,7 +174,8 @@ IndexedTree asRooted(const NewickTree& tree, const std::vector<int>& geneOfNode)
     t.gene = geneOfNode;
     for (int v = 0; v < n; ++v) {
         t.parent[v] = tree.nodes[v].parent;
-        for (int c : tree.nodes[v].children) t.addChild(v, c);
+        for (int c : tree.nodes[v].children)
+            t.addChild(v, c);
         t.length[v] = tree.nodes[v].length.value_or(0.0);
     }
     t.root = tree.root;
@@ -189,7 +190,8 @@ void checkBinary(const NewickTree& tree, GeneTreeRooting rooting) {
         bool isRoot = v == tree.root;
         bool ok = k == 2 || (isRoot && k == 3 && rooting == GeneTreeRooting::Unrooted);
         if (ok) continue;
-        std::string what = k == 1 ? "a node with a single child" : "a polytomy (" + std::to_string(k) + " children)";
+        std::string what =
+            k == 1 ? "a node with a single child" : "a polytomy (" + std::to_string(k) + " children)";
         if (isRoot && k == 3)
             what = "a trifurcating (unrooted) root, but ROOTED gene-tree rooting needs a binary root";
         throw InputError(tree.source, node.line, node.column, "gene tree must be binary, found " + what);
@@ -203,17 +205,20 @@ CladeSet buildCladeSet(const std::vector<NewickTree>& trees, GeneTreeRooting roo
     const NewickTree& first = trees.front();
     requireUniqueLeafLabels(first);
     std::vector<std::string> names;
-    for (int leaf : first.leaves()) names.push_back(first.nodes[leaf].label);
+    for (int leaf : first.leaves())
+        names.push_back(first.nodes[leaf].label);
     std::sort(names.begin(), names.end());
     std::unordered_map<std::string, int> geneIndex;
-    for (int i = 0; i < static_cast<int>(names.size()); ++i) geneIndex[names[i]] = i;
+    for (int i = 0; i < static_cast<int>(names.size()); ++i)
+        geneIndex[names[i]] = i;
     const int genes = static_cast<int>(names.size());
 
     CladeTable table(genes);
     const int W = table.words();
     SplitCounter counter;
     std::vector<Word> all(W, 0);
-    for (int g = 0; g < genes; ++g) all[g / 64] |= Word(1) << (g % 64);
+    for (int g = 0; g < genes; ++g)
+        all[g / 64] |= Word(1) << (g % 64);
     const int fullClade = table.intern(all.data(), genes);
     std::vector<int> nodeOfGene(genes);
 
@@ -228,7 +233,8 @@ CladeSet buildCladeSet(const std::vector<NewickTree>& trees, GeneTreeRooting roo
         for (int leaf = 0; leaf < static_cast<int>(tree.nodes.size()); ++leaf) {
             if (!tree.isLeaf(leaf)) continue;
             const NewickNode& node = tree.nodes[leaf];
-            if (node.label.empty()) throw InputError(tree.source, node.line, node.column, "leaf without a label");
+            if (node.label.empty())
+                throw InputError(tree.source, node.line, node.column, "leaf without a label");
             auto it = geneIndex.find(node.label);
             if (it == geneIndex.end())
                 throw InputError(tree.source, node.line, node.column,
@@ -263,7 +269,8 @@ CladeSet buildCladeSet(const std::vector<NewickTree>& trees, GeneTreeRooting roo
             }
             for (int k = 0; k < t.childCount[v]; ++k) {
                 const int c = t.children[v][k];
-                for (int w = 0; w < W; ++w) bitsOf(v)[w] |= bitsOf(c)[w];
+                for (int w = 0; w < W; ++w)
+                    bitsOf(v)[w] |= bitsOf(c)[w];
                 subSize[v] += subSize[c];
             }
         }
@@ -273,7 +280,8 @@ CladeSet buildCladeSet(const std::vector<NewickTree>& trees, GeneTreeRooting roo
             subId[v] = table.intern(bitsOf(v), subSize[v]);
             table.addLength(subId[v], t.length[v]);
             if (rooting == GeneTreeRooting::Unrooted) {
-                for (int w = 0; w < W; ++w) complement[w] = all[w] & ~bitsOf(v)[w];
+                for (int w = 0; w < W; ++w)
+                    complement[w] = all[w] & ~bitsOf(v)[w];
                 upId[v] = table.intern(complement.data(), genes - subSize[v]);
                 table.addLength(upId[v], t.length[v]);
                 counter.add(fullClade, subId[v], upId[v]); // the root may sit on this edge
@@ -286,7 +294,8 @@ CladeSet buildCladeSet(const std::vector<NewickTree>& trees, GeneTreeRooting roo
         if (rooting == GeneTreeRooting::Rooted) {
             counter.add(fullClade, subId[t.children[t.root][0]], subId[t.children[t.root][1]]);
         } else {
-            // The clade above v (everything but sub(v)) splits into v's sibling and the clade above v's parent.
+            // The clade above v (everything but sub(v)) splits into v's sibling and the clade above v's
+            // parent.
             for (int v : order) {
                 int p = t.parent[v];
                 if (p < 0 || p == t.root) continue;
@@ -301,10 +310,12 @@ CladeSet buildCladeSet(const std::vector<NewickTree>& trees, GeneTreeRooting roo
     std::iota(order.begin(), order.end(), 0);
     std::sort(order.begin(), order.end(), [&](int a, int b) {
         if (table.size(a) != table.size(b)) return table.size(a) < table.size(b);
-        return std::lexicographical_compare(table.bits(a), table.bits(a) + W, table.bits(b), table.bits(b) + W);
+        return std::lexicographical_compare(table.bits(a), table.bits(a) + W, table.bits(b),
+                                            table.bits(b) + W);
     });
     std::vector<int> rank(table.count());
-    for (int i = 0; i < table.count(); ++i) rank[order[i]] = i;
+    for (int i = 0; i < table.count(); ++i)
+        rank[order[i]] = i;
 
     CladeSet out;
     out.geneNames = names;
@@ -332,10 +343,12 @@ CladeSet buildCladeSet(const std::vector<NewickTree>& trees, GeneTreeRooting roo
     out.splitOffset.assign(C + 1, 0);
     for (int c = 0; c < C; ++c) {
         auto& list = byParent[c];
-        std::sort(list.begin(), list.end(),
-                  [](const CladeSplit& a, const CladeSplit& b) { return a.left != b.left ? a.left < b.left : a.right < b.right; });
+        std::sort(list.begin(), list.end(), [](const CladeSplit& a, const CladeSplit& b) {
+            return a.left != b.left ? a.left < b.left : a.right < b.right;
+        });
         double total = 0;
-        for (const CladeSplit& s : list) total += s.weight;
+        for (const CladeSplit& s : list)
+            total += s.weight;
         for (CladeSplit s : list) {
             s.weight /= total;
             out.splits.push_back(s);

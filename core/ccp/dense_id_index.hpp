@@ -23,8 +23,7 @@ class DenseIdIndex {
 
     // The id of the key with this hash for which `sameKey(id)` holds; otherwise the key gets the next
     // id (== size() before the call), and the caller stores it. Returns {id, inserted}.
-    template <class SameKey>
-    std::pair<int, bool> findOrAdd(std::uint64_t hash, SameKey&& sameKey) {
+    template <class SameKey> std::pair<int, bool> findOrAdd(std::uint64_t hash, SameKey&& sameKey) {
         if (2 * (hashes_.size() + 1) > slots_.size()) grow();
         const std::size_t mask = slots_.size() - 1;
         for (std::size_t at = hash & mask;; at = (at + 1) & mask) {
@@ -44,7 +43,8 @@ class DenseIdIndex {
         const std::size_t mask = slots_.size() - 1;
         for (int id = 0; id < size(); ++id) {
             std::size_t at = hashes_[id] & mask;
-            while (slots_[at] >= 0) at = (at + 1) & mask;
+            while (slots_[at] >= 0)
+                at = (at + 1) & mask;
             slots_[at] = id;
         }
     }

@@ -8,7 +8,8 @@
 
 namespace gpurec {
 
-std::vector<ComparisonDataset> referenceDatasets(const std::string& dataRoot, const std::string& samplesRoot) {
+std::vector<ComparisonDataset> referenceDatasets(const std::string& dataRoot,
+                                                 const std::string& samplesRoot) {
     namespace fs = std::filesystem;
     std::vector<ComparisonDataset> out;
     auto add = [&](const std::string& name, const fs::path& folder, const std::string& species,
@@ -40,7 +41,8 @@ std::vector<ComparisonDataset> referenceDatasets(const std::string& dataRoot, co
     return out;
 }
 
-std::vector<ComparisonDataset> simulatedDatasets(int families, std::uint64_t seed, const std::string& folder) {
+std::vector<ComparisonDataset> simulatedDatasets(int families, std::uint64_t seed,
+                                                 const std::string& folder) {
     SimulationOptions o;
     o.birthDeath = {24, 1.0, 0.2, 1000};
     o.families = families;
@@ -88,8 +90,9 @@ long long unwrittenEntries(LikelihoodBackend& backend) {
 } // namespace
 
 ComparisonRow compareBackends(LikelihoodBackend& reference, LikelihoodBackend& candidate, const Dataset& data,
-                              const std::string& datasetName, const ComparisonCase& c, const RateParameters& theta,
-                              const SolverOptions& options, const BatchLimits& limits) {
+                              const std::string& datasetName, const ComparisonCase& c,
+                              const RateParameters& theta, const SolverOptions& options,
+                              const BatchLimits& limits) {
     ComparisonRow row;
     row.dataset = datasetName;
     row.mode = toString(c.mode);
@@ -117,8 +120,9 @@ ComparisonRow compareBackends(LikelihoodBackend& reference, LikelihoodBackend& c
         candidate.clearWarmStarts();
         const Evaluation again = candidate.evaluate(theta, options, true);
         candidate.replan(limits);
-        row.batches = again.logLikelihood == full.logLikelihood && again.gradient == full.gradient ? "same"
-                                                                                                   : "DIFFERENT";
+        row.batches = again.logLikelihood == full.logLikelihood && again.gradient == full.gradient
+                          ? "same"
+                          : "DIFFERENT";
     }
     row.passed = row.likelihoodError <= kLikelihoodTolerance && row.gradientError <= kGradientTolerance &&
                  row.unwritten == 0 && row.batches != "DIFFERENT";

@@ -48,11 +48,12 @@ struct ComparisonRow {
     bool passed = false;
 };
 
-// Evaluates θ on both backends, every time cold (warm starts cleared), forward and with the gradient, and again
-// on `candidate` under a plan of about three batches (`limits` otherwise) when there are three
-// families or more. `candidate` should poison its outputs (BackendDiagnostics) for `unwritten`.
+// Evaluates θ on both backends, every time cold (warm starts cleared), forward and with the gradient, and
+// again on `candidate` under a plan of about three batches (`limits` otherwise) when there are three families
+// or more. `candidate` should poison its outputs (BackendDiagnostics) for `unwritten`.
 ComparisonRow compareBackends(LikelihoodBackend& reference, LikelihoodBackend& candidate, const Dataset& data,
-                              const std::string& datasetName, const ComparisonCase& c, const RateParameters& theta,
-                              const SolverOptions& options, const BatchLimits& limits);
+                              const std::string& datasetName, const ComparisonCase& c,
+                              const RateParameters& theta, const SolverOptions& options,
+                              const BatchLimits& limits);
 
 } // namespace gpurec

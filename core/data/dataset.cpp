@@ -5,21 +5,23 @@
 #include "io/text_file.hpp"
 
 #include <atomic>
-#include <optional>
 #include <omp.h>
+#include <optional>
 #include <set>
 
 namespace gpurec {
 
 long long Dataset::cladeCount() const {
     long long n = 0;
-    for (const GeneFamily& f : families) n += f.clades.cladeCount();
+    for (const GeneFamily& f : families)
+        n += f.clades.cladeCount();
     return n;
 }
 
 long long Dataset::splitCount() const {
     long long n = 0;
-    for (const GeneFamily& f : families) n += f.clades.splitCount();
+    for (const GeneFamily& f : families)
+        n += f.clades.splitCount();
     return n;
 }
 
@@ -27,8 +29,8 @@ namespace {
 
 // Maps the family's genes to species leaves; `locate` gives the place of a gene's name in `source`
 // for the error about a gene that maps to no leaf.
-void mapGenes(GeneFamily& family, const SpeciesTree& species, const GeneMapping& mapping, const std::string& source,
-              const std::function<std::pair<int, int>(int gene)>& locate) {
+void mapGenes(GeneFamily& family, const SpeciesTree& species, const GeneMapping& mapping,
+              const std::string& source, const std::function<std::pair<int, int>(int gene)>& locate) {
     std::set<int> covered;
     const std::string& name = family.name;
     for (int g = 0; g < family.clades.geneCount(); ++g) {
@@ -56,8 +58,9 @@ void mapGenes(GeneFamily& family, const SpeciesTree& species, const GeneMapping&
 
 } // namespace
 
-GeneFamily makeFamily(const SpeciesTree& species, const std::string& name, const std::vector<NewickTree>& trees,
-                      GeneTreeRooting rooting, const GeneMapping& mapping, const std::string& source) {
+GeneFamily makeFamily(const SpeciesTree& species, const std::string& name,
+                      const std::vector<NewickTree>& trees, GeneTreeRooting rooting,
+                      const GeneMapping& mapping, const std::string& source) {
     GeneFamily family;
     family.name = name;
     family.clades = buildCladeSet(trees, rooting);
@@ -81,13 +84,15 @@ GeneFamily prepareFamily(const SpeciesTree& species, const FamilyInput& input, G
     if (isAleFile(path)) {
         // Observed counts of unrooted samples: their root bipartitions are all weighted.
         if (rooting == GeneTreeRooting::Rooted)
-            throw InputError(path, 1, 1,
-                             "an .ale file holds unrooted samples: it needs --gene-tree-rooting UNIFORM, not ROOTED");
+            throw InputError(
+                path, 1, 1,
+                "an .ale file holds unrooted samples: it needs --gene-tree-rooting UNIFORM, not ROOTED");
         AleContents ale = parseAle(readTextFile(path), path);
         family.name = input.name;
         family.clades = std::move(ale.clades);
-        mapGenes(family, species, readMapping(), path,
-                 [&](int g) { return std::pair{ale.geneLine[g], ale.geneColumn[g]}; });
+        mapGenes(family, species, readMapping(), path, [&](int g) {
+            return std::pair{ale.geneLine[g], ale.geneColumn[g]};
+        });
     } else {
         const std::vector<NewickTree> trees = readNewickFile(path);
         family = makeFamily(species, input.name, trees, rooting, readMapping(), path);
@@ -97,7 +102,8 @@ GeneFamily prepareFamily(const SpeciesTree& species, const FamilyInput& input, G
     return family;
 }
 
-LoadReport loadFamilies(const SpeciesTree& species, const std::vector<FamilyInput>& inputs, const LoadOptions& options,
+LoadReport loadFamilies(const SpeciesTree& species, const std::vector<FamilyInput>& inputs,
+                        const LoadOptions& options,
                         const std::function<void(int done, int total)>& progress) {
     const int n = static_cast<int>(inputs.size());
     std::vector<GeneFamily> prepared(n);

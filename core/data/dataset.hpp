@@ -47,7 +47,7 @@ struct FamilyProblem {
 };
 
 struct LoadReport {
-    std::vector<GeneFamily> families;   // valid families, in input order
+    std::vector<GeneFamily> families;    // valid families, in input order
     std::vector<FamilyProblem> excluded; // valid but below the coverage threshold
     std::vector<FamilyProblem> errors;   // unreadable or invalid input
 };
@@ -55,15 +55,17 @@ struct LoadReport {
 // One family from gene trees already in memory (a simulated tree, a parsed sample): amalgamated
 // with `rooting`, genes mapped by `mapping` (the default rule unless given). `source` names the
 // trees' file in errors. Throws InputError for a gene that maps to no leaf of `species`.
-GeneFamily makeFamily(const SpeciesTree& species, const std::string& name, const std::vector<NewickTree>& trees,
-                      GeneTreeRooting rooting, const GeneMapping& mapping = {}, const std::string& source = "");
+GeneFamily makeFamily(const SpeciesTree& species, const std::string& name,
+                      const std::vector<NewickTree>& trees, GeneTreeRooting rooting,
+                      const GeneMapping& mapping = {}, const std::string& source = "");
 
 // Reads, amalgamates and maps one family. Throws InputError on bad input (the family's own error
 // from the families file, an unreadable or bad gene tree or mapping).
 GeneFamily prepareFamily(const SpeciesTree& species, const FamilyInput& input, GeneTreeRooting rooting);
 
 // Prepares all families in parallel; bad families are reported, never fatal.
-LoadReport loadFamilies(const SpeciesTree& species, const std::vector<FamilyInput>& inputs, const LoadOptions& options,
+LoadReport loadFamilies(const SpeciesTree& species, const std::vector<FamilyInput>& inputs,
+                        const LoadOptions& options,
                         const std::function<void(int done, int total)>& progress = {});
 
 } // namespace gpurec

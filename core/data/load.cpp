@@ -16,12 +16,15 @@ LoadedInput loadInput(const InputPaths& paths, TransferConstraint constraint, co
     std::vector<FamilyInput> listed = familiesFromGeneTreeFiles(paths.geneTrees);
     if (!paths.geneTreeMappings.empty()) {
         if (paths.geneTreeMappings.size() != listed.size())
-            throw InputError("", 0, 0, std::to_string(paths.geneTreeMappings.size()) + " mapping files given for " +
-                                           std::to_string(listed.size()) + " gene-tree files");
-        for (std::size_t i = 0; i < listed.size(); ++i) listed[i].mappingPath = paths.geneTreeMappings[i];
+            throw InputError("", 0, 0,
+                             std::to_string(paths.geneTreeMappings.size()) + " mapping files given for " +
+                                 std::to_string(listed.size()) + " gene-tree files");
+        for (std::size_t i = 0; i < listed.size(); ++i)
+            listed[i].mappingPath = paths.geneTreeMappings[i];
     }
     inputs.insert(inputs.end(), listed.begin(), listed.end());
-    if (inputs.empty()) throw InputError("", 0, 0, "no gene families given (use a families file or gene-tree files)");
+    if (inputs.empty())
+        throw InputError("", 0, 0, "no gene families given (use a families file or gene-tree files)");
     LoadReport report = loadFamilies(dataset->species, inputs, options, progress);
     dataset->families = std::move(report.families);
     return {dataset, std::move(report.excluded), std::move(report.errors), std::move(warnings)};

@@ -11,9 +11,10 @@ namespace gpurec {
 
 struct InputPaths {
     std::string speciesTree;
-    std::string familiesFile;            // AleRax families file, or
-    std::vector<std::string> geneTrees;  // plain list of gene-tree files (one family each)
-    std::vector<std::string> geneTreeMappings; // empty, or one mapping file per gene-tree file ("" = default rule)
+    std::string familiesFile;           // AleRax families file, or
+    std::vector<std::string> geneTrees; // plain list of gene-tree files (one family each)
+    std::vector<std::string>
+        geneTreeMappings; // empty, or one mapping file per gene-tree file ("" = default rule)
 };
 
 struct LoadedInput {

@@ -28,14 +28,14 @@ struct EarlyStops {
 };
 
 struct SolverStats {
-    int eIterations = 0;      // largest over E solves
-    double eResidual = 0.0;   // largest last relative change
-    long piIterations = 0;    // self-loop iterations summed over clades
-    int maxPiIterations = 0;  // largest for one clade
+    int eIterations = 0;     // largest over E solves
+    double eResidual = 0.0;  // largest last relative change
+    long piIterations = 0;   // self-loop iterations summed over clades
+    int maxPiIterations = 0; // largest for one clade
     long bicgstabIterations = 0;
     long bicgstabBreakdowns = 0;
     long prunedClades = 0;
-    double seconds = 0.0;     // wall time of the evaluation
+    double seconds = 0.0; // wall time of the evaluation
     // Early stops of the converged schedule's fixed points and of the adjoint's BiCGSTAB solves
     // (the alerax schedule's 4 sweeps are its definition, not an early stop).
     EarlyStops eEarly, piEarly, bicgstabEarly;
@@ -50,7 +50,7 @@ struct Evaluation {
     std::vector<double> logLikelihood; // per family, natural log
     double totalLogLikelihood = 0.0;
     double totalNllBits = 0.0;
-    std::vector<double> gradient;      // d totalNllBits / dθ, same shape as θ (empty without gradient)
+    std::vector<double> gradient; // d totalNllBits / dθ, same shape as θ (empty without gradient)
     SolverStats stats;
 };
 
@@ -73,7 +73,8 @@ class LikelihoodBackend {
   public:
     virtual ~LikelihoodBackend() = default;
     virtual std::string name() const = 0;
-    virtual Evaluation evaluate(const RateParameters& theta, const SolverOptions& options, bool withGradient) = 0;
+    virtual Evaluation evaluate(const RateParameters& theta, const SolverOptions& options,
+                                bool withGradient) = 0;
     // Forget cached E and Π (warm starts); results never depend on them beyond tolerance.
     virtual void clearWarmStarts() = 0;
     virtual void replan(const BatchLimits& limits) = 0;

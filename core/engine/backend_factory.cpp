@@ -23,7 +23,9 @@ std::vector<DeviceBackendKind> registeredKinds() {
     return registry();
 }
 
-std::string cpuDescription() { return "cpu (" + std::to_string(omp_get_max_threads()) + " threads)"; }
+std::string cpuDescription() {
+    return "cpu (" + std::to_string(omp_get_max_threads()) + " threads)";
+}
 
 // The device names every build accepts (a build without CUDA explains "cuda" rather than reject it).
 constexpr const char* kExpected = "auto, cpu, cuda or cuda:N";
@@ -81,7 +83,8 @@ std::vector<std::string> availableDeviceNames() {
     return out;
 }
 
-BackendChoice selectBackend(const std::string& device, const std::shared_ptr<const Dataset>& data, const BatchLimits& limits) {
+BackendChoice selectBackend(const std::string& device, const std::shared_ptr<const Dataset>& data,
+                            const BatchLimits& limits) {
     BackendChoice choice;
     const std::vector<DeviceBackendKind> kinds = registeredKinds();
     const DeviceBackendKind* kind = nullptr;

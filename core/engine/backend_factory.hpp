@@ -37,7 +37,8 @@ struct BackendChoice {
 
 // Throws std::invalid_argument for a malformed device string, std::runtime_error when an explicitly
 // requested device is unavailable.
-BackendChoice selectBackend(const std::string& device, const std::shared_ptr<const Dataset>& data, const BatchLimits& limits);
+BackendChoice selectBackend(const std::string& device, const std::shared_ptr<const Dataset>& data,
+                            const BatchLimits& limits);
 
 // Human-readable list of usable devices, the CPU first ("cpu (2 threads)", "cuda:0 NVIDIA H200 (139 GiB)").
 std::vector<std::string> availableDevices();

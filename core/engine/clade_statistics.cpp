@@ -10,7 +10,8 @@
 namespace gpurec {
 
 CladeStatistics computeCladeStatistics(LikelihoodBackend& backend, const Dataset& data,
-                                       const RateParameters& theta, const SolverOptions& options, int family) {
+                                       const RateParameters& theta, const SolverOptions& options,
+                                       int family) {
     requireFamilies(data, {family});
     FamilyTables t = std::move(backend.familyTables(theta, options, {family}).front());
     const SpeciesLayout layout(data.species, data.transferConstraint);

@@ -55,7 +55,8 @@ class CpuBackend final : public LikelihoodBackend {
                (keepTables_ ? ", warm starts kept" : ", warm starts for E only (tables too large)");
     }
 
-    Evaluation evaluate(const RateParameters& theta, const SolverOptions& options, bool withGradient) override {
+    Evaluation evaluate(const RateParameters& theta, const SolverOptions& options,
+                        bool withGradient) override {
         const auto start = std::chrono::steady_clock::now();
         requireEvaluable(*data_, theta, options);
         const int F = static_cast<int>(data_->families.size());
@@ -74,8 +75,10 @@ class CpuBackend final : public LikelihoodBackend {
         ExtinctionState sharedE;
         if (shared) {
             sharedP = theta.probabilities(0);
-            sharedE = solveExtinction(layout_, sharedP, options, useWarm && !warmE_.empty() ? &warmE_[0] : nullptr);
-            for (auto& w : warmE_) w = sharedE.E;
+            sharedE =
+                solveExtinction(layout_, sharedP, options, useWarm && !warmE_.empty() ? &warmE_[0] : nullptr);
+            for (auto& w : warmE_)
+                w = sharedE.E;
             out.stats.eEarly.note(sharedE.stoppedEarly ? 1 : 0, sharedE.residual, F);
         }
         // Fixed-order reductions, whatever the thread count: families are processed in fixed chunks
@@ -91,48 +94,48 @@ class CpuBackend final : public LikelihoodBackend {
 #pragma omp parallel for schedule(dynamic) num_threads(threads)
         for (int k = 0; k < chunks; ++k)
             for (int f = k * chunkSize; f < std::min(F, (k + 1) * chunkSize); ++f) {
-            SolverStats& st = chunkStats[k];
-            try {
-            const GeneFamily& family = data_->families[f];
-            EventProbabilities ownP;
-            ExtinctionState ownE;
-            if (!shared) {
-                ownP = theta.probabilities(f);
-                ownE = solveExtinction(layout_, ownP, options, useWarm ? &warmE_[f] : nullptr);
-                warmE_[f] = ownE.E;
-                st.eEarly.note(ownE.stoppedEarly ? 1 : 0, ownE.residual);
-            }
-            const EventProbabilities& p = shared ? sharedP : ownP;
-            const ExtinctionState& ext = shared ? sharedE : ownE;
-            st.eIterations = std::max(st.eIterations, ext.iterations);
-            st.eResidual = std::max(st.eResidual, ext.residual);
-            // Each family keeps its tables (warm start, and memory that is already mapped) when they
-            // fit the budget; otherwise each thread reuses one scratch table.
-            CladeTables& tables = keepTables_ ? warmTables_[f] : threadTables_[omp_get_thread_num()];
-            solveClades(layout_, family, p, ext, options, tables, keepTables_ && useWarm);
-            out.logLikelihood[f] = familyLogLikelihood(tables, ext);
-            st.piIterations += tables.selfIterations;
-            st.maxPiIterations = std::max(st.maxPiIterations, tables.maxSelfIterations);
-            st.piEarly.note(tables.earlyClades, tables.earlyResidual);
-            if (withGradient) {
-                ProbabilityGradient own(shared ? 0 : n);
-                ProbabilityGradient& g = shared ? chunkGrad[k] : own;
-                AdjointStats adj;
-                accumulateCladeAdjoint(layout_, family, p, ext, tables, options, g, adj);
-                st.prunedClades += adj.prunedClades;
-                if (!shared) {
-                    eliminateExtinction(layout_, p, ext, 1, options, g, adj.krylov);
-                    // A genewise family owns its rows of θ: no other thread writes them.
-                    addThetaGradient(theta, f, p, g, out.gradient);
+                SolverStats& st = chunkStats[k];
+                try {
+                    const GeneFamily& family = data_->families[f];
+                    EventProbabilities ownP;
+                    ExtinctionState ownE;
+                    if (!shared) {
+                        ownP = theta.probabilities(f);
+                        ownE = solveExtinction(layout_, ownP, options, useWarm ? &warmE_[f] : nullptr);
+                        warmE_[f] = ownE.E;
+                        st.eEarly.note(ownE.stoppedEarly ? 1 : 0, ownE.residual);
+                    }
+                    const EventProbabilities& p = shared ? sharedP : ownP;
+                    const ExtinctionState& ext = shared ? sharedE : ownE;
+                    st.eIterations = std::max(st.eIterations, ext.iterations);
+                    st.eResidual = std::max(st.eResidual, ext.residual);
+                    // Each family keeps its tables (warm start, and memory that is already mapped) when they
+                    // fit the budget; otherwise each thread reuses one scratch table.
+                    CladeTables& tables = keepTables_ ? warmTables_[f] : threadTables_[omp_get_thread_num()];
+                    solveClades(layout_, family, p, ext, options, tables, keepTables_ && useWarm);
+                    out.logLikelihood[f] = familyLogLikelihood(tables, ext);
+                    st.piIterations += tables.selfIterations;
+                    st.maxPiIterations = std::max(st.maxPiIterations, tables.maxSelfIterations);
+                    st.piEarly.note(tables.earlyClades, tables.earlyResidual);
+                    if (withGradient) {
+                        ProbabilityGradient own(shared ? 0 : n);
+                        ProbabilityGradient& g = shared ? chunkGrad[k] : own;
+                        AdjointStats adj;
+                        accumulateCladeAdjoint(layout_, family, p, ext, tables, options, g, adj);
+                        st.prunedClades += adj.prunedClades;
+                        if (!shared) {
+                            eliminateExtinction(layout_, p, ext, 1, options, g, adj.krylov);
+                            // A genewise family owns its rows of θ: no other thread writes them.
+                            addThetaGradient(theta, f, p, g, out.gradient);
+                        }
+                        st.bicgstabIterations += adj.krylov.iterations;
+                        st.bicgstabBreakdowns += adj.krylov.breakdowns;
+                        st.bicgstabEarly.note(adj.krylov.unconverged, adj.krylov.worstResidual);
+                    }
+                } catch (...) {
+                    if (!chunkFailure[k]) chunkFailure[k] = std::current_exception();
                 }
-                st.bicgstabIterations += adj.krylov.iterations;
-                st.bicgstabBreakdowns += adj.krylov.breakdowns;
-                st.bicgstabEarly.note(adj.krylov.unconverged, adj.krylov.worstResidual);
             }
-            } catch (...) {
-                if (!chunkFailure[k]) chunkFailure[k] = std::current_exception();
-            }
-        }
         // The first failing family's error, whichever thread met it first.
         for (const std::exception_ptr& failure : chunkFailure)
             if (failure) std::rethrow_exception(failure);
@@ -142,7 +145,8 @@ class CpuBackend final : public LikelihoodBackend {
         }
         if (sharedGradient) {
             ProbabilityGradient total(n);
-            for (const ProbabilityGradient& g : chunkGrad) total.add(g);
+            for (const ProbabilityGradient& g : chunkGrad)
+                total.add(g);
             KrylovStats ks;
             eliminateExtinction(layout_, sharedP, sharedE, F, options, total, ks);
             out.stats.bicgstabIterations += ks.iterations;

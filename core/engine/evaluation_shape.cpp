@@ -33,7 +33,8 @@ Evaluation emptyEvaluation(const Dataset& data, const RateParameters& theta, boo
     return out;
 }
 
-void finishEvaluation(Evaluation& out, const SolverOptions& options, std::chrono::steady_clock::time_point start) {
+void finishEvaluation(Evaluation& out, const SolverOptions& options,
+                      std::chrono::steady_clock::time_point start) {
     out.totalLogLikelihood = 0.0;
     for (double ll : out.logLikelihood)
         out.totalLogLikelihood += ll;

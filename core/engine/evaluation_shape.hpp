@@ -21,6 +21,7 @@ Evaluation emptyEvaluation(const Dataset& data, const RateParameters& theta, boo
                            double fill = 0.0);
 // The totals from the per-family log-likelihoods, the options' caps in the early-stop entries and
 // the wall time since `start`.
-void finishEvaluation(Evaluation& out, const SolverOptions& options, std::chrono::steady_clock::time_point start);
+void finishEvaluation(Evaluation& out, const SolverOptions& options,
+                      std::chrono::steady_clock::time_point start);
 
 } // namespace gpurec

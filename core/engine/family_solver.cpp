@@ -39,8 +39,8 @@ int largestSplitScale(const GeneFamily& family, const CladeTables& t, int c) {
     return best;
 }
 
-void computeSplitTerms(const SpeciesLayout& s, const GeneFamily& family, const CladeTables& t, int c, int rowScale,
-                       double pibarSideThreshold, SplitTerms& out) {
+void computeSplitTerms(const SpeciesLayout& s, const GeneFamily& family, const CladeTables& t, int c,
+                       int rowScale, double pibarSideThreshold, SplitTerms& out) {
     const int n = s.size;
     std::fill(out.S.begin(), out.S.end(), 0.0);
     std::fill(out.D.begin(), out.D.end(), 0.0);
@@ -75,9 +75,11 @@ void computeSplitTerms(const SpeciesLayout& s, const GeneFamily& family, const C
 void scaleInto(const double* in, double* out, int n, int k) {
     if (k > -1000 && k < 1000) {
         const double f = std::ldexp(1.0, k);
-        for (int e = 0; e < n; ++e) out[e] = in[e] * f;
+        for (int e = 0; e < n; ++e)
+            out[e] = in[e] * f;
     } else {
-        for (int e = 0; e < n; ++e) out[e] = std::ldexp(in[e], k);
+        for (int e = 0; e < n; ++e)
+            out[e] = std::ldexp(in[e], k);
     }
 }
 
@@ -126,7 +128,8 @@ class AdjointSelfLoopSolve {
     }
     // out = (I − Tᵀ)⁻¹ Bᵀ in
     void coupling(const double* in, double* out) {
-        for (int e = 0; e < s_.size; ++e) tmp_[e] = loop_.barCoefficient(e) * in[e];
+        for (int e = 0; e < s_.size; ++e)
+            tmp_[e] = loop_.barCoefficient(e) * in[e];
         recipientAverageTranspose(s_, tmp_.data(), out, scratch_.data());
         treeSolve(out);
     }
@@ -141,8 +144,8 @@ class AdjointSelfLoopSolve {
 
 } // namespace
 
-ExtinctionState solveExtinction(const SpeciesLayout& s, const EventProbabilities& p, const SolverOptions& options,
-                                const std::vector<double>* warmStart) {
+ExtinctionState solveExtinction(const SpeciesLayout& s, const EventProbabilities& p,
+                                const SolverOptions& options, const std::vector<double>* warmStart) {
     const int n = s.size;
     ExtinctionState st;
     st.E.assign(n, options.e_init);
@@ -155,7 +158,8 @@ ExtinctionState solveExtinction(const SpeciesLayout& s, const EventProbabilities
         for (int sweep = 0; sweep < kAleRaxSweeps; ++sweep) {
             for (int e = 0; e < n; ++e) {
                 double spec = s.left[e] >= 0 ? st.E[s.left[e]] * st.E[s.right[e]] : 0.0;
-                st.E[e] = p.pL[e] + p.pS[e] * spec + p.pD[e] * st.E[e] * st.E[e] + p.pT[e] * st.E[e] * st.Ebar[e];
+                st.E[e] =
+                    p.pL[e] + p.pS[e] * spec + p.pD[e] * st.E[e] * st.E[e] + p.pT[e] * st.E[e] * st.Ebar[e];
             }
             recipientAverage(s, st.E.data(), st.Ebar.data(), scratch.data());
         }
@@ -227,7 +231,8 @@ void solveClades(const SpeciesLayout& s, const GeneFamily& family, const EventPr
         } else {
             rowScale = largestSplitScale(family, t, c);
             computeSplitTerms(s, family, t, c, rowScale, options.pibar_side_threshold, terms);
-            for (int e = 0; e < n; ++e) K[e] = p.pS[e] * terms.S[e] + p.pD[e] * terms.D[e] + p.pT[e] * terms.T[e];
+            for (int e = 0; e < n; ++e)
+                K[e] = p.pS[e] * terms.S[e] + p.pD[e] * terms.D[e] + p.pT[e] * terms.T[e];
         }
         int iterations = 0;
         if (alerax) {
@@ -289,8 +294,10 @@ double familyLogLikelihood(const CladeTables& tables, const ExtinctionState& ext
     const int root = tables.clades - 1;
     const double* row = tables.piRow(root);
     double sum = 0, survive = 0;
-    for (int e = 0; e < tables.species; ++e) sum += row[e];
-    for (double E : ext.E) survive += 1.0 - E;
+    for (int e = 0; e < tables.species; ++e)
+        sum += row[e];
+    for (double E : ext.E)
+        survive += 1.0 - E;
     return std::log(sum) + tables.scale[root] * std::numbers::ln2 - std::log(survive);
 }
 
@@ -324,8 +331,10 @@ void accumulateCladeAdjoint(const SpeciesLayout& s, const GeneFamily& family, co
     const int root = C - 1;
     {
         double sum = 0;
-        for (int e = 0; e < n; ++e) sum += t.piRow(root)[e];
-        for (int e = 0; e < n; ++e) rhs[static_cast<std::size_t>(root) * n + e] = -1.0 / (std::numbers::ln2 * sum);
+        for (int e = 0; e < n; ++e)
+            sum += t.piRow(root)[e];
+        for (int e = 0; e < n; ++e)
+            rhs[static_cast<std::size_t>(root) * n + e] = -1.0 / (std::numbers::ln2 * sum);
     }
     double largest = 0;
     for (int c = C - 1; c >= 0; --c) {
@@ -341,10 +350,12 @@ void accumulateCladeAdjoint(const SpeciesLayout& s, const GeneFamily& family, co
         if (stats.cladePosterior) {
             // Scaled adjoint times scaled Π is the true product; ∂NLL(bits) = −∂ln L / ln 2.
             double dot = 0;
-            for (int e = 0; e < n; ++e) dot += b[e] * t.piRow(c)[e];
+            for (int e = 0; e < n; ++e)
+                dot += b[e] * t.piRow(c)[e];
             (*stats.cladePosterior)[c] = -std::numbers::ln2 * dot;
         }
-        if (peak == 0 || (options.use_adjoint_pruning && peak < options.adjoint_pruning_threshold * largest)) {
+        if (peak == 0 ||
+            (options.use_adjoint_pruning && peak < options.adjoint_pruning_threshold * largest)) {
             ++stats.prunedClades;
             continue;
         }
@@ -419,13 +430,16 @@ void accumulateCladeAdjoint(const SpeciesLayout& s, const GeneFamily& family, co
 }
 
 void eliminateExtinction(const SpeciesLayout& s, const EventProbabilities& p, const ExtinctionState& ext,
-                         int familyCount, const SolverOptions& options, ProbabilityGradient& grad, KrylovStats& stats) {
+                         int familyCount, const SolverOptions& options, ProbabilityGradient& grad,
+                         KrylovStats& stats) {
     const int n = s.size;
     double survive = 0;
-    for (double E : ext.E) survive += 1.0 - E;
+    for (double E : ext.E)
+        survive += 1.0 - E;
     std::vector<double> q(n), tmp(n), scratch(3 * n), u(n);
     recipientAverageTranspose(s, grad.gEbar.data(), tmp.data(), scratch.data());
-    for (int e = 0; e < n; ++e) q[e] = grad.gE[e] + tmp[e] - familyCount / (std::numbers::ln2 * survive);
+    for (int e = 0; e < n; ++e)
+        q[e] = grad.gE[e] + tmp[e] - familyCount / (std::numbers::ln2 * survive);
     AdjointSelfLoopSolve selfLoop(s, p, ext.E, ext.Ebar); // its operator is the Jacobian of the E equations
     selfLoop.solve(q.data(), u.data(), options, stats);
     for (int e = 0; e < n; ++e) {
@@ -441,7 +455,8 @@ void eliminateExtinction(const SpeciesLayout& s, const EventProbabilities& p, co
 void addThetaGradient(const RateParameters& theta, int family, const EventProbabilities& p,
                       const ProbabilityGradient& grad, std::vector<double>& out) {
     for (int e = 0; e < static_cast<int>(p.pS.size()); ++e) {
-        double mean = grad.gS[e] * p.pS[e] + grad.gD[e] * p.pD[e] + grad.gL[e] * p.pL[e] + grad.gT[e] * p.pT[e];
+        double mean =
+            grad.gS[e] * p.pS[e] + grad.gD[e] * p.pD[e] + grad.gL[e] * p.pL[e] + grad.gT[e] * p.pT[e];
         int row = theta.row(family, e);
         out[3 * row + 0] += std::numbers::ln2 * p.pD[e] * (grad.gD[e] - mean);
         out[3 * row + 1] += std::numbers::ln2 * p.pL[e] * (grad.gL[e] - mean);

@@ -21,12 +21,12 @@ namespace gpurec {
 struct ExtinctionState {
     std::vector<double> E, Ebar;
     int iterations = 0;
-    double residual = 0.0; // last max relative change
+    double residual = 0.0;     // last max relative change
     bool stoppedEarly = false; // converged schedule: e_max_iter reached with residual > e_tol
 };
 
-ExtinctionState solveExtinction(const SpeciesLayout& s, const EventProbabilities& p, const SolverOptions& options,
-                                const std::vector<double>* warmStart = nullptr);
+ExtinctionState solveExtinction(const SpeciesLayout& s, const EventProbabilities& p,
+                                const SolverOptions& options, const std::vector<double>* warmStart = nullptr);
 
 // Π and Π̄ of every clade, written into `t` (its memory is reused: fresh pages are costly). With
 // `warm`, `t` must hold this family's tables from an earlier evaluation; they seed the converged
@@ -57,13 +57,14 @@ struct AdjointStats {
 };
 
 void accumulateCladeAdjoint(const SpeciesLayout& s, const GeneFamily& family, const EventProbabilities& p,
-                            const ExtinctionState& ext, const CladeTables& tables, const SolverOptions& options,
-                            ProbabilityGradient& grad, AdjointStats& stats);
+                            const ExtinctionState& ext, const CladeTables& tables,
+                            const SolverOptions& options, ProbabilityGradient& grad, AdjointStats& stats);
 
 // Eliminates E: adds the conditioning term's derivative for `familyCount` families sharing E,
 // solves the E adjoint and adds ∂G/∂p. Leaves grad.gE/gEbar consumed.
 void eliminateExtinction(const SpeciesLayout& s, const EventProbabilities& p, const ExtinctionState& ext,
-                         int familyCount, const SolverOptions& options, ProbabilityGradient& grad, KrylovStats& stats);
+                         int familyCount, const SolverOptions& options, ProbabilityGradient& grad,
+                         KrylovStats& stats);
 
 // d NLL / dθ for the rows used by (family, e): chain rule through the base-2 softmax.
 void addThetaGradient(const RateParameters& theta, int family, const EventProbabilities& p,

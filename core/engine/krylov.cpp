@@ -7,12 +7,14 @@ namespace gpurec {
 namespace {
 double dot(const std::vector<double>& a, const std::vector<double>& b) {
     double s = 0;
-    for (std::size_t i = 0; i < a.size(); ++i) s += a[i] * b[i];
+    for (std::size_t i = 0; i < a.size(); ++i)
+        s += a[i] * b[i];
     return s;
 }
 double norm(const double* a, int n) {
     double s = 0;
-    for (int i = 0; i < n; ++i) s += a[i] * a[i];
+    for (int i = 0; i < n; ++i)
+        s += a[i] * a[i];
     return std::sqrt(s);
 }
 constexpr int kFallbackSweeps = 10000;
@@ -25,7 +27,8 @@ void noteUnconverged(KrylovStats& stats, double relativeResidual) {
 
 void NeumannBicgstab::applyShifted(const LinearMap& loop, const double* in, double* out) {
     loop(in, out);
-    for (int i = 0; i < n_; ++i) out[i] = in[i] - out[i];
+    for (int i = 0; i < n_; ++i)
+        out[i] = in[i] - out[i];
 }
 
 void NeumannBicgstab::solve(const LinearMap& loop, const double* b, double* x, const SolverOptions& options,
@@ -41,12 +44,14 @@ void NeumannBicgstab::solve(const LinearMap& loop, const double* b, double* x, c
     std::copy(b, b + n, tmp_.begin());
     for (int k = 0; k < options.neumann_terms; ++k) {
         loop(tmp_.data(), t_.data());
-        for (int i = 0; i < n; ++i) x[i] += t_[i];
+        for (int i = 0; i < n; ++i)
+            x[i] += t_[i];
         std::swap(tmp_, t_);
     }
     const double target = options.bicgstab_tol * bnorm;
     applyShifted(loop, x, t_.data());
-    for (int i = 0; i < n; ++i) r_[i] = b[i] - t_[i];
+    for (int i = 0; i < n; ++i)
+        r_[i] = b[i] - t_[i];
     const double rnorm = norm(r_.data(), n);
     if (rnorm <= target) return;
     if (options.bicgstab_max_iter == 0) { // Neumann terms only: the residual is what they leave
@@ -68,7 +73,8 @@ void NeumannBicgstab::solve(const LinearMap& loop, const double* b, double* x, c
             break;
         }
         double beta = (rhoNew / rho) * (alpha / omega);
-        for (int i = 0; i < n; ++i) p_[i] = r_[i] + beta * (p_[i] - omega * v_[i]);
+        for (int i = 0; i < n; ++i)
+            p_[i] = r_[i] + beta * (p_[i] - omega * v_[i]);
         applyShifted(loop, p_.data(), v_.data());
         double rv = dot(rhat_, v_);
         if (std::abs(rv) <= tiny * bnorm * bnorm) {
@@ -76,17 +82,21 @@ void NeumannBicgstab::solve(const LinearMap& loop, const double* b, double* x, c
             break;
         }
         alpha = rhoNew / rv;
-        for (int i = 0; i < n; ++i) s_[i] = r_[i] - alpha * v_[i];
+        for (int i = 0; i < n; ++i)
+            s_[i] = r_[i] - alpha * v_[i];
         if (norm(s_.data(), n) <= target) {
-            for (int i = 0; i < n; ++i) x[i] += alpha * p_[i];
+            for (int i = 0; i < n; ++i)
+                x[i] += alpha * p_[i];
             converged = true;
             break;
         }
         applyShifted(loop, s_.data(), t_.data());
         double tt = dot(t_, t_);
         omega = tt > 0 ? dot(t_, s_) / tt : 0.0;
-        for (int i = 0; i < n; ++i) x[i] += alpha * p_[i] + omega * s_[i];
-        for (int i = 0; i < n; ++i) r_[i] = s_[i] - omega * t_[i];
+        for (int i = 0; i < n; ++i)
+            x[i] += alpha * p_[i] + omega * s_[i];
+        for (int i = 0; i < n; ++i)
+            r_[i] = s_[i] - omega * t_[i];
         if (norm(r_.data(), n) <= target) {
             converged = true;
             break;

@@ -10,9 +10,9 @@
 namespace gpurec {
 
 struct KrylovStats {
-    long iterations = 0; // BiCGSTAB iterations
-    long breakdowns = 0; // solves that fell back to fixed-point sweeps
-    long unconverged = 0; // solves that missed bicgstab_tol
+    long iterations = 0;        // BiCGSTAB iterations
+    long breakdowns = 0;        // solves that fell back to fixed-point sweeps
+    long unconverged = 0;       // solves that missed bicgstab_tol
     double worstResidual = 0.0; // largest relative residual reached by those
 };
 
@@ -20,7 +20,8 @@ class NeumannBicgstab {
   public:
     using LinearMap = std::function<void(const double* in, double* out)>;
     explicit NeumannBicgstab(int n) : n_(n), r_(n), rhat_(n), p_(n), v_(n), s_(n), t_(n), tmp_(n) {}
-    void solve(const LinearMap& loop, const double* b, double* x, const SolverOptions& options, KrylovStats& stats);
+    void solve(const LinearMap& loop, const double* b, double* x, const SolverOptions& options,
+               KrylovStats& stats);
 
   private:
     void applyShifted(const LinearMap& loop, const double* in, double* out); // out = in − L in

@@ -154,8 +154,10 @@ void requireFiniteLikelihoods(const Dataset& data, const RateParameters& theta, 
             hi = {std::max(hi.d, x.d), std::max(hi.l, x.l), std::max(hi.t, x.t)};
         }
         const bool uniform = lo.d == hi.d && lo.l == hi.l && lo.t == hi.t;
-        at = uniform ? " at rates " + ratesText(lo) : " at per-species rates D in [" + number(lo.d) + ", " + number(hi.d) + "], L in [" +
-             number(lo.l) + ", " + number(hi.l) + "], T in [" + number(lo.t) + ", " + number(hi.t) + "]";
+        at = uniform ? " at rates " + ratesText(lo)
+                     : " at per-species rates D in [" + number(lo.d) + ", " + number(hi.d) + "], L in [" +
+                           number(lo.l) + ", " + number(hi.l) + "], T in [" + number(lo.t) + ", " +
+                           number(hi.t) + "]";
     }
     throw NonFiniteLikelihood("the log-likelihood is not finite for " + std::to_string(bad.size()) + " of " +
                               plural(static_cast<long>(data.families.size()), "family", "families") + ": " +

@@ -2,7 +2,8 @@
 
 namespace gpurec {
 
-SpeciesLayout::SpeciesLayout(const SpeciesTree& tree, TransferConstraint c) : size(tree.size()), constraint(c) {
+SpeciesLayout::SpeciesLayout(const SpeciesTree& tree, TransferConstraint c)
+    : size(tree.size()), constraint(c) {
     left.resize(size);
     right.resize(size);
     parent.resize(size);
@@ -22,7 +23,8 @@ void recipientAverage(const SpeciesLayout& s, const double* x, double* out, doub
     double* sub = scratch;
     double* outside = scratch + n;
     double* anc = scratch + 2 * n;
-    for (int e = 0; e < n; ++e) sub[e] = x[e] + (s.left[e] >= 0 ? sub[s.left[e]] + sub[s.right[e]] : 0.0);
+    for (int e = 0; e < n; ++e)
+        sub[e] = x[e] + (s.left[e] >= 0 ? sub[s.left[e]] + sub[s.right[e]] : 0.0);
     outside[n - 1] = 0.0;
     anc[n - 1] = 0.0;
     for (int e = n - 1; e >= 0; --e) {
@@ -40,10 +42,11 @@ void recipientAverage(const SpeciesLayout& s, const double* x, double* out, doub
 
 void recipientAverageTranspose(const SpeciesLayout& s, const double* u, double* out, double* scratch) {
     const int n = s.size;
-    double* sub = scratch;    // Σ of v over the subtree
+    double* sub = scratch;       // Σ of v over the subtree
     double* above = scratch + n; // Σ of v over nodes outside the subtree of e
     auto v = [&](int e) { return u[e] * s.invRecipients[e]; };
-    for (int e = 0; e < n; ++e) sub[e] = v(e) + (s.left[e] >= 0 ? sub[s.left[e]] + sub[s.right[e]] : 0.0);
+    for (int e = 0; e < n; ++e)
+        sub[e] = v(e) + (s.left[e] >= 0 ? sub[s.left[e]] + sub[s.right[e]] : 0.0);
     above[n - 1] = 0.0;
     for (int e = n - 1; e >= 0; --e) {
         if (s.left[e] < 0) continue;
@@ -57,8 +60,8 @@ void recipientAverageTranspose(const SpeciesLayout& s, const double* u, double* 
     }
 }
 
-SelfLoopOperator::SelfLoopOperator(const SpeciesLayout& s, const EventProbabilities& p, const std::vector<double>& E,
-                                   const std::vector<double>& Ebar)
+SelfLoopOperator::SelfLoopOperator(const SpeciesLayout& s, const EventProbabilities& p,
+                                   const std::vector<double>& E, const std::vector<double>& Ebar)
     : s_(s), p_(p), E_(E), diag_(s.size), bar_(s.size), scratch_(3 * s.size), tmp_(s.size) {
     for (int e = 0; e < s.size; ++e) {
         diag_[e] = 2.0 * p.pD[e] * E[e] + p.pT[e] * Ebar[e];
@@ -84,7 +87,8 @@ void SelfLoopOperator::apply(const double* x, double* out) const {
 }
 
 void SelfLoopOperator::applyTranspose(const double* x, double* out) const {
-    for (int e = 0; e < s_.size; ++e) tmp_[e] = bar_[e] * x[e];
+    for (int e = 0; e < s_.size; ++e)
+        tmp_[e] = bar_[e] * x[e];
     recipientAverageTranspose(s_, tmp_.data(), out, scratch_.data());
     for (int e = 0; e < s_.size; ++e) {
         out[e] += diag_[e] * x[e];

@@ -37,10 +37,13 @@ WaveSchedule computeWaveSchedule(const Dataset& data) {
             s.waves[wave].splits += cs.splitOffset[c + 1] - cs.splitOffset[c];
         }
     }
-    while (!s.waves.empty() && s.waves.back().clades.empty()) s.waves.pop_back();
+    while (!s.waves.empty() && s.waves.back().clades.empty())
+        s.waves.pop_back();
     s.phase.resize(s.waves.size());
     for (std::size_t k = 0; k < s.waves.size(); ++k)
-        s.phase[k] = k == 0 ? WavePhase::Leaves : k + 1 == s.waves.size() ? WavePhase::Root : WavePhase::Internal;
+        s.phase[k] = k == 0                    ? WavePhase::Leaves
+                     : k + 1 == s.waves.size() ? WavePhase::Root
+                                               : WavePhase::Internal;
     return s;
 }
 

@@ -64,8 +64,10 @@ std::vector<FamilyInput> parseFamilies(const std::string& text, const std::strin
         auto eq = line.find('=');
         if (families.empty()) {
             if (eq == std::string::npos)
-                throw InputError(source, lineNo, 1, "expected '- family_name' or 'key = value', found '" + line + "'");
-            throw InputError(source, lineNo, 1, "'" + line.substr(0, eq) + "' before the first '- family_name'");
+                throw InputError(source, lineNo, 1,
+                                 "expected '- family_name' or 'key = value', found '" + line + "'");
+            throw InputError(source, lineNo, 1,
+                             "'" + line.substr(0, eq) + "' before the first '- family_name'");
         }
         if (eq == std::string::npos) {
             familyProblem(1, "expected '- family_name' or 'key = value', found '" + line + "'");
@@ -82,7 +84,8 @@ std::vector<FamilyInput> parseFamilies(const std::string& text, const std::strin
         } else if (key == "alignment" || key == "subst_model" || key == "likelihoods") {
             // Accepted for AleRax compatibility; not used by the undated model.
         } else {
-            familyProblem(1, "unknown key '" + key + "' (expected gene_tree, mapping, alignment, subst_model)");
+            familyProblem(1,
+                          "unknown key '" + key + "' (expected gene_tree, mapping, alignment, subst_model)");
         }
     }
     if (!inFamilies) throw InputError(source, 0, 0, "no [FAMILIES] section");
@@ -93,7 +96,9 @@ std::vector<FamilyInput> parseFamilies(const std::string& text, const std::strin
     return families;
 }
 
-std::vector<FamilyInput> readFamiliesFile(const std::string& path) { return parseFamilies(readTextFile(path), path); }
+std::vector<FamilyInput> readFamiliesFile(const std::string& path) {
+    return parseFamilies(readTextFile(path), path);
+}
 
 std::vector<FamilyInput> familiesFromGeneTreeFiles(const std::vector<std::string>& paths) {
     std::vector<FamilyInput> families;
@@ -101,7 +106,8 @@ std::vector<FamilyInput> familiesFromGeneTreeFiles(const std::vector<std::string
     for (const std::string& p : paths) {
         std::string name = fs::path(p).stem().string();
         std::string unique = name;
-        for (int k = 2; !names.insert(unique).second; ++k) unique = name + "_" + std::to_string(k);
+        for (int k = 2; !names.insert(unique).second; ++k)
+            unique = name + "_" + std::to_string(k);
         FamilyInput f;
         f.name = unique;
         f.geneTreePath = p;

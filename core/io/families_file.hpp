@@ -10,10 +10,10 @@ namespace gpurec {
 
 struct FamilyInput {
     std::string name;
-    std::string geneTreePath; // resolved
-    std::string mappingPath;  // resolved, empty when the default rule applies
-    std::string source;       // families file (empty for command-line lists)
-    int line = 0;             // of "- name"
+    std::string geneTreePath;        // resolved
+    std::string mappingPath;         // resolved, empty when the default rule applies
+    std::string source;              // families file (empty for command-line lists)
+    int line = 0;                    // of "- name"
     std::optional<InputError> error; // a bad line of this family: the family is skipped, not the file
 };
 

@@ -16,7 +16,9 @@ std::string trim(const std::string& s) {
 }
 } // namespace
 
-GeneMapping GeneMapping::readFile(const std::string& path) { return parse(readTextFile(path), path); }
+GeneMapping GeneMapping::readFile(const std::string& path) {
+    return parse(readTextFile(path), path);
+}
 
 GeneMapping GeneMapping::parse(const std::string& text, const std::string& source) {
     GeneMapping m;
@@ -58,9 +60,12 @@ GeneMapping GeneMapping::parse(const std::string& text, const std::string& sourc
             std::string gene, species, extra;
             fields >> gene >> species;
             if (species.empty())
-                throw InputError(source, lineNo, 0, "expected 'gene species' (Treerecs format), found one field");
+                throw InputError(source, lineNo, 0,
+                                 "expected 'gene species' (Treerecs format), found one field");
             if (fields >> extra)
-                throw InputError(source, lineNo, 0, "expected 'gene species' (Treerecs format), found extra field '" + extra + "'");
+                throw InputError(source, lineNo, 0,
+                                 "expected 'gene species' (Treerecs format), found extra field '" + extra +
+                                     "'");
             add(gene, species, lineNo);
         }
     }

@@ -40,7 +40,7 @@ std::string escapeControlBytes(const std::string& text) {
 }
 
 InputError::InputError(std::string file, int line, int column, const std::string& problem)
-    : std::runtime_error(formatLocation(file, line, column, escapeControlBytes(problem))), file_(std::move(file)),
-      line_(line), column_(column), problem_(escapeControlBytes(problem)) {}
+    : std::runtime_error(formatLocation(file, line, column, escapeControlBytes(problem))),
+      file_(std::move(file)), line_(line), column_(column), problem_(escapeControlBytes(problem)) {}
 
 } // namespace gpurec

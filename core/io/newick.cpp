@@ -14,7 +14,14 @@ namespace {
 
 bool isDelimiter(char c) {
     switch (c) {
-    case '(': case ')': case '[': case ']': case '\'': case ':': case ';': case ',':
+    case '(':
+    case ')':
+    case '[':
+    case ']':
+    case '\'':
+    case ':':
+    case ';':
+    case ',':
         return true;
     default:
         return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v';
@@ -41,7 +48,9 @@ class Cursor {
         ++pos_;
     }
 
-    [[noreturn]] void fail(const std::string& problem) const { throw InputError(source_, line_, column_, problem); }
+    [[noreturn]] void fail(const std::string& problem) const {
+        throw InputError(source_, line_, column_, problem);
+    }
     [[noreturn]] void failAt(int line, int column, const std::string& problem) const {
         throw InputError(source_, line, column, problem);
     }
@@ -52,7 +61,8 @@ class Cursor {
             char c = peek();
             if (c == '[') {
                 int l = line_, col = column_;
-                while (!atEnd() && peek() != ']') advance();
+                while (!atEnd() && peek() != ']')
+                    advance();
                 if (atEnd()) failAt(l, col, "unterminated comment: '[' without matching ']'");
                 advance();
             } else if (c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v') {
@@ -150,7 +160,8 @@ NewickTree parseOneTree(Cursor& cur, const std::string& source, std::size_t expe
         cur.skipBlanks();
         if (expectNode) {
             int parent = open.empty() ? -1 : open.back();
-            if (cur.atEnd()) cur.fail(open.empty() ? "missing ';' at end of tree" : "unbalanced parentheses: missing ')'");
+            if (cur.atEnd())
+                cur.fail(open.empty() ? "missing ';' at end of tree" : "unbalanced parentheses: missing ')'");
             if (cur.peek() == '(') {
                 int id = newNode(parent);
                 open.push_back(id);
@@ -170,7 +181,8 @@ NewickTree parseOneTree(Cursor& cur, const std::string& source, std::size_t expe
             expectNode = false;
             continue;
         }
-        if (cur.atEnd()) cur.fail(open.empty() ? "missing ';' at end of tree" : "unbalanced parentheses: missing ')'");
+        if (cur.atEnd())
+            cur.fail(open.empty() ? "missing ';' at end of tree" : "unbalanced parentheses: missing ')'");
         char c = cur.peek();
         if (c == ',') {
             if (open.empty()) cur.fail("',' outside parentheses");
@@ -243,7 +255,9 @@ std::vector<NewickTree> parseNewick(std::string_view text, const std::string& so
     return trees;
 }
 
-std::vector<NewickTree> readNewickFile(const std::string& path) { return parseNewick(readTextFile(path), path); }
+std::vector<NewickTree> readNewickFile(const std::string& path) {
+    return parseNewick(readTextFile(path), path);
+}
 
 void requireUniqueLeafLabels(const NewickTree& tree) {
     std::unordered_map<std::string, int> seen;
@@ -254,8 +268,9 @@ void requireUniqueLeafLabels(const NewickTree& tree) {
         if (!inserted) {
             const NewickNode& first = tree.nodes[it->second];
             throw InputError(tree.source, n.line, n.column,
-                             "duplicate leaf name '" + n.label + "' (first at line " + std::to_string(first.line) +
-                                 ", column " + std::to_string(first.column) + ")");
+                             "duplicate leaf name '" + n.label + "' (first at line " +
+                                 std::to_string(first.line) + ", column " + std::to_string(first.column) +
+                                 ")");
         }
     }
 }

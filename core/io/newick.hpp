@@ -13,7 +13,7 @@ struct NewickNode {
     std::optional<double> length;
     std::vector<int> children;
     int parent = -1;
-    int line = 0;   // where the node's label (or its closing parenthesis) starts
+    int line = 0; // where the node's label (or its closing parenthesis) starts
     int column = 0;
 };
 

@@ -9,8 +9,8 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
-#include <cstdlib>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <numeric>
 #include <sstream>
@@ -36,17 +36,21 @@ void writePerFamilyLikelihoods(const std::string& path, const Dataset& data, con
     std::vector<int> order(data.families.size());
     std::iota(order.begin(), order.end(), 0);
     std::sort(order.begin(), order.end(), [&](int a, int b) {
-        if (eval.logLikelihood[a] != eval.logLikelihood[b]) return eval.logLikelihood[a] < eval.logLikelihood[b];
+        if (eval.logLikelihood[a] != eval.logLikelihood[b])
+            return eval.logLikelihood[a] < eval.logLikelihood[b];
         return data.families[a].name < data.families[b].name;
     });
     OutputFile file(path);
-    for (int f : order) file.stream() << quoteNewickLabel(data.families[f].name) << " " << num17(eval.logLikelihood[f]) << "\n";
+    for (int f : order)
+        file.stream() << quoteNewickLabel(data.families[f].name) << " " << num17(eval.logLikelihood[f])
+                      << "\n";
     file.commit();
 }
 
 nlohmann::json solverOptionsJson(const SolverOptions& options) {
     nlohmann::json j;
-    for (const SolverOptionInfo& info : solverOptionInfo()) j[info.name] = getSolverOption(options, info.name);
+    for (const SolverOptionInfo& info : solverOptionInfo())
+        j[info.name] = getSolverOption(options, info.name);
     return j;
 }
 

@@ -22,7 +22,8 @@ std::string readTextFile(const std::string& path) {
     std::string text = std::move(buffer).str();
     if (text.rfind("\xEF\xBB\xBF", 0) == 0) text.erase(0, 3);
     if (text.rfind("\xFF\xFE", 0) == 0 || text.rfind("\xFE\xFF", 0) == 0)
-        throw InputError(path, 1, 1, "file is UTF-16 encoded (byte-order mark); save it as UTF-8 or ASCII text");
+        throw InputError(path, 1, 1,
+                         "file is UTF-16 encoded (byte-order mark); save it as UTF-8 or ASCII text");
     if (auto nul = text.find('\0'); nul != std::string::npos) {
         const auto before = text.begin() + static_cast<std::ptrdiff_t>(nul);
         const int line = 1 + static_cast<int>(std::count(text.begin(), before, '\n'));

@@ -10,14 +10,18 @@ RateMode parseRateMode(const std::string& text) {
     if (text == "global" || text == "GLOBAL") return RateMode::Global;
     if (text == "specieswise" || text == "PER-SPECIES") return RateMode::Specieswise;
     if (text == "genewise" || text == "PER-FAMILY") return RateMode::Genewise;
-    throw std::invalid_argument("unknown rate mode '" + text + "' (expected global, specieswise or genewise)");
+    throw std::invalid_argument("unknown rate mode '" + text +
+                                "' (expected global, specieswise or genewise)");
 }
 
 std::string toString(RateMode mode) {
     switch (mode) {
-    case RateMode::Global: return "global";
-    case RateMode::Specieswise: return "specieswise";
-    case RateMode::Genewise: return "genewise";
+    case RateMode::Global:
+        return "global";
+    case RateMode::Specieswise:
+        return "specieswise";
+    case RateMode::Genewise:
+        return "genewise";
     }
     return "?";
 }
@@ -26,7 +30,8 @@ RateParameters::RateParameters(RateMode mode, int speciesCount, int familyCount,
     : mode_(mode), speciesCount_(speciesCount), familyCount_(familyCount) {
     int rows = mode == RateMode::Global ? 1 : mode == RateMode::Specieswise ? speciesCount : familyCount;
     theta_.resize(static_cast<std::size_t>(rows) * 3);
-    for (int r = 0; r < rows; ++r) setRates(r, initial);
+    for (int r = 0; r < rows; ++r)
+        setRates(r, initial);
 }
 
 Rates RateParameters::rates(int row) const {
@@ -58,7 +63,8 @@ EventProbabilities RateParameters::probabilities(int family) const {
     return p;
 }
 
-void projectRateGradient(const std::vector<double>& theta, std::vector<double>& grad, double minRate, double maxRate) {
+void projectRateGradient(const std::vector<double>& theta, std::vector<double>& grad, double minRate,
+                         double maxRate) {
     const double lo = std::log2(minRate), hi = std::log2(maxRate);
     for (std::size_t i = 0; i < theta.size() && i < grad.size(); ++i) {
         if ((theta[i] <= lo && grad[i] > 0) || (theta[i] >= hi && grad[i] < 0)) grad[i] = 0.0;
@@ -67,7 +73,8 @@ void projectRateGradient(const std::vector<double>& theta, std::vector<double>& 
 
 void clampLogRate(std::vector<double>& theta, double minRate, double maxRate) {
     const double lo = std::log2(minRate), hi = std::log2(maxRate);
-    for (double& t : theta) t = std::clamp(t, lo, hi);
+    for (double& t : theta)
+        t = std::clamp(t, lo, hi);
 }
 
 } // namespace gpurec

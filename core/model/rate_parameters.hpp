@@ -7,7 +7,8 @@
 
 namespace gpurec {
 
-RateMode parseRateMode(const std::string& text); // global|specieswise|genewise, or AleRax's GLOBAL|PER-SPECIES|PER-FAMILY
+RateMode parseRateMode(
+    const std::string& text); // global|specieswise|genewise, or AleRax's GLOBAL|PER-SPECIES|PER-FAMILY
 std::string toString(RateMode mode);
 
 struct Rates {
@@ -47,7 +48,8 @@ class RateParameters {
 };
 
 // Zeroes gradient components that would push θ past an active bound (descent direction −grad).
-void projectRateGradient(const std::vector<double>& theta, std::vector<double>& grad, double minRate, double maxRate);
+void projectRateGradient(const std::vector<double>& theta, std::vector<double>& grad, double minRate,
+                         double maxRate);
 // Projects θ into [log2 minRate, log2 maxRate].
 void clampLogRate(std::vector<double>& theta, double minRate, double maxRate);
 

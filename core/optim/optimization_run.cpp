@@ -1,7 +1,7 @@
 #include "optim/optimization_run.hpp"
 
-#include "run/interruption.hpp"
 #include "engine/solver_report.hpp"
+#include "run/interruption.hpp"
 
 #include <algorithm>
 #include <cmath>

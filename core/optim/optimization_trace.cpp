@@ -71,7 +71,8 @@ void prepareTraceFile(const std::string& path, int keptIterations) {
         while (std::getline(old, line) && !old.eof()) {
             std::istringstream fields(line);
             int iteration = -1;
-            if (fields >> iteration && fields.peek() == ',' && iteration < keptIterations) text += line + "\n";
+            if (fields >> iteration && fields.peek() == ',' && iteration < keptIterations)
+                text += line + "\n";
         }
     }
     writeFileAtomically(path, text);

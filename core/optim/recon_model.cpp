@@ -13,7 +13,8 @@ ReconModel::ReconModel(std::shared_ptr<const Dataset> data, std::unique_ptr<Like
 
 void ReconModel::setParameters(const RateParameters& theta) {
     if (theta.speciesCount() != data_->species.size() ||
-        (theta.mode() == RateMode::Genewise && theta.familyCount() != static_cast<int>(data_->families.size())))
+        (theta.mode() == RateMode::Genewise &&
+         theta.familyCount() != static_cast<int>(data_->families.size())))
         throw std::invalid_argument("rate parameters do not match the dataset's shape");
     theta_ = theta;
 }
@@ -34,6 +35,8 @@ void ReconModel::setSolverOptions(const SolverOptions& options) {
     options_ = options;
 }
 
-void ReconModel::clearWarmStarts() { backend_->clearWarmStarts(); }
+void ReconModel::clearWarmStarts() {
+    backend_->clearWarmStarts();
+}
 
 } // namespace gpurec

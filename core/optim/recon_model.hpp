@@ -11,8 +11,8 @@ namespace gpurec {
 
 class ReconModel {
   public:
-    ReconModel(std::shared_ptr<const Dataset> data, std::unique_ptr<LikelihoodBackend> backend, RateParameters theta,
-               SolverOptions options = {});
+    ReconModel(std::shared_ptr<const Dataset> data, std::unique_ptr<LikelihoodBackend> backend,
+               RateParameters theta, SolverOptions options = {});
 
     const Dataset& dataset() const { return *data_; }
     std::shared_ptr<const Dataset> sharedDataset() const { return data_; }

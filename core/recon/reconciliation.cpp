@@ -4,13 +4,20 @@ namespace gpurec {
 
 const char* eventName(EventType e) {
     switch (e) {
-    case EventType::Leaf: return "Leaf";
-    case EventType::Speciation: return "S";
-    case EventType::SpeciationLoss: return "SL";
-    case EventType::Duplication: return "D";
-    case EventType::Transfer: return "T";
-    case EventType::TransferLoss: return "TL";
-    case EventType::Loss: return "L";
+    case EventType::Leaf:
+        return "Leaf";
+    case EventType::Speciation:
+        return "S";
+    case EventType::SpeciationLoss:
+        return "SL";
+    case EventType::Duplication:
+        return "D";
+    case EventType::Transfer:
+        return "T";
+    case EventType::TransferLoss:
+        return "TL";
+    case EventType::Loss:
+        return "L";
     }
     return "?";
 }
@@ -20,13 +27,28 @@ EventCounts countEvents(const Reconciliation& r) {
     for (const ReconNode& n : r.nodes)
         for (const ReconEvent& e : n.events) {
             switch (e.type) {
-            case EventType::Leaf: ++c.Leaf; break;
-            case EventType::Speciation: ++c.S; break;
-            case EventType::SpeciationLoss: ++c.SL; ++c.L; break;
-            case EventType::Duplication: ++c.D; break;
-            case EventType::Transfer: ++c.T; break;
-            case EventType::TransferLoss: ++c.TL; ++c.L; break;
-            case EventType::Loss: break;
+            case EventType::Leaf:
+                ++c.Leaf;
+                break;
+            case EventType::Speciation:
+                ++c.S;
+                break;
+            case EventType::SpeciationLoss:
+                ++c.SL;
+                ++c.L;
+                break;
+            case EventType::Duplication:
+                ++c.D;
+                break;
+            case EventType::Transfer:
+                ++c.T;
+                break;
+            case EventType::TransferLoss:
+                ++c.TL;
+                ++c.L;
+                break;
+            case EventType::Loss:
+                break;
             }
         }
     return c;

@@ -509,7 +509,8 @@ int cladeNestingDepth(const Reconciliation& rec) {
         const ReconNode& n = rec.nodes[node];
         int depth = above + static_cast<int>(n.events.size());
         deepest = std::max(deepest, depth);
-        for (int c : n.children) stack.push_back({c, depth});
+        for (int c : n.children)
+            stack.push_back({c, depth});
     }
     return deepest;
 }

@@ -72,7 +72,8 @@ void validateSampling(const Dataset& data, const RateParameters& theta, const Sa
     }
 }
 
-TableSource backendTables(LikelihoodBackend& backend, const RateParameters& theta, const SamplingSettings& settings) {
+TableSource backendTables(LikelihoodBackend& backend, const RateParameters& theta,
+                          const SamplingSettings& settings) {
     return [&backend, &theta, &settings](const std::vector<int>& families) {
         return backend.familyTables(theta, settings.solver, families);
     };

@@ -45,7 +45,8 @@ void validateSampling(const Dataset& data, const RateParameters& theta, const Sa
 // order): a backend's familyTables (backendTables), or tests' stand-ins.
 using TableSource = std::function<std::vector<FamilyTables>(const std::vector<int>& families)>;
 // The tables of `backend` at θ with settings.solver: sampling runs wherever the backend runs.
-TableSource backendTables(LikelihoodBackend& backend, const RateParameters& theta, const SamplingSettings& settings);
+TableSource backendTables(LikelihoodBackend& backend, const RateParameters& theta,
+                          const SamplingSettings& settings);
 
 // Samples the listed families (dataset indices) and hands each family's result to `consume`,
 // which runs on the worker threads, possibly for several families at once. Tables are fetched in

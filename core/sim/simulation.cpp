@@ -260,7 +260,8 @@ void writeTruth(const std::string& dir, const SimulationOptions& o, const Specie
     reconciliations.reserve(records.size());
     for (const FamilyRecord& r : records)
         reconciliations.push_back(r.family.truth);
-    writeRecPhyloXml(dir + "/reconciliations.xml", species, reconciliations, o.compactXml ? XmlLayout::Compact : XmlLayout::Auto);
+    writeRecPhyloXml(dir + "/reconciliations.xml", species, reconciliations,
+                     o.compactXml ? XmlLayout::Compact : XmlLayout::Auto);
 }
 
 SimulationSummary writeSimulation(const SimulationOptions& o, const std::string& outdir) {
@@ -300,7 +301,8 @@ SimulationSummary writeSimulation(const SimulationOptions& o, const std::string&
             if (r.perturbed) {
                 for (int k = 0; k < o.treeSamples; ++k)
                     trees += writeNewick(perturbTree(tree, o.perturbation, rng)) + "\n";
-                writeFileAtomically(outdir + "/truth/true_trees/" + r.name + ".nwk", writeNewick(tree) + "\n");
+                writeFileAtomically(outdir + "/truth/true_trees/" + r.name + ".nwk",
+                                    writeNewick(tree) + "\n");
             } else {
                 trees = writeNewick(tree) + "\n";
             }

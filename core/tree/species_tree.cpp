@@ -53,7 +53,8 @@ SpeciesTree SpeciesTree::fromNewick(const NewickTree& tree, std::vector<std::str
         if (!n.children.empty() && n.children.size() != 2)
             throw InputError(tree.source, n.line, n.column,
                              "species tree must be rooted and binary, but a node has " +
-                                 std::to_string(n.children.size()) + (n.children.size() == 1 ? " child" : " children"));
+                                 std::to_string(n.children.size()) +
+                                 (n.children.size() == 1 ? " child" : " children"));
     }
     if (tree.leaves().size() < 2)
         throw InputError(tree.source, tree.line, 0, "species tree needs at least 2 leaves");
@@ -97,17 +98,20 @@ SpeciesTree SpeciesTree::fromNewick(const NewickTree& tree, std::vector<std::str
         } else {
             std::string base = "Node_" + leftmostLeaf[st.left_[i]] + "_" + leftmostLeaf[st.right_[i]] + "_";
             int k = 0;
-            while (used.count(base + std::to_string(k))) ++k;
+            while (used.count(base + std::to_string(k)))
+                ++k;
             st.names_[i] = base + std::to_string(k);
         }
         used.insert(st.names_[i]);
     }
     st.depth_.assign(n, 1);
-    for (int i = n - 2; i >= 0; --i) st.depth_[i] = st.depth_[st.parent_[i]] + 1;
+    for (int i = n - 2; i >= 0; --i)
+        st.depth_[i] = st.depth_[st.parent_[i]] + 1;
     st.height_.assign(n, 0);
     for (int i = 0; i < n; ++i)
         if (!st.isLeaf(i)) st.height_[i] = 1 + std::max(st.height_[st.left_[i]], st.height_[st.right_[i]]);
-    for (int i = 0; i < n; ++i) st.index_[st.names_[i]] = i;
+    for (int i = 0; i < n; ++i)
+        st.index_[st.names_[i]] = i;
     return st;
 }
 
@@ -120,7 +124,8 @@ SpeciesTree SpeciesTree::readFile(const std::string& path, std::vector<std::stri
 }
 
 bool SpeciesTree::isAncestorOrSelf(int a, int e) const {
-    while (e >= 0 && e != a) e = parent_[e];
+    while (e >= 0 && e != a)
+        e = parent_[e];
     return e == a;
 }
 

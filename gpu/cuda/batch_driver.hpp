@@ -22,7 +22,16 @@
 namespace gpurec::gpu {
 
 // Counters the kernels accumulate over an evaluation (unsigned long long each).
-enum Counter { ForwardSum, ForwardMax, ForwardZero, AdjointSum, AdjointMax, AdjointZero, Unwritten, CounterCount };
+enum Counter {
+    ForwardSum,
+    ForwardMax,
+    ForwardZero,
+    AdjointSum,
+    AdjointMax,
+    AdjointZero,
+    Unwritten,
+    CounterCount
+};
 
 // Everything one batch's steps read and write, as views of the executor's memory.
 struct BatchJob {
@@ -41,7 +50,7 @@ struct BatchJob {
     ForwardSettings fwd;
     AdjointSettings adj;
     bool withGradient = false, genewise = false, poison = false;
-    double* logLikelihood = nullptr; // all families'
+    double* logLikelihood = nullptr;                                              // all families'
     double *rootSum = nullptr, *largestDone = nullptr, *largestRunning = nullptr; // per batch family
     double* partial = nullptr;
     double* sharedTotal = nullptr;   // shared sets: kGradientRows rows of n
@@ -60,7 +69,8 @@ template <class Executor> void runBatchSteps(Executor& x, const BatchJob& j) {
         x.forwardWave(j.s, j.sv, j.cv, j.tab, j.chunks, j.waveClades + offset, count, j.fwd);
         x.endWave(EvaluationPhase::Forward, j.index, static_cast<int>(k), count);
     }
-    x.likelihood(j.s, j.sv, j.cv, j.tab, b.familyBegin, b.families(), j.logLikelihood + b.familyBegin, j.rootSum);
+    x.likelihood(j.s, j.sv, j.cv, j.tab, b.familyBegin, b.families(), j.logLikelihood + b.familyBegin,
+                 j.rootSum);
     x.countStats(j.tab.iterations, b.clades(), j.counters + ForwardSum);
     x.endPhase(EvaluationPhase::Forward);
     const std::size_t tableEntries = static_cast<std::size_t>(b.clades()) * j.s.n;

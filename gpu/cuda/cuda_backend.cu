@@ -171,7 +171,6 @@ class StreamAndEvents {
     std::vector<Segment> segments_;  // segments_[i] runs from marks_[i] to marks_[i + 1]
 };
 
-
 // The driving loop's executor on the device (batch_driver.hpp): the kernels of solver_kernels.cu on
 // the backend's stream, with an event after each phase (and each wave when profiling).
 struct DeviceExecutor {
@@ -196,19 +195,20 @@ struct DeviceExecutor {
     void adjointWave(const SpeciesView& s, const SetView& sv, const CladeView& cv, const TableView& tab,
                      const int* clades, int count, int familyBegin, const double* rootSum,
                      const double* largestDone, double* largestRunning, const AdjointSettings& opt) {
-        launchAdjointWave(s, sv, cv, tab, clades, count, familyBegin, rootSum, largestDone, largestRunning, opt,
-                          stream);
+        launchAdjointWave(s, sv, cv, tab, clades, count, familyBegin, rootSum, largestDone, largestRunning,
+                          opt, stream);
     }
     void gradientGather(const SpeciesView& s, const SetView& sv, const CladeView& cv, const TableView& tab,
-                        const ChunkView& chunks, int chunkBegin, int chunkEnd, double threshold, double* partial) {
+                        const ChunkView& chunks, int chunkBegin, int chunkEnd, double threshold,
+                        double* partial) {
         launchGradientGather(s, sv, cv, tab, chunks, chunkBegin, chunkEnd, threshold, partial, stream);
     }
     void foldChunks(const ChunkView& chunks, int familyBegin, int familyEnd, int chunkBegin, int species,
                     double* partial) {
         launchFoldChunks(chunks, familyBegin, familyEnd, chunkBegin, species, partial, stream);
     }
-    void accumulateShared(const ChunkView& chunks, int familyBegin, int familyEnd, int chunkBegin, int species,
-                          const double* partial, double* total) {
+    void accumulateShared(const ChunkView& chunks, int familyBegin, int familyEnd, int chunkBegin,
+                          int species, const double* partial, double* total) {
         launchAccumulateShared(chunks, familyBegin, familyEnd, chunkBegin, species, partial, total, stream);
     }
     void genewiseTheta(const SpeciesView& s, const SetView& sv, const ChunkView& chunks, int familyBegin,
@@ -233,7 +233,8 @@ struct DeviceExecutor {
         const std::size_t rows = static_cast<std::size_t>(b.clades()) * n * sizeof(double);
         for (DeviceArray<double>* a : {&batch.pi, &batch.pibar, &batch.adjoint})
             check(cudaMemsetAsync(a->get(), 0xff, rows, stream), "poisoning the tables");
-        check(cudaMemsetAsync(batch.partial.get(), 0xff, batch.partial.bytes(), stream), "poisoning the tables");
+        check(cudaMemsetAsync(batch.partial.get(), 0xff, batch.partial.bytes(), stream),
+              "poisoning the tables");
     }
     void endPhase(EvaluationPhase phase) { timing.end(phase); }
     void endWave(EvaluationPhase phase, int batchIndex, int wave, int clades) {
@@ -353,8 +354,8 @@ class CudaBackend final : public LikelihoodBackend, public BackendDiagnostics {
         const bool genewise = theta.mode() == RateMode::Genewise;
         const bool converged = options.schedule == Schedule::Converged;
 
-        Evaluation out =
-            emptyEvaluation(*data_, theta, withGradient, poison_ ? std::numeric_limits<double>::quiet_NaN() : 0.0);
+        Evaluation out = emptyEvaluation(*data_, theta, withGradient,
+                                         poison_ ? std::numeric_limits<double>::quiet_NaN() : 0.0);
         const SetView sv = solveSets(theta, options, out.stats);
         const CladeView cv = cladeView(genewise);
         const ForwardSettings fwd = forwardSettings(options);
@@ -812,10 +813,11 @@ class CudaBackend final : public LikelihoodBackend, public BackendDiagnostics {
 } // namespace gpu
 
 // The CUDA backend joins the factory of core/engine (gpurec_devices links this file whole).
-[[maybe_unused]] const bool registered = registerDeviceBackend(DeviceBackendKind{
-    "cuda", "CUDA", [] { return gpu::cudaDeviceDescriptions(); },
-    [](std::shared_ptr<const Dataset> data, int device, const BatchLimits& limits) -> std::unique_ptr<LikelihoodBackend> {
-        return std::make_unique<gpu::CudaBackend>(std::move(data), device, limits);
-    }});
+[[maybe_unused]] const bool registered = registerDeviceBackend(
+    DeviceBackendKind{"cuda", "CUDA", [] { return gpu::cudaDeviceDescriptions(); },
+                      [](std::shared_ptr<const Dataset> data, int device,
+                         const BatchLimits& limits) -> std::unique_ptr<LikelihoodBackend> {
+                          return std::make_unique<gpu::CudaBackend>(std::move(data), device, limits);
+                      }});
 
 } // namespace gpurec

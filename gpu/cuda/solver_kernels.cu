@@ -132,8 +132,8 @@ __global__ void __launch_bounds__(kMaxTeam, kTeamsPerSM)
                         const double* partial, AdjointSettings opt, double* theta) {
     extern __shared__ double shared[];
     BlockTeam team(shared + kScratchVectors * s.n);
-    genewiseThetaFamily(team, s, sv, chunks, familyBegin + static_cast<int>(blockIdx.x), chunkBegin, partial, opt,
-                        shared, theta);
+    genewiseThetaFamily(team, s, sv, chunks, familyBegin + static_cast<int>(blockIdx.x), chunkBegin, partial,
+                        opt, shared, theta);
 }
 
 constexpr int kStatsBlock = 256;

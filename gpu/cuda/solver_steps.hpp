@@ -544,8 +544,8 @@ GPUREC_HD void eliminateExtinctionSet(const Team& t, const SpeciesView& s, const
 
 // Entry (chunk, species e) of the gather: the chunk's clades' terms at e into the chunk's rows.
 GPUREC_HD inline void gatherChunkEntry(const SpeciesView& s, const SetView& sv, const CladeView& cv,
-                                       const TableView& tab, const ChunkView& chunks, int chunk, int chunkBegin,
-                                       int e, double threshold, double* partial) {
+                                       const TableView& tab, const ChunkView& chunks, int chunk,
+                                       int chunkBegin, int e, double threshold, double* partial) {
     const int first = chunks.firstClade[chunk];
     const SetRef p(sv, cv.setOf(cv.cladeFamily[first]), s.n);
     double out[kGradientRows];
@@ -556,8 +556,8 @@ GPUREC_HD inline void gatherChunkEntry(const SpeciesView& s, const SetView& sv, 
 }
 
 // Entry k of family f's rows: its chunks summed in chunk order into its first chunk's rows.
-GPUREC_HD inline void foldChunkEntry(const ChunkView& chunks, int f, int chunkBegin, long long width, long long k,
-                                     double* partial) {
+GPUREC_HD inline void foldChunkEntry(const ChunkView& chunks, int f, int chunkBegin, long long width,
+                                     long long k, double* partial) {
     const int first = chunks.familyChunkBegin[f], end = chunks.familyChunkBegin[f + 1];
     double sum = partial[(first - chunkBegin) * width + k];
     for (int c = first + 1; c < end; ++c)
@@ -566,8 +566,9 @@ GPUREC_HD inline void foldChunkEntry(const ChunkView& chunks, int f, int chunkBe
 }
 
 // Entry k of the shared total: the batch's families added in family order.
-GPUREC_HD inline void accumulateSharedEntry(const ChunkView& chunks, int familyBegin, int familyEnd, int chunkBegin,
-                                            long long width, long long k, const double* partial, double* total) {
+GPUREC_HD inline void accumulateSharedEntry(const ChunkView& chunks, int familyBegin, int familyEnd,
+                                            int chunkBegin, long long width, long long k,
+                                            const double* partial, double* total) {
     double sum = total[k];
     for (int f = familyBegin; f < familyEnd; ++f)
         sum += partial[(chunks.familyChunkBegin[f] - chunkBegin) * width + k];
@@ -576,9 +577,9 @@ GPUREC_HD inline void accumulateSharedEntry(const ChunkView& chunks, int familyB
 
 // d NLL / dθ of genewise family f from its folded rows: E eliminated, theta[3 f + k].
 template <class Team>
-GPUREC_HD void genewiseThetaFamily(const Team& t, const SpeciesView& s, const SetView& sv, const ChunkView& chunks,
-                                   int f, int chunkBegin, const double* partial, const AdjointSettings& opt,
-                                   double* scratch, double* theta) {
+GPUREC_HD void genewiseThetaFamily(const Team& t, const SpeciesView& s, const SetView& sv,
+                                   const ChunkView& chunks, int f, int chunkBegin, const double* partial,
+                                   const AdjointSettings& opt, double* scratch, double* theta) {
     const int n = s.n;
     const SetRef p(sv, f, n);
     const double* acc =

@@ -86,14 +86,16 @@ void checkTablesAndSampling(LikelihoodBackend& reference, LikelihoodBackend& can
     double worstPi = 0, worstE = 0;
     for (std::size_t i = 0; i < got.size() && i < ref.size(); ++i) {
         const double t = worstTableError(got[i].clades, ref[i].clades);
-        const double e = std::max(worstRelativeError(got[i].E, ref[i].E), worstRelativeError(got[i].Ebar, ref[i].Ebar));
+        const double e =
+            std::max(worstRelativeError(got[i].E, ref[i].E), worstRelativeError(got[i].Ebar, ref[i].Ebar));
         if (!(t <= worstPi)) worstPi = t;
         if (!(e <= worstE)) worstE = e;
     }
-    expect(worstPi <= kLikelihoodTolerance,
-           name + ": Π and Π̄ tables within " + std::to_string(kLikelihoodTolerance) + " (worst " +
-               std::to_string(worstPi) + ")");
-    expect(worstE <= kLikelihoodTolerance, name + ": E and Ē within tolerance (worst " + std::to_string(worstE) + ")");
+    expect(worstPi <= kLikelihoodTolerance, name + ": Π and Π̄ tables within " +
+                                                std::to_string(kLikelihoodTolerance) + " (worst " +
+                                                std::to_string(worstPi) + ")");
+    expect(worstE <= kLikelihoodTolerance,
+           name + ": E and Ē within tolerance (worst " + std::to_string(worstE) + ")");
     // Draws compare uniform numbers with shares of Π: tables equal to ~1e-13 give the same draws
     // unless a number falls within that distance of a boundary (about 1e-13 per draw).
     expect(sampled(candidate, data, theta, families) == sampled(reference, data, theta, families),
@@ -102,8 +104,8 @@ void checkTablesAndSampling(LikelihoodBackend& reference, LikelihoodBackend& can
 
 // A shortage met while allocating the batch buffers re-plans with a smaller budget; the results
 // stay those of the CPU reference.
-void checkOutOfMemoryReplanning(LikelihoodBackend& reference, LikelihoodBackend& candidate, const Dataset& data,
-                                const std::string& name, std::mt19937_64& rng) {
+void checkOutOfMemoryReplanning(LikelihoodBackend& reference, LikelihoodBackend& candidate,
+                                const Dataset& data, const std::string& name, std::mt19937_64& rng) {
     BackendDiagnostics* d = candidate.diagnostics();
     if (d == nullptr || data.families.size() < 2) return;
     const ComparisonCase c{RateMode::Genewise, Schedule::Converged};
@@ -169,11 +171,12 @@ int main(int argc, char** argv) {
                 SolverOptions options;
                 const RateParameters theta = randomRates(c.mode, *set, rng);
                 options.schedule = c.schedule;
-                const ComparisonRow row =
-                    compareBackends(*reference, *candidate.backend, *set, d.name, c, theta, options, BatchLimits{});
+                const ComparisonRow row = compareBackends(*reference, *candidate.backend, *set, d.name, c,
+                                                          theta, options, BatchLimits{});
                 ++rows;
                 char line[256];
-                std::snprintf(line, sizeof line, "%s %s %s: NLL %.1e, gradient %.1e, unwritten %lld, split plan %s",
+                std::snprintf(line, sizeof line,
+                              "%s %s %s: NLL %.1e, gradient %.1e, unwritten %lld, split plan %s",
                               name.c_str(), row.mode.c_str(), row.schedule.c_str(), row.likelihoodError,
                               row.gradientError, row.unwritten, row.batches.c_str());
                 std::printf("%s\n", line);

@@ -11,7 +11,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     std::string text(reinterpret_cast<const char*>(data), size);
     try {
         auto trees = gpurec::parseNewick(text, "fuzz");
-        for (const auto& t : trees) (void)gpurec::writeNewick(t);
+        for (const auto& t : trees)
+            (void)gpurec::writeNewick(t);
         try {
             (void)gpurec::SpeciesTree::fromNewick(trees.front()).toNewick();
         } catch (const gpurec::InputError&) {

@@ -24,7 +24,6 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         return 0; // the reader is lenient; the writer refuses what it cannot represent
     }
     const gpurec::RecPhyloDocument again = gpurec::parseRecPhyloXml(written, "written");
-    if (gpurec::toRecPhyloXml(again.species, again.reconciliations, layout) != written)
-        __builtin_trap();
+    if (gpurec::toRecPhyloXml(again.species, again.reconciliations, layout) != written) __builtin_trap();
     return 0;
 }

@@ -46,10 +46,13 @@ SamplingOutcome sampleNow(std::shared_ptr<const Dataset> data, RateParameters th
         std::mutex mutex;
         std::vector<FamilySamples> done;
         const std::unique_ptr<LikelihoodBackend> backend = makeCpuBackend(data);
-        sampleFamilies(*data, theta, families, settings, [&](FamilySamples&& f) {
-            std::lock_guard lock(mutex);
-            done.push_back(std::move(f));
-        }, backendTables(*backend, theta, settings));
+        sampleFamilies(
+            *data, theta, families, settings,
+            [&](FamilySamples&& f) {
+                std::lock_guard lock(mutex);
+                done.push_back(std::move(f));
+            },
+            backendTables(*backend, theta, settings));
         for (int family : families) { // in the order of the selection
             auto it = std::find_if(done.begin(), done.end(),
                                    [&](const FamilySamples& f) { return f.family == family; });

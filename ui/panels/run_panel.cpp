@@ -163,7 +163,8 @@ RunPanel::RunPanel(QWidget* parent) : QWidget(parent) {
            "beyond the tolerances, only the time to converge"));
     auto* deviceBox = new QGroupBox(tr("Device"));
     auto* deviceForm = narrowableForm(deviceBox);
-    for (QComboBox* combo : {mode_, optimizer_, device_}) letShrink(combo);
+    for (QComboBox* combo : {mode_, optimizer_, device_})
+        letShrink(combo);
     deviceForm->addRow(tr("Device"), device_);
     deviceForm->addRow(tr("Memory limit"), memoryGiB_);
     deviceForm->addRow(clearWarm_);
@@ -184,12 +185,19 @@ RunPanel::RunPanel(QWidget* parent) : QWidget(parent) {
     layout->addStretch(1);
 
     // Names for screen readers and UI automation (scripts/gui_smoke.py finds widgets by them).
-    for (auto [widget, name] : std::initializer_list<std::pair<QWidget*, QString>>{
-             {mode_, tr("Rate mode")}, {rateD_, tr("Starting D")}, {rateL_, tr("Starting L")},
-             {rateT_, tr("Starting T")}, {optimizer_, tr("Optimiser")}, {minRate_, tr("Lower rate bound")},
-             {maxRate_, tr("Upper rate bound")}, {gradTol_, tr("Gradient tolerance")},
-             {maxIterations_, tr("Max iterations")}, {device_, tr("Device")},
-             {memoryGiB_, tr("Memory limit")}, {reset_, tr("Reset rates")}})
+    for (auto [widget, name] :
+         std::initializer_list<std::pair<QWidget*, QString>>{{mode_, tr("Rate mode")},
+                                                             {rateD_, tr("Starting D")},
+                                                             {rateL_, tr("Starting L")},
+                                                             {rateT_, tr("Starting T")},
+                                                             {optimizer_, tr("Optimiser")},
+                                                             {minRate_, tr("Lower rate bound")},
+                                                             {maxRate_, tr("Upper rate bound")},
+                                                             {gradTol_, tr("Gradient tolerance")},
+                                                             {maxIterations_, tr("Max iterations")},
+                                                             {device_, tr("Device")},
+                                                             {memoryGiB_, tr("Memory limit")},
+                                                             {reset_, tr("Reset rates")}})
         widget->setAccessibleName(name);
     connect(evaluate_, &QPushButton::clicked, this, &RunPanel::evaluateRequested);
     connect(optimise_, &QPushButton::clicked, this, &RunPanel::optimiseRequested);
@@ -211,13 +219,14 @@ RunPanel::RunPanel(QWidget* parent) : QWidget(parent) {
         StateChange<int>::Options how;
         how.needsIdleEngine = true; // locked during runs, like the combo
         how.alreadyApplied = true;
-        undo_->push(new StateChange<int>(tr("Optimiser %1").arg(optimizer_->itemText(index)), before, index,
-                                         [this](int i) {
-                                             QSignalBlocker block(optimizer_);
-                                             optimizer_->setCurrentIndex(i);
-                                             appliedOptimizer_ = i;
-                                         },
-                                         how));
+        undo_->push(new StateChange<int>(
+            tr("Optimiser %1").arg(optimizer_->itemText(index)), before, index,
+            [this](int i) {
+                QSignalBlocker block(optimizer_);
+                optimizer_->setCurrentIndex(i);
+                appliedOptimizer_ = i;
+            },
+            how));
     });
     appliedDevice_ = device();
     appliedMemoryGiB_ = memoryLimitGiB();
@@ -303,11 +312,22 @@ void RunPanel::setState(bool haveData, bool running, bool pauseRequested) {
     pauseIsResume_ = running && pauseRequested;
     pause_->setText(pauseIsResume_ ? tr("Resume") : tr("Pause"));
     pause_->setIcon(style()->standardIcon(pauseIsResume_ ? QStyle::SP_MediaPlay : QStyle::SP_MediaPause));
-    const std::vector<std::pair<QWidget*, bool>> states = {
-        {evaluate_, haveData && !running}, {optimise_, haveData && !running}, {pause_, running},
-        {stop_, running}, {mode_, !running}, {rateD_, !running}, {rateL_, !running}, {rateT_, !running},
-        {reset_, !running}, {optimizer_, !running}, {minRate_, !running}, {maxRate_, !running},
-        {gradTol_, !running}, {maxIterations_, !running}, {device_, !running}, {memoryGiB_, !running}};
+    const std::vector<std::pair<QWidget*, bool>> states = {{evaluate_, haveData && !running},
+                                                           {optimise_, haveData && !running},
+                                                           {pause_, running},
+                                                           {stop_, running},
+                                                           {mode_, !running},
+                                                           {rateD_, !running},
+                                                           {rateL_, !running},
+                                                           {rateT_, !running},
+                                                           {reset_, !running},
+                                                           {optimizer_, !running},
+                                                           {minRate_, !running},
+                                                           {maxRate_, !running},
+                                                           {gradTol_, !running},
+                                                           {maxIterations_, !running},
+                                                           {device_, !running},
+                                                           {memoryGiB_, !running}};
     // Disabling the focused widget makes Qt pass focus down the tab chain, through fields that are
     // about to be disabled too (each then "finishes editing"). Move it ourselves first: to Pause
     // when a run starts, to Optimise when it ends.

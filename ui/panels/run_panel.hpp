@@ -54,7 +54,7 @@ class RunPanel : public QWidget {
     void resumeRequested();
     void stopRequested();
     void resetRatesRequested(); // mode or starting rates changed, or the Reset button
-    void deviceChanged(); // device or memory limit, only when it differs from the last one emitted
+    void deviceChanged();       // device or memory limit, only when it differs from the last one emitted
     void clearWarmStartsRequested();
 
   private:

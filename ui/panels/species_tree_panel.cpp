@@ -49,8 +49,9 @@ SpeciesTreePanel::SpeciesTreePanel(QWidget* parent) : QWidget(parent) {
     search_->setClearButtonEnabled(true);
     search_->setMinimumWidth(80);
     search_->setAccessibleName(tr("Search species"));
-    search_->setToolTip(tr("Type part of a species or internal node name: matches are shown in red and the first is selected; "
-                           "Enter selects the next match"));
+    search_->setToolTip(tr(
+        "Type part of a species or internal node name: matches are shown in red and the first is selected; "
+        "Enter selects the next match"));
     names_ = new QStringListModel(this);
     auto* completer = new QCompleter(names_, this);
     completer->setCaseSensitivity(Qt::CaseInsensitive);

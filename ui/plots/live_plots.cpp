@@ -5,9 +5,9 @@
 #include <QAbstractButton>
 #include <QAction>
 #include <QComboBox>
+#include <QFontMetrics>
 #include <QGridLayout>
 #include <QHBoxLayout>
-#include <QFontMetrics>
 #include <QHelpEvent>
 #include <QLabel>
 #include <QSplitter>
@@ -169,7 +169,8 @@ LivePlots::LivePlots(QWidget* parent) : QWidget(parent) {
     addLine(loss_, tr("NLL"), QColor(30, 90, 170), nullptr, &samples_, nllOf, true);
     showLegendBelow(loss_, 2);
 
-    rates_ = makePlot("ratesPlot", tr("Rates"), tr("rate"), tr("rate"), true, tr("D, L and T of one row of rates"));
+    rates_ = makePlot("ratesPlot", tr("Rates"), tr("rate"), tr("rate"), true,
+                      tr("D, L and T of one row of rates"));
     const QColor rateColours[] = {QColor(40, 120, 200), QColor(200, 60, 50), QColor(40, 160, 90)};
     const QString rateNames[] = {tr("duplication"), tr("loss"), tr("transfer")};
     for (int k = 0; k < 3; ++k)
@@ -182,9 +183,9 @@ LivePlots::LivePlots(QWidget* parent) : QWidget(parent) {
                 });
     showLegendBelow(rates_, 3);
 
-    gradient_ = makePlot("gradientPlot", tr("Gradient"), tr("max |projected gradient| (bits)"),
-                         tr("|gradient|"), true,
-                         tr("Largest component of the gradient that the bounds allow to move"));
+    gradient_ =
+        makePlot("gradientPlot", tr("Gradient"), tr("max |projected gradient| (bits)"), tr("|gradient|"),
+                 true, tr("Largest component of the gradient that the bounds allow to move"));
     addLine(gradient_, tr("gradient norm"), QColor(120, 60, 160), nullptr, &samples_, gradNormOf);
     showLegendBelow(gradient_, 2);
 
@@ -202,8 +203,8 @@ LivePlots::LivePlots(QWidget* parent) : QWidget(parent) {
                 return v = static_cast<double>(s.stats.bicgstabIterations), true;
             });
     QCPGraph* residual =
-        addLine(diagnostics_, tr("E residual →"), QColor(120, 120, 120), diagnostics_->yAxis2,
-                &samples_, [](const IterationSample& s, double& v) { return v = s.stats.eResidual, true; });
+        addLine(diagnostics_, tr("E residual →"), QColor(120, 120, 120), diagnostics_->yAxis2, &samples_,
+                [](const IterationSample& s, double& v) { return v = s.stats.eResidual, true; });
     residual->setPen(QPen(QColor(120, 120, 120), 1.2, Qt::DashLine));
     showLegendBelow(diagnostics_, 2);
     ownLines_ = static_cast<int>(lines_.size());
@@ -241,9 +242,8 @@ LivePlots::LivePlots(QWidget* parent) : QWidget(parent) {
         makeAction(tr("Keep run"), "keepOverlay", tr("Keep run as overlay"),
                    tr("Keep this finished run's loss and gradient, drawn lighter, to compare the next "
                       "run (another schedule, method or start) with"));
-    QAction* clearKept = clearOverlaysAction_ =
-        makeAction(tr("Clear kept"), "clearOverlays", tr("Clear overlays"),
-                   tr("Remove every kept run from the plots"));
+    QAction* clearKept = clearOverlaysAction_ = makeAction(
+        tr("Clear kept"), "clearOverlays", tr("Clear overlays"), tr("Remove every kept run from the plots"));
     // A tool bar: on a narrow window what does not fit goes behind its » button instead of widening
     // the window.
     auto* controls = new QToolBar;

@@ -19,11 +19,9 @@ using nlohmann::json;
 namespace {
 const char* kFormat = "gpurec-workbench-session";
 
-
 json strings(const std::vector<std::string>& items) {
     return json(items);
 }
-
 
 json historyToJson(const std::vector<IterationSample>& samples) {
     json history = json::array();
@@ -117,9 +115,9 @@ json reconciliationsToJson(const SessionState& s) {
 }
 
 EventType eventFromName(const std::string& name) {
-    for (EventType e : {EventType::Leaf, EventType::Speciation, EventType::SpeciationLoss,
-                        EventType::Duplication, EventType::Transfer, EventType::TransferLoss,
-                        EventType::Loss})
+    for (EventType e :
+         {EventType::Leaf, EventType::Speciation, EventType::SpeciationLoss, EventType::Duplication,
+          EventType::Transfer, EventType::TransferLoss, EventType::Loss})
         if (name == eventName(e)) return e;
     throw std::runtime_error("unknown reconciliation event \"" + name + "\"");
 }
@@ -168,8 +166,8 @@ void readReconciliations(const json& j, int version, SessionState& s) {
         SampledFamily family;
         family.family = f.at("family").get<std::string>();
         for (const json& sample : f.at("samples")) {
-            const std::string where = "reconciliation " + std::to_string(family.samples.size() + 1) +
-                                      " of family " + family.family;
+            const std::string where =
+                "reconciliation " + std::to_string(family.samples.size() + 1) + " of family " + family.family;
             Reconciliation r;
             r.family = family.family;
             r.root = sample.at("root").get<int>();

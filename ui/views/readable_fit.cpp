@@ -28,7 +28,8 @@ void fitReadable(QGraphicsView& view, const QRectF& content, double rowUnits, do
     view.centerOn(target.center().x(), target.top() + view.viewport()->height() / (2 * sy));
 }
 
-void fitRect(QGraphicsView& view, const QRectF& content, const QRectF& all, bool uniform, FitReserve reserve) {
+void fitRect(QGraphicsView& view, const QRectF& content, const QRectF& all, bool uniform,
+             FitReserve reserve) {
     if (content.isEmpty()) return;
     const double margin = 8.0;
     const double width = std::max(40.0, view.viewport()->width() - reserve.left - reserve.right - margin);
@@ -39,10 +40,9 @@ void fitRect(QGraphicsView& view, const QRectF& content, const QRectF& all, bool
     // The viewport's whole area around the content, so that centring on it is never clamped.
     const double padX = (view.viewport()->width() / sx - content.width()) / 2;
     const double padY = (view.viewport()->height() / sy - content.height()) / 2;
-    const QRectF shown = content.adjusted(-padX - (reserve.left - reserve.right) / (2 * sx),
-                                          -padY - (reserve.top - reserve.bottom) / (2 * sy),
-                                          padX - (reserve.left - reserve.right) / (2 * sx),
-                                          padY - (reserve.top - reserve.bottom) / (2 * sy));
+    const QRectF shown = content.adjusted(
+        -padX - (reserve.left - reserve.right) / (2 * sx), -padY - (reserve.top - reserve.bottom) / (2 * sy),
+        padX - (reserve.left - reserve.right) / (2 * sx), padY - (reserve.top - reserve.bottom) / (2 * sy));
     view.scene()->setSceneRect(shown | all);
     view.centerOn(shown.center());
 }

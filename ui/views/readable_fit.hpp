@@ -23,6 +23,7 @@ void fitReadable(QGraphicsView& view, const QRectF& content, double rowUnits, do
 
 // Shows `content` filling the viewport less `reserve` (one scale per axis, or the same for both when
 // `uniform`), centred; the scene rect covers `all` as well, so the rest stays reachable by scrolling.
-void fitRect(QGraphicsView& view, const QRectF& content, const QRectF& all, bool uniform, FitReserve reserve = {});
+void fitRect(QGraphicsView& view, const QRectF& content, const QRectF& all, bool uniform,
+             FitReserve reserve = {});
 
 } // namespace gpurec::ui

@@ -5,12 +5,12 @@
 #include "views/readable_fit.hpp"
 
 #include <QGraphicsPathItem>
-#include <QMouseEvent>
-#include <QResizeEvent>
-#include <QStyleOptionGraphicsItem>
 #include <QGraphicsScene>
 #include <QGraphicsSimpleTextItem>
+#include <QMouseEvent>
 #include <QPainter>
+#include <QResizeEvent>
+#include <QStyleOptionGraphicsItem>
 #include <QWheelEvent>
 #include <algorithm>
 #include <cmath>
@@ -80,7 +80,8 @@ QPainterPath glyphShape(EventType type) {
 // at the recipient plus, for aggregated arcs, the frequency at the middle, both in screen pixels.
 class ArcItem : public QGraphicsPathItem {
   public:
-    ArcItem(const QPainterPath& path, const QPen& pen, QString label) : QGraphicsPathItem(path), label_(label) {
+    ArcItem(const QPainterPath& path, const QPen& pen, QString label)
+        : QGraphicsPathItem(path), label_(label) {
         QPen cosmetic = pen;
         cosmetic.setCosmetic(true);
         setPen(cosmetic);
@@ -100,7 +101,8 @@ class ArcItem : public QGraphicsPathItem {
         const double length = std::hypot(direction.x(), direction.y());
         if (length > 0) {
             direction /= length;
-            const QPointF tip = end - direction * (kGlyph + 2); // stops at the recipient's glyph, not under it
+            const QPointF tip =
+                end - direction * (kGlyph + 2); // stops at the recipient's glyph, not under it
             const QPointF normal(-direction.y(), direction.x());
             const double size = 11.0 + pen().widthF();
             painter->setPen(Qt::NoPen);
@@ -240,10 +242,12 @@ void ReconciliationView::showReconciliations(const std::vector<const Reconciliat
                 genes[lineages[0][n]] << QString::fromStdString(r.nodes[n].name);
         const QString family = names.isEmpty() ? QString() : names.front() + ": ";
         int omitted = 0;
-        if (!names.isEmpty()) entries_.push_back({QPen(Qt::NoPen), tr("%1, one colour per gene copy:").arg(names.front())});
+        if (!names.isEmpty())
+            entries_.push_back({QPen(Qt::NoPen), tr("%1, one colour per gene copy:").arg(names.front())});
         for (const auto& [k, list] : genes) {
-            const QString text = list.size() <= 3 ? list.join(", ")
-                                                  : tr("%1, %2 and %3 more").arg(list[0], list[1]).arg(list.size() - 2);
+            const QString text = list.size() <= 3
+                                     ? list.join(", ")
+                                     : tr("%1, %2 and %3 more").arg(list[0], list[1]).arg(list.size() - 2);
             lineageNames[k] = family + tr("copy %1 → %2").arg(k + 1).arg(text);
             // The legend stays narrow (it shares the view with the drawing): the first gene only.
             const QString brief = list.size() == 1 ? list[0] : tr("%1 +%2").arg(list[0]).arg(list.size() - 1);
@@ -508,7 +512,8 @@ QSizeF ReconciliationView::fullLegendSize() const {
     if (!species_) return {0, 0};
     const int perColumn = legendRowsPerColumn();
     const int columns = (legendRows() + perColumn - 1) / perColumn;
-    return {columns * legendColumnWidth(), std::min(perColumn, legendRows()) * (QFontMetricsF(font()).height() + 3) + 14};
+    return {columns * legendColumnWidth(),
+            std::min(perColumn, legendRows()) * (QFontMetricsF(font()).height() + 3) + 14};
 }
 
 void ReconciliationView::paintLegend(QPainter* painter, const QPointF& topLeft, bool full) const {
@@ -608,11 +613,13 @@ bool ReconciliationView::leafNamesShown() const {
 
 void ReconciliationView::updateLabelVisibility() {
     const bool shown = leafNamesShown();
-    for (QGraphicsSimpleTextItem* label : labels_) label->setVisible(shown);
+    for (QGraphicsSimpleTextItem* label : labels_)
+        label->setVisible(shown);
 }
 
 void ReconciliationView::mousePressEvent(QMouseEvent* event) {
-    if (event->button() == Qt::LeftButton && QRectF(QPointF(8, 8), legendSize()).contains(event->position())) {
+    if (event->button() == Qt::LeftButton &&
+        QRectF(QPointF(8, 8), legendSize()).contains(event->position())) {
         setLegendOpen(legendCollapsed());
         event->accept();
         return;
@@ -637,7 +644,8 @@ void ReconciliationView::wheelEvent(QWheelEvent* event) {
 
 bool ReconciliationView::exportDrawing(const QString& path) {
     if (!species_) return false;
-    DrawingLegend legend{fullLegendSize(), [this](QPainter* painter) { paintLegend(painter, QPointF(0, 0), true); }};
+    DrawingLegend legend{fullLegendSize(),
+                         [this](QPainter* painter) { paintLegend(painter, QPointF(0, 0), true); }};
     return ui::exportDrawing(path, *scene(), contentRect(), legend, tr("Reconciliations"));
 }
 

@@ -101,7 +101,7 @@ class ReconciliationView : public QGraphicsView {
 
     const SpeciesTree* species_ = nullptr;
     TubeLayout layout_;
-    std::vector<QGraphicsItem*> drawing_; // everything but the tubes and species names
+    std::vector<QGraphicsItem*> drawing_;          // everything but the tubes and species names
     std::vector<QGraphicsSimpleTextItem*> labels_; // species leaf names
     void updateLabelVisibility();
     void applyHighlight();

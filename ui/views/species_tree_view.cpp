@@ -363,7 +363,8 @@ void SpeciesTreeView::paintLegend(QPainter* painter, const QPointF& topLeft) con
     painter->drawRect(bar);
     QRectF labels(bar.left(), bar.bottom() + 2, bar.width(), fm.height());
     const bool below = missingSwatchBelowBar();
-    QRectF swatch = below ? QRectF(bar.left(), labels.bottom() + 4, 12, 12) : QRectF(bar.right() + 12, bar.top(), 12, 12);
+    QRectF swatch =
+        below ? QRectF(bar.left(), labels.bottom() + 4, 12, 12) : QRectF(bar.right() + 12, bar.top(), 12, 12);
     painter->setBrush(ColourScale::missing());
     painter->drawRect(swatch);
     painter->setPen(Qt::black);
@@ -372,8 +373,8 @@ void SpeciesTreeView::paintLegend(QPainter* painter, const QPointF& topLeft) con
     painter->drawText(labels, Qt::AlignRight | Qt::AlignVCenter, formatValue(scale_.high()));
     if (scale_.logarithmic()) {
         const double top = below ? swatch.bottom() + 2 : labels.bottom();
-        painter->drawText(QRectF(labels.left(), top, labels.width(), fm.height()), Qt::AlignLeft | Qt::AlignVCenter,
-                          tr("logarithmic scale"));
+        painter->drawText(QRectF(labels.left(), top, labels.width(), fm.height()),
+                          Qt::AlignLeft | Qt::AlignVCenter, tr("logarithmic scale"));
     }
     painter->restore();
 }
@@ -553,7 +554,8 @@ void SpeciesTreeView::fitAll() {
     const double legend = legendSize().height() + 8;
     auto fit = [&](double labels) {
         if (!circular_)
-            fitReadable(*this, branchesRect_, kRow, kMinimumRowPixels, {0, legend, labels}, kMaximumRowPixels);
+            fitReadable(*this, branchesRect_, kRow, kMinimumRowPixels, {0, legend, labels},
+                        kMaximumRowPixels);
         else
             fitRect(*this, branchesRect_, branchesRect_, true,
                     {labels, std::max(legend, labels), labels, labels});

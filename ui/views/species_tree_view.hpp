@@ -82,8 +82,8 @@ class SpeciesTreeView : public QGraphicsView {
     bool exportDrawing(const QString& path);
 
   signals:
-    void speciesSelected(int node); // -1 when the selection is cleared
-    void collapsedChanged(int node);  // a clade was collapsed or expanded (a session keeps them)
+    void speciesSelected(int node);  // -1 when the selection is cleared
+    void collapsedChanged(int node); // a clade was collapsed or expanded (a session keeps them)
 
   protected:
     void wheelEvent(QWheelEvent* event) override;

@@ -30,7 +30,6 @@
 #include <QPushButton>
 #include <QScreen>
 #include <QScrollArea>
-#include <QStyle>
 #include <QSettings>
 #include <QSplitter>
 #include <QStatusBar>
@@ -73,7 +72,7 @@ QLabel* statusField(const QString& name, const QString& tip) {
 
 const char* const kGeometryKey = "window/geometry";
 const char* const kDockStateKey = "window/docks";
-constexpr int kDockStateVersion = 1; // bump when docks are added or renamed
+constexpr int kDockStateVersion = 1;   // bump when docks are added or renamed
 constexpr int kFourColumnWidth = 1400; // device-independent pixels
 
 QString bits(double v) {
@@ -433,12 +432,14 @@ void WorkbenchWindow::onLoaded(const LoadOutcome& outcome) {
     setWindowTitle(tr("gpurec workbench — %1").arg(describe(outcome.request)));
     const QLocale locale;
     datasetLabel_->setText(tr("%1 species · %2 families · %3 clades")
-                               .arg(locale.toString(d.species.leafCount()), locale.toString(int(d.families.size())),
+                               .arg(locale.toString(d.species.leafCount()),
+                                    locale.toString(int(d.families.size())),
                                     locale.toString(d.cladeCount())));
-    datasetLabel_->setToolTip(tr("Loaded dataset: %1 species (%2 tree nodes), %3 families, %4 clades, %5 splits")
-                                  .arg(locale.toString(d.species.leafCount()), locale.toString(d.species.size()),
-                                       locale.toString(int(d.families.size())), locale.toString(d.cladeCount()),
-                                       locale.toString(d.splitCount())));
+    datasetLabel_->setToolTip(
+        tr("Loaded dataset: %1 species (%2 tree nodes), %3 families, %4 clades, %5 splits")
+            .arg(locale.toString(d.species.leafCount()), locale.toString(d.species.size()),
+                 locale.toString(int(d.families.size())), locale.toString(d.cladeCount()),
+                 locale.toString(d.splitCount())));
     showRunStatus({}, QString());
     timingLabel_->clear();
     tree_->setSolverOptions(knobs_->options());
@@ -593,7 +594,8 @@ void WorkbenchWindow::fitToScreen() {
     auto* familiesDock = findChild<QDockWidget*>("familiesDock");
     auto* runDock = findChild<QDockWidget*>("runDock");
     auto* knobsDock = findChild<QDockWidget*>("knobsDock");
-    const int runNeeds = run_->minimumSizeHint().width() + style()->pixelMetric(QStyle::PM_ScrollBarExtent) + 4;
+    const int runNeeds =
+        run_->minimumSizeHint().width() + style()->pixelMetric(QStyle::PM_ScrollBarExtent) + 4;
     const int familiesNeeds = families_->widthForMainColumns();
     // Four columns (families, tree, plots, run) need about this much; a smaller window puts the Run
     // and Solver options panels in tabs beside the Families panel, so the tree and plots keep their room.
@@ -604,14 +606,16 @@ void WorkbenchWindow::fitToScreen() {
             tabifyDockWidget(familiesDock, dock);
         }
     } else {
-        for (QDockWidget* dock : {runDock, knobsDock}) addDockWidget(Qt::RightDockWidgetArea, dock);
+        for (QDockWidget* dock : {runDock, knobsDock})
+            addDockWidget(Qt::RightDockWidgetArea, dock);
         tabifyDockWidget(runDock, knobsDock);
     }
     runDock->raise();
     // Docks share the width by proportion (no fixed minimum that a small screen cannot hold). The
     // Families and Run panels get the width their columns and fields need when the screen has it.
     if (compact) {
-        resizeDocks({familiesDock}, {std::clamp(std::max(familiesNeeds, runNeeds), size.width() / 5, size.width() / 3)},
+        resizeDocks({familiesDock},
+                    {std::clamp(std::max(familiesNeeds, runNeeds), size.width() / 5, size.width() / 3)},
                     Qt::Horizontal);
     } else {
         resizeDocks({familiesDock, runDock},
@@ -646,9 +650,8 @@ bool WorkbenchWindow::confirmDiscardRun(const QString& action) {
 
 QString WorkbenchWindow::userGuidePath() {
     const QString exe = QCoreApplication::applicationDirPath();
-    for (const QString& candidate :
-         {QStringLiteral(GPUREC_SOURCE_DIR "/docs/user-guide.md"), exe + "/../share/doc/gpurec/user-guide.md",
-          exe + "/docs/user-guide.md"})
+    for (const QString& candidate : {QStringLiteral(GPUREC_SOURCE_DIR "/docs/user-guide.md"),
+                                     exe + "/../share/doc/gpurec/user-guide.md", exe + "/docs/user-guide.md"})
         if (QFileInfo::exists(candidate)) return QFileInfo(candidate).canonicalFilePath();
     return {};
 }
@@ -701,13 +704,15 @@ std::vector<std::pair<QString, QString>> WorkbenchWindow::shortcuts() const {
 void WorkbenchWindow::showShortcuts() {
     QString rows;
     for (const auto& [name, keys] : shortcuts())
-        rows += QString("<tr><td>%1</td><td><b>%2</b></td></tr>").arg(name.toHtmlEscaped(), keys.toHtmlEscaped());
-    QMessageBox box(QMessageBox::NoIcon, tr("Keyboard shortcuts"),
-                    tr("<table cellspacing=6>%1</table><p>In the species tree and the clade DAG: mouse "
-                       "wheel zooms, dragging pans. In the plots: the wheel zooms, dragging pans, a double-click "
-                       "shows all the data again.</p>")
-                        .arg(rows),
-                    QMessageBox::Close, this);
+        rows +=
+            QString("<tr><td>%1</td><td><b>%2</b></td></tr>").arg(name.toHtmlEscaped(), keys.toHtmlEscaped());
+    QMessageBox box(
+        QMessageBox::NoIcon, tr("Keyboard shortcuts"),
+        tr("<table cellspacing=6>%1</table><p>In the species tree and the clade DAG: mouse "
+           "wheel zooms, dragging pans. In the plots: the wheel zooms, dragging pans, a double-click "
+           "shows all the data again.</p>")
+            .arg(rows),
+        QMessageBox::Close, this);
     box.setObjectName("shortcutsDialog");
     box.exec();
 }

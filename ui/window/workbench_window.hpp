@@ -124,7 +124,7 @@ class WorkbenchWindow : public QMainWindow {
     void resetRates(); // to the starting values in the chosen mode, as a command
     void applyRates(const RatesState& state);
     void recordOptimisation(const RunOutcome& outcome); // the finished run as a command
-    void updateUndoActions(); // rate changes cannot be undone while the engine runs
+    void updateUndoActions();                           // rate changes cannot be undone while the engine runs
     // Sessions (workbench_session.cpp).
     SessionState captureSession() const;
     void applySession(const SessionState& state);

@@ -73,8 +73,8 @@ void EngineSession::open(std::shared_ptr<const Dataset> data, const QString& dev
 bool EngineSession::changeDevice(const QString& device, const BatchLimits& limits) {
     if (!data_) return false;
     if (running_) {
-        emit logMessage(QString("The device stays as it is during a run: stop the run to change it to %1")
-                            .arg(device));
+        emit logMessage(
+            QString("The device stays as it is during a run: stop the run to change it to %1").arg(device));
         return false;
     }
     submit([this, data = data_, device, limits, theta = theta_, options = options_] {
