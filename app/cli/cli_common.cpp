@@ -297,15 +297,27 @@ double parseByteSize(const std::string& text) {
     return v * mult;
 }
 
-BackendChoice backendFrom(const EngineOptions& o, const std::shared_ptr<const Dataset>& data) {
-    if (o.threads > 0) omp_set_num_threads(o.threads);
+namespace {
+BatchLimits batchLimitsFrom(const EngineOptions& o) {
     BatchLimits limits;
     if (!o.gpuMemoryLimit.empty()) limits.memoryBytes = parseByteSize(o.gpuMemoryLimit);
-    BackendChoice c = selectBackend(o.device, data, limits);
+    return limits;
+}
+} // namespace
+
+BackendChoice backendFrom(const EngineOptions& o, const std::shared_ptr<const Dataset>& data) {
+    if (o.threads > 0) omp_set_num_threads(o.threads);
+    BackendChoice c = selectBackend(o.device, data, batchLimitsFrom(o));
     // Information, not a problem: auto promises the CPU when no GPU is usable (stderr is kept for
     // errors and warnings).
     if (!c.note.empty()) std::cout << c.note << "\n";
     return c;
+}
+
+BackendFactory backendFactoryFrom(const EngineOptions& o) {
+    return [device = o.device, limits = batchLimitsFrom(o)](std::shared_ptr<const Dataset> d) {
+        return selectBackend(device, d, limits).backend;
+    };
 }
 
 } // namespace gpurec::cli

@@ -5,6 +5,7 @@
 #include "engine/backend_factory.hpp"
 #include "model/rate_parameters.hpp"
 #include "model/solver_options.hpp"
+#include "species_search/candidate_scorer.hpp"
 
 #include <CLI/CLI.hpp>
 #include <limits>
@@ -107,6 +108,8 @@ RateParameters initialRates(const RateOptions& o, const Dataset& data, RateMode 
 RateParameters fixedRunRates(const RateOptions& o, const Dataset& data);
 // Prints the choice's note (a GPU asked for by auto but not usable) on stdout.
 BackendChoice backendFrom(const EngineOptions& o, const std::shared_ptr<const Dataset>& data);
+// Backends on the same device and memory budget for the datasets of candidate species trees.
+BackendFactory backendFactoryFrom(const EngineOptions& o);
 // Adds the inputs, device, solver options, excluded and skipped families to a result.json object.
 void addRunDescription(nlohmann::json& j, const InputOptions& input, const LoadedInput& loaded,
                        const std::string& device, const SolverOptions& solver);

@@ -136,15 +136,7 @@ void registerSearch(CLI::App& root) {
         throwIfInterrupted();
         const Dataset& data = *in.dataset;
         BackendChoice first = backendFrom(o->engine, in.dataset);
-        BatchLimits limits;
-        if (!o->engine.gpuMemoryLimit.empty()) limits.memoryBytes = parseByteSize(o->engine.gpuMemoryLimit);
-        const std::string device = o->engine.device;
-        CandidateScorer scorer(
-            in.dataset,
-            [device, limits](const std::shared_ptr<const Dataset>& d) {
-                return selectBackend(device, d, limits).backend;
-            },
-            solver);
+        CandidateScorer scorer(in.dataset, backendFactoryFrom(o->engine), solver);
         const RateParameters theta = initialRates(o->rates, data, parseRateMode(o->parametrization));
         std::printf("%zu families, %d species, %lld clades on %s; %s search from %s\n", data.families.size(),
                     data.species.leafCount(), data.cladeCount(), first.description.c_str(),

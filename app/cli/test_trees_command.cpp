@@ -65,15 +65,7 @@ void registerTestTrees(CLI::App& root) {
         LoadedInput in = loadOrExplain(input, o->engine.threads);
         const Dataset& data = *in.dataset;
         BackendChoice first = backendFrom(o->engine, in.dataset);
-        BatchLimits limits;
-        if (!o->engine.gpuMemoryLimit.empty()) limits.memoryBytes = parseByteSize(o->engine.gpuMemoryLimit);
-        const std::string device = o->engine.device;
-        CandidateScorer scorer(
-            in.dataset,
-            [device, limits](const std::shared_ptr<const Dataset>& d) {
-                return selectBackend(device, d, limits).backend;
-            },
-            solver);
+        CandidateScorer scorer(in.dataset, backendFactoryFrom(o->engine), solver);
         const RateParameters start = initialRates(o->rates, data, RateMode::Global);
         std::vector<std::vector<double>> ll;
         std::vector<Rates> rates;
