@@ -5,6 +5,7 @@
 #include "cli_run.hpp"
 #include "support.hpp"
 
+#include "io/newick.hpp"
 #include "recon/recphyloxml.hpp"
 
 #include <QtTest>
@@ -108,6 +109,26 @@ class CliAlerax : public QObject {
         QVERIFY(!readJson(out + "/result.json").contains("sampling"));
     }
 
+    // -s MiniNJ with AleRax's default SKIP: the distance tree is built, kept and scored.
+    void miniNjStartIsKeptUnderSkip() {
+        const std::string out = temporaryFolder("alerax_nj") + "/out";
+        const std::string ds = sharedData("primates");
+        CliRun r =
+            runGpurec({"alerax", "-f", q(ds + "/families.txt"), "-s", "MiniNJ", "-g", "0", "-p", q(out)});
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        QVERIFY2(r.out.contains("running gpurec search --species-tree-search SKIP"), qPrintable(r.out));
+        auto topology = [&](const std::string& file) {
+            return writeNewick(parseNewick(fileText(out + "/species_trees/" + file), file).at(0),
+                               {false, true});
+        };
+        QCOMPARE(topology("inferred_species_tree.newick"), topology("starting_species_tree.newick"));
+        QVERIFY(!std::filesystem::exists(out + "/species_trees/species_tree_support_kh.newick"));
+        QVERIFY(!std::filesystem::exists(out + "/species_trees/species_tree_root_llr.newick"));
+        const nlohmann::json j = readJson(out + "/result.json");
+        QCOMPARE(j.at("search").at("strategy").get<std::string>(), std::string("SKIP"));
+        QCOMPARE(j.at("search").at("steps").get<int>(), 2); // the start and its rates, no move
+    }
+
     void unsupportedOptionsAreRefusedByName() {
         const std::string out = temporaryFolder("alerax_refused") + "/out";
         const std::vector<std::pair<QStringList, QString>> cases = {
@@ -137,9 +158,10 @@ class CliAlerax : public QObject {
             QVERIFY(!std::filesystem::exists(out)); // refused before anything is written
         }
         const std::string ds = sharedData(kData);
-        CliRun nj = runGpurec({"alerax", "-f", q(ds + "/families.txt"), "-s", "MiniNJ", "-p", q(out)});
+        CliRun nj = runGpurec({"alerax", "-f", q(ds + "/families.txt"), "-s", "MiniNJ",
+                               "--model-parametrization", "PER-SPECIES", "-p", q(out)});
         QCOMPARE(nj.exitCode, 2);
-        QVERIFY2(nj.err.contains("-s MiniNJ with --species-tree-search SKIP is not supported"),
+        QVERIFY2(nj.err.contains("-s MiniNJ with --model-parametrization PER-SPECIES is not supported"),
                  qPrintable(nj.err));
         CliRun missing = runGpurec({"alerax", "-s", q(ds + "/sp.nwk"), "-p", q(out)});
         QCOMPARE(missing.exitCode, 106); // CLI11's RequiredError

@@ -45,6 +45,11 @@ struct AleraxOptions {
     bool overwrite = false;
 };
 
+// A start tree built from the families (AleRax's spellings) rather than read from a file.
+bool generatedStart(const AleraxOptions& o) {
+    return o.speciesTree == "MiniNJ" || o.speciesTree == "Random" || o.speciesTree == "random";
+}
+
 // Parts of AleRax's model and pipeline gpurec does not have yet: refused, never ignored.
 void refuseUnsupported(const CLI::App& app, const AleraxOptions& o) {
     auto refuse = [](const std::string& what) {
@@ -61,9 +66,8 @@ void refuseUnsupported(const CLI::App& app, const AleraxOptions& o) {
         refuse("--model-parametrization " + o.parametrization);
     if (o.search != "SKIP" && o.parametrization == "PER-SPECIES")
         refuse("--species-tree-search " + o.search + " with --model-parametrization PER-SPECIES");
-    if (o.search == "SKIP" &&
-        (o.speciesTree == "MiniNJ" || o.speciesTree == "Random" || o.speciesTree == "random"))
-        refuse("-s " + o.speciesTree + " with --species-tree-search SKIP");
+    if (generatedStart(o) && o.parametrization == "PER-SPECIES")
+        refuse("-s " + o.speciesTree + " with --model-parametrization PER-SPECIES");
     if (o.rateOptimizer != "LBFGSB") refuse("--rate-optimizer " + o.rateOptimizer);
     if (o.trimRatio != 0) refuse("--trim-ratio");
     if (o.maxCladeSplitRatio != -1) refuse("--max-clade-split-ratio");
@@ -115,9 +119,7 @@ void registerAlerax(CLI::App& root) {
     CLI::App* app = root.add_subcommand(
         "alerax", "Run an AleRax command line unchanged (AleRax's options and files; docs/alerax.md)");
     app->add_option("-f,--families", o->families, "AleRax families file")->required();
-    app->add_option("-s,--species-tree", o->speciesTree,
-                    "Species tree file, or MiniNJ or Random (with a --species-tree-search)")
-        ->required();
+    app->add_option("-s,--species-tree", o->speciesTree, "Species tree file, MiniNJ or Random")->required();
     app->add_option("-p,--prefix", o->prefix, "Output folder")->required();
     app->add_option("-r,--rec-model", o->recModel, "UndatedDTL (default) or UndatedDL")
         ->check(CLI::IsMember({"UndatedDTL", "UndatedDL"}));
@@ -164,7 +166,8 @@ void registerAlerax(CLI::App& root) {
     app->add_flag("--overwrite", o->overwrite, "gpurec: replace the results of an earlier run in the prefix");
     app->callback([o, app] {
         refuseUnsupported(*app, *o);
-        const bool searching = o->search != "SKIP";
+        // gpurec search builds MiniNJ and Random trees; with SKIP it keeps the tree it built.
+        const bool searching = o->search != "SKIP" || generatedStart(*o);
         prepareOutputs({o->prefix, o->overwrite},
                        {"species_trees", "per_fam_likelihoods.txt", "model_parameters", "trace.csv",
                         "checkpoint.json", "search_trace.csv", "reconciliations", "result.json"});

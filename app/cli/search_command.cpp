@@ -94,8 +94,9 @@ void registerSearch(CLI::App& root) {
     addRateOptions(*app, o->rates, NumberRange::positive());
     addEngineOptions(*app, o->engine, true);
     app->add_option("--species-tree-search", o->strategy,
-                    "HYBRID (SPR and root moves, default) or REROOT (root position only)")
-        ->check(CLI::IsMember({"HYBRID", "REROOT"}));
+                    "HYBRID (SPR and root moves, default), REROOT (root position only) or SKIP (the start "
+                    "tree kept: rates fitted on it)")
+        ->check(CLI::IsMember({"HYBRID", "REROOT", "SKIP"}));
     app->add_option("--model-parametrization", o->parametrization,
                     "GLOBAL (default) or PER-FAMILY (each family its own rates)")
         ->check(CLI::IsMember({"GLOBAL", "PER-FAMILY"}));

@@ -12,11 +12,21 @@ namespace gpurec {
 SearchStrategy parseSearchStrategy(const std::string& text) {
     if (text == "HYBRID") return SearchStrategy::Hybrid;
     if (text == "REROOT") return SearchStrategy::Reroot;
-    throw std::invalid_argument("unknown species-tree search '" + text + "' (expected HYBRID or REROOT)");
+    if (text == "SKIP") return SearchStrategy::Skip;
+    throw std::invalid_argument("unknown species-tree search '" + text +
+                                "' (expected HYBRID, REROOT or SKIP)");
 }
 
 std::string toString(SearchStrategy strategy) {
-    return strategy == SearchStrategy::Hybrid ? "HYBRID" : "REROOT";
+    switch (strategy) {
+    case SearchStrategy::Hybrid:
+        return "HYBRID";
+    case SearchStrategy::Reroot:
+        return "REROOT";
+    case SearchStrategy::Skip:
+        return "SKIP";
+    }
+    return "";
 }
 
 void SpeciesSearchSettings::validate() const {
@@ -68,10 +78,17 @@ class Search {
         record("start", start, result_.evaluation, true);
         kh_.newTree(splits_, ll(), perFamily());
         try {
-            if (settings_.strategy == SearchStrategy::Reroot)
+            switch (settings_.strategy) {
+            case SearchStrategy::Reroot:
                 reroot();
-            else
+                break;
+            case SearchStrategy::Hybrid:
                 hybrid();
+                break;
+            case SearchStrategy::Skip:
+                optimizeRates();
+                break;
+            }
         } catch (const SearchInterrupted&) {
             result_.interrupted = true;
         }

@@ -15,8 +15,9 @@
 
 namespace gpurec {
 
-enum class SearchStrategy { Hybrid, Reroot };
-SearchStrategy parseSearchStrategy(const std::string& text); // HYBRID | REROOT
+// SKIP keeps the start tree (AleRax's default): a MiniNJ or Random start is only scored, rates fitted.
+enum class SearchStrategy { Hybrid, Reroot, Skip };
+SearchStrategy parseSearchStrategy(const std::string& text); // HYBRID | REROOT | SKIP
 std::string toString(SearchStrategy strategy);
 
 struct SpeciesSearchSettings {
