@@ -248,7 +248,7 @@ class CliSearch : public QObject {
                  QString("--max-radius: must be >= 1, got 0\nRun with --help for more information.\n"));
         r = runGpurec(QStringList{"search", "-s", "MiniNJ", "--species-tree-search", "SPR"} + input);
         QCOMPARE(r.exitCode, 105);
-        QVERIFY2(r.err.contains("--species-tree-search: SPR not in {HYBRID,REROOT}"), qPrintable(r.err));
+        QVERIFY2(r.err.contains("--species-tree-search: SPR not in {HYBRID,REROOT,SKIP}"), qPrintable(r.err));
         r = runGpurec(QStringList{"test-trees", "-s", q(sim + "/species.nwk")} + input);
         QCOMPARE(r.exitCode, 2);
         QCOMPARE(r.err, QString("gpurec: error: test-trees needs two or more trees (-s T1 -s T2 ...)\n"));
