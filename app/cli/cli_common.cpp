@@ -315,7 +315,7 @@ BackendChoice backendFrom(const EngineOptions& o, const std::shared_ptr<const Da
 }
 
 BackendFactory backendFactoryFrom(const EngineOptions& o) {
-    return [device = o.device, limits = batchLimitsFrom(o)](std::shared_ptr<const Dataset> d) {
+    return [device = o.device, limits = batchLimitsFrom(o)](const std::shared_ptr<const Dataset>& d) {
         return selectBackend(device, d, limits).backend;
     };
 }
