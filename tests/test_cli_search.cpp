@@ -8,6 +8,7 @@
 #include "species_search/species_topology.hpp"
 
 #include <QtTest>
+#include <algorithm>
 #include <csignal>
 #include <filesystem>
 #include <fstream>
@@ -153,6 +154,62 @@ class CliSearch : public QObject {
         QVERIFY(bool(j["search"]["interrupted"]));
         QCOMPARE(readText(out + "/species_trees/inferred_species_tree.newick"),
                  std::string(j["search"]["inferred_tree"]) + "\n");
+        const double interruptedLl = j["search"]["log_likelihood"];
+        const nlohmann::json stopped = readJson(out + "/checkpoint.json");
+        QVERIFY(!bool(stopped["finished"]));
+        QCOMPARE(std::string(stopped["run"]["tree"]), std::string(j["search"]["inferred_tree"]));
+        const std::string start = readText(out + "/species_trees/starting_species_tree.newick");
+        const std::string earlierTrace = readText(out + "/search_trace.csv");
+        const int earlierRows = int(std::count(earlierTrace.begin(), earlierTrace.end(), '\n')) - 1;
+
+        // --resume goes on from the best tree and its rates, in the same folder, to the end.
+        CliRun resumed = runGpurec({"search", "--resume", q(out), "--threads", "2"});
+        QVERIFY2(resumed.exitCode == 0, qPrintable(resumed.err));
+        QVERIFY2(resumed.out.contains(QString("resuming %1 after %2 steps").arg(q(out)).arg(earlierRows)),
+                 qPrintable(resumed.out));
+        const nlohmann::json done = readJson(out + "/result.json");
+        QVERIFY(!bool(done["search"]["interrupted"]));
+        QCOMPARE(int(done["search"]["resumed_at_step"]), earlierRows);
+        QVERIFY(double(done["search"]["log_likelihood"]) >= interruptedLl);
+        QCOMPARE(std::string(done["search"]["starting_tree"]), std::string(j["search"]["inferred_tree"]));
+        QCOMPARE(readText(out + "/species_trees/starting_species_tree.newick"), start); // the first part's
+        const std::string trace = readText(out + "/search_trace.csv");
+        QVERIFY(trace.find("\n" + std::to_string(earlierRows) + ",") != std::string::npos); // numbered on
+        QVERIFY(bool(readJson(out + "/checkpoint.json")["finished"]));
+        // The same LL as gpurec eval on the inferred tree at the written rates.
+        const std::string check = temporaryFolder("cli_search_int_eval") + "/out";
+        CliRun eval = runGpurec({"eval", "-s", q(out + "/species_trees/inferred_species_tree.newick"), "-f",
+                                 q(sim + "/families.txt"), "--rates-file",
+                                 q(out + "/model_parameters/model_parameters.txt"), "-p", q(check)});
+        QVERIFY2(eval.exitCode == 0, qPrintable(eval.err));
+        QVERIFY(relativeError(totalOfPerFamilyFile(check + "/per_fam_likelihoods.txt"),
+                              double(done["search"]["log_likelihood"])) < 1e-9);
+
+        CliRun again = runGpurec({"search", "--resume", q(out)});
+        QCOMPARE(again.exitCode, 0);
+        QVERIFY2(again.out.contains("the search there has finished; nothing to resume"),
+                 qPrintable(again.out));
+    }
+
+    // --resume with an option that differs from the recorded run is refused, naming both values.
+    void resumeRefusesConflictingOptions() {
+        const std::string sim = simulatedFolder(), out = temporaryFolder("cli_search_conflict") + "/out";
+        QProcess p;
+        p.start(GPUREC_CLI_PATH, {"search", "-s", "MiniNJ", "-f", q(sim + "/families.txt"), "--threads", "1",
+                                  "--replicates", "50", "-p", q(out)});
+        QByteArray text;
+        while (!text.contains("step 0: start") && p.state() != QProcess::NotRunning) {
+            p.waitForReadyRead(100);
+            text += p.readAllStandardOutput();
+        }
+        ::kill(static_cast<pid_t>(p.processId()), SIGINT);
+        QVERIFY(p.waitForFinished(600000));
+        CliRun r = runGpurec({"search", "--resume", q(out), "--max-radius", "5"});
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY2(r.err.contains("options conflict with the run recorded in " + q(out) +
+                                "/checkpoint.json:\n"
+                                "  --max-radius 5 (the run has 3)"),
+                 qPrintable(r.err));
     }
 
     // test-trees at fixed rates: the per-family table is gpurec eval's on each tree, the KH p-value

@@ -269,6 +269,23 @@ void printEarlyStops(const SolverStats& stats) {
         std::printf("warning: %s\n", line.c_str());
 }
 
+void requireRecordedOptions(const CLI::App& app, const nlohmann::json& recorded, const nlohmann::json& now,
+                            const std::string& checkpointPath) {
+    std::string conflicts;
+    for (const auto& [name, value] : recorded.items())
+        if (app.count(name) > 0 && now.at(name) != value)
+            conflicts += "\n  " + name + " " + now.at(name).dump() + " (the run has " + value.dump() + ")";
+    if (!conflicts.empty())
+        throw std::invalid_argument("options conflict with the run recorded in " + checkpointPath + ":" +
+                                    conflicts +
+                                    "\nleave them out to resume it, or start a new run in another "
+                                    "folder");
+}
+
+std::string absolutePath(const std::string& path) {
+    return path.empty() ? path : std::filesystem::absolute(path).lexically_normal().string();
+}
+
 double parseByteSize(const std::string& text) {
     double v = 0;
     // Decimal only (std::stod would read 0x10 as 16).

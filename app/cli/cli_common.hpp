@@ -118,6 +118,12 @@ void printEarlyStops(const SolverStats& stats);
 // The part of addRunDescription every command writes: "input_files" (resolved paths),
 // "excluded_families" and "skipped".
 void addInputReport(nlohmann::json& j, const InputOptions& input, const LoadedInput& loaded);
+// For --resume: throws std::invalid_argument listing every option given on this command line (by its
+// recorded name, e.g. "--species-tree") whose value differs from the run recorded in `checkpointPath`.
+void requireRecordedOptions(const CLI::App& app, const nlohmann::json& recorded, const nlohmann::json& now,
+                            const std::string& checkpointPath);
+// A path made absolute, so that a run resumes from any working directory ("" stays "").
+std::string absolutePath(const std::string& path);
 // "20GB", "512MiB", "1e9" -> bytes.
 double parseByteSize(const std::string& text);
 

@@ -39,10 +39,6 @@ struct OptimizeOptions {
     std::string resume;
 };
 
-std::string absolutePath(const std::string& path) {
-    return path.empty() ? path : std::filesystem::absolute(path).lexically_normal().string();
-}
-
 // The options that define a run, under their command-line names: recorded in the checkpoint and
 // compared on --resume. Paths are absolute so that a run resumes from any working directory.
 // --device, --threads and --gpu-memory-limit are left out: they may change between the parts of
@@ -106,16 +102,7 @@ OptimizeOptions resumedOptions(const CLI::App& app, const OptimizeOptions& given
         throw std::invalid_argument("--resume " + given.resume + " continues the run in that folder; -p " +
                                     given.output.outdir + " names another (leave -p out)");
     const nlohmann::json& recorded = checkpoint.run.at("options");
-    const nlohmann::json now = recordedOptions(given);
-    std::string conflicts;
-    for (const auto& [name, value] : recorded.items())
-        if (app.count(name) > 0 && now.at(name) != value)
-            conflicts += "\n  " + name + " " + now.at(name).dump() + " (the run has " + value.dump() + ")";
-    if (!conflicts.empty())
-        throw std::invalid_argument("options conflict with the run recorded in " + checkpointPath + ":" +
-                                    conflicts +
-                                    "\nleave them out to resume it, or start a new run in another "
-                                    "folder");
+    requireRecordedOptions(app, recorded, recordedOptions(given), checkpointPath);
     OptimizeOptions o = given;
     applyRecordedOptions(recorded, o);
     o.output.outdir = given.resume;

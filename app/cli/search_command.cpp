@@ -1,16 +1,23 @@
 #include "cli_common.hpp"
 #include "commands.hpp"
 
+#include "io/newick.hpp"
 #include "io/output_file.hpp"
+#include "io/output_folder.hpp"
 #include "io/result_writer.hpp"
+#include "io/text_file.hpp"
+#include "optim/checkpoint.hpp"
 #include "optim/rate_files.hpp"
 #include "run/interruption.hpp"
 #include "species_search/search_files.hpp"
 #include "species_search/start_trees.hpp"
 
+#include <algorithm>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <numbers>
 #include <set>
 
 namespace gpurec::cli {
@@ -26,7 +33,71 @@ struct SearchOptions {
     std::string parametrization = "GLOBAL";
     SpeciesSearchSettings settings;
     bool fixRates = false;
+    std::string resume;
 };
+
+// The options that define a search, under their command-line names: recorded in checkpoint.json
+// and compared on --resume. --device, --threads and --gpu-memory-limit may change between parts.
+nlohmann::json recordedOptions(const SearchOptions& o) {
+    std::vector<std::string> geneTrees;
+    for (const std::string& p : o.input.geneTrees)
+        geneTrees.push_back(absolutePath(p));
+    const bool generated =
+        o.input.species == "MiniNJ" || o.input.species == "Random" || o.input.species == "random";
+    return {{"--species-tree", generated ? o.input.species : absolutePath(o.input.species)},
+            {"--families", absolutePath(o.input.families)},
+            {"gene_trees", geneTrees},
+            {"--transfer-constraint", o.input.transferConstraint},
+            {"--gene-tree-rooting", o.input.rooting},
+            {"--min-covered-species", o.input.minCoveredSpecies},
+            {"--d", o.rates.d},
+            {"--l", o.rates.l},
+            {"--t", o.rates.t},
+            {"--rates-file", absolutePath(o.rates.ratesFile)},
+            {"--schedule", o.engine.schedule},
+            {"--solver", o.engine.solverSettings},
+            {"--species-tree-search", o.strategy},
+            {"--model-parametrization", o.parametrization},
+            {"--max-radius", o.settings.maxRadius},
+            {"--root-depth", o.settings.rootDepth},
+            {"--replicates", o.settings.replicates},
+            {"--seed", o.settings.seed},
+            {"--rate-iterations", o.settings.rates.max_iter},
+            {"--fix-rates", o.fixRates}};
+}
+
+// The options of the search recorded in `checkpoint`, with this command line's device and threads.
+SearchOptions resumedOptions(const CLI::App& app, const SearchOptions& given,
+                             const OptimizationCheckpoint& checkpoint, const std::string& checkpointPath) {
+    if (app.count("--prefix") > 0 && absolutePath(given.output.outdir) != absolutePath(given.resume))
+        throw std::invalid_argument("--resume " + given.resume + " continues the search in that folder; -p " +
+                                    given.output.outdir + " names another (leave -p out)");
+    const nlohmann::json& j = checkpoint.run.at("options");
+    requireRecordedOptions(app, j, recordedOptions(given), checkpointPath);
+    SearchOptions o = given;
+    o.input.species = j.at("--species-tree").get<std::string>();
+    o.input.families = j.at("--families").get<std::string>();
+    o.input.geneTrees = j.at("gene_trees").get<std::vector<std::string>>();
+    o.input.transferConstraint = j.at("--transfer-constraint").get<std::string>();
+    o.input.rooting = j.at("--gene-tree-rooting").get<std::string>();
+    o.input.minCoveredSpecies = j.at("--min-covered-species").get<int>();
+    o.rates.d = j.at("--d").get<double>();
+    o.rates.l = j.at("--l").get<double>();
+    o.rates.t = j.at("--t").get<double>();
+    o.rates.ratesFile = j.at("--rates-file").get<std::string>();
+    o.engine.schedule = j.at("--schedule").get<std::string>();
+    o.engine.solverSettings = j.at("--solver").get<std::vector<std::string>>();
+    o.strategy = j.at("--species-tree-search").get<std::string>();
+    o.parametrization = j.at("--model-parametrization").get<std::string>();
+    o.settings.maxRadius = j.at("--max-radius").get<int>();
+    o.settings.rootDepth = j.at("--root-depth").get<int>();
+    o.settings.replicates = j.at("--replicates").get<int>();
+    o.settings.seed = j.at("--seed").get<std::uint64_t>();
+    o.settings.rates.max_iter = j.at("--rate-iterations").get<int>();
+    o.fixRates = j.at("--fix-rates").get<bool>();
+    o.output.outdir = given.resume;
+    return o;
+}
 
 std::vector<FamilyInput> listedFamilies(const InputOptions& o) {
     std::vector<FamilyInput> inputs;
@@ -114,7 +185,27 @@ void registerSearch(CLI::App& root) {
               "Iterations of each rate re-optimisation at most (default 100)", NumberRange::atLeast(1));
     app->add_flag("--fix-rates", o->fixRates, "Keep the starting rates (no re-optimisation)");
     addOutputOptions(*app, o->output);
-    app->callback([o] {
+    app->get_option("--species-tree")->required(false); // not with --resume: the checkpoint names it
+    app->add_option("--resume", o->resume,
+                    "Continue the interrupted search in this output folder from its checkpoint.json (its "
+                    "inputs and options are read from there)")
+        ->excludes("--overwrite");
+    app->callback([given = o, app] {
+        OptimizationCheckpoint checkpoint;
+        const bool resuming = !given->resume.empty();
+        const std::string checkpointPath =
+            (resuming ? given->resume : given->output.outdir) + "/checkpoint.json";
+        if (resuming) {
+            checkpoint = readCheckpoint(checkpointPath);
+            if (checkpoint.finished) {
+                std::printf("%s: the search there has finished; nothing to resume\n", given->resume.c_str());
+                return;
+            }
+        }
+        if (!resuming && given->input.species.empty())
+            throw CLI::RequiredError("--species-tree (or --resume FOLDER)");
+        const auto o = std::make_shared<const SearchOptions>(
+            resuming ? resumedOptions(*app, *given, checkpoint, checkpointPath) : *given);
         SolverOptions solver = solverOptionsFrom(o->engine);
         SpeciesSearchSettings settings = o->settings;
         settings.strategy = parseSearchStrategy(o->strategy);
@@ -122,15 +213,23 @@ void registerSearch(CLI::App& root) {
         settings.validate();
         const std::string& outdir = o->output.outdir;
         const std::string trees = outdir + "/species_trees";
-        prepareOutputs(o->output, {"species_trees", "per_fam_likelihoods.txt", "model_parameters",
-                                   "search_trace.csv", "result.json"});
+        const std::vector<std::string> owned = {"species_trees",    "per_fam_likelihoods.txt",
+                                                "model_parameters", "search_trace.csv",
+                                                "checkpoint.json",  "result.json"};
+        if (resuming)
+            prepareOutputFolder(outdir, owned, ExistingOutputs::Keep);
+        else
+            prepareOutputs(o->output, owned);
         const InterruptionHandlers handlers; // from here on a signal ends the search with its best tree
         ensureDirectory(trees);
-        const SpeciesTree start = startTree(*o, listedFamilies(o->input));
         const std::string startPath = trees + "/starting_species_tree.newick";
-        writeFileAtomically(startPath, start.toNewick(true) + "\n");
-        writeFileAtomically(trees + "/inferred_species_tree.newick",
-                            SpeciesTopology::fromSpeciesTree(start).toSpeciesTree().toNewick(true) + "\n");
+        if (!resuming) { // a resumed search keeps the first part's start tree and files
+            const SpeciesTree start = startTree(*o, listedFamilies(o->input));
+            writeFileAtomically(startPath, start.toNewick(true) + "\n");
+            writeFileAtomically(trees + "/inferred_species_tree.newick",
+                                SpeciesTopology::fromSpeciesTree(start).toSpeciesTree().toNewick(true) +
+                                    "\n");
+        }
         InputOptions input = o->input;
         input.species = startPath; // the families are mapped onto the start tree
         LoadedInput in = loadOrExplain(input, o->engine.threads);
@@ -138,24 +237,55 @@ void registerSearch(CLI::App& root) {
         const Dataset& data = *in.dataset;
         BackendChoice first = backendFrom(o->engine, in.dataset);
         CandidateScorer scorer(in.dataset, backendFactoryFrom(o->engine), solver);
-        const RateParameters theta = initialRates(o->rates, data, parseRateMode(o->parametrization));
+        const RateParameters theta = resuming
+                                         ? checkpointParameters(checkpoint, data)
+                                         : initialRates(o->rates, data, parseRateMode(o->parametrization));
+        const SpeciesTopology from =
+            resuming ? scorer.topologyOf(SpeciesTree::fromNewick(
+                           parseNewick(checkpoint.run.at("tree").get<std::string>(), checkpointPath).at(0)))
+                     : scorer.loadedTopology();
+        if (!resuming) {
+            checkpoint = checkpointOf(theta, data);
+            checkpoint.run = {{"command", "search"},
+                              {"options", recordedOptions(*o)},
+                              {"tree", from.toSpeciesTree().toNewick(true)},
+                              {"steps", 0}};
+            writeCheckpoint(checkpointPath, checkpoint); // a search killed before its first move resumes too
+        }
+        checkpoint.settings = settings.rates;
         std::printf("%zu families, %d species, %lld clades on %s; %s search from %s\n", data.families.size(),
                     data.species.leafCount(), data.cladeCount(), first.description.c_str(),
                     toString(settings.strategy).c_str(), o->input.species.c_str());
         std::fflush(stdout);
 
         const std::string tracePath = outdir + "/search_trace.csv";
-        std::ofstream trace(tracePath);
-        if (!(trace << searchTraceHeader() << std::endl))
-            throw std::runtime_error("cannot write " + tracePath);
+        // A resumed search goes on with the earlier parts' rows (numbered on from them).
         std::string traceText = searchTraceHeader() + "\n";
+        if (resuming && std::filesystem::exists(tracePath)) {
+            const std::string earlier = readTextFile(tracePath);
+            if (earlier.rfind(traceText, 0) == 0) traceText = earlier.substr(0, earlier.rfind('\n') + 1);
+        }
+        const int earlierSteps = static_cast<int>(std::count(traceText.begin(), traceText.end(), '\n')) - 1;
+        std::ofstream trace(tracePath);
+        if (!(trace << traceText << std::flush)) throw std::runtime_error("cannot write " + tracePath);
+        if (resuming)
+            std::printf("resuming %s after %d steps, LL %.10f\n", outdir.c_str(), earlierSteps,
+                        -checkpoint.bestNllBits * std::numbers::ln2);
         SpeciesSearchResult result =
-            searchSpeciesTree(scorer, scorer.loadedTopology(), theta, settings, [&](const SearchStep& step) {
+            searchSpeciesTree(scorer, from, theta, settings, [&](const SearchStep& s) {
+                SearchStep step = s;
+                step.index += earlierSteps;
                 const std::string row = searchTraceRow(step);
                 traceText += row + "\n";
                 if (!(trace << row << std::endl)) throw std::runtime_error("cannot write " + tracePath);
-                if (step.accepted && step.move != "rates") {
-                    // The best tree so far survives a kill.
+                if (step.accepted) {
+                    // The best tree and its rates survive a kill: --resume starts from them.
+                    checkpoint.theta = step.theta->theta();
+                    checkpoint.bestNllBits = -step.logLikelihood / std::numbers::ln2;
+                    checkpoint.run["tree"] = step.newick;
+                    checkpoint.run["steps"] = step.index + 1;
+                    writeCheckpoint(checkpointPath, checkpoint);
+                    if (step.move == "rates") return;
                     writeFileAtomically(trees + "/inferred_species_tree.newick", step.newick + "\n");
                     std::printf("step %d: %s, LL %.10f\n", step.index, step.move.c_str(), step.logLikelihood);
                     std::fflush(stdout);
@@ -186,9 +316,16 @@ void registerSearch(CLI::App& root) {
                        {"seed", settings.seed},
                        {"fix_rates", o->fixRates},
                        {"interrupted", result.interrupted}};
+        j["search"]["resumed_at_step"] = resuming ? nlohmann::json(earlierSteps) : nlohmann::json(nullptr);
         addRunDescription(j, input, in, first.description, solver);
         j["options"]["species_tree"] = o->input.species;
         writeJson(outdir + "/result.json", j);
+        checkpoint.theta = result.theta.theta();
+        checkpoint.bestNllBits = -result.evaluation.totalLogLikelihood / std::numbers::ln2;
+        checkpoint.run["tree"] = result.best.toSpeciesTree().toNewick(true);
+        checkpoint.finished = !result.interrupted;
+        checkpoint.stopReason = result.interrupted ? "interrupted" : "no move improves the likelihood";
+        writeCheckpoint(checkpointPath, checkpoint);
         const Rates r0 = result.theta.rates(0);
         const std::string rates = result.theta.mode() == RateMode::Global
                                       ? "rates D " + std::to_string(r0.d) + " L " + std::to_string(r0.l) +

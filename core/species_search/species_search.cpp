@@ -123,6 +123,7 @@ class Search {
         step.accepted = accepted;
         step.seconds = elapsed();
         step.rates = result_.theta.rates(0);
+        step.theta = &result_.theta;
         result_.trace.push_back(step);
         if (observer_) observer_(result_.trace.back());
     }

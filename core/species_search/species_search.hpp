@@ -43,6 +43,9 @@ struct SearchStep {
     bool accepted = false; // it became the current tree (or the rates were kept)
     double seconds = 0.0;  // since the start of the search
     Rates rates;           // the global rates it was scored with (per-family rates: family 0's)
+    // The rates the search holds after this step (valid during the observer's call): what a
+    // checkpoint needs to resume with per-family rates.
+    const RateParameters* theta = nullptr;
 };
 
 struct RootSupport {
