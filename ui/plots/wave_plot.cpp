@@ -1,12 +1,14 @@
 #include "plots/wave_plot.hpp"
 
 #include "colours/wave_colours.hpp"
+#include "plots/integer_ticker.hpp"
 
 namespace gpurec::ui {
 
 WavePlot::WavePlot(QWidget* parent) : QCustomPlot(parent) {
     setObjectName("wavePlot");
     xAxis->setLabel(tr("wave"));
+    setCountingAxis(xAxis, true);
     yAxis->setLabel(tr("clades (log scale)"));
     yAxis->setScaleType(QCPAxis::stLogarithmic);
     yAxis->setTicker(QSharedPointer<QCPAxisTickerLog>(new QCPAxisTickerLog));
