@@ -10,6 +10,7 @@
 #include "panels/solver_knobs_panel.hpp"
 #include "panels/waves_panel.hpp"
 #include "plots/live_plots.hpp"
+#include "plots/wave_plot.hpp"
 #include "views/clade_dag_view.hpp"
 #include "window/workbench_window.hpp"
 
@@ -221,6 +222,28 @@ class GuiLivePlots : public QObject {
         const QVector<double> seconds = ticksAt(QCPRange(0, 1)).first;
         QVERIFY(std::any_of(seconds.begin(), seconds.end(), [](double t) { return t != std::round(t); }));
     }
+    // The waves plot's y title stands whole along its axis: in full when the plot is tall enough,
+    // shortened when it is short (QT_SCALE_FACTOR 1.5 on a 1600x1000 screen cut it to "clades (log scale").
+    void wavePlotTitleFitsItsAxis() {
+        WavePlot plot;
+        auto titleAt = [&](int height) {
+            plot.resize(600, height);
+            QCoreApplication::processEvents();
+            plot.replot(QCustomPlot::rpImmediateRefresh);
+            QCoreApplication::processEvents(); // the replot a changed title queues
+            const int room = plot.axisRect()->height();
+            const int needs = QFontMetrics(plot.yAxis->labelFont()).horizontalAdvance(plot.yAxis->label());
+            if (needs > room)
+                qWarning("title '%s' needs %d pixels, the axis has %d", qPrintable(plot.yAxis->label()),
+                         needs, room);
+            return needs <= room ? plot.yAxis->label() : QString();
+        };
+        QVERIFY(test::showActive(plot));
+        QCOMPARE(titleAt(400), QString("clades (log scale)"));
+        QCOMPARE(titleAt(150), QString("clades"));
+        QCOMPARE(titleAt(400), QString("clades (log scale)"));
+    }
+
     // Every series names itself, its x and its y (12 significant digits) under the mouse.
     void hoverShowsSeriesAndValues() {
         LivePlots plots;
