@@ -15,7 +15,8 @@ QStyleOptionComboBox ElidingComboBox::styleOption() const {
 
 QString ElidingComboBox::shownText() const {
     QStyleOptionComboBox option = styleOption();
-    const QRect text = style()->subControlRect(QStyle::CC_ComboBox, &option, QStyle::SC_ComboBoxEditField, this);
+    const QRect text =
+        style()->subControlRect(QStyle::CC_ComboBox, &option, QStyle::SC_ComboBoxEditField, this);
     const int iconRoom = option.currentIcon.isNull() ? 0 : option.iconSize.width() + 4;
     return fontMetrics().elidedText(currentText(), Qt::ElideRight, text.width() - iconRoom);
 }
