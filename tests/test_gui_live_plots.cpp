@@ -10,6 +10,7 @@
 #include "panels/solver_knobs_panel.hpp"
 #include "panels/waves_panel.hpp"
 #include "plots/live_plots.hpp"
+#include "plots/wave_plot.hpp"
 #include "views/clade_dag_view.hpp"
 #include "window/workbench_window.hpp"
 
@@ -20,7 +21,9 @@
 #include <QTableView>
 #include <QToolTip>
 #include <QtTest>
+#include <algorithm>
 #include <cmath>
+#include <optional>
 #include <utility>
 
 using namespace gpurec;
@@ -172,6 +175,73 @@ class GuiLivePlots : public QObject {
         QCOMPARE(plotKeys(plots.diagnosticsPlot(), LivePlots::EResidual),
                  (QVector<double>{0.125, 0.375, 0.625, 0.875, 1.125}));
         QCOMPARE(plotValues(plots.lossPlot(), 0), (QVector<double>{50, 49, 48, 47, 46}));
+    }
+
+    // Iterations and evaluations are counts: their axes tick and label whole numbers only, also
+    // zoomed in to a few units (where a plain ticker puts 0.5 steps); wall time may tick 0.2 s.
+    void countingAxesTickWholeNumbers() {
+        LivePlots plots;
+        plots.resize(1000, 700);
+        QVERIFY(test::showActive(plots));
+        for (int i = 0; i < 4; ++i)
+            plots.addSample(sample(i, 50.0 - i, 0.1));
+        QCustomPlot* loss = plots.lossPlot();
+        // The axis' ticks and their labels as last drawn, with the x range set to `range` (none: as
+        // the plot chose it).
+        auto ticksAt = [&](std::optional<QCPRange> range) {
+            plots.replotNow();
+            if (range) loss->xAxis->setRange(*range);
+            loss->replot(QCustomPlot::rpImmediateRefresh);
+            return std::pair(loss->xAxis->tickVector(), loss->xAxis->tickVectorLabels());
+        };
+        // Whole numbers only; at least one unless the range holds no whole number.
+        auto whole = [](const std::pair<QVector<double>, QVector<QString>>& ticks, bool some = true) {
+            const auto& [at, labels] = ticks;
+            bool ok = (!some || !at.isEmpty()) && labels.size() == at.size();
+            for (int i = 0; ok && i < at.size(); ++i)
+                ok = at[i] == std::round(at[i]) && labels[i] == QString::number(std::lround(at[i]));
+            if (!ok) qWarning() << "ticks" << at << labels;
+            return ok;
+        };
+        QVERIFY(whole(ticksAt(std::nullopt)));
+        QVERIFY(whole(ticksAt(QCPRange(0, 3))));
+        QVERIFY(whole(ticksAt(QCPRange(1.2, 2.9))));        // under two steps of 1: still whole
+        QVERIFY(whole(ticksAt(QCPRange(1.2, 1.9)), false)); // no whole number in view: no tick
+        // Zoomed in with the wheel, as a user does.
+        plots.resetView();
+        for (int step = 0; step < 10 && loss->xAxis->range().size() >= 3; ++step)
+            wheelZoomIn(loss);
+        QVERIFY(loss->xAxis->range().size() < 3);
+        QVERIFY(whole(ticksAt(std::nullopt)));
+
+        plots.setXAxis(LivePlots::XAxis::Evaluations); // 1, 3, 5, 7
+        QVERIFY(whole(ticksAt(std::nullopt)));
+        QVERIFY(whole(ticksAt(QCPRange(0, 3))));
+
+        plots.setXAxis(LivePlots::XAxis::Seconds); // not a count: fractions are right here
+        const QVector<double> seconds = ticksAt(QCPRange(0, 1)).first;
+        QVERIFY(std::any_of(seconds.begin(), seconds.end(), [](double t) { return t != std::round(t); }));
+    }
+    // The waves plot's y title stands whole along its axis: in full when the plot is tall enough,
+    // shortened when it is short (QT_SCALE_FACTOR 1.5 on a 1600x1000 screen cut it to "clades (log scale").
+    void wavePlotTitleFitsItsAxis() {
+        WavePlot plot;
+        auto titleAt = [&](int height) {
+            plot.resize(600, height);
+            QCoreApplication::processEvents();
+            plot.replot(QCustomPlot::rpImmediateRefresh);
+            QCoreApplication::processEvents(); // the replot a changed title queues
+            const int room = plot.axisRect()->height();
+            const int needs = QFontMetrics(plot.yAxis->labelFont()).horizontalAdvance(plot.yAxis->label());
+            if (needs > room)
+                qWarning("title '%s' needs %d pixels, the axis has %d", qPrintable(plot.yAxis->label()),
+                         needs, room);
+            return needs <= room ? plot.yAxis->label() : QString();
+        };
+        QVERIFY(test::showActive(plot));
+        QCOMPARE(titleAt(400), QString("clades (log scale)"));
+        QCOMPARE(titleAt(150), QString("clades"));
+        QCOMPARE(titleAt(400), QString("clades (log scale)"));
     }
 
     // Every series names itself, its x and its y (12 significant digits) under the mouse.

@@ -15,7 +15,9 @@
 
 #include <QCheckBox>
 #include <QComboBox>
+#include <QDateTime>
 #include <QFile>
+#include <QFileInfo>
 #include <QLabel>
 #include <QProcess>
 #include <QSpinBox>
@@ -330,6 +332,41 @@ class GuiSession : public QObject {
         QCOMPARE(w.reconciliationPanel()->sampleCount(), 6);
         QCOMPARE(w.reconciliationPanel()->findChild<QSpinBox*>("sampleCount")->value(), 6);
         QCOMPARE(w.reconciliationPanel()->sampleSeed(), std::uint64_t{777});
+    }
+
+    // Collapsing a clade is a change worth keeping on its own: nothing else happening, a double
+    // click on the clade's branch writes an autosave that holds exactly that clade.
+    void collapsingACladeAutosaves() {
+        const QString autosave = WorkbenchWindow::autosavePath();
+        QFile::remove(autosave);
+        WorkbenchWindow w;
+        QVERIFY(test::showActive(w));
+        QVERIFY(loadInto(w, teachingRequest()));
+        // Loading autosaves shortly after; wait for that write and then for quiet (no rewrite
+        // for a second), so the only write left to come is the one the collapse asks for.
+        QVERIFY(QTest::qWaitFor([&] { return QFileInfo::exists(autosave); }, kGuiTimeoutMs));
+        QDateTime written = QFileInfo(autosave).lastModified();
+        for (int quiet = 0; quiet < 10;) {
+            QTest::qWait(100);
+            const QDateTime now = QFileInfo(autosave).lastModified();
+            quiet = now == written ? quiet + 1 : 0;
+            written = now;
+        }
+        QVERIFY(readSessionFile(autosave).collapsedClades.empty());
+        QVERIFY(QFile::remove(autosave));
+
+        SpeciesTreeView* view = w.speciesTreePanel()->view();
+        QVERIFY(view->isVisible());
+        const int node = w.dataset()->species.find("Enterobacterales");
+        QVERIFY(node >= 0 && !w.dataset()->species.isLeaf(node));
+        view->centerOn(view->nodePosition(node));
+        const QPoint at = view->mapFromScene(view->nodePosition(node));
+        QVERIFY(view->viewport()->visibleRegion().contains(at));
+        QTest::mouseDClick(view->viewport(), Qt::LeftButton, {}, at);
+        QVERIFY(view->isCollapsed(node));
+
+        QVERIFY(QTest::qWaitFor([&] { return QFileInfo::exists(autosave); }, 5000));
+        QCOMPARE(readSessionFile(autosave).collapsedClades, std::vector<std::string>{"Enterobacterales"});
     }
 
     void killedWorkbenchIsOfferedBackOnTheNextStart() {

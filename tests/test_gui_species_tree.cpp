@@ -192,6 +192,25 @@ class GuiSpeciesTree : public QObject {
         }
     }
 
+    // A narrow panel (QT_SCALE_FACTOR 1.5) draws a long "Colour by" name elided, never cut off
+    // mid-word; a wide one draws it whole.
+    void colourByNameElidesInANarrowPanel() {
+        SpeciesTreePanel panel;
+        auto* colourBy = panel.findChild<ElidingComboBox*>("colourBy");
+        QVERIFY(colourBy);
+        colourBy->setCurrentIndex(colourBy->findData(static_cast<int>(SpeciesQuantity::CladeProbability)));
+        const QString name = colourBy->currentText();
+        QVERIFY(test::showActive(panel));
+        panel.resize(200, 600); // 300 device pixels at QT_SCALE_FACTOR 1.5
+        QVERIFY(QTest::qWaitFor([&] { return panel.width() == 200; }));
+        const QString narrow = colourBy->shownText();
+        QVERIFY2(narrow.endsWith(QChar(0x2026)) && name.startsWith(narrow.chopped(1)), qPrintable(narrow));
+        QVERIFY(colourBy->fontMetrics().horizontalAdvance(narrow) < colourBy->width());
+        panel.resize(1200, 600);
+        QVERIFY(QTest::qWaitFor([&] { return panel.width() == 1200; }));
+        QCOMPARE(colourBy->shownText(), name);
+    }
+
     void panelSearchSelectsCyclesAndReportsMissingNames() {
         auto data = std::make_shared<Dataset>();
         data->species = medium_;

@@ -36,7 +36,7 @@ QString formatNumber(double v) {
 SpeciesTreePanel::SpeciesTreePanel(QWidget* parent) : QWidget(parent) {
     view_ = new SpeciesTreeView;
     view_->setObjectName("speciesTreeView");
-    colourBy_ = new QComboBox;
+    colourBy_ = new ElidingComboBox;
     colourBy_->setObjectName("colourBy");
     for (SpeciesQuantity q : allQuantities())
         colourBy_->addItem(quantityName(q), static_cast<int>(q));

@@ -1,6 +1,7 @@
 #pragma once
 // The species-tree view with its toolbar (colour by, search, zoom, export) and the computation of
 // the chosen per-branch quantity off the GUI thread (the last colouring stays while it runs).
+#include "panels/eliding_combo_box.hpp"
 #include "views/species_quantities.hpp"
 #include "views/species_tree_view.hpp"
 
@@ -56,7 +57,7 @@ class SpeciesTreePanel : public QWidget {
     void updateSelectionInfo(int node);
 
     SpeciesTreeView* view_;
-    QComboBox* colourBy_;
+    ElidingComboBox* colourBy_;
     QLineEdit* search_;
     QLabel* searchResult_;
     QCheckBox* internalNames_;

@@ -1,6 +1,7 @@
 #include "plots/live_plots.hpp"
 
 #include "panels/convergence_table.hpp"
+#include "plots/integer_ticker.hpp"
 
 #include <QAbstractButton>
 #include <QAction>
@@ -92,6 +93,7 @@ QCustomPlot* makePlot(const QString& name, const QString& title, const QString& 
     auto* caption = new QCPTextElement(plot, title, QFont(plot->font().family(), 9, QFont::Bold));
     plot->plotLayout()->addElement(0, 0, caption);
     setAxisTitle(plot->yAxis, yLabel, briefYLabel);
+    setCountingAxis(plot->xAxis, true); // iterations until another x axis is picked
     QObject::connect(plot, &QCustomPlot::afterLayout, plot, [plot] { fitAxes(plot); });
     if (logY) setLogarithmic(plot->yAxis, true);
     plot->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
@@ -536,6 +538,7 @@ void LivePlots::refill() {
     }
     for (QCustomPlot* plot : {loss_, rates_, gradient_, diagnostics_}) {
         plot->xAxis->setLabel(keyLabel());
+        setCountingAxis(plot->xAxis, xAxis_ != XAxis::Seconds);
         plot->legend->setVisible(plot != loss_ || !overlays_.empty());
     }
     scheduleReplot();

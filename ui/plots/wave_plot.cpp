@@ -1,13 +1,18 @@
 #include "plots/wave_plot.hpp"
 
 #include "colours/wave_colours.hpp"
+#include "plots/integer_ticker.hpp"
+
+#include <QFontMetrics>
 
 namespace gpurec::ui {
 
 WavePlot::WavePlot(QWidget* parent) : QCustomPlot(parent) {
     setObjectName("wavePlot");
     xAxis->setLabel(tr("wave"));
+    setCountingAxis(xAxis, true);
     yAxis->setLabel(tr("clades (log scale)"));
+    connect(this, &QCustomPlot::afterLayout, this, &WavePlot::fitTitle);
     yAxis->setScaleType(QCPAxis::stLogarithmic);
     yAxis->setTicker(QSharedPointer<QCPAxisTickerLog>(new QCPAxisTickerLog));
     yAxis->setNumberFormat("gb");
@@ -45,6 +50,17 @@ WavePlot::WavePlot(QWidget* parent) : QCustomPlot(parent) {
     setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
     axisRect()->setRangeZoom(Qt::Horizontal);
     axisRect()->setRangeDrag(Qt::Horizontal);
+}
+
+void WavePlot::fitTitle() {
+    // A short plot (a small screen, QT_SCALE_FACTOR 1.5) cannot stand the full title on its side.
+    const QString full = tr("clades (log scale)");
+    const QString want = QFontMetrics(yAxis->labelFont()).horizontalAdvance(full) <= axisRect()->height()
+                             ? full
+                             : tr("clades");
+    if (yAxis->label() == want) return;
+    yAxis->setLabel(want);
+    replot(rpQueuedReplot); // the title's width is part of the margins
 }
 
 void WavePlot::setSchedule(const WaveSchedule* schedule) {

@@ -17,6 +17,7 @@ class WavePlot : public QCustomPlot {
     int waveCount() const { return schedule_ ? static_cast<int>(schedule_->waves.size()) : 0; }
 
   private:
+    void fitTitle(); // the y axis' title, shortened when the plot is too short for it
     const WaveSchedule* schedule_ = nullptr;
     std::vector<QCPBars*> phaseBars_;
     QCPBars* familyBars_;
