@@ -2,6 +2,7 @@
 #include "engine/family_solver.hpp"
 #include "gui_test_support.hpp"
 #include "input/input_discovery.hpp"
+#include "panels/eliding_combo_box.hpp"
 #include "panels/families_panel.hpp"
 #include "panels/problems_panel.hpp"
 #include "panels/run_panel.hpp"
@@ -348,6 +349,15 @@ class GuiWorkbench : public QObject {
                                     .arg(available.width())
                                     .arg(available.height())));
             QVERIFY(w.width() >= available.width() * 0.8);
+            // The Run dock's menus show their choice whole or elided ("…"), never cut mid-word.
+            for (const char* name : {"device", "rateMode", "optimizerKind"}) {
+                auto* combo = w.findChild<ElidingComboBox*>(name);
+                QVERIFY2(combo, name);
+                const QString shown = combo->shownText();
+                QVERIFY2(shown == combo->currentText() || (shown.endsWith(QChar(0x2026)) &&
+                                                           combo->currentText().startsWith(shown.chopped(1))),
+                         qPrintable(QString("%1: '%2' for '%3'").arg(name, shown, combo->currentText())));
+            }
             w.findChild<QDockWidget*>("logDock")->hide();
             w.resize(w.minimumSizeHint().expandedTo(available.size() * 0.7));
             kept = w.size();

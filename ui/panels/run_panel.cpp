@@ -1,6 +1,7 @@
 #include "panels/run_panel.hpp"
 
 #include "engine/backend_factory.hpp"
+#include "panels/eliding_combo_box.hpp"
 #include "panels/number_text.hpp"
 #include "session/undo_commands.hpp"
 
@@ -62,7 +63,7 @@ void letShrink(QComboBox* combo) {
 
 RunPanel::RunPanel(QWidget* parent) : QWidget(parent) {
     // Rates.
-    mode_ = new QComboBox;
+    mode_ = new ElidingComboBox;
     mode_->setObjectName("rateMode");
     mode_->addItem(tr("global (one D, L, T)"), "global");
     mode_->addItem(tr("per species"), "specieswise");
@@ -94,7 +95,7 @@ RunPanel::RunPanel(QWidget* parent) : QWidget(parent) {
     ratesForm->addRow(current_);
 
     // Optimiser.
-    optimizer_ = new QComboBox;
+    optimizer_ = new ElidingComboBox;
     optimizer_->setObjectName("optimizerKind");
     optimizer_->addItem(tr("L-BFGS-B"), "lbfgsb");
     optimizer_->addItem(tr("Adam"), "adam");
@@ -140,7 +141,7 @@ RunPanel::RunPanel(QWidget* parent) : QWidget(parent) {
     buttons->addWidget(stop_, 1, 1);
 
     // Device.
-    device_ = new QComboBox;
+    device_ = new ElidingComboBox;
     device_->setObjectName("device");
     device_->addItem(tr("auto (a GPU when available)"), "auto");
     for (const std::string& d : availableDevices()) {
