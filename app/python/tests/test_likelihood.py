@@ -78,3 +78,20 @@ def test_theta_of_the_wrong_shape_is_refused(trees2):
     model.theta = np.zeros(4)
     with pytest.raises(ValueError, match="theta has 4 values; the global mode of this model needs 3"):
         model()
+
+
+@pytest.mark.parametrize("mode,cli_mode", [("global", "GLOBAL"), ("specieswise", "PER-SPECIES"),
+                                           ("genewise", "PER-FAMILY")])
+def test_nll_and_gradient_norm_equal_the_first_row_of_gpurec_optimize(simulated2, tmp_path, mode, cli_mode):
+    run_cli("optimize", "-s", simulated2["species"], "-f", simulated2["families"], "--device", "cpu",
+            "--max-iter", 1, "--model-parametrization", cli_mode, "-p", tmp_path)
+    header, first = (tmp_path / "trace.csv").read_text().splitlines()[:2]
+    row = dict(zip(header.split(","), first.split(",")))
+    assert row["iteration"] == "0"
+    model = gpurec.GeneReconModel(species_tree=simulated2["species"], families=simulated2["families"], mode=mode,
+                                  device="cpu")
+    nll, grad = model.value_and_grad()
+    assert nll == float(row["nll_bits"])
+    # The trace's grad_norm is the max norm (θ is inside the bounds: projection changes nothing),
+    # printed with 6 significant digits.
+    assert np.max(np.abs(grad)) == pytest.approx(float(row["grad_norm"]), rel=5e-6)
