@@ -1,0 +1,39 @@
+#pragma once
+// What one gpurec._engine.Model holds: the loaded input, the ReconModel (θ, backend, warm starts)
+// and how the input was read. Loaded the way the CLI's loadOrExplain and backendFrom do it.
+#include "data/load.hpp"
+#include "optim/recon_model.hpp"
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace gpurec::python {
+
+struct ModelInput {
+    InputPaths paths;
+    std::string mode = "global";
+    std::string device = "auto";
+    Rates rates;
+    std::string transferConstraint = "PARENTS";
+    std::string rooting = "UNIFORM";
+    int minCoveredSpecies = 4;
+    bool strict = true; // a bad family raises InputError; false skips it (listed in `skipped`)
+    int threads = 0;
+    double gpuMemoryBytes = 0;
+    SolverOptions solver;
+};
+
+struct EngineModel {
+    explicit EngineModel(const ModelInput& input);
+
+    ModelInput input;
+    LoadedInput loaded;
+    std::string deviceDescription, deviceNote;
+    std::unique_ptr<ReconModel> model;
+
+    // θ of the model's mode from `values` (shape [3], [S,3] or [F,3]); std::invalid_argument otherwise.
+    RateParameters parametersFrom(const std::vector<double>& values) const;
+};
+
+} // namespace gpurec::python
