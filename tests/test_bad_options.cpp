@@ -254,6 +254,28 @@ class BadOptions : public QObject {
             << QStringList{"check", "--seed", "-1"} << optionError("--seed: must be >= 0, got -1");
         QTest::newRow("bench no repeats")
             << withTiny("bench", {"--repeats", "0"}) << optionError("--repeats: must be >= 1, got 0");
+        QTest::newRow("trim ratio above 1") << withTiny("eval", {"--trim-ratio", "1.5"})
+                                            << optionError("--trim-ratio: must be in [0, 1], got 1.5");
+        QTest::newRow("negative trim ratio") << withTiny("optimize", {"--trim-ratio", "-0.1"})
+                                             << optionError("--trim-ratio: must be in [0, 1], got -0.1");
+        QTest::newRow("split ratio between -1 and 0")
+            << withTiny("sample", {"--max-clade-split-ratio", "-0.5"})
+            << optionError("--max-clade-split-ratio: must be >= 0 or -1, got -0.5");
+        QTest::newRow("split ratio below -1")
+            << withTiny("eval", {"--max-clade-split-ratio", "-2"})
+            << optionError("--max-clade-split-ratio: must be >= 0 or -1, got -2");
+        QTest::newRow("no ccp sample frequency")
+            << withTiny("eval", {"--ccp-sample-frequency", "0"})
+            << optionError("--ccp-sample-frequency: must be >= 1, got 0");
+        QTest::newRow("fractional ccp sample frequency")
+            << withTiny("eval", {"--ccp-sample-frequency", "2.5"})
+            << optionError("--ccp-sample-frequency: expects a decimal integer, got '2.5'");
+        QTest::newRow("alerax trim ratio above 1")
+            << QStringList{"alerax", "-f", "f", "-s", "s", "-p", "p", "--trim-ratio", "2"}
+            << optionError("--trim-ratio: must be in [0, 1], got 2");
+        QTest::newRow("alerax split ratio between -1 and 0")
+            << QStringList{"alerax", "-f", "f", "-s", "s", "-p", "p", "--max-clade-split-ratio", "-0.5"}
+            << optionError("--max-clade-split-ratio: must be >= 0 or -1, got -0.5");
     }
     void badNumbers() {
         QFETCH(QStringList, args);
@@ -273,7 +295,9 @@ class BadOptions : public QObject {
             QStringList prefix;
             QStringList reals, integers;
         } commands[] = {
-            {QStringList{"eval"} + tinyInput(), {"--d", "--l", "--t"}, {"--threads"}},
+            {QStringList{"eval"} + tinyInput(),
+             {"--d", "--l", "--t", "--trim-ratio", "--max-clade-split-ratio"},
+             {"--threads", "--ccp-sample-frequency"}},
             {QStringList{"optimize"} + tinyInput(),
              {"--d", "--l", "--t", "--min-rate", "--max-rate", "--grad-tol", "--rel-tol", "--learning-rate"},
              {"--threads", "--max-iter"}},

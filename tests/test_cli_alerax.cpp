@@ -129,6 +129,36 @@ class CliAlerax : public QObject {
         QCOMPARE(j.at("search").at("steps").get<int>(), 2); // the start and its rates, no move
     }
 
+    // --trim-ratio 0.5 on samples/tiny keeps family2 (4 genes, 11 clades), not family1 (5 genes,
+    // 15 clades), in both stages; ccpdim.txt lists both (written before trimming), the coverage
+    // files only family2 (genes A_1 A_2 B_1 C_1).
+    void trimRatioRunsEndToEnd() {
+        const std::string out = temporaryFolder("alerax_trim") + "/out";
+        CliRun r =
+            runGpurec({"alerax", "-f", q(sourcePath("samples/tiny/families.txt")), "-s",
+                       q(sourcePath("samples/tiny/species.nwk")), "-p", q(out), "--min-covered-species", "1",
+                       "--trim-ratio", "0.5", "-g", "2", "--threads", "1"});
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        QVERIFY2(r.out.contains("--min-covered-species 1 --trim-ratio 0.5 --device"), qPrintable(r.out));
+        const QString why =
+            "excluded family family1: has 15 clades; --trim-ratio 0.5 keeps the 1 of 2 families "
+            "with the fewest clades (at most 11)\n";
+        QCOMPARE(r.err.count(why), 2); // once per stage
+        QCOMPARE(fileText(out + "/per_fam_likelihoods.txt").substr(0, 8), std::string("family2 "));
+        QCOMPARE(fileText(out + "/per_fam_likelihoods.txt").find("family1"), std::string::npos);
+        QVERIFY(std::filesystem::exists(out + "/reconciliations/all/family2_sample_1.xml"));
+        QVERIFY(!std::filesystem::exists(out + "/reconciliations/all/family1_sample_0.xml"));
+        QCOMPARE(fileText(out + "/ccps/ccpdim.txt"),
+                 std::string("fam, leaves, ccps\nfamily1, 5, 15\nfamily2, 4, 11\n"));
+        QCOMPARE(fileText(out + "/perSpeciesCoverage.txt"), std::string("D 0\nA 1\nB 1\nC 1\n"));
+        QCOMPARE(fileText(out + "/perSpeciesMissing.txt"), std::string("A 0\nB 0.5\nC 0.5\nD 1\n"));
+        const nlohmann::json j = readJson(out + "/result.json");
+        QCOMPARE(j.at("excluded_families").size(), std::size_t(1));
+        QCOMPARE(j.at("excluded_families").at(0).at("name").get<std::string>(), std::string("family1"));
+        QCOMPARE(j.at("options").at("trim_ratio").get<double>(), 0.5);
+        QCOMPARE(j.at("sampling").at("families").size(), std::size_t(1));
+    }
+
     void unsupportedOptionsAreRefusedByName() {
         const std::string out = temporaryFolder("alerax_refused") + "/out";
         const std::vector<std::pair<QStringList, QString>> cases = {
@@ -139,8 +169,6 @@ class CliAlerax : public QObject {
             {{"--transfer-constraint", "RELDATED"}, "--transfer-constraint RELDATED"},
             {{"--model-parametrization", "ORIGINATION-PER-SPECIES"},
              "--model-parametrization ORIGINATION-PER-SPECIES"},
-            {{"--trim-ratio", "0.2"}, "--trim-ratio"},
-            {{"--max-clade-split-ratio", "3"}, "--max-clade-split-ratio"},
             {{"--highways"}, "--highways"},
             {{"--highway-candidates-file", "h.txt"}, "--highway-candidates-file"},
             {{"--fraction-missing-file", "f.txt"}, "--fraction-missing-file"},

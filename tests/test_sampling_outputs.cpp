@@ -367,6 +367,15 @@ class SamplingOutputs : public QObject {
         QCOMPARE(r.exitCode, 2);
         QVERIFY2(r.err.contains("gpurec: error: family 'small' was excluded ("), qPrintable(r.err));
         QVERIFY2(r.err.contains("); lower --min-covered-species (now 4) to sample it"), qPrintable(r.err));
+        // Trimmed away: the hint names the trimming option.
+        r = runGpurec({"sample", "-s", q(dir + "/s.nwk"), "-f", q(dir + "/families.txt"), "--family", "big",
+                       "--min-covered-species", "1", "--trim-ratio", "0.5", "-p", q(dir + "/o")});
+        QCOMPARE(r.exitCode, 2);
+        QCOMPARE(
+            r.err.trimmed().split('\n').last(),
+            QString(
+                "gpurec: error: family 'big' was excluded (has 11 clades; --trim-ratio 0.5 keeps the 1 of "
+                "2 families with the fewest clades (at most 7)); change --trim-ratio to sample it"));
     }
 };
 

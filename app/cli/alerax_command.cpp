@@ -7,6 +7,7 @@
 #include "cli_common.hpp"
 #include "commands.hpp"
 
+#include "data/coverage_files.hpp"
 #include "io/output_file.hpp"
 #include "io/result_writer.hpp"
 #include "io/text_file.hpp"
@@ -69,9 +70,6 @@ void refuseUnsupported(const CLI::App& app, const AleraxOptions& o) {
     if (generatedStart(o) && o.parametrization == "PER-SPECIES")
         refuse("-s " + o.speciesTree + " with --model-parametrization PER-SPECIES");
     if (o.rateOptimizer != "LBFGSB") refuse("--rate-optimizer " + o.rateOptimizer);
-    if (o.trimRatio != 0) refuse("--trim-ratio");
-    if (o.maxCladeSplitRatio != -1) refuse("--max-clade-split-ratio");
-    if (o.ccpSampleFrequency != 1) refuse("--ccp-sample-frequency");
     const std::pair<const char*, bool> flags[] = {{"--highways", o.highways},
                                                   {"--prune-species-tree", o.pruneSpeciesTree},
                                                   {"--no-dup", o.noDup},
@@ -107,9 +105,38 @@ std::vector<std::string> inputArguments(const AleraxOptions& o, bool withSpecies
     std::vector<std::string> a = {"-f", o.families};
     if (withSpeciesTree) a.insert(a.end(), {"-s", o.speciesTree});
     a.insert(a.end(), {"--transfer-constraint", o.transferConstraint, "--gene-tree-rooting", o.rooting,
-                       "--min-covered-species", std::to_string(o.minCoveredSpecies), "--device", o.device,
-                       "--threads", std::to_string(o.threads), "-p", o.prefix});
+                       "--min-covered-species", std::to_string(o.minCoveredSpecies)});
+    if (o.ccpSampleFrequency != 1)
+        a.insert(a.end(), {"--ccp-sample-frequency", std::to_string(o.ccpSampleFrequency)});
+    if (o.trimRatio != 0) a.insert(a.end(), {"--trim-ratio", number(o.trimRatio)});
+    if (o.maxCladeSplitRatio != -1)
+        a.insert(a.end(), {"--max-clade-split-ratio", number(o.maxCladeSplitRatio)});
+    a.insert(a.end(), {"--device", o.device, "--threads", std::to_string(o.threads), "-p", o.prefix});
     return a;
+}
+
+// AleRax's input summaries: coverage and missing fractions of the families kept, and the clade
+// counts of every readable family (AleRax writes ccpdim.txt before trimming). The input is read
+// once more, with the stages' options, against the species tree the run used.
+void writeInputSummaries(const AleraxOptions& o) {
+    InputOptions input;
+    input.species = o.prefix + "/species_trees/starting_species_tree.newick";
+    input.families = o.families;
+    input.transferConstraint = o.transferConstraint;
+    input.rooting = o.rooting;
+    input.minCoveredSpecies = o.minCoveredSpecies;
+    input.ccpSampleFrequency = o.ccpSampleFrequency;
+    input.trimRatio = o.trimRatio;
+    input.maxCladeSplitRatio = o.maxCladeSplitRatio;
+    const LoadedInput in = loadInput(inputPathsFrom(input), parseTransferConstraint(input.transferConstraint),
+                                     loadOptionsFrom(input, o.threads));
+    const Dataset& data = *in.dataset;
+    writeFileAtomically(o.prefix + "/perSpeciesCoverage.txt",
+                        perSpeciesCoverageText(data.species, data.families));
+    writeFileAtomically(o.prefix + "/perSpeciesMissing.txt",
+                        perSpeciesMissingText(data.species, data.families));
+    ensureDirectory(o.prefix + "/ccps");
+    writeFileAtomically(o.prefix + "/ccps/ccpdim.txt", cladeDimensionsText(in.dimensions));
 }
 
 } // namespace
@@ -149,9 +176,14 @@ void registerAlerax(CLI::App& root) {
                   "Accepted: gpurec checks every family as it reads it and skips bad ones either way");
     app->add_flag("--skip-thorough-rates", o->skipThoroughRates,
                   "Accepted: gpurec optimises the rates once, to convergence");
-    addNumber(*app, "--trim-ratio", o->trimRatio, "Not supported yet", NumberRange::between(0, 1));
-    addNumber(*app, "--max-clade-split-ratio", o->maxCladeSplitRatio, "Not supported yet");
-    addNumber(*app, "--ccp-sample-frequency", o->ccpSampleFrequency, "Not supported yet",
+    addNumber(*app, "--trim-ratio", o->trimRatio,
+              "Exclude this fraction of the families, those with the most clades (default 0)",
+              NumberRange::between(0, 1));
+    addNumber(*app, "--max-clade-split-ratio", o->maxCladeSplitRatio,
+              "Exclude families with more clades than this times 2*genes-3 (default -1: off)",
+              NumberRange::atLeast(0).orExactly(-1));
+    addNumber(*app, "--ccp-sample-frequency", o->ccpSampleFrequency,
+              "Amalgamate gene trees 0, K, 2K, ... of each file (default 1; ignored for .ale input)",
               NumberRange::atLeast(1));
     app->add_flag("--highways", o->highways, "Not supported yet");
     app->add_option("--highway-candidates-file", o->highwayCandidatesFile, "Not supported yet");
@@ -170,7 +202,8 @@ void registerAlerax(CLI::App& root) {
         const bool searching = o->search != "SKIP" || generatedStart(*o);
         prepareOutputs({o->prefix, o->overwrite},
                        {"species_trees", "per_fam_likelihoods.txt", "model_parameters", "trace.csv",
-                        "checkpoint.json", "search_trace.csv", "reconciliations", "result.json"});
+                        "checkpoint.json", "search_trace.csv", "reconciliations", "perSpeciesCoverage.txt",
+                        "perSpeciesMissing.txt", "ccps", "result.json"});
         std::vector<std::string> rates = {"--d", number(o->d), "--l", number(o->l), "--t", number(o->t)};
 
         std::vector<std::string> first;
@@ -193,6 +226,7 @@ void registerAlerax(CLI::App& root) {
             writeFileAtomically(trees + "/starting_species_tree.newick", text);
             writeFileAtomically(trees + "/inferred_species_tree.newick", text);
         }
+        writeInputSummaries(*o);
         const std::string resultPath = o->prefix + "/result.json";
         nlohmann::json result = nlohmann::json::parse(readTextFile(resultPath));
 

@@ -25,6 +25,15 @@ void addInputOptions(CLI::App& app, InputOptions& o) {
         ->check(CLI::IsMember({"UNIFORM", "ROOTED"}));
     addNumber(app, "--min-covered-species", o.minCoveredSpecies,
               "Exclude families covering fewer species (default 4)", NumberRange::atLeast(0));
+    addNumber(app, "--ccp-sample-frequency", o.ccpSampleFrequency,
+              "Amalgamate gene trees 0, K, 2K, ... of each file (default 1: all; not for .ale input)",
+              NumberRange::atLeast(1));
+    addNumber(app, "--trim-ratio", o.trimRatio,
+              "Exclude this fraction of the families, those with the most clades (default 0: none)",
+              NumberRange::between(0, 1));
+    addNumber(app, "--max-clade-split-ratio", o.maxCladeSplitRatio,
+              "Exclude families with more clades than this times 2*genes-3 (default -1: off)",
+              NumberRange::atLeast(0).orExactly(-1));
     app.add_flag("--strict", o.strict,
                  "Make any bad family fatal (exit status 2) instead of skipping it (exit status 3)");
 }
@@ -59,14 +68,25 @@ template <class T> bool parseWhole(const std::string& text, T& value) {
 
 } // namespace
 
+bool NumberRange::contains(double v) const {
+    if (alsoAllowed && v == *alsoAllowed) return true;
+    const bool below = minOpen ? !(v > min) : !(v >= min);
+    const bool above = maxOpen ? !(v < max) : !(v <= max);
+    return !below && !above;
+}
+
 std::string NumberRange::describe() const {
     const bool low = std::isfinite(min), high = std::isfinite(max);
+    std::string rule;
     if (low && high)
-        return std::string("in ") + (minOpen ? "(" : "[") + boundText(min) + ", " + boundText(max) +
+        rule = std::string("in ") + (minOpen ? "(" : "[") + boundText(min) + ", " + boundText(max) +
                (maxOpen ? ")" : "]");
-    if (low) return (minOpen ? "> " : ">= ") + boundText(min);
-    if (high) return (maxOpen ? "< " : "<= ") + boundText(max);
-    return "";
+    else if (low)
+        rule = (minOpen ? "> " : ">= ") + boundText(min);
+    else if (high)
+        rule = (maxOpen ? "< " : "<= ") + boundText(max);
+    if (alsoAllowed) rule += " or " + boundText(*alsoAllowed);
+    return rule;
 }
 
 CLI::Validator decimalNumber(const NumberType& type, const NumberRange& range) {
@@ -93,9 +113,7 @@ CLI::Validator decimalNumber(const NumberType& type, const NumberRange& range) {
         // Beyond an integer type's limits (a finite real cannot exceed a double's).
         if (integer && v < type.min) return "must be >= " + type.minText + ", got " + text;
         if (integer && v > type.max) return "must be <= " + type.maxText + ", got " + text;
-        const bool below = range.minOpen ? !(v > range.min) : !(v >= range.min);
-        const bool above = range.maxOpen ? !(v < range.max) : !(v <= range.max);
-        if (below || above) return "must be " + rule + ", got " + text;
+        if (!range.contains(v)) return "must be " + rule + ", got " + text;
         return "";
     };
     return CLI::Validator(check, integer ? "INTEGER" : "NUMBER");
@@ -147,16 +165,28 @@ int skippedFamilyCount() {
     return skippedFamilies;
 }
 
-LoadedInput loadOrExplain(const InputOptions& o, int threads) {
+InputPaths inputPathsFrom(const InputOptions& o) {
     InputPaths paths;
     paths.speciesTree = o.species;
     paths.familiesFile = o.families;
     paths.geneTrees = o.geneTrees;
+    return paths;
+}
+
+LoadOptions loadOptionsFrom(const InputOptions& o, int threads) {
     LoadOptions lo;
     lo.rooting = parseGeneTreeRooting(o.rooting);
     lo.minCoveredSpecies = o.minCoveredSpecies;
+    lo.ccpSampleFrequency = o.ccpSampleFrequency;
+    lo.trimRatio = o.trimRatio;
+    lo.maxCladeSplitRatio = o.maxCladeSplitRatio;
     lo.threads = threads;
-    LoadedInput in = loadInput(paths, parseTransferConstraint(o.transferConstraint), lo);
+    return lo;
+}
+
+LoadedInput loadOrExplain(const InputOptions& o, int threads) {
+    LoadedInput in = loadInput(inputPathsFrom(o), parseTransferConstraint(o.transferConstraint),
+                               loadOptionsFrom(o, threads));
     for (const std::string& w : in.warnings)
         std::cerr << "gpurec: warning: " << w << "\n";
     for (const FamilyProblem& p : in.excluded)
@@ -234,6 +264,9 @@ void addRunDescription(nlohmann::json& j, const InputOptions& input, const Loade
                     {"transfer_constraint", input.transferConstraint},
                     {"gene_tree_rooting", input.rooting},
                     {"min_covered_species", input.minCoveredSpecies},
+                    {"ccp_sample_frequency", input.ccpSampleFrequency},
+                    {"trim_ratio", input.trimRatio},
+                    {"max_clade_split_ratio", input.maxCladeSplitRatio},
                     {"device", device},
                     {"solver", solverOptionsJson(solver)}};
     addInputReport(j, input, loaded);

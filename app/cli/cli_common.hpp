@@ -10,6 +10,7 @@
 #include <CLI/CLI.hpp>
 #include <limits>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -20,14 +21,21 @@ namespace gpurec::cli {
 struct NumberRange {
     double min = -std::numeric_limits<double>::infinity(), max = std::numeric_limits<double>::infinity();
     bool minOpen = false, maxOpen = false; // open ends exclude the bound itself
+    std::optional<double> alsoAllowed;     // one value outside the range, like -1 for "off"
 
     static NumberRange any() { return {}; }
-    static NumberRange positive() { return {0, std::numeric_limits<double>::infinity(), true, false}; }
+    static NumberRange positive() { return {0, std::numeric_limits<double>::infinity(), true, false, {}}; }
     static NumberRange atLeast(double v) {
-        return {v, std::numeric_limits<double>::infinity(), false, false};
+        return {v, std::numeric_limits<double>::infinity(), false, false, {}};
     }
-    static NumberRange between(double lo, double hi) { return {lo, hi, false, false}; }
-    std::string describe() const; // "> 0", ">= 1", "in [1e-10, 2]"; empty for any()
+    static NumberRange between(double lo, double hi) { return {lo, hi, false, false, {}}; }
+    NumberRange orExactly(double v) const {
+        NumberRange r = *this;
+        r.alsoAllowed = v;
+        return r;
+    }
+    bool contains(double v) const;
+    std::string describe() const; // "> 0", ">= 1", "in [1e-10, 2]", ">= 0 or -1"; empty for any()
 };
 
 // Checks the text of a number option before CLI11 converts it: decimal notation only (no hex,
@@ -62,6 +70,8 @@ struct InputOptions {
     std::string transferConstraint = "PARENTS";
     std::string rooting = "UNIFORM";
     int minCoveredSpecies = 4;
+    int ccpSampleFrequency = 1;
+    double trimRatio = 0, maxCladeSplitRatio = -1;
     bool strict = false; // a bad family is fatal instead of skipped
 };
 
@@ -94,6 +104,9 @@ void prepareOutputs(const OutputOptions& o, const std::vector<std::string>& owne
 void addRateOptions(CLI::App& app, RateOptions& o, const NumberRange& range);
 void addEngineOptions(CLI::App& app, EngineOptions& o, bool withDevice);
 
+// The loader's paths and options from the command line's.
+InputPaths inputPathsFrom(const InputOptions& o);
+LoadOptions loadOptionsFrom(const InputOptions& o, int threads);
 // Loads the dataset and prints warnings, excluded and skipped (bad) families on stderr. A bad
 // family is skipped, and counted for the exit status, unless --strict makes it fatal.
 LoadedInput loadOrExplain(const InputOptions& o, int threads);

@@ -53,6 +53,9 @@ nlohmann::json recordedOptions(const OptimizeOptions& o) {
             {"--transfer-constraint", o.input.transferConstraint},
             {"--gene-tree-rooting", o.input.rooting},
             {"--min-covered-species", o.input.minCoveredSpecies},
+            {"--ccp-sample-frequency", o.input.ccpSampleFrequency},
+            {"--trim-ratio", o.input.trimRatio},
+            {"--max-clade-split-ratio", o.input.maxCladeSplitRatio},
             {"--d", o.rates.d},
             {"--l", o.rates.l},
             {"--t", o.rates.t},
@@ -77,6 +80,10 @@ void applyRecordedOptions(const nlohmann::json& j, OptimizeOptions& o) {
     o.input.transferConstraint = j.at("--transfer-constraint").get<std::string>();
     o.input.rooting = j.at("--gene-tree-rooting").get<std::string>();
     o.input.minCoveredSpecies = j.at("--min-covered-species").get<int>();
+    // Absent from the checkpoints of gpurec before these options: their defaults.
+    o.input.ccpSampleFrequency = j.value("--ccp-sample-frequency", 1);
+    o.input.trimRatio = j.value("--trim-ratio", 0.0);
+    o.input.maxCladeSplitRatio = j.value("--max-clade-split-ratio", -1.0);
     o.rates.d = j.at("--d").get<double>();
     o.rates.l = j.at("--l").get<double>();
     o.rates.t = j.at("--t").get<double>();

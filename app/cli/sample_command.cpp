@@ -69,9 +69,12 @@ std::vector<int> selectFamilies(const LoadedInput& in, const std::vector<std::st
         }
         for (const FamilyProblem& p : in.excluded)
             if (p.family == name)
-                throw std::invalid_argument("family '" + name + "' was excluded (" + p.message +
-                                            "); lower --min-covered-species (now " +
-                                            std::to_string(minCovered) + ") to sample it");
+                throw std::invalid_argument(
+                    "family '" + name + "' was excluded (" + p.message + "); " +
+                    (p.filter == "--min-covered-species"
+                         ? "lower --min-covered-species (now " + std::to_string(minCovered) + ")"
+                         : "change " + p.filter) +
+                    " to sample it");
         for (const FamilyProblem& p : in.errors)
             if (p.family == name)
                 throw std::invalid_argument("family '" + name + "' has bad input: " + p.message);

@@ -1,6 +1,7 @@
 #include "data/dataset.hpp"
 
 #include "ccp/ale_file.hpp"
+#include "data/family_trimming.hpp"
 #include "io/input_error.hpp"
 #include "io/text_file.hpp"
 
@@ -74,7 +75,8 @@ GeneFamily makeFamily(const SpeciesTree& species, const std::string& name,
     return family;
 }
 
-GeneFamily prepareFamily(const SpeciesTree& species, const FamilyInput& input, GeneTreeRooting rooting) {
+GeneFamily prepareFamily(const SpeciesTree& species, const FamilyInput& input, GeneTreeRooting rooting,
+                         int sampleFrequency) {
     if (input.error) throw *input.error;
     const std::string& path = input.geneTreePath;
     auto readMapping = [&] {
@@ -94,7 +96,13 @@ GeneFamily prepareFamily(const SpeciesTree& species, const FamilyInput& input, G
             return std::pair{ale.geneLine[g], ale.geneColumn[g]};
         });
     } else {
-        const std::vector<NewickTree> trees = readNewickFile(path);
+        std::vector<NewickTree> trees = readNewickFile(path);
+        if (sampleFrequency > 1) { // AleRax's --ccp-sample-frequency: trees 0, k, 2k, ...
+            std::vector<NewickTree> sampled;
+            for (std::size_t i = 0; i < trees.size(); i += static_cast<std::size_t>(sampleFrequency))
+                sampled.push_back(std::move(trees[i]));
+            trees = std::move(sampled);
+        }
         family = makeFamily(species, input.name, trees, rooting, readMapping(), path);
     }
     family.geneTreePath = path;
@@ -105,6 +113,7 @@ GeneFamily prepareFamily(const SpeciesTree& species, const FamilyInput& input, G
 LoadReport loadFamilies(const SpeciesTree& species, const std::vector<FamilyInput>& inputs,
                         const LoadOptions& options,
                         const std::function<void(int done, int total)>& progress) {
+    checkFilterOptions(options);
     const int n = static_cast<int>(inputs.size());
     std::vector<GeneFamily> prepared(n);
     std::vector<std::optional<FamilyProblem>> error(n);
@@ -113,11 +122,12 @@ LoadReport loadFamilies(const SpeciesTree& species, const std::vector<FamilyInpu
 #pragma omp parallel for schedule(dynamic) num_threads(threads)
     for (int i = 0; i < n; ++i) {
         try {
-            prepared[i] = prepareFamily(species, inputs[i], options.rooting);
+            prepared[i] = prepareFamily(species, inputs[i], options.rooting, options.ccpSampleFrequency);
         } catch (const InputError& e) {
-            error[i] = FamilyProblem{inputs[i].name, e.what(), e.file(), e.line(), e.column(), e.problem()};
+            error[i] =
+                FamilyProblem{inputs[i].name, e.what(), e.file(), e.line(), e.column(), e.problem(), ""};
         } catch (const std::exception& e) {
-            error[i] = FamilyProblem{inputs[i].name, e.what(), inputs[i].geneTreePath, 0, 0, e.what()};
+            error[i] = FamilyProblem{inputs[i].name, e.what(), inputs[i].geneTreePath, 0, 0, e.what(), ""};
         }
         int d = ++done;
         if (progress && omp_get_thread_num() == 0) progress(d, n);
@@ -126,15 +136,13 @@ LoadReport loadFamilies(const SpeciesTree& species, const std::vector<FamilyInpu
     for (int i = 0; i < n; ++i) {
         if (error[i]) {
             report.errors.push_back(std::move(*error[i]));
-        } else if (prepared[i].coveredSpecies < options.minCoveredSpecies) {
-            const std::string reason = "covers " + std::to_string(prepared[i].coveredSpecies) +
-                                       " species, fewer than the minimum of " +
-                                       std::to_string(options.minCoveredSpecies);
-            report.excluded.push_back({inputs[i].name, reason, "", 0, 0, reason});
         } else {
+            const CladeSet& c = prepared[i].clades;
+            report.dimensions.push_back({prepared[i].name, c.geneCount(), c.cladeCount()});
             report.families.push_back(std::move(prepared[i]));
         }
     }
+    filterFamilies(report.families, options, report.excluded);
     if (progress) progress(n, n);
     return report;
 }

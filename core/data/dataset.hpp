@@ -30,10 +30,22 @@ struct Dataset {
     long long splitCount() const;
 };
 
+// AleRax's family filters, applied in its order: coverage, then --trim-ratio, then
+// --max-clade-split-ratio (data/family_trimming.hpp has the rules).
 struct LoadOptions {
     GeneTreeRooting rooting = GeneTreeRooting::Unrooted;
     int minCoveredSpecies = 4;
-    int threads = 0; // 0: all cores
+    int ccpSampleFrequency = 1;     // keep gene-tree k when k % this == 0 (Newick input only)
+    double trimRatio = 0;           // in [0, 1]; 0: off
+    double maxCladeSplitRatio = -1; // >= 0, or -1: off
+    int threads = 0;                // 0: all cores
+};
+
+// The size of one family's clade set, before any exclusion (AleRax's ccps/ccpdim.txt).
+struct CladeDimension {
+    std::string family;
+    int leaves = 0;
+    int clades = 0; // the root clade included
 };
 
 struct FamilyProblem {
@@ -44,12 +56,14 @@ struct FamilyProblem {
     int line = 0;
     int column = 0;
     std::string reason;
+    std::string filter; // the option that excluded the family ("--trim-ratio"); empty for errors
 };
 
 struct LoadReport {
-    std::vector<GeneFamily> families;    // valid families, in input order
-    std::vector<FamilyProblem> excluded; // valid but below the coverage threshold
-    std::vector<FamilyProblem> errors;   // unreadable or invalid input
+    std::vector<GeneFamily> families;       // valid families left by the filters, in input order
+    std::vector<FamilyProblem> excluded;    // valid but left out by a filter (coverage, trimming)
+    std::vector<FamilyProblem> errors;      // unreadable or invalid input
+    std::vector<CladeDimension> dimensions; // every valid family, in input order
 };
 
 // One family from gene trees already in memory (a simulated tree, a parsed sample): amalgamated
@@ -59,11 +73,14 @@ GeneFamily makeFamily(const SpeciesTree& species, const std::string& name,
                       const std::vector<NewickTree>& trees, GeneTreeRooting rooting,
                       const GeneMapping& mapping = {}, const std::string& source = "");
 
-// Reads, amalgamates and maps one family. Throws InputError on bad input (the family's own error
-// from the families file, an unreadable or bad gene tree or mapping).
-GeneFamily prepareFamily(const SpeciesTree& species, const FamilyInput& input, GeneTreeRooting rooting);
+// Reads, amalgamates and maps one family, from the gene trees whose index (from 0) is a multiple
+// of `sampleFrequency` (all the file for an .ale input, as in AleRax). Throws InputError on bad
+// input (the family's own error from the families file, an unreadable or bad gene tree or mapping).
+GeneFamily prepareFamily(const SpeciesTree& species, const FamilyInput& input, GeneTreeRooting rooting,
+                         int sampleFrequency = 1);
 
-// Prepares all families in parallel; bad families are reported, never fatal.
+// Prepares all families in parallel, then applies the filters; bad families are reported, never
+// fatal. Throws std::invalid_argument for options out of their range.
 LoadReport loadFamilies(const SpeciesTree& species, const std::vector<FamilyInput>& inputs,
                         const LoadOptions& options,
                         const std::function<void(int done, int total)>& progress = {});

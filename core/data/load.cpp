@@ -27,7 +27,8 @@ LoadedInput loadInput(const InputPaths& paths, TransferConstraint constraint, co
         throw InputError("", 0, 0, "no gene families given (use a families file or gene-tree files)");
     LoadReport report = loadFamilies(dataset->species, inputs, options, progress);
     dataset->families = std::move(report.families);
-    return {dataset, std::move(report.excluded), std::move(report.errors), std::move(warnings)};
+    return {dataset, std::move(report.excluded), std::move(report.errors), std::move(report.dimensions),
+            std::move(warnings)};
 }
 
 } // namespace gpurec

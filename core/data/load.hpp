@@ -21,7 +21,8 @@ struct LoadedInput {
     std::shared_ptr<Dataset> dataset;
     std::vector<FamilyProblem> excluded;
     std::vector<FamilyProblem> errors;
-    std::vector<std::string> warnings; // usable but doubtful input, "file:line:column: problem"
+    std::vector<CladeDimension> dimensions; // every valid family, before the filters
+    std::vector<std::string> warnings;      // usable but doubtful input, "file:line:column: problem"
 };
 
 // Throws InputError for an unreadable species tree or families file; per-family problems are
