@@ -46,6 +46,7 @@ void checkFilterOptions(const LoadOptions& o) {
 void filterByCoverage(std::vector<GeneFamily>& families, int minCoveredSpecies,
                       std::vector<FamilyProblem>& excluded) {
     std::vector<bool> keep;
+    keep.reserve(families.size());
     for (const GeneFamily& f : families)
         keep.push_back(f.coveredSpecies >= minCoveredSpecies);
     keepOnly(families, keep, "--min-covered-species", excluded, [&](const GeneFamily& f) {
@@ -86,6 +87,7 @@ void filterByCladeSplitRatio(std::vector<GeneFamily>& families, double ratio,
     // 2n - 3 branches in an unrooted tree of n genes; one gene gives -1, so no ratio keeps it.
     auto limit = [&](const GeneFamily& f) { return ratio * (2.0 * f.clades.geneCount() - 3.0); };
     std::vector<bool> keep;
+    keep.reserve(families.size());
     for (const GeneFamily& f : families)
         keep.push_back(limit(f) >= static_cast<double>(f.clades.cladeCount()));
     keepOnly(families, keep, "--max-clade-split-ratio", excluded, [&](const GeneFamily& f) {
