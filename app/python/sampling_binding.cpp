@@ -46,7 +46,7 @@ py::dict reconciliationDict(const Reconciliation& r, const SpeciesTree& species)
     out["root"] = r.root;
     out["origin_species"] = speciesName(species, r.originSpecies);
     out["nodes"] = nodes;
-    // The text of `gpurec sample`'s <family>_sample<i>.xml.
+    // The text of `gpurec sample`'s <family>_sample_<i>.xml.
     out["recphyloxml"] = toRecPhyloXml(species, {r});
     return out;
 }

@@ -7,7 +7,7 @@ def sample_reconciliations(model, samples=100, seed=123, families=None, min_rate
 
     Returns one dict per family: "family", "log_likelihood" (nats), "reconciliations" (each with
     "nodes" (name, parent, children, events of type/species/recipient, branch_length), "root",
-    "origin_species" and "recphyloxml", the text of gpurec sample's <family>_sample<i>.xml) and
+    "origin_species" and "recphyloxml", the text of gpurec sample's <family>_sample_<i>.xml) and
     "recphyloxml" (the text of its --xml-per-family <family>_samples.xml).
     """
     names = [] if families is None else ([families] if isinstance(families, str) else list(families))
