@@ -24,10 +24,9 @@ find build/sanitize -name '*.gcda' -delete
 # (8 min: 20 CLI runs). Together they had pushed CI to 86 min.
 ctest --preset sanitize -j "$jobs"
 mkdir -p build/coverage
-# Held, not only printed: a floor a little below the line coverage of this run (95.1 % measured with
-# every suite; the three left out above cover little that others do not), so that new core code
-# without tests fails here.
-coverage_floor=85
+# Held, not only printed: a floor a little below the line coverage of this run (94.1 % measured on
+# 2026-12-02 with this stage as it is), so that new core code without tests fails here.
+coverage_floor=90
 gcovr --root . --filter 'core/' --object-directory build/sanitize --print-summary \
   --txt build/coverage/core.txt --exclude-throw-branches --fail-under-line "$coverage_floor"
 tail -n 3 build/coverage/core.txt
