@@ -8,6 +8,7 @@
 #include "commands.hpp"
 
 #include "data/coverage_files.hpp"
+#include "io/number_text.hpp"
 #include "io/output_file.hpp"
 #include "io/result_writer.hpp"
 #include "io/text_file.hpp"
@@ -81,12 +82,6 @@ void refuseUnsupported(const CLI::App& app, const AleraxOptions& o) {
         if (app.count(name) > 0) refuse(name);
 }
 
-std::string number(double v) {
-    char buf[40];
-    std::snprintf(buf, sizeof buf, "%.17g", v);
-    return buf;
-}
-
 // Runs one gpurec subcommand in this process, as `gpurec ARGS` would.
 void runStage(const std::vector<std::string>& args) {
     std::string shown = "gpurec";
@@ -108,9 +103,9 @@ std::vector<std::string> inputArguments(const AleraxOptions& o, bool withSpecies
                        "--min-covered-species", std::to_string(o.minCoveredSpecies)});
     if (o.ccpSampleFrequency != 1)
         a.insert(a.end(), {"--ccp-sample-frequency", std::to_string(o.ccpSampleFrequency)});
-    if (o.trimRatio != 0) a.insert(a.end(), {"--trim-ratio", number(o.trimRatio)});
+    if (o.trimRatio != 0) a.insert(a.end(), {"--trim-ratio", exactNumberText(o.trimRatio)});
     if (o.maxCladeSplitRatio != -1)
-        a.insert(a.end(), {"--max-clade-split-ratio", number(o.maxCladeSplitRatio)});
+        a.insert(a.end(), {"--max-clade-split-ratio", exactNumberText(o.maxCladeSplitRatio)});
     a.insert(a.end(), {"--device", o.device, "--threads", std::to_string(o.threads), "-p", o.prefix});
     return a;
 }
@@ -204,7 +199,8 @@ void registerAlerax(CLI::App& root) {
                        {"species_trees", "per_fam_likelihoods.txt", "model_parameters", "trace.csv",
                         "checkpoint.json", "search_trace.csv", "reconciliations", "perSpeciesCoverage.txt",
                         "perSpeciesMissing.txt", "ccps", "result.json"});
-        std::vector<std::string> rates = {"--d", number(o->d), "--l", number(o->l), "--t", number(o->t)};
+        std::vector<std::string> rates = {"--d", exactNumberText(o->d), "--l", exactNumberText(o->l),
+                                          "--t", exactNumberText(o->t)};
 
         std::vector<std::string> first;
         if (searching) {

@@ -1,6 +1,7 @@
 #include "ccp/ale_file.hpp"
 
 #include "io/input_error.hpp"
+#include "io/number_text.hpp"
 #include "io/text_file.hpp"
 
 #include <algorithm>
@@ -8,7 +9,6 @@
 #include <climits>
 #include <cmath>
 #include <cstdint>
-#include <cstdio>
 #include <fstream>
 #include <map>
 #include <optional>
@@ -110,12 +110,6 @@ struct SetEntry {
     int size = 0;
     Place place;
 };
-
-std::string numberText(double v) {
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%.17g", v);
-    return buf;
-}
 
 class AleParser {
   public:
@@ -442,8 +436,8 @@ class AleParser {
             const CountEntry& b = bip_.at(id);
             if (std::abs(dipSum.at(id) / b.value - 1) > kSumTolerance)
                 fail(b.valuePlace, "the splits of set " + std::to_string(id) +
-                                       " in '#Dip_counts' add up to " + numberText(dipSum.at(id)) +
-                                       ", not its count " + numberText(b.value));
+                                       " in '#Dip_counts' add up to " + exactNumberText(dipSum.at(id)) +
+                                       ", not its count " + exactNumberText(b.value));
         }
         std::map<int, int> complementOf;
         double total = 0;
@@ -466,8 +460,8 @@ class AleParser {
         if (std::abs(total / expected - 1) > kSumTolerance)
             fail(headerLine_[BipCounts], 0,
                  "the counts of all sets (leaves counted " + std::to_string(observations_) +
-                     " times unless listed) add up to " + numberText(total) +
-                     ", not observations * 2 * (2n - 3) = " + numberText(expected));
+                     " times unless listed) add up to " + exactNumberText(total) +
+                     ", not observations * 2 * (2n - 3) = " + exactNumberText(expected));
         AleContents out = build(count, complementOf);
         out.constructorTree = std::move(constructor);
         return out;

@@ -3,6 +3,7 @@
 #include "engine/solver_report.hpp"
 #include "io/input_error.hpp"
 #include "io/newick.hpp"
+#include "io/number_text.hpp"
 #include "io/output_file.hpp"
 #include "io/text_file.hpp"
 
@@ -16,14 +17,6 @@
 #include <sstream>
 
 namespace gpurec {
-
-namespace {
-std::string num17(double v) {
-    char buf[40];
-    std::snprintf(buf, sizeof buf, "%.17g", v);
-    return buf;
-}
-} // namespace
 
 void ensureDirectory(const std::string& path) {
     std::error_code ec;
@@ -42,8 +35,8 @@ void writePerFamilyLikelihoods(const std::string& path, const Dataset& data, con
     });
     OutputFile file(path);
     for (int f : order)
-        file.stream() << quoteNewickLabel(data.families[f].name) << " " << num17(eval.logLikelihood[f])
-                      << "\n";
+        file.stream() << quoteNewickLabel(data.families[f].name) << " "
+                      << exactNumberText(eval.logLikelihood[f]) << "\n";
     file.commit();
 }
 

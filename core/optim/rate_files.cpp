@@ -2,6 +2,7 @@
 
 #include "io/input_error.hpp"
 #include "io/newick.hpp"
+#include "io/number_text.hpp"
 #include "io/output_file.hpp"
 #include "io/output_folder.hpp"
 #include "io/result_writer.hpp"
@@ -10,19 +11,12 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
-#include <cstdio>
 #include <cstdlib>
 #include <sstream>
 
 namespace gpurec {
 
 namespace {
-
-std::string num17(double v) {
-    char buf[40];
-    std::snprintf(buf, sizeof buf, "%.17g", v);
-    return buf;
-}
 
 struct Field {
     std::string text;
@@ -109,8 +103,8 @@ void writeModelParameters(const std::string& path, const SpeciesTree& species, c
     file.stream() << "node D L T\n";
     for (int e = 0; e < species.size(); ++e) {
         Rates r = theta.rates(theta.row(family, e));
-        file.stream() << quoteNewickLabel(species.name(e)) << " " << num17(r.d) << " " << num17(r.l) << " "
-                      << num17(r.t) << "\n";
+        file.stream() << quoteNewickLabel(species.name(e)) << " " << exactNumberText(r.d) << " "
+                      << exactNumberText(r.l) << " " << exactNumberText(r.t) << "\n";
     }
     file.commit();
 }
@@ -158,8 +152,8 @@ RateParameters readModelParameters(const std::string& path, const SpeciesTree& s
 }
 
 void writeFamilyRates(const std::string& path, Rates rates) {
-    writeFileAtomically(path,
-                        "D L T\n" + num17(rates.d) + " " + num17(rates.l) + " " + num17(rates.t) + "\n");
+    writeFileAtomically(path, "D L T\n" + exactNumberText(rates.d) + " " + exactNumberText(rates.l) + " " +
+                                  exactNumberText(rates.t) + "\n");
 }
 
 Rates readFamilyRates(const std::string& path, const SpeciesTree& species) {

@@ -2,9 +2,9 @@
 
 #include "io/csv_field.hpp"
 #include "io/newick.hpp"
+#include "io/number_text.hpp"
 
 #include <algorithm>
-#include <charconv>
 #include <numeric>
 
 namespace gpurec {
@@ -32,9 +32,7 @@ std::string speciesRow(const std::string& label, const SpeciesCounts& c) {
 } // namespace
 
 std::string formatCount(double value) {
-    char buf[32];
-    auto res = std::to_chars(buf, buf + sizeof buf, value);
-    return std::string(buf, res.ptr);
+    return shortestNumberText(value);
 }
 
 std::string eventCountsHeader() {
