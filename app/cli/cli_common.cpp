@@ -319,6 +319,56 @@ std::string absolutePath(const std::string& path) {
     return path.empty() ? path : std::filesystem::absolute(path).lexically_normal().string();
 }
 
+nlohmann::json recordedRunOptions(const InputOptions& input, const RateOptions& rates,
+                                  const EngineOptions& engine) {
+    std::vector<std::string> geneTrees;
+    for (const std::string& p : input.geneTrees)
+        geneTrees.push_back(absolutePath(p));
+    const bool generated =
+        input.species == "MiniNJ" || input.species == "Random" || input.species == "random";
+    return {{"--species-tree", generated ? input.species : absolutePath(input.species)},
+            {"--families", absolutePath(input.families)},
+            {"gene_trees", geneTrees},
+            {"--transfer-constraint", input.transferConstraint},
+            {"--gene-tree-rooting", input.rooting},
+            {"--min-covered-species", input.minCoveredSpecies},
+            {"--ccp-sample-frequency", input.ccpSampleFrequency},
+            {"--trim-ratio", input.trimRatio},
+            {"--max-clade-split-ratio", input.maxCladeSplitRatio},
+            {"--d", rates.d},
+            {"--l", rates.l},
+            {"--t", rates.t},
+            {"--rates-file", absolutePath(rates.ratesFile)},
+            {"--schedule", engine.schedule},
+            {"--solver", engine.solverSettings}};
+}
+
+void applyRecordedRunOptions(const nlohmann::json& j, InputOptions& input, RateOptions& rates,
+                             EngineOptions& engine) {
+    input.species = j.at("--species-tree").get<std::string>();
+    input.families = j.at("--families").get<std::string>();
+    input.geneTrees = j.at("gene_trees").get<std::vector<std::string>>();
+    input.transferConstraint = j.at("--transfer-constraint").get<std::string>();
+    input.rooting = j.at("--gene-tree-rooting").get<std::string>();
+    input.minCoveredSpecies = j.at("--min-covered-species").get<int>();
+    // Absent from the checkpoints of gpurec before these options: their defaults.
+    input.ccpSampleFrequency = j.value("--ccp-sample-frequency", 1);
+    input.trimRatio = j.value("--trim-ratio", 0.0);
+    input.maxCladeSplitRatio = j.value("--max-clade-split-ratio", -1.0);
+    rates.d = j.at("--d").get<double>();
+    rates.l = j.at("--l").get<double>();
+    rates.t = j.at("--t").get<double>();
+    rates.ratesFile = j.at("--rates-file").get<std::string>();
+    engine.schedule = j.at("--schedule").get<std::string>();
+    engine.solverSettings = j.at("--solver").get<std::vector<std::string>>();
+}
+
+void requireResumeFolder(const CLI::App& app, const std::string& prefix, const std::string& resume) {
+    if (app.count("--prefix") > 0 && absolutePath(prefix) != absolutePath(resume))
+        throw std::invalid_argument("--resume " + resume + " continues the run in that folder; -p " + prefix +
+                                    " names another (leave -p out)");
+}
+
 double parseByteSize(const std::string& text) {
     double v = 0;
     // Decimal only (std::stod would read 0x10 as 16).

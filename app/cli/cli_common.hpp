@@ -135,6 +135,15 @@ void addInputReport(nlohmann::json& j, const InputOptions& input, const LoadedIn
 // recorded name, e.g. "--species-tree") whose value differs from the run recorded in `checkpointPath`.
 void requireRecordedOptions(const CLI::App& app, const nlohmann::json& recorded, const nlohmann::json& now,
                             const std::string& checkpointPath);
+// The input, starting-rate and solver options a resumable run records under their command-line
+// names (paths absolute; MiniNJ and Random kept as they are), and their reading back (options
+// missing from an older recording keep their defaults).
+nlohmann::json recordedRunOptions(const InputOptions& input, const RateOptions& rates,
+                                  const EngineOptions& engine);
+void applyRecordedRunOptions(const nlohmann::json& recorded, InputOptions& input, RateOptions& rates,
+                             EngineOptions& engine);
+// --resume FOLDER continues the run in FOLDER: a -p naming another folder is an error.
+void requireResumeFolder(const CLI::App& app, const std::string& prefix, const std::string& resume);
 // A path made absolute, so that a run resumes from any working directory ("" stays "").
 std::string absolutePath(const std::string& path);
 // "20GB", "512MiB", "1e9" -> bytes.

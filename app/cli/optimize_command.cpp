@@ -44,52 +44,21 @@ struct OptimizeOptions {
 // --device, --threads and --gpu-memory-limit are left out: they may change between the parts of
 // a run (results agree within the solver tolerance).
 nlohmann::json recordedOptions(const OptimizeOptions& o) {
-    std::vector<std::string> geneTrees;
-    for (const std::string& p : o.input.geneTrees)
-        geneTrees.push_back(absolutePath(p));
-    return {{"--species-tree", absolutePath(o.input.species)},
-            {"--families", absolutePath(o.input.families)},
-            {"gene_trees", geneTrees},
-            {"--transfer-constraint", o.input.transferConstraint},
-            {"--gene-tree-rooting", o.input.rooting},
-            {"--min-covered-species", o.input.minCoveredSpecies},
-            {"--ccp-sample-frequency", o.input.ccpSampleFrequency},
-            {"--trim-ratio", o.input.trimRatio},
-            {"--max-clade-split-ratio", o.input.maxCladeSplitRatio},
-            {"--d", o.rates.d},
-            {"--l", o.rates.l},
-            {"--t", o.rates.t},
-            {"--rates-file", absolutePath(o.rates.ratesFile)},
-            {"--schedule", o.engine.schedule},
-            {"--solver", o.engine.solverSettings},
-            {"--model-parametrization", toString(parseRateMode(o.parametrization))},
-            {"--optimizer", o.optimizer},
-            {"--max-iter", o.settings.max_iter},
-            {"--min-rate", o.settings.min_rate},
-            {"--max-rate", o.settings.max_rate},
-            {"--grad-tol", o.settings.grad_tol},
-            {"--rel-tol", o.settings.rel_tol},
-            {"--learning-rate", o.settings.learning_rate},
-            {"--no-warm-starts", !o.settings.warm_starts}};
+    nlohmann::json j = recordedRunOptions(o.input, o.rates, o.engine);
+    j.update(nlohmann::json{{"--model-parametrization", toString(parseRateMode(o.parametrization))},
+                            {"--optimizer", o.optimizer},
+                            {"--max-iter", o.settings.max_iter},
+                            {"--min-rate", o.settings.min_rate},
+                            {"--max-rate", o.settings.max_rate},
+                            {"--grad-tol", o.settings.grad_tol},
+                            {"--rel-tol", o.settings.rel_tol},
+                            {"--learning-rate", o.settings.learning_rate},
+                            {"--no-warm-starts", !o.settings.warm_starts}});
+    return j;
 }
 
 void applyRecordedOptions(const nlohmann::json& j, OptimizeOptions& o) {
-    o.input.species = j.at("--species-tree").get<std::string>();
-    o.input.families = j.at("--families").get<std::string>();
-    o.input.geneTrees = j.at("gene_trees").get<std::vector<std::string>>();
-    o.input.transferConstraint = j.at("--transfer-constraint").get<std::string>();
-    o.input.rooting = j.at("--gene-tree-rooting").get<std::string>();
-    o.input.minCoveredSpecies = j.at("--min-covered-species").get<int>();
-    // Absent from the checkpoints of gpurec before these options: their defaults.
-    o.input.ccpSampleFrequency = j.value("--ccp-sample-frequency", 1);
-    o.input.trimRatio = j.value("--trim-ratio", 0.0);
-    o.input.maxCladeSplitRatio = j.value("--max-clade-split-ratio", -1.0);
-    o.rates.d = j.at("--d").get<double>();
-    o.rates.l = j.at("--l").get<double>();
-    o.rates.t = j.at("--t").get<double>();
-    o.rates.ratesFile = j.at("--rates-file").get<std::string>();
-    o.engine.schedule = j.at("--schedule").get<std::string>();
-    o.engine.solverSettings = j.at("--solver").get<std::vector<std::string>>();
+    applyRecordedRunOptions(j, o.input, o.rates, o.engine);
     o.parametrization = j.at("--model-parametrization").get<std::string>();
     o.optimizer = j.at("--optimizer").get<std::string>();
     o.settings.max_iter = j.at("--max-iter").get<int>();
@@ -105,9 +74,7 @@ void applyRecordedOptions(const nlohmann::json& j, OptimizeOptions& o) {
 // Any other option given on the command line must agree with the recording.
 OptimizeOptions resumedOptions(const CLI::App& app, const OptimizeOptions& given,
                                const OptimizationCheckpoint& checkpoint, const std::string& checkpointPath) {
-    if (app.count("--prefix") > 0 && absolutePath(given.output.outdir) != absolutePath(given.resume))
-        throw std::invalid_argument("--resume " + given.resume + " continues the run in that folder; -p " +
-                                    given.output.outdir + " names another (leave -p out)");
+    requireResumeFolder(app, given.output.outdir, given.resume);
     const nlohmann::json& recorded = checkpoint.run.at("options");
     requireRecordedOptions(app, recorded, recordedOptions(given), checkpointPath);
     OptimizeOptions o = given;

@@ -39,54 +39,26 @@ struct SearchOptions {
 // The options that define a search, under their command-line names: recorded in checkpoint.json
 // and compared on --resume. --device, --threads and --gpu-memory-limit may change between parts.
 nlohmann::json recordedOptions(const SearchOptions& o) {
-    std::vector<std::string> geneTrees;
-    for (const std::string& p : o.input.geneTrees)
-        geneTrees.push_back(absolutePath(p));
-    const bool generated =
-        o.input.species == "MiniNJ" || o.input.species == "Random" || o.input.species == "random";
-    return {{"--species-tree", generated ? o.input.species : absolutePath(o.input.species)},
-            {"--families", absolutePath(o.input.families)},
-            {"gene_trees", geneTrees},
-            {"--transfer-constraint", o.input.transferConstraint},
-            {"--gene-tree-rooting", o.input.rooting},
-            {"--min-covered-species", o.input.minCoveredSpecies},
-            {"--d", o.rates.d},
-            {"--l", o.rates.l},
-            {"--t", o.rates.t},
-            {"--rates-file", absolutePath(o.rates.ratesFile)},
-            {"--schedule", o.engine.schedule},
-            {"--solver", o.engine.solverSettings},
-            {"--species-tree-search", o.strategy},
-            {"--model-parametrization", o.parametrization},
-            {"--max-radius", o.settings.maxRadius},
-            {"--root-depth", o.settings.rootDepth},
-            {"--replicates", o.settings.replicates},
-            {"--seed", o.settings.seed},
-            {"--rate-iterations", o.settings.rates.max_iter},
-            {"--fix-rates", o.fixRates}};
+    nlohmann::json j = recordedRunOptions(o.input, o.rates, o.engine);
+    j.update(nlohmann::json{{"--species-tree-search", o.strategy},
+                            {"--model-parametrization", o.parametrization},
+                            {"--max-radius", o.settings.maxRadius},
+                            {"--root-depth", o.settings.rootDepth},
+                            {"--replicates", o.settings.replicates},
+                            {"--seed", o.settings.seed},
+                            {"--rate-iterations", o.settings.rates.max_iter},
+                            {"--fix-rates", o.fixRates}});
+    return j;
 }
 
 // The options of the search recorded in `checkpoint`, with this command line's device and threads.
 SearchOptions resumedOptions(const CLI::App& app, const SearchOptions& given,
                              const OptimizationCheckpoint& checkpoint, const std::string& checkpointPath) {
-    if (app.count("--prefix") > 0 && absolutePath(given.output.outdir) != absolutePath(given.resume))
-        throw std::invalid_argument("--resume " + given.resume + " continues the search in that folder; -p " +
-                                    given.output.outdir + " names another (leave -p out)");
+    requireResumeFolder(app, given.output.outdir, given.resume);
     const nlohmann::json& j = checkpoint.run.at("options");
     requireRecordedOptions(app, j, recordedOptions(given), checkpointPath);
     SearchOptions o = given;
-    o.input.species = j.at("--species-tree").get<std::string>();
-    o.input.families = j.at("--families").get<std::string>();
-    o.input.geneTrees = j.at("gene_trees").get<std::vector<std::string>>();
-    o.input.transferConstraint = j.at("--transfer-constraint").get<std::string>();
-    o.input.rooting = j.at("--gene-tree-rooting").get<std::string>();
-    o.input.minCoveredSpecies = j.at("--min-covered-species").get<int>();
-    o.rates.d = j.at("--d").get<double>();
-    o.rates.l = j.at("--l").get<double>();
-    o.rates.t = j.at("--t").get<double>();
-    o.rates.ratesFile = j.at("--rates-file").get<std::string>();
-    o.engine.schedule = j.at("--schedule").get<std::string>();
-    o.engine.solverSettings = j.at("--solver").get<std::vector<std::string>>();
+    applyRecordedRunOptions(j, o.input, o.rates, o.engine);
     o.strategy = j.at("--species-tree-search").get<std::string>();
     o.parametrization = j.at("--model-parametrization").get<std::string>();
     o.settings.maxRadius = j.at("--max-radius").get<int>();
