@@ -238,6 +238,26 @@ class Resume : public QObject {
                 std::string(e.what()).starts_with(path + ": not a valid checkpoint (damaged or cut short)"),
                 e.what());
         }
+
+        // A count out of its range, or not whole, is refused by name instead of cast.
+        for (const auto& [value, shown] :
+             {std::pair{nlohmann::json(1e30), std::string("1e+30")},
+              std::pair{nlohmann::json(2.5), std::string("2.5")},
+              std::pair{nlohmann::json(4294967296LL), std::string("4294967296")}}) {
+            nlohmann::json j = checkpointToJson(c);
+            j["iterations"] = value;
+            writeFile(path, j.dump());
+            try {
+                readCheckpoint(path);
+                QFAIL(("iterations " + shown + " was read").c_str());
+            } catch (const std::runtime_error& e) {
+                QCOMPARE(std::string(e.what()),
+                         path +
+                             ": bad checkpoint: \"iterations\": expected a whole number "
+                             "from -2147483648 to 2147483647, found " +
+                             shown);
+            }
+        }
     }
 
     void checkpointRowsMustFitTheInput() {

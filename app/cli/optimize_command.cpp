@@ -1,6 +1,7 @@
 #include "cli_common.hpp"
 #include "commands.hpp"
 
+#include "io/json_number.hpp"
 #include "io/output_folder.hpp"
 #include "io/result_writer.hpp"
 #include "optim/checkpoint.hpp"
@@ -61,7 +62,7 @@ void applyRecordedOptions(const nlohmann::json& j, OptimizeOptions& o) {
     applyRecordedRunOptions(j, o.input, o.rates, o.engine);
     o.parametrization = j.at("--model-parametrization").get<std::string>();
     o.optimizer = j.at("--optimizer").get<std::string>();
-    o.settings.max_iter = j.at("--max-iter").get<int>();
+    o.settings.max_iter = integerField<int>(j, "--max-iter");
     o.settings.min_rate = j.at("--min-rate").get<double>();
     o.settings.max_rate = j.at("--max-rate").get<double>();
     o.settings.grad_tol = j.at("--grad-tol").get<double>();
@@ -78,7 +79,12 @@ OptimizeOptions resumedOptions(const CLI::App& app, const OptimizeOptions& given
     const nlohmann::json& recorded = checkpoint.run.at("options");
     requireRecordedOptions(app, recorded, recordedOptions(given), checkpointPath);
     OptimizeOptions o = given;
-    applyRecordedOptions(recorded, o);
+    try {
+        applyRecordedOptions(recorded, o);
+    } catch (const std::exception& e) {
+        throw std::invalid_argument(checkpointPath +
+                                    ": the recorded run options cannot be read: " + e.what());
+    }
     o.output.outdir = given.resume;
     return o;
 }

@@ -1,6 +1,7 @@
 #include "cli_common.hpp"
 #include "commands.hpp"
 
+#include "io/json_number.hpp"
 #include "io/newick.hpp"
 #include "io/output_file.hpp"
 #include "io/output_folder.hpp"
@@ -58,15 +59,20 @@ SearchOptions resumedOptions(const CLI::App& app, const SearchOptions& given,
     const nlohmann::json& j = checkpoint.run.at("options");
     requireRecordedOptions(app, j, recordedOptions(given), checkpointPath);
     SearchOptions o = given;
-    applyRecordedRunOptions(j, o.input, o.rates, o.engine);
-    o.strategy = j.at("--species-tree-search").get<std::string>();
-    o.parametrization = j.at("--model-parametrization").get<std::string>();
-    o.settings.maxRadius = j.at("--max-radius").get<int>();
-    o.settings.rootDepth = j.at("--root-depth").get<int>();
-    o.settings.replicates = j.at("--replicates").get<int>();
-    o.settings.seed = j.at("--seed").get<std::uint64_t>();
-    o.settings.rates.max_iter = j.at("--rate-iterations").get<int>();
-    o.fixRates = j.at("--fix-rates").get<bool>();
+    try {
+        applyRecordedRunOptions(j, o.input, o.rates, o.engine);
+        o.strategy = j.at("--species-tree-search").get<std::string>();
+        o.parametrization = j.at("--model-parametrization").get<std::string>();
+        o.settings.maxRadius = integerField<int>(j, "--max-radius");
+        o.settings.rootDepth = integerField<int>(j, "--root-depth");
+        o.settings.replicates = integerField<int>(j, "--replicates");
+        o.settings.seed = integerField<std::uint64_t>(j, "--seed");
+        o.settings.rates.max_iter = integerField<int>(j, "--rate-iterations");
+        o.fixRates = j.at("--fix-rates").get<bool>();
+    } catch (const std::exception& e) {
+        throw std::invalid_argument(checkpointPath +
+                                    ": the recorded run options cannot be read: " + e.what());
+    }
     o.output.outdir = given.resume;
     return o;
 }

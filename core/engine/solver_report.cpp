@@ -119,13 +119,13 @@ nlohmann::json solverStatsJson(const SolverStats& s) {
 
 SolverStats solverStatsFromJson(const nlohmann::json& j) {
     SolverStats s;
-    s.eIterations = j.at("e_iterations").get<int>();
+    s.eIterations = integerField<int>(j, "e_iterations");
     s.eResidual = numberFromJson(j.at("e_residual"));
-    s.piIterations = j.at("pi_iterations").get<long>();
-    s.maxPiIterations = j.at("max_pi_iterations").get<int>();
-    s.bicgstabIterations = j.at("bicgstab_iterations").get<long>();
-    s.bicgstabBreakdowns = j.at("bicgstab_breakdowns").get<long>();
-    s.prunedClades = j.at("pruned_clades").get<long>();
+    s.piIterations = integerField<long>(j, "pi_iterations");
+    s.maxPiIterations = integerField<int>(j, "max_pi_iterations");
+    s.bicgstabIterations = integerField<long>(j, "bicgstab_iterations");
+    s.bicgstabBreakdowns = integerField<long>(j, "bicgstab_breakdowns");
+    s.prunedClades = integerField<long>(j, "pruned_clades");
     s.seconds = numberFromJson(j.at("seconds"));
     return s;
 }

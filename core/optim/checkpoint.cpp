@@ -77,7 +77,7 @@ json optimizerSettingsJson(const OptimizerSettings& s) {
 OptimizerSettings optimizerSettingsFromJson(const json& j) {
     OptimizerSettings s;
     s.kind = parseOptimizerKind(j.at("optimizer").get<std::string>());
-    s.max_iter = j.at("max_iter").get<int>();
+    s.max_iter = integerField<int>(j, "max_iter");
     s.grad_tol = j.at("grad_tol").get<double>();
     s.rel_tol = j.at("rel_tol").get<double>();
     s.min_rate = j.at("min_rate").get<double>();
@@ -86,7 +86,7 @@ OptimizerSettings optimizerSettingsFromJson(const json& j) {
     s.beta1 = j.at("beta1").get<double>();
     s.beta2 = j.at("beta2").get<double>();
     s.adam_epsilon = j.at("adam_epsilon").get<double>();
-    s.lbfgsb_memory = j.at("lbfgsb_memory").get<int>();
+    s.lbfgsb_memory = integerField<int>(j, "lbfgsb_memory");
     s.warm_starts = j.at("warm_starts").get<bool>();
     s.lockstep_families = j.at("lockstep_families").get<bool>();
     s.validate();
@@ -120,7 +120,7 @@ OptimizationCheckpoint checkpointFromJson(const json& j) {
     if (!j.is_object() || j.value("format", std::string()) != kFormat)
         throw std::runtime_error("not a gpurec optimisation checkpoint (no \"format\": \"" +
                                  std::string(kFormat) + "\")");
-    const int version = j.at("version").get<int>();
+    const int version = integerField<int>(j, "version");
     if (version != kCheckpointFormatVersion)
         throw std::runtime_error("checkpoint format " + std::to_string(version) +
                                  "; this gpurec reads format " + std::to_string(kCheckpointFormatVersion));
@@ -136,8 +136,8 @@ OptimizationCheckpoint checkpointFromJson(const json& j) {
             throw std::runtime_error("global rates have one row");
         c.bestNllBits = numberFromJson(j.at("best_nll_bits"));
         c.settings = optimizerSettingsFromJson(j.at("settings"));
-        c.progress.iterations = j.at("iterations").get<int>();
-        c.progress.evaluations = j.at("evaluations").get<int>();
+        c.progress.iterations = integerField<int>(j, "iterations");
+        c.progress.evaluations = integerField<int>(j, "evaluations");
         c.progress.initialNllBits = numberFromJson(j.at("initial_nll_bits"));
         c.progress.seconds = j.at("seconds").get<double>();
         c.finished = j.at("finished").get<bool>();
