@@ -7,6 +7,7 @@
 
 #include "io/newick.hpp"
 #include "recon/recphyloxml.hpp"
+#include "tree/species_tree.hpp"
 
 #include <QtTest>
 #include <filesystem>
@@ -107,6 +108,35 @@ class CliAlerax : public QObject {
         QVERIFY2(relativeError(ll, reference) < 1e-12, qPrintable(QString::number(ll, 'g', 17)));
         QVERIFY(!std::filesystem::exists(out + "/reconciliations"));
         QVERIFY(!readJson(out + "/result.json").contains("sampling"));
+    }
+
+    // --origination ROOT reaches both stages: the likelihood is `gpurec eval --origination ROOT`'s
+    // (not the UNIFORM one), and every sample starts at the root.
+    void originationReachesEveryStage() {
+        const std::string out = temporaryFolder("alerax_root") + "/out";
+        const QStringList rates = {"--d", "0.05", "--l", "0.2", "--t", "0.02"};
+        CliRun r = runGpurec(
+            aleraxArgs(out, QStringList{"--fix-rates", "--origination", "ROOT", "-g", "5"} + rates));
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        QVERIFY2(r.out.contains("--origination ROOT"), qPrintable(r.out));
+        const std::string ds = sharedData(kData);
+        auto evalLikelihood = [&](const QString& origination) {
+            const std::string dir = temporaryFolder("alerax_root_eval") + "/out";
+            CliRun e = runGpurec(QStringList{"eval", "-f", q(ds + "/families.txt"), "-s", q(ds + "/sp.nwk"),
+                                             "--origination", origination, "-p", q(dir)} +
+                                 rates);
+            if (e.exitCode != 0) qWarning("%s", qPrintable(e.err));
+            return fileText(dir + "/per_fam_likelihoods.txt");
+        };
+        QCOMPARE(fileText(out + "/per_fam_likelihoods.txt"), evalLikelihood("ROOT"));
+        QVERIFY(fileText(out + "/per_fam_likelihoods.txt") != evalLikelihood("UNIFORM"));
+        const nlohmann::json j = readJson(out + "/result.json");
+        QCOMPARE(j.at("options").at("origination").get<std::string>(), std::string("ROOT"));
+        const SpeciesTree species = SpeciesTree::readFile(ds + "/sp.nwk");
+        const nlohmann::json& origins = j.at("sampling").at("families").at(0).at("originations");
+        QCOMPARE(origins.size(), std::size_t(1));
+        QCOMPARE(origins.at(0).at("species").get<std::string>(), species.name(species.root()));
+        QCOMPARE(origins.at(0).at("frequency").get<double>(), 1.0);
     }
 
     // -s MiniNJ with AleRax's default SKIP: the distance tree is built, kept and scored.

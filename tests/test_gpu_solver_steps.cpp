@@ -6,6 +6,7 @@
 #include "cuda/host_structure.hpp"
 #include "cuda/shared_gradient.hpp"
 #include "cuda/solver_steps.hpp"
+#include "data/origination.hpp"
 #include "engine/backend.hpp"
 #include "engine/family_solver.hpp"
 #include "engine/relative_error.hpp"
@@ -73,11 +74,11 @@ struct HostExecutor {
         for (long long k = 0; k < width; ++k)
             accumulateSharedEntry(chunks, familyBegin, familyEnd, chunkBegin, width, k, rows, total);
     }
-    void genewiseTheta(const SpeciesView& s, const SetView& sv, const ChunkView& chunks, int familyBegin,
-                       int familyEnd, int chunkBegin, const double* rows, const AdjointSettings& opt,
-                       double* theta) {
+    void genewiseTheta(const SpeciesView& s, const SetView& sv, const CladeView& cv, const ChunkView& chunks,
+                       int familyBegin, int familyEnd, int chunkBegin, const double* rows,
+                       const AdjointSettings& opt, double* theta) {
         for (int f = familyBegin; f < familyEnd; ++f)
-            genewiseThetaFamily(team, s, sv, chunks, f, chunkBegin, rows, opt, scratch, theta);
+            genewiseThetaFamily(team, s, sv, cv, chunks, f, chunkBegin, rows, opt, scratch, theta);
     }
     void countStats(const long long* values, long long count, unsigned long long* result) {
         for (long long i = 0; i < count; ++i) {
@@ -212,8 +213,8 @@ Emulation emulate(const Dataset& data, const RateParameters& theta, const Solver
         ExtinctionState ext;
         ext.E.assign(sv.E, sv.E + n);
         ext.Ebar.assign(sv.Ebar, sv.Ebar + n);
-        addSharedModeGradient(SpeciesLayout(data.species, data.transferConstraint), theta, F, options, total,
-                              ext, out.gradient);
+        addSharedModeGradient(SpeciesLayout(data.species, data.transferConstraint), theta, h.familyOrigin,
+                              options, total, ext, out.gradient);
     }
     for (double v : out.logLikelihood)
         out.totalLogLikelihood += v;
@@ -256,30 +257,39 @@ class GpuSolverSteps : public QObject {
         QTest::addColumn<int>("mode");
         QTest::addColumn<QString>("schedule");
         QTest::addColumn<bool>("noConstraint");
+        QTest::addColumn<QString>("origination");
         const RateMode modes[] = {RateMode::Global, RateMode::Specieswise, RateMode::Genewise};
         for (RateMode m : modes) {
             const QString name = QString::fromStdString(toString(m));
-            QTest::newRow(qPrintable("tiny " + name)) << "tiny"
-                                                      << "species.nwk" << 3 << int(m) << "converged" << false;
+            QTest::newRow(qPrintable("tiny " + name))
+                << "tiny"
+                << "species.nwk" << 3 << int(m) << "converged" << false << "UNIFORM";
             QTest::newRow(qPrintable("simulated_2 " + name))
                 << "simulated_2"
-                << "species.nwk" << 4 << int(m) << "converged" << false;
+                << "species.nwk" << 4 << int(m) << "converged" << false << "UNIFORM";
             QTest::newRow(qPrintable("test_trees_3 " + name))
                 << "alerax/test_trees_3"
-                << "sp.nwk" << 4 << int(m) << "converged" << false;
+                << "sp.nwk" << 4 << int(m) << "converged" << false << "UNIFORM";
         }
         QTest::newRow("primates global")
             << "primates"
-            << "species.nwk" << 4 << int(RateMode::Global) << "converged" << false;
+            << "species.nwk" << 4 << int(RateMode::Global) << "converged" << false << "UNIFORM";
         QTest::newRow("test_trees_200 global alerax")
             << "alerax/test_trees_200"
-            << "sp.nwk" << 4 << int(RateMode::Global) << "alerax" << false;
+            << "sp.nwk" << 4 << int(RateMode::Global) << "alerax" << false << "UNIFORM";
         QTest::newRow("simulated_2 specieswise alerax")
             << "simulated_2"
-            << "species.nwk" << 4 << int(RateMode::Specieswise) << "alerax" << false;
+            << "species.nwk" << 4 << int(RateMode::Specieswise) << "alerax" << false << "UNIFORM";
         QTest::newRow("simulated_2 genewise no constraint")
             << "simulated_2"
-            << "species.nwk" << 4 << int(RateMode::Genewise) << "converged" << true;
+            << "species.nwk" << 4 << int(RateMode::Genewise) << "converged" << true << "UNIFORM";
+        for (RateMode m : modes) // one origination node per family: the root seed and conditioning move
+            QTest::newRow(qPrintable("simulated_2 " + QString::fromStdString(toString(m)) + " LCA"))
+                << "simulated_2"
+                << "species.nwk" << 4 << int(m) << "converged" << false << "LCA";
+        QTest::newRow("tiny genewise ROOT")
+            << "tiny"
+            << "species.nwk" << 3 << int(RateMode::Genewise) << "converged" << false << "ROOT";
     }
     void matchesCpuReference() {
         QFETCH(QString, folder);
@@ -288,11 +298,13 @@ class GpuSolverSteps : public QObject {
         QFETCH(int, mode);
         QFETCH(QString, schedule);
         QFETCH(bool, noConstraint);
+        QFETCH(QString, origination);
         InputPaths paths;
         paths.speciesTree = sharedData(folder.toStdString() + "/" + species.toStdString());
         paths.familiesFile = sharedData(folder.toStdString() + "/families.txt");
         LoadOptions lo;
         lo.minCoveredSpecies = minCovered;
+        lo.origination = parseOrigination(origination.toStdString());
         LoadedInput in =
             loadInput(paths, noConstraint ? TransferConstraint::None : TransferConstraint::Parents, lo);
         QVERIFY(!in.dataset->families.empty());

@@ -6,6 +6,7 @@
 // R_i = (4 D(h/2) − D(h)) / 3 (truncation error O(h^4)), h = 0.01 in log2-rate units.
 // "Relative" error of component i: |g_i − R_i| / max(|g_i|, 1e-3 ‖g‖∞), so components far below
 // the gradient's scale are judged against 1e-3 of it instead of their own (noise-level) size.
+#include "data/origination.hpp"
 #include "engine/backend.hpp"
 #include "simulated_data.hpp"
 #include "support.hpp"
@@ -98,16 +99,25 @@ class Gradient : public QObject {
         QTest::addColumn<QString>("data");
         QTest::addColumn<QString>("mode");
         QTest::addColumn<unsigned>("seed");
+        QTest::addColumn<QString>("origination");
         unsigned seed = 1;
         for (const char* d : {"tiny", "test_trees_2", "simulated_2", "primates", "simulated"})
             for (const char* m : {"global", "specieswise", "genewise"})
-                QTest::newRow((std::string(d) + "/" + m).c_str()) << d << m << seed++;
+                QTest::newRow((std::string(d) + "/" + m).c_str()) << d << m << seed++ << "UNIFORM";
+        // One origination node per family: the root seed and the conditioning term move to it.
+        for (const char* d : {"test_trees_2", "simulated"})
+            for (const char* m : {"global", "specieswise", "genewise"})
+                for (const char* o : {"ROOT", "LCA"})
+                    QTest::newRow((std::string(d) + "/" + m + "/" + o).c_str()) << d << m << seed++ << o;
     }
     void matchesFiniteDifferences() {
         QFETCH(QString, data);
         QFETCH(QString, mode);
         QFETCH(unsigned, seed);
-        auto set = dataset(data.toStdString());
+        QFETCH(QString, origination);
+        auto copy = std::make_shared<Dataset>(*dataset(data.toStdString()));
+        applyOrigination(*copy, parseOrigination(origination.toStdString()));
+        std::shared_ptr<const Dataset> set = copy;
         QVERIFY(!set->families.empty());
         RateParameters theta = randomTheta(parseRateMode(mode.toStdString()), *set, seed);
         auto backend = makeCpuBackend(set);

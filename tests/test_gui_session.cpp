@@ -184,6 +184,19 @@ class GuiSession : public QObject {
                          .arg(dir, QString::fromStdString(w.dataset()->families[5].name))
                          .arg(species));
         }
+
+        // A number too large for its field (the fuzzer's find) is refused by name, not cast.
+        nlohmann::json huge = readJson(dir + "/three.json");
+        huge["selection"]["view_tab"] = 2.66667e37;
+        QVERIFY(saveTextFile(dir + "/huge.json", huge.dump(1)));
+        try {
+            readSessionFile(dir + "/huge.json");
+            QFAIL("a view tab of 2.7e37 was accepted");
+        } catch (const std::runtime_error& e) {
+            QCOMPARE(QString(e.what()), QString("%1/huge.json: \"view_tab\": expected a whole number from "
+                                                "-2147483648 to 2147483647, found 2.66667e+37")
+                                            .arg(dir));
+        }
     }
 
     // Format 4's additions, each through the JSON and back; format 3 files read them as defaults.
@@ -204,6 +217,7 @@ class GuiSession : public QObject {
         s.collapsedClades = {"n3", "leaf name"};
         s.sampleCount = 37;
         s.sampleSeed = 424242;
+        s.input.options.origination = Origination::Lca;
         const nlohmann::json json = sessionToJson(s);
         QCOMPARE(json.at("version").get<int>(), 4);
         const SessionState back = sessionFromJson(json);
@@ -221,6 +235,7 @@ class GuiSession : public QObject {
         QCOMPARE(back.collapsedClades, s.collapsedClades);
         QCOMPARE(back.sampleCount, 37);
         QCOMPARE(back.sampleSeed, std::uint64_t{424242});
+        QVERIFY(back.input.options.origination == Origination::Lca);
         QVERIFY(sessionToJson(back) == json);
 
         // Format 3: none of these fields; evaluations read as 0, the rest as a new window has them.
@@ -230,6 +245,7 @@ class GuiSession : public QObject {
         three.erase("species_tree");
         three["reconciliations"].erase("sample_count");
         three["reconciliations"].erase("seed");
+        three["input"].erase("origination");
         for (nlohmann::json& h : three["history"])
             h.erase("evaluations");
         const SessionState old = sessionFromJson(three);
@@ -241,6 +257,7 @@ class GuiSession : public QObject {
         QVERIFY(old.collapsedClades.empty());
         QCOMPARE(old.sampleCount, SamplingSettings{}.samples);
         QCOMPARE(old.sampleSeed, SamplingSettings{}.seed);
+        QVERIFY(old.input.options.origination == Origination::Uniform);
 
         // Format 4 without them, or with impossible values, is refused with the field named.
         auto refused = [](const nlohmann::json& j, const std::string& says) {
@@ -263,6 +280,10 @@ class GuiSession : public QObject {
         nlohmann::json badRun = json;
         badRun["plots"]["run_number"] = -1;
         QVERIFY(refused(badRun, "\"run_number\" is negative"));
+        nlohmann::json badOrigination = json;
+        badOrigination["input"]["origination"] = "OPTIMIZE";
+        QVERIFY(refused(badOrigination,
+                        "--origination OPTIMIZE (per-species origination rates) is not supported"));
         nlohmann::json noEvaluations = json;
         noEvaluations["history"][0].erase("evaluations");
         QVERIFY(refused(noEvaluations, "evaluations"));

@@ -1,7 +1,9 @@
 // The workbench driven like a user: real load path, real buttons, real engine on its worker thread.
+#include "data/origination.hpp"
 #include "engine/family_solver.hpp"
 #include "gui_test_support.hpp"
 #include "input/input_discovery.hpp"
+#include "input/open_input_dialog.hpp"
 #include "panels/eliding_combo_box.hpp"
 #include "panels/families_panel.hpp"
 #include "panels/problems_panel.hpp"
@@ -12,6 +14,7 @@
 #include "plots/live_plots.hpp"
 #include "window/workbench_window.hpp"
 
+#include <QAbstractItemView>
 #include <QComboBox>
 #include <QDockWidget>
 #include <QDoubleSpinBox>
@@ -133,6 +136,57 @@ class GuiWorkbench : public QObject {
         auto evaluation = finished.last().at(0).value<RunOutcome>();
         QVERIFY(evaluation.kind == RunKind::Evaluation);
         QVERIFY(std::abs(evaluation.nllBits - outcome.nllBits) < 1e-9 * outcome.nllBits);
+    }
+
+    // --origination in the Open data dialog: picked from its list with the mouse, it reaches the
+    // loaded families and the engine's likelihood.
+    void originationChosenInTheOpenDialogReachesTheEngine() {
+        OpenInputDialog dialog;
+        dialog.setRequest(teachingRequest());
+        QVERIFY(test::showActive(dialog));
+        QComboBox* origination = nullptr;
+        for (QComboBox* box : dialog.findChildren<QComboBox*>())
+            if (box->accessibleName() == "Families originate") origination = box;
+        QVERIFY(origination);
+        QCOMPARE(origination->currentData().toString(), QString("UNIFORM"));
+        QVERIFY(test::click(origination));
+        QAbstractItemView* list = origination->view();
+        QTRY_VERIFY(list->isVisible());
+        const QModelIndex lca = list->model()->index(origination->findData("LCA"), 0);
+        QTest::mouseClick(list->viewport(), Qt::LeftButton, {}, list->visualRect(lca).center());
+        QTRY_VERIFY(!list->isVisible());
+        QCOMPARE(origination->currentData().toString(), QString("LCA"));
+        const LoadRequest request = dialog.request();
+        QVERIFY(request.options.origination == Origination::Lca);
+        dialog.close();
+
+        WorkbenchWindow w;
+        QVERIFY(test::showActive(w));
+        QVERIFY(loadInto(w, request));
+        const Dataset& d = *w.dataset();
+        bool belowRoot = false;
+        for (const GeneFamily& f : d.families) {
+            QCOMPARE(f.originSpecies, coveredSpeciesAncestor(d.species, f));
+            belowRoot = belowRoot || f.originSpecies != d.species.root();
+        }
+        QVERIFY(belowRoot);
+        QSignalSpy finished(&w.session(), &EngineSession::runFinished);
+        QVERIFY(test::click(w.runPanel()->evaluateButton()));
+        QVERIFY(test::waitForCount(finished, 1));
+        const auto outcome = finished.at(0).at(0).value<RunOutcome>();
+        QVERIFY2(outcome.error.isEmpty(), qPrintable(outcome.error));
+        const double expected = makeCpuBackend(w.dataset())
+                                    ->evaluate(w.session().parameters(), SolverOptions{}, false)
+                                    .totalNllBits;
+        QVERIFY2(std::abs(outcome.nllBits - expected) < 1e-9 * expected,
+                 qPrintable(QString("%1 vs %2").arg(outcome.nllBits, 0, 'g', 17).arg(expected, 0, 'g', 17)));
+        LoadRequest uniform = request;
+        uniform.options.origination = Origination::Uniform;
+        const double anywhere =
+            makeCpuBackend(loadInput(uniform.paths, uniform.constraint, uniform.options).dataset)
+                ->evaluate(w.session().parameters(), SolverOptions{}, false)
+                .totalNllBits;
+        QVERIFY(std::abs(anywhere - expected) > 1e-6); // the option changed the model
     }
 
     // Issue 12: a mouse click on Optimise disabled the focused button; focus went down the tab

@@ -81,7 +81,7 @@ class ReferenceLikelihood : public QObject {
             ++checked;
         }
         QVERIFY(checked > 0);
-        double ll = familyLogLikelihood(tables, ext);
+        double ll = familyLogLikelihood(tables, ext, fam.originSpecies);
         QVERIFY(relativeError(-ll / std::log(2.0), res["nll_bits"]) < 1e-12);
         QVERIFY2(relativeError(ll, res["loglik_nats"]) < 1e-12,
                  qPrintable(

@@ -59,7 +59,7 @@ void refuseUnsupported(const CLI::App& app, const AleraxOptions& o) {
                                            "gpurec alerax runs)");
     };
     if (o.recModel != "UndatedDTL") refuse("--rec-model " + o.recModel);
-    if (o.origination != "UNIFORM") refuse("--origination " + o.origination);
+    if (o.origination == "OPTIMIZE") refuse("--origination OPTIMIZE");
     if (o.gammaCategories != 1) refuse("--speciation-gamma-categories " + std::to_string(o.gammaCategories));
     if (o.rooting == "MAD") refuse("--gene-tree-rooting MAD");
     if (o.transferConstraint == "RELDATED") refuse("--transfer-constraint RELDATED");
@@ -99,8 +99,9 @@ void runStage(const std::vector<std::string>& args) {
 std::vector<std::string> inputArguments(const AleraxOptions& o, bool withSpeciesTree) {
     std::vector<std::string> a = {"-f", o.families};
     if (withSpeciesTree) a.insert(a.end(), {"-s", o.speciesTree});
-    a.insert(a.end(), {"--transfer-constraint", o.transferConstraint, "--gene-tree-rooting", o.rooting,
-                       "--min-covered-species", std::to_string(o.minCoveredSpecies)});
+    a.insert(a.end(),
+             {"--transfer-constraint", o.transferConstraint, "--gene-tree-rooting", o.rooting,
+              "--origination", o.origination, "--min-covered-species", std::to_string(o.minCoveredSpecies)});
     if (o.ccpSampleFrequency != 1)
         a.insert(a.end(), {"--ccp-sample-frequency", std::to_string(o.ccpSampleFrequency)});
     if (o.trimRatio != 0) a.insert(a.end(), {"--trim-ratio", exactNumberText(o.trimRatio)});
@@ -119,6 +120,7 @@ void writeInputSummaries(const AleraxOptions& o) {
     input.families = o.families;
     input.transferConstraint = o.transferConstraint;
     input.rooting = o.rooting;
+    input.origination = o.origination;
     input.minCoveredSpecies = o.minCoveredSpecies;
     input.ccpSampleFrequency = o.ccpSampleFrequency;
     input.trimRatio = o.trimRatio;

@@ -95,6 +95,7 @@ void registerCheck(CLI::App& root) {
             input.families = d.families;
             input.minCoveredSpecies = d.minCoveredSpecies;
             input.transferConstraint = d.transferConstraint;
+            input.origination = d.origination;
             LoadedInput in = loadOrExplain(input, o->threads);
             std::shared_ptr<const Dataset> data = in.dataset;
             BackendChoice gpu = selectBackend(device, data, limits);

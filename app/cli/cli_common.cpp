@@ -1,6 +1,8 @@
 #include "cli_common.hpp"
 
+#include "data/origination.hpp"
 #include "engine/solver_report.hpp"
+#include "io/json_number.hpp"
 #include "io/output_folder.hpp"
 #include "io/result_writer.hpp"
 #include "optim/rate_files.hpp"
@@ -23,6 +25,11 @@ void addInputOptions(CLI::App& app, InputOptions& o) {
         ->check(CLI::IsMember({"PARENTS", "NONE"}));
     app.add_option("--gene-tree-rooting", o.rooting, "UNIFORM (every rooting of unrooted samples) or ROOTED")
         ->check(CLI::IsMember({"UNIFORM", "ROOTED"}));
+    app.add_option(
+           "--origination", o.origination,
+           "Where a family may originate: UNIFORM (any species node, default), ROOT, or LCA (the last "
+           "common ancestor of the species it covers)")
+        ->check(CLI::IsMember({"UNIFORM", "ROOT", "LCA"}));
     addNumber(app, "--min-covered-species", o.minCoveredSpecies,
               "Exclude families covering fewer species (default 4)", NumberRange::atLeast(0));
     addNumber(app, "--ccp-sample-frequency", o.ccpSampleFrequency,
@@ -181,6 +188,7 @@ LoadOptions loadOptionsFrom(const InputOptions& o, int threads) {
     lo.trimRatio = o.trimRatio;
     lo.maxCladeSplitRatio = o.maxCladeSplitRatio;
     lo.threads = threads;
+    lo.origination = parseOrigination(o.origination);
     return lo;
 }
 
@@ -263,6 +271,7 @@ void addRunDescription(nlohmann::json& j, const InputOptions& input, const Loade
                     {"families", input.families},
                     {"transfer_constraint", input.transferConstraint},
                     {"gene_tree_rooting", input.rooting},
+                    {"origination", input.origination},
                     {"min_covered_species", input.minCoveredSpecies},
                     {"ccp_sample_frequency", input.ccpSampleFrequency},
                     {"trim_ratio", input.trimRatio},
@@ -331,6 +340,7 @@ nlohmann::json recordedRunOptions(const InputOptions& input, const RateOptions& 
             {"gene_trees", geneTrees},
             {"--transfer-constraint", input.transferConstraint},
             {"--gene-tree-rooting", input.rooting},
+            {"--origination", input.origination},
             {"--min-covered-species", input.minCoveredSpecies},
             {"--ccp-sample-frequency", input.ccpSampleFrequency},
             {"--trim-ratio", input.trimRatio},
@@ -350,11 +360,12 @@ void applyRecordedRunOptions(const nlohmann::json& j, InputOptions& input, RateO
     input.geneTrees = j.at("gene_trees").get<std::vector<std::string>>();
     input.transferConstraint = j.at("--transfer-constraint").get<std::string>();
     input.rooting = j.at("--gene-tree-rooting").get<std::string>();
-    input.minCoveredSpecies = j.at("--min-covered-species").get<int>();
+    input.minCoveredSpecies = integerField<int>(j, "--min-covered-species");
     // Absent from the checkpoints of gpurec before these options: their defaults.
     input.ccpSampleFrequency = j.value("--ccp-sample-frequency", 1);
     input.trimRatio = j.value("--trim-ratio", 0.0);
     input.maxCladeSplitRatio = j.value("--max-clade-split-ratio", -1.0);
+    input.origination = j.value("--origination", std::string("UNIFORM"));
     rates.d = j.at("--d").get<double>();
     rates.l = j.at("--l").get<double>();
     rates.t = j.at("--t").get<double>();

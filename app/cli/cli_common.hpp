@@ -69,6 +69,7 @@ struct InputOptions {
     std::vector<std::string> geneTrees;
     std::string transferConstraint = "PARENTS";
     std::string rooting = "UNIFORM";
+    std::string origination = "UNIFORM";
     int minCoveredSpecies = 4;
     int ccpSampleFrequency = 1;
     double trimRatio = 0, maxCladeSplitRatio = -1;

@@ -188,16 +188,10 @@ void registerSample(CLI::App& root) {
         j["total"]["families"] = sampled;
         nlohmann::json rates = {{"D", o->rates.d}, {"L", o->rates.l}, {"T", o->rates.t}};
         if (!o->rates.ratesFile.empty()) rates = {{"rates_file", o->rates.ratesFile}};
-        j["options"] = {{"species_tree", o->input.species},
-                        {"families", o->input.families},
-                        {"transfer_constraint", o->input.transferConstraint},
-                        {"gene_tree_rooting", o->input.rooting},
-                        {"min_covered_species", o->input.minCoveredSpecies},
-                        {"samples", settings.samples},
-                        {"seed", settings.seed},
-                        {"rates", rates},
-                        {"solver", solverOptionsJson(settings.solver)}};
-        addInputReport(j, o->input, in);
+        addRunDescription(j, o->input, in, backend.description, settings.solver);
+        j["options"]["samples"] = settings.samples;
+        j["options"]["seed"] = settings.seed;
+        j["options"]["rates"] = rates;
         writeJson(outdir + "/result.json", j);
         double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
         std::printf("sampled %d reconciliations for each of %zu families (seed %llu) in %.2f s\n",

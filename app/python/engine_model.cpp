@@ -1,5 +1,6 @@
 #include "engine_model.hpp"
 
+#include "data/origination.hpp"
 #include "engine/backend_factory.hpp"
 #include "io/input_error.hpp"
 
@@ -16,6 +17,7 @@ EngineModel::EngineModel(const ModelInput& in) : input(in) {
     lo.rooting = parseGeneTreeRooting(in.rooting);
     lo.minCoveredSpecies = in.minCoveredSpecies;
     lo.threads = in.threads;
+    lo.origination = parseOrigination(in.origination);
     loaded = loadInput(in.paths, parseTransferConstraint(in.transferConstraint), lo);
     if (!loaded.errors.empty() && in.strict) {
         // Thrown as the C++ error (the GIL is released here); the translator makes it Python's.

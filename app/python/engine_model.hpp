@@ -17,6 +17,7 @@ struct ModelInput {
     Rates rates;
     std::string transferConstraint = "PARENTS";
     std::string rooting = "UNIFORM";
+    std::string origination = "UNIFORM"; // --origination: UNIFORM, ROOT or LCA
     int minCoveredSpecies = 4;
     bool strict = true; // a bad family raises InputError; false skips it (listed in `skipped`)
     int threads = 0;

@@ -60,7 +60,10 @@ std::vector<ComparisonDataset> simulatedDatasets(int families, std::uint64_t see
     ComparisonDataset none = parents;
     none.name += ", NONE";
     none.transferConstraint = "NONE";
-    return {parents, none};
+    ComparisonDataset lca = parents;
+    lca.name += ", LCA";
+    lca.origination = "LCA";
+    return {parents, none, lca};
 }
 
 const std::vector<ComparisonCase>& comparisonCases() {

@@ -19,13 +19,15 @@ struct ComparisonDataset {
     std::string name, speciesTree, families;
     int minCoveredSpecies = 4;
     std::string transferConstraint = "PARENTS";
+    std::string origination = "UNIFORM";
 };
 
 // tiny, alerax/*, primates and simulated_2 under `dataRoot`, and every sample under `samplesRoot`,
 // those that exist, in that order.
 std::vector<ComparisonDataset> referenceDatasets(const std::string& dataRoot, const std::string& samplesRoot);
 // Families simulated under the model into `folder` (rates drawn per family and species, with tree
-// samples), then the same families under the NONE constraint (the GPU's iterated self loop).
+// samples), then the same families under the NONE constraint (the GPU's iterated self loop), then
+// under LCA origination (each family's root seed and conditioning at one node).
 std::vector<ComparisonDataset> simulatedDatasets(int families, std::uint64_t seed, const std::string& folder);
 
 struct ComparisonCase {

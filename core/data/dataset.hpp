@@ -19,12 +19,20 @@ struct GeneFamily {
     CladeSet clades;
     std::vector<int> geneSpecies; // gene index -> species leaf index
     int coveredSpecies = 0;
+    // The one species node the family may originate at (--origination ROOT or LCA, set by
+    // applyOrigination); -1: any node, with equal weight (UNIFORM).
+    int originSpecies = -1;
 };
+
+// Where families may originate (--origination; data/origination.hpp reads and applies it).
+enum class Origination { Uniform, Root, Lca };
 
 struct Dataset {
     SpeciesTree species;
     TransferConstraint transferConstraint = TransferConstraint::Parents;
     std::vector<GeneFamily> families;
+    Origination origination =
+        Origination::Uniform; // each family's originSpecies follows it (applyOrigination)
 
     long long cladeCount() const;
     long long splitCount() const;
@@ -35,10 +43,11 @@ struct Dataset {
 struct LoadOptions {
     GeneTreeRooting rooting = GeneTreeRooting::Unrooted;
     int minCoveredSpecies = 4;
-    int ccpSampleFrequency = 1;     // keep gene-tree k when k % this == 0 (Newick input only)
-    double trimRatio = 0;           // in [0, 1]; 0: off
-    double maxCladeSplitRatio = -1; // >= 0, or -1: off
-    int threads = 0;                // 0: all cores
+    int ccpSampleFrequency = 1;                     // keep gene-tree k when k % this == 0 (Newick input only)
+    double trimRatio = 0;                           // in [0, 1]; 0: off
+    double maxCladeSplitRatio = -1;                 // >= 0, or -1: off
+    int threads = 0;                                // 0: all cores
+    Origination origination = Origination::Uniform; // applied by loadInput
 };
 
 // The size of one family's clade set, before any exclusion (AleRax's ccps/ccpdim.txt).

@@ -1,5 +1,6 @@
 #include "data/load.hpp"
 
+#include "data/origination.hpp"
 #include "io/input_error.hpp"
 
 namespace gpurec {
@@ -27,6 +28,7 @@ LoadedInput loadInput(const InputPaths& paths, TransferConstraint constraint, co
         throw InputError("", 0, 0, "no gene families given (use a families file or gene-tree files)");
     LoadReport report = loadFamilies(dataset->species, inputs, options, progress);
     dataset->families = std::move(report.families);
+    applyOrigination(*dataset, options.origination);
     return {dataset, std::move(report.excluded), std::move(report.errors), std::move(report.dimensions),
             std::move(warnings)};
 }

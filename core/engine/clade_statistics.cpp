@@ -32,7 +32,7 @@ CladeStatistics computeCladeStatistics(LikelihoodBackend& backend, const Dataset
             sum += tables.piRow(c)[e];
         out.log10Probability[c] = std::log10(sum) + tables.scale[c] * std::log10(2.0);
     }
-    out.logLikelihood = familyLogLikelihood(tables, ext);
+    out.logLikelihood = familyLogLikelihood(tables, ext, f.originSpecies);
     out.posterior.assign(clades, 0.0);
     ProbabilityGradient grad(layout.size);
     AdjointStats stats;

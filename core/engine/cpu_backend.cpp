@@ -113,7 +113,7 @@ class CpuBackend final : public LikelihoodBackend {
                     // fit the budget; otherwise each thread reuses one scratch table.
                     CladeTables& tables = keepTables_ ? warmTables_[f] : threadTables_[omp_get_thread_num()];
                     solveClades(layout_, family, p, ext, options, tables, keepTables_ && useWarm);
-                    out.logLikelihood[f] = familyLogLikelihood(tables, ext);
+                    out.logLikelihood[f] = familyLogLikelihood(tables, ext, family.originSpecies);
                     st.piIterations += tables.selfIterations;
                     st.maxPiIterations = std::max(st.maxPiIterations, tables.maxSelfIterations);
                     st.piEarly.note(tables.earlyClades, tables.earlyResidual);
@@ -124,7 +124,7 @@ class CpuBackend final : public LikelihoodBackend {
                         accumulateCladeAdjoint(layout_, family, p, ext, tables, options, g, adj);
                         st.prunedClades += adj.prunedClades;
                         if (!shared) {
-                            eliminateExtinction(layout_, p, ext, 1, options, g, adj.krylov);
+                            eliminateExtinction(layout_, p, ext, options, g, adj.krylov);
                             // A genewise family owns its rows of θ: no other thread writes them.
                             addThetaGradient(theta, f, p, g, out.gradient);
                         }
@@ -148,7 +148,7 @@ class CpuBackend final : public LikelihoodBackend {
             for (const ProbabilityGradient& g : chunkGrad)
                 total.add(g);
             KrylovStats ks;
-            eliminateExtinction(layout_, sharedP, sharedE, F, options, total, ks);
+            eliminateExtinction(layout_, sharedP, sharedE, options, total, ks);
             out.stats.bicgstabIterations += ks.iterations;
             out.stats.bicgstabBreakdowns += ks.breakdowns;
             // This solve serves every family: with the families noted above, all F are affected.

@@ -290,9 +290,11 @@ void solveClades(const SpeciesLayout& s, const GeneFamily& family, const EventPr
     }
 }
 
-double familyLogLikelihood(const CladeTables& tables, const ExtinctionState& ext) {
+double familyLogLikelihood(const CladeTables& tables, const ExtinctionState& ext, int origin) {
     const int root = tables.clades - 1;
     const double* row = tables.piRow(root);
+    if (origin >= 0)
+        return std::log(row[origin]) + tables.scale[root] * std::numbers::ln2 - std::log1p(-ext.E[origin]);
     double sum = 0, survive = 0;
     for (int e = 0; e < tables.species; ++e)
         sum += row[e];
@@ -328,14 +330,18 @@ void accumulateCladeAdjoint(const SpeciesLayout& s, const GeneFamily& family, co
     std::vector<double> w(n), b(n), tmp(n), scratch(3 * n);
     AdjointSelfLoopSolve selfLoop(s, p, ext.E, ext.Ebar);
 
+    // The root seed: NLL = −log2 Σ_e O_e Π(root, e) + (the conditioning term).
     const int root = C - 1;
+    const int origin = family.originSpecies;
     {
         double sum = 0;
         for (int e = 0; e < n; ++e)
-            sum += t.piRow(root)[e];
+            if (origin < 0 || e == origin) sum += t.piRow(root)[e];
         for (int e = 0; e < n; ++e)
-            rhs[static_cast<std::size_t>(root) * n + e] = -1.0 / (std::numbers::ln2 * sum);
+            if (origin < 0 || e == origin)
+                rhs[static_cast<std::size_t>(root) * n + e] = -1.0 / (std::numbers::ln2 * sum);
     }
+    addConditioningGradient(ext.E, origin, grad.gE);
     double largest = 0;
     for (int c = C - 1; c >= 0; --c) {
         double* r = rhs.data() + static_cast<std::size_t>(c) * n;
@@ -429,17 +435,25 @@ void accumulateCladeAdjoint(const SpeciesLayout& s, const GeneFamily& family, co
     }
 }
 
-void eliminateExtinction(const SpeciesLayout& s, const EventProbabilities& p, const ExtinctionState& ext,
-                         int familyCount, const SolverOptions& options, ProbabilityGradient& grad,
-                         KrylovStats& stats) {
-    const int n = s.size;
+void addConditioningGradient(const std::vector<double>& E, int origin, std::vector<double>& gE) {
+    if (origin >= 0) {
+        gE[origin] -= 1.0 / (std::numbers::ln2 * (1.0 - E[origin]));
+        return;
+    }
     double survive = 0;
-    for (double E : ext.E)
-        survive += 1.0 - E;
+    for (double v : E)
+        survive += 1.0 - v;
+    for (double& g : gE)
+        g -= 1.0 / (std::numbers::ln2 * survive);
+}
+
+void eliminateExtinction(const SpeciesLayout& s, const EventProbabilities& p, const ExtinctionState& ext,
+                         const SolverOptions& options, ProbabilityGradient& grad, KrylovStats& stats) {
+    const int n = s.size;
     std::vector<double> q(n), tmp(n), scratch(3 * n), u(n);
     recipientAverageTranspose(s, grad.gEbar.data(), tmp.data(), scratch.data());
     for (int e = 0; e < n; ++e)
-        q[e] = grad.gE[e] + tmp[e] - familyCount / (std::numbers::ln2 * survive);
+        q[e] = grad.gE[e] + tmp[e];
     AdjointSelfLoopSolve selfLoop(s, p, ext.E, ext.Ebar); // its operator is the Jacobian of the E equations
     selfLoop.solve(q.data(), u.data(), options, stats);
     for (int e = 0; e < n; ++e) {

@@ -36,11 +36,13 @@ void solveClades(const SpeciesLayout& s, const GeneFamily& family, const EventPr
 CladeTables solveClades(const SpeciesLayout& s, const GeneFamily& family, const EventProbabilities& p,
                         const ExtinctionState& ext, const SolverOptions& options);
 
-// ln Σ_e Π(root, e) − ln Σ_e (1 − E_e) (natural log, spec 6.2).
-double familyLogLikelihood(const CladeTables& tables, const ExtinctionState& ext);
+// ln Σ_e Π(root, e) − ln Σ_e (1 − E_e) (natural log, spec 6.2), or with one origination node o
+// (GeneFamily::originSpecies ≥ 0) ln Π(root, o) − ln(1 − E_o).
+double familyLogLikelihood(const CladeTables& tables, const ExtinctionState& ext, int origin);
 
-// Derivatives of one family's NLL (bits) with respect to its event probabilities and to E, Ē,
-// with Π eliminated by the adjoint (E still to be eliminated by the caller, since E may be shared).
+// Derivatives of one family's NLL (bits) with respect to its event probabilities and to E, Ē
+// (the conditioning term's included), with Π eliminated by the adjoint (E still to be eliminated by
+// the caller, since E may be shared).
 struct ProbabilityGradient {
     std::vector<double> gS, gD, gL, gT, gE, gEbar;
     explicit ProbabilityGradient(int n = 0) : gS(n), gD(n), gL(n), gT(n), gE(n), gEbar(n) {}
@@ -60,11 +62,13 @@ void accumulateCladeAdjoint(const SpeciesLayout& s, const GeneFamily& family, co
                             const ExtinctionState& ext, const CladeTables& tables,
                             const SolverOptions& options, ProbabilityGradient& grad, AdjointStats& stats);
 
-// Eliminates E: adds the conditioning term's derivative for `familyCount` families sharing E,
-// solves the E adjoint and adds ∂G/∂p. Leaves grad.gE/gEbar consumed.
+// Adds d/dE of one family's conditioning term log2 Σ_e O_e (1 − E_e) (origin: its originSpecies).
+void addConditioningGradient(const std::vector<double>& E, int origin, std::vector<double>& gE);
+
+// Eliminates E (of one family, or shared by the families whose derivatives `grad` sums): solves
+// the E adjoint and adds ∂G/∂p. Leaves grad.gE/gEbar consumed.
 void eliminateExtinction(const SpeciesLayout& s, const EventProbabilities& p, const ExtinctionState& ext,
-                         int familyCount, const SolverOptions& options, ProbabilityGradient& grad,
-                         KrylovStats& stats);
+                         const SolverOptions& options, ProbabilityGradient& grad, KrylovStats& stats);
 
 // d NLL / dθ for the rows used by (family, e): chain rule through the base-2 softmax.
 void addThetaGradient(const RateParameters& theta, int family, const EventProbabilities& p,

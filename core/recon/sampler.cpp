@@ -153,6 +153,12 @@ int ReconciliationSampler::drawRecipient(int clade, int donor, std::mt19937_64& 
 
 int ReconciliationSampler::drawOrigin(std::mt19937_64& rng) const {
     const double* row = t_.clades.piRow(family_.clades.rootClade());
+    if (const int origin = family_.originSpecies; origin >= 0) {
+        if (!(row[origin] > 0))
+            throw std::runtime_error("sampling family '" + family_.name +
+                                     "': the family has probability zero at its origination node");
+        return origin;
+    }
     double total = 0;
     for (int e = 0; e < s_.size; ++e)
         total += row[e];

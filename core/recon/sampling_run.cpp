@@ -2,13 +2,13 @@
 
 #include "engine/evaluation_shape.hpp"
 #include "engine/family_solver.hpp"
+#include "io/number_text.hpp"
 
 #include <algorithm>
 #include <atomic>
 #include <cmath>
 #include <exception>
 #include <omp.h>
-#include <sstream>
 #include <stdexcept>
 
 namespace gpurec {
@@ -64,10 +64,10 @@ void validateSampling(const Dataset& data, const RateParameters& theta, const Sa
             {"duplication", r.d}, {"loss", r.l}, {"transfer", r.t}};
         for (auto [name, value] : named) {
             if (value >= lo && value <= hi) continue;
-            std::ostringstream msg;
-            msg << name << " rate " << value << " of " << rowOwner(data, theta, row) << " is out of bounds ["
-                << settings.minRate << ", " << settings.maxRate << "]";
-            throw std::invalid_argument(msg.str());
+            throw std::invalid_argument(std::string(name) + " rate " + shortestNumberText(value) + " of " +
+                                        rowOwner(data, theta, row) + " is out of bounds [" +
+                                        shortestNumberText(settings.minRate) + ", " +
+                                        shortestNumberText(settings.maxRate) + "]");
         }
     }
 }
@@ -112,7 +112,7 @@ void sampleFamilies(const Dataset& data, const RateParameters& theta, const std:
                 out.stats = tables[i].stats;
                 ExtinctionState ext;
                 ext.E = tables[i].E;
-                out.logLikelihood = familyLogLikelihood(tables[i].clades, ext);
+                out.logLikelihood = familyLogLikelihood(tables[i].clades, ext, family.originSpecies);
                 out.reconciliations.reserve(settings.samples);
                 for (int k = 0; k < settings.samples; ++k)
                     out.reconciliations.push_back(sampler.draw(rng));

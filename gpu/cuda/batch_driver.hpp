@@ -90,8 +90,8 @@ template <class Executor> void runBatchSteps(Executor& x, const BatchJob& j) {
                          j.adj.pibarSideThreshold, j.partial);
         x.foldChunks(j.gradientChunks, b.familyBegin, b.familyEnd, b.chunkBegin, j.s.n, j.partial);
         if (j.genewise)
-            x.genewiseTheta(j.s, j.sv, j.gradientChunks, b.familyBegin, b.familyEnd, b.chunkBegin, j.partial,
-                            j.adj, j.thetaGradient);
+            x.genewiseTheta(j.s, j.sv, j.cv, j.gradientChunks, b.familyBegin, b.familyEnd, b.chunkBegin,
+                            j.partial, j.adj, j.thetaGradient);
         else
             x.accumulateShared(j.gradientChunks, b.familyBegin, b.familyEnd, b.chunkBegin, j.s.n, j.partial,
                                j.sharedTotal);

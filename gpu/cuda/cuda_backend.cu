@@ -86,7 +86,7 @@ struct Structure {
     DeviceArray<NodeRecord> upRecords, downRecords;
     DeviceArray<double> upInvRecipients, downInvRecipients;
     DeviceArray<int> splitOffset, splitLeft, splitRight, splitParent, parentOffset, parentSplits, geneSpecies,
-        cladeFamily, familyRoot, chunkFirst, chunkEnd;
+        cladeFamily, familyRoot, familyOrigin, chunkFirst, chunkEnd;
     DeviceArray<double> splitWeight;
 };
 
@@ -211,10 +211,11 @@ struct DeviceExecutor {
                           int species, const double* partial, double* total) {
         launchAccumulateShared(chunks, familyBegin, familyEnd, chunkBegin, species, partial, total, stream);
     }
-    void genewiseTheta(const SpeciesView& s, const SetView& sv, const ChunkView& chunks, int familyBegin,
-                       int familyEnd, int chunkBegin, const double* partial, const AdjointSettings& opt,
-                       double* theta) {
-        launchGenewiseTheta(s, sv, chunks, familyBegin, familyEnd, chunkBegin, partial, opt, theta, stream);
+    void genewiseTheta(const SpeciesView& s, const SetView& sv, const CladeView& cv, const ChunkView& chunks,
+                       int familyBegin, int familyEnd, int chunkBegin, const double* partial,
+                       const AdjointSettings& opt, double* theta) {
+        launchGenewiseTheta(s, sv, cv, chunks, familyBegin, familyEnd, chunkBegin, partial, opt, theta,
+                            stream);
     }
     void countStats(const long long* values, long long count, unsigned long long* result) {
         launchCountStats(values, count, result, stream);
@@ -550,6 +551,7 @@ class CudaBackend final : public LikelihoodBackend, public BackendDiagnostics {
         s_.geneSpecies.upload(h.geneSpecies, memory_, what);
         s_.cladeFamily.upload(h.cladeFamily, memory_, what);
         s_.familyRoot.upload(h.familyRoot, memory_, what);
+        s_.familyOrigin.upload(h.familyOrigin, memory_, what);
         s_.chunkFirst.upload(h.chunkFirst, memory_, what);
         s_.chunkEnd.upload(h.chunkEnd, memory_, what);
     }
@@ -660,17 +662,10 @@ class CudaBackend final : public LikelihoodBackend, public BackendDiagnostics {
     }
 
     CladeView cladeView(bool genewise) const {
-        return CladeView{s_.splitOffset.get(),
-                         s_.splitLeft.get(),
-                         s_.splitRight.get(),
-                         s_.splitWeight.get(),
-                         s_.splitParent.get(),
-                         s_.parentOffset.get(),
-                         s_.parentSplits.get(),
-                         s_.geneSpecies.get(),
-                         s_.cladeFamily.get(),
-                         s_.familyRoot.get(),
-                         genewise};
+        return CladeView{s_.splitOffset.get(),  s_.splitLeft.get(),    s_.splitRight.get(),
+                         s_.splitWeight.get(),  s_.splitParent.get(),  s_.parentOffset.get(),
+                         s_.parentSplits.get(), s_.geneSpecies.get(),  s_.cladeFamily.get(),
+                         s_.familyRoot.get(),   s_.familyOrigin.get(), genewise};
     }
 
     ChunkView chunkView() const {
@@ -779,7 +774,7 @@ class CudaBackend final : public LikelihoodBackend, public BackendDiagnostics {
               "reading E");
         check(cudaStreamSynchronize(stream_), "computing the gradient");
         const KrylovStats ks =
-            addSharedModeGradient(layout_, theta, familyCount(), options, total, ext, out.gradient);
+            addSharedModeGradient(layout_, theta, host_.familyOrigin, options, total, ext, out.gradient);
         out.stats.bicgstabIterations += ks.iterations;
         out.stats.bicgstabBreakdowns += ks.breakdowns;
         out.stats.bicgstabEarly.note(ks.unconverged, ks.worstResidual, familyCount());

@@ -98,7 +98,8 @@ struct CladeView {
     const int* geneSpecies = nullptr; // species leaf of a single-gene clade, −1 otherwise
     const int* cladeFamily = nullptr;
     const int* familyRoot = nullptr;
-    bool genewise = false; // parameter set of family f: f (genewise) or 0
+    const int* familyOrigin = nullptr; // GeneFamily::originSpecies: the one origination node, or −1 (any)
+    bool genewise = false;             // parameter set of family f: f (genewise) or 0
     GPUREC_HD int setOf(int family) const { return genewise ? family : 0; }
 };
 

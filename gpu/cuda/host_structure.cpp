@@ -84,6 +84,7 @@ HostStructure::HostStructure(const Dataset& data) {
             cladeFamily.push_back(f);
         }
         familyRoot.push_back(base + cs.rootClade());
+        familyOrigin.push_back(fam.originSpecies);
         for (int c = 0; c < cs.cladeCount(); c += kChunkClades) {
             chunkFirst.push_back(base + c);
             chunkEnd.push_back(base + std::min(c + kChunkClades, cs.cladeCount()));
@@ -127,17 +128,9 @@ SpeciesView HostStructure::speciesView() const {
 }
 
 CladeView HostStructure::cladeView(bool genewise) const {
-    return CladeView{splitOffset.data(),
-                     splitLeft.data(),
-                     splitRight.data(),
-                     splitWeight.data(),
-                     splitParent.data(),
-                     parentOffset.data(),
-                     parentSplits.data(),
-                     geneSpecies.data(),
-                     cladeFamily.data(),
-                     familyRoot.data(),
-                     genewise};
+    return CladeView{splitOffset.data(), splitLeft.data(),    splitRight.data(),   splitWeight.data(),
+                     splitParent.data(), parentOffset.data(), parentSplits.data(), geneSpecies.data(),
+                     cladeFamily.data(), familyRoot.data(),   familyOrigin.data(), genewise};
 }
 
 std::vector<int> HostStructure::familySplitChunkRows(int chunkSplits) const {

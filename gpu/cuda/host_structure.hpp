@@ -25,7 +25,7 @@ struct HostStructure {
     std::vector<int> familyCladeBegin; // per family, plus one past the end
     std::vector<int> splitOffset, splitLeft, splitRight, splitParent, parentOffset, parentSplits;
     std::vector<double> splitWeight;
-    std::vector<int> geneSpecies, cladeFamily, familyRoot;
+    std::vector<int> geneSpecies, cladeFamily, familyRoot, familyOrigin;
     std::vector<int> chunkFirst, chunkEnd; // per gradient chunk
 
     // Throws std::runtime_error when the dataset exceeds 32-bit clade or split ids.

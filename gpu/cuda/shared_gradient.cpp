@@ -4,9 +4,10 @@
 
 namespace gpurec::gpu {
 
-KrylovStats addSharedModeGradient(const SpeciesLayout& layout, const RateParameters& theta, int families,
-                                  const SolverOptions& options, const std::vector<double>& rows,
-                                  const ExtinctionState& extinction, std::vector<double>& gradient) {
+KrylovStats addSharedModeGradient(const SpeciesLayout& layout, const RateParameters& theta,
+                                  const std::vector<int>& familyOrigins, const SolverOptions& options,
+                                  const std::vector<double>& rows, const ExtinctionState& extinction,
+                                  std::vector<double>& gradient) {
     const int n = layout.size;
     ProbabilityGradient g(n);
     auto rowOf = [&](int r) { return std::vector<double>(rows.begin() + r * n, rows.begin() + (r + 1) * n); };
@@ -17,7 +18,9 @@ KrylovStats addSharedModeGradient(const SpeciesLayout& layout, const RateParamet
     g.gEbar = rowOf(RowEbar);
     const EventProbabilities p = theta.probabilities(0);
     KrylovStats stats;
-    eliminateExtinction(layout, p, extinction, families, options, g, stats);
+    for (int origin : familyOrigins)
+        addConditioningGradient(extinction.E, origin, g.gE);
+    eliminateExtinction(layout, p, extinction, options, g, stats);
     addThetaGradient(theta, 0, p, g, gradient);
     return stats;
 }

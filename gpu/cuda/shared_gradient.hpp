@@ -9,9 +9,11 @@
 
 namespace gpurec::gpu {
 
-// Adds d NLL / dθ of set 0 to `gradient`; returns the statistics of the E solve.
-KrylovStats addSharedModeGradient(const SpeciesLayout& layout, const RateParameters& theta, int families,
-                                  const SolverOptions& options, const std::vector<double>& rows,
-                                  const ExtinctionState& extinction, std::vector<double>& gradient);
+// Adds d NLL / dθ of set 0 to `gradient`, with the conditioning terms of the families whose
+// originSpecies are `familyOrigins`; returns the statistics of the E solve.
+KrylovStats addSharedModeGradient(const SpeciesLayout& layout, const RateParameters& theta,
+                                  const std::vector<int>& familyOrigins, const SolverOptions& options,
+                                  const std::vector<double>& rows, const ExtinctionState& extinction,
+                                  std::vector<double>& gradient);
 
 } // namespace gpurec::gpu

@@ -128,12 +128,12 @@ __global__ void accumulateSharedKernel(ChunkView chunks, int familyBegin, int fa
 }
 
 __global__ void __launch_bounds__(kMaxTeam, kTeamsPerSM)
-    genewiseThetaKernel(SpeciesView s, SetView sv, ChunkView chunks, int familyBegin, int chunkBegin,
-                        const double* partial, AdjointSettings opt, double* theta) {
+    genewiseThetaKernel(SpeciesView s, SetView sv, CladeView cv, ChunkView chunks, int familyBegin,
+                        int chunkBegin, const double* partial, AdjointSettings opt, double* theta) {
     extern __shared__ double shared[];
     BlockTeam team(shared + kScratchVectors * s.n);
-    genewiseThetaFamily(team, s, sv, chunks, familyBegin + static_cast<int>(blockIdx.x), chunkBegin, partial,
-                        opt, shared, theta);
+    genewiseThetaFamily(team, s, sv, cv, chunks, familyBegin + static_cast<int>(blockIdx.x), chunkBegin,
+                        partial, opt, shared, theta);
 }
 
 constexpr int kStatsBlock = 256;
@@ -293,13 +293,14 @@ void launchAccumulateShared(const ChunkView& chunks, int familyBegin, int family
     checkLaunch("the shared-gradient accumulation kernel");
 }
 
-void launchGenewiseTheta(const SpeciesView& s, const SetView& sv, const ChunkView& chunks, int familyBegin,
-                         int familyEnd, int chunkBegin, const double* partial, const AdjointSettings& opt,
-                         double* theta, cudaStream_t stream) {
+void launchGenewiseTheta(const SpeciesView& s, const SetView& sv, const CladeView& cv,
+                         const ChunkView& chunks, int familyBegin, int familyEnd, int chunkBegin,
+                         const double* partial, const AdjointSettings& opt, double* theta,
+                         cudaStream_t stream) {
     if (familyEnd <= familyBegin) return;
     const std::size_t bytes = teamSharedBytes(s.n);
     genewiseThetaKernel<<<familyEnd - familyBegin, teamSize(s.n), bytes, stream>>>(
-        s, sv, chunks, familyBegin, chunkBegin, partial, opt, theta);
+        s, sv, cv, chunks, familyBegin, chunkBegin, partial, opt, theta);
     checkLaunch("the E-adjoint kernel");
 }
 

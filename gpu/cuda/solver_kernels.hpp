@@ -56,9 +56,10 @@ void launchAccumulateShared(const ChunkView& chunks, int familyBegin, int family
                             const double* partial, double* total, cudaStream_t stream);
 
 // d NLL / dθ of each family of a genewise batch: E eliminated per family, theta[3 f + k].
-void launchGenewiseTheta(const SpeciesView& s, const SetView& sv, const ChunkView& chunks, int familyBegin,
-                         int familyEnd, int chunkBegin, const double* partial, const AdjointSettings& opt,
-                         double* theta, cudaStream_t stream);
+void launchGenewiseTheta(const SpeciesView& s, const SetView& sv, const CladeView& cv,
+                         const ChunkView& chunks, int familyBegin, int familyEnd, int chunkBegin,
+                         const double* partial, const AdjointSettings& opt, double* theta,
+                         cudaStream_t stream);
 
 // result[0] += Σ values, result[1] = max(result[1], max values), result[2] += count of zeros.
 void launchCountStats(const long long* values, long long count, unsigned long long* result,

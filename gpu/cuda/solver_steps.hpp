@@ -318,21 +318,29 @@ GPUREC_HD void solveCladeForward(const Team& t, const SpeciesView& s, const SetR
     }
 }
 
-// ln Σ_e Π(root, e) − ln Σ_e (1 − E_e) of family f (spec 6.2); keeps the root row's mantissa sum for
-// the adjoint's starting values.
+// ln Σ_e Π(root, e) − ln Σ_e (1 − E_e) of family f (spec 6.2), or ln Π(root, o) − ln(1 − E_o) for a
+// family with one origination node o; keeps the root row's mantissa sum (over the origination nodes)
+// for the adjoint's starting values.
 template <class Team>
 GPUREC_HD void familyLikelihood(const Team& t, const SpeciesView& s, const SetView& sv, const CladeView& cv,
                                 const TableView& tab, int f, int familyBegin, double* logLikelihood,
                                 double* rootSum) {
     const int root = cv.familyRoot[f];
+    const int origin = cv.familyOrigin[f];
     const double* row = tab.pi + tab.row(root);
     double sum = 0.0;
-    forEachNode(t, s, [&](int e) { sum += row[e]; });
-    sum = t.sum(sum);
+    if (origin < 0) {
+        forEachNode(t, s, [&](int e) { sum += row[e]; });
+        sum = t.sum(sum);
+    } else {
+        sum = row[origin];
+    }
     if (t.rank == 0) {
+        const int set = cv.setOf(f);
+        const double survive =
+            origin < 0 ? sv.survive[set] : 1.0 - sv.E[static_cast<std::size_t>(set) * s.n + origin];
         rootSum[f - familyBegin] = sum;
-        logLikelihood[f - familyBegin] =
-            log(sum) + tab.scale[tab.local(root)] * kLn2 - log(sv.survive[cv.setOf(f)]);
+        logLikelihood[f - familyBegin] = log(sum) + tab.scale[tab.local(root)] * kLn2 - log(survive);
     }
 }
 
@@ -410,9 +418,10 @@ GPUREC_HD void solveCladeAdjoint(const Team& t, const SpeciesView& s, const SetR
            *w = adjointScratchVectors(s.noConstraint) == 3 ? sub : scratch + 3 * n;
     const int family = cv.cladeFamily[c];
     const bool root = c == cv.familyRoot[family];
+    const int origin = cv.familyOrigin[family];
     const double start = root ? -1.0 / (kLn2 * rootSum[family - familyBegin]) : 0.0;
     forEachNode(t, s, [&](int e) {
-        b[e] = start;
+        b[e] = origin < 0 || e == origin ? start : 0.0;
         fromBar[e] = 0.0;
     });
     // Parent-split-major, like the forward's split terms; each member only touches its own nodes.
@@ -502,18 +511,19 @@ GPUREC_HD inline void gatherGradient(const SpeciesView& s, const SetRef& p, cons
     out[RowEbar] = gEbar;
 }
 
-// Eliminates E for `familyCount` families sharing one parameter set (spec 7.3): solves the E adjoint
-// and writes d NLL / dθ of a species-uniform set (a genewise row) to theta[0..2]. acc holds the
-// kGradientRows rows of n accumulated by gatherGradient.
+// Eliminates E of one family's parameter set (spec 7.3), the family originating at `origin` (−1:
+// anywhere): solves the E adjoint and writes d NLL / dθ of a species-uniform set (a genewise row) to
+// theta[0..2]. acc holds the kGradientRows rows of n accumulated by gatherGradient.
 template <class Team>
 GPUREC_HD void eliminateExtinctionSet(const Team& t, const SpeciesView& s, const SetRef& p, double survive,
-                                      const double* acc, int familyCount, int maxIterations, double tolerance,
+                                      int origin, const double* acc, int maxIterations, double tolerance,
                                       double* scratch, double* theta) {
     const int n = s.n;
     double *q = scratch, *u = scratch + n, *v = scratch + 2 * n, *sub = scratch + 3 * n;
-    const double conditioning = familyCount / (kLn2 * survive);
+    // d/dE_e of the conditioning term log2 Σ_e O_e (1 − E_e).
+    const double conditioning = 1.0 / (kLn2 * (origin < 0 ? survive : 1.0 - p.E[origin]));
     forEachNode(t, s, [&](int e) {
-        q[e] = acc[RowE * n + e] - conditioning;
+        q[e] = acc[RowE * n + e] - (origin < 0 || e == origin ? conditioning : 0.0);
         v[e] = acc[RowEbar * n + e];
     });
     t.sync();
@@ -578,14 +588,15 @@ GPUREC_HD inline void accumulateSharedEntry(const ChunkView& chunks, int familyB
 // d NLL / dθ of genewise family f from its folded rows: E eliminated, theta[3 f + k].
 template <class Team>
 GPUREC_HD void genewiseThetaFamily(const Team& t, const SpeciesView& s, const SetView& sv,
-                                   const ChunkView& chunks, int f, int chunkBegin, const double* partial,
-                                   const AdjointSettings& opt, double* scratch, double* theta) {
+                                   const CladeView& cv, const ChunkView& chunks, int f, int chunkBegin,
+                                   const double* partial, const AdjointSettings& opt, double* scratch,
+                                   double* theta) {
     const int n = s.n;
     const SetRef p(sv, f, n);
     const double* acc =
         partial + static_cast<std::size_t>(chunks.familyChunkBegin[f] - chunkBegin) * kGradientRows * n;
-    eliminateExtinctionSet(t, s, p, sv.survive[f], acc, 1, opt.maxIterations, opt.tolerance, scratch,
-                           theta + 3 * static_cast<std::size_t>(f));
+    eliminateExtinctionSet(t, s, p, sv.survive[f], cv.familyOrigin[f], acc, opt.maxIterations, opt.tolerance,
+                           scratch, theta + 3 * static_cast<std::size_t>(f));
 }
 
 } // namespace gpurec::gpu

@@ -8,6 +8,7 @@
 //   backend_conformance <cpu|cuda> [simulated families]   exit 0: pass, 1: fail, 77: no such device
 #include "check/backend_comparison.hpp"
 #include "data/load.hpp"
+#include "data/origination.hpp"
 #include "engine/backend_factory.hpp"
 #include "recon/recon_newick.hpp"
 #include "recon/sampling_run.hpp"
@@ -128,6 +129,7 @@ LoadedInput load(const ComparisonDataset& d) {
     paths.familiesFile = d.families;
     LoadOptions lo;
     lo.minCoveredSpecies = d.minCoveredSpecies;
+    lo.origination = parseOrigination(d.origination);
     return loadInput(paths, parseTransferConstraint(d.transferConstraint), lo);
 }
 

@@ -1,5 +1,7 @@
 #include "input/open_input_dialog.hpp"
 
+#include "data/origination.hpp"
+
 #include <QComboBox>
 #include <QDialogButtonBox>
 #include <QFileDialog>
@@ -53,6 +55,12 @@ OpenInputDialog::OpenInputDialog(QWidget* parent) : QDialog(parent) {
     constraint_ = new QComboBox;
     constraint_->addItem(tr("not to an ancestor (PARENTS, AleRax default)"), "PARENTS");
     constraint_->addItem(tr("to any other branch (NONE)"), "NONE");
+    origination_ = new QComboBox;
+    origination_->addItem(tr("at any species node (UNIFORM, AleRax default)"), "UNIFORM");
+    origination_->addItem(tr("at the root (ROOT)"), "ROOT");
+    origination_->addItem(tr("at the last common ancestor of their species (LCA)"), "LCA");
+    origination_->setToolTip(tr("Where a family's first gene may be: the likelihood and the sampled "
+                                "reconciliations start there"));
     minCovered_ = new QSpinBox;
     minCovered_->setRange(1, 100000);
     minCovered_->setValue(4);
@@ -78,6 +86,10 @@ OpenInputDialog::OpenInputDialog(QWidget* parent) : QDialog(parent) {
     form->addRow(QString(), hint);
     form->addRow(tr("Gene-tree rooting"), rooting_);
     form->addRow(tr("Transfers go"), constraint_);
+    form->addRow(tr("Families originate"), origination_);
+    rooting_->setAccessibleName(tr("Gene-tree rooting"));
+    constraint_->setAccessibleName(tr("Transfers go"));
+    origination_->setAccessibleName(tr("Families originate"));
     form->addRow(tr("Minimum species per family"), minCovered_);
     buttons_ = new QDialogButtonBox(QDialogButtonBox::Open | QDialogButtonBox::Cancel);
     auto* layout = new QVBoxLayout(this);
@@ -152,6 +164,8 @@ void OpenInputDialog::setRequest(const LoadRequest& r) {
     addGeneTrees(trees, mappings);
     rooting_->setCurrentIndex(r.options.rooting == GeneTreeRooting::Rooted ? 1 : 0);
     constraint_->setCurrentIndex(r.constraint == TransferConstraint::None ? 1 : 0);
+    origination_->setCurrentIndex(
+        std::max(0, origination_->findData(QString::fromStdString(toString(r.options.origination)))));
     minCovered_->setValue(r.options.minCoveredSpecies);
 }
 
@@ -169,6 +183,7 @@ LoadRequest OpenInputDialog::request() const {
     r.options.rooting =
         rooting_->currentData().toBool() ? GeneTreeRooting::Rooted : GeneTreeRooting::Unrooted;
     r.options.minCoveredSpecies = minCovered_->value();
+    r.options.origination = parseOrigination(origination_->currentData().toString().toStdString());
     r.constraint = parseTransferConstraint(constraint_->currentData().toString().toStdString());
     return r;
 }

@@ -28,7 +28,7 @@ class OpenInputDialog : public QDialog {
 
     QLineEdit *species_, *families_;
     QListWidget* geneTrees_;
-    QComboBox *rooting_, *constraint_;
+    QComboBox *rooting_, *constraint_, *origination_;
     QSpinBox* minCovered_;
     QDialogButtonBox* buttons_;
 };

@@ -1,5 +1,7 @@
 #include "session/recent_inputs.hpp"
 
+#include "data/origination.hpp"
+
 #include <QFileInfo>
 #include <QSettings>
 
@@ -30,6 +32,7 @@ QVariantMap toVariant(const LoadRequest& r) {
             {"mappings", toStringList(r.paths.geneTreeMappings)},
             {"rooted", r.options.rooting == GeneTreeRooting::Rooted},
             {"minCoveredSpecies", r.options.minCoveredSpecies},
+            {"origination", QString::fromStdString(toString(r.options.origination))},
             {"transferConstraint", QString::fromStdString(toString(r.constraint))}};
 }
 
@@ -41,6 +44,12 @@ LoadRequest loadRequestFrom(const QVariantMap& map) {
     r.paths.geneTreeMappings = toStdVector(map.value("mappings").toStringList());
     r.options.rooting = map.value("rooted").toBool() ? GeneTreeRooting::Rooted : GeneTreeRooting::Unrooted;
     r.options.minCoveredSpecies = map.value("minCoveredSpecies", 4).toInt();
+    try {
+        r.options.origination =
+            parseOrigination(map.value("origination", "UNIFORM").toString().toStdString());
+    } catch (const std::exception&) {
+        r.options.origination = Origination::Uniform; // an entry written by another version
+    }
     try {
         r.constraint =
             parseTransferConstraint(map.value("transferConstraint", "PARENTS").toString().toStdString());

@@ -1,5 +1,6 @@
 #include "session/session_file.hpp"
 
+#include "data/origination.hpp"
 #include "engine/solver_report.hpp"
 #include "io/families_file.hpp"
 #include "io/json_number.hpp"
@@ -41,8 +42,8 @@ std::vector<IterationSample> historyFromJson(const json& j, int version) {
     std::vector<IterationSample> samples;
     for (const json& h : j) {
         IterationSample sample;
-        sample.iteration = h.at("iteration").get<int>();
-        if (version >= 4) sample.evaluations = h.at("evaluations").get<int>();
+        sample.iteration = integerField<int>(h, "iteration");
+        if (version >= 4) sample.evaluations = integerField<int>(h, "evaluations");
         sample.nllBits = numberFromJson(h.at("nll_bits"));
         sample.gradNorm = numberFromJson(h.at("grad_norm"));
         sample.theta = h.at("theta").get<std::vector<double>>();
@@ -64,7 +65,7 @@ void readPlots(const json& j, int version, SessionState& s) {
     for (const json& run : j.at("kept_runs"))
         s.keptRuns.push_back(
             {run.at("name").get<std::string>(), historyFromJson(run.at("history"), version)});
-    s.runNumber = j.at("run_number").get<int>();
+    s.runNumber = integerField<int>(j, "run_number");
     if (s.runNumber < 0) throw std::runtime_error("\"run_number\" is negative");
     s.currentRunKept = j.at("current_run_kept").get<bool>();
 }
@@ -73,7 +74,7 @@ void readPlots(const json& j, int version, SessionState& s) {
 void readVersion1Rates(const json& j, SessionState& s) {
     const json& run = j.at("run");
     s.optimizer.kind = parseOptimizerKind(run.at("optimizer").get<std::string>());
-    s.optimizer.max_iter = run.at("max_iterations").get<int>();
+    s.optimizer.max_iter = integerField<int>(run, "max_iterations");
     s.optimizer.grad_tol = run.at("grad_tol").get<double>();
     s.optimizer.rel_tol = run.at("rel_tol").get<double>();
     s.optimizer.min_rate = run.at("min_rate").get<double>();
@@ -147,7 +148,7 @@ void checkTree(const Reconciliation& r, const std::string& where) {
 
 void readReconciliations(const json& j, int version, SessionState& s) {
     if (version >= 4) {
-        s.sampleCount = j.at("sample_count").get<int>();
+        s.sampleCount = integerField<int>(j, "sample_count");
         if (s.sampleCount < 1) throw std::runtime_error("\"sample_count\" must be at least 1");
         const json& seed = j.at("seed");
         if (!seed.is_number_unsigned()) throw std::runtime_error("\"seed\" must be a whole number ≥ 0");
@@ -156,7 +157,7 @@ void readReconciliations(const json& j, int version, SessionState& s) {
     s.sampledSpecies = j.at("species").get<std::vector<std::string>>();
     const int species = static_cast<int>(s.sampledSpecies.size());
     auto speciesIndex = [&](const json& v, bool optional, const std::string& where) {
-        const int index = v.get<int>();
+        const int index = integerFromJson<int>(v);
         if (index < (optional ? -1 : 0) || index >= species)
             throw std::runtime_error(where + ": species " + std::to_string(index) + " is not one of the " +
                                      std::to_string(species) + " species listed");
@@ -170,15 +171,15 @@ void readReconciliations(const json& j, int version, SessionState& s) {
                 "reconciliation " + std::to_string(family.samples.size() + 1) + " of family " + family.family;
             Reconciliation r;
             r.family = family.family;
-            r.root = sample.at("root").get<int>();
+            r.root = integerField<int>(sample, "root");
             r.originSpecies = speciesIndex(sample.at("origin"), true, where);
             for (const json& node : sample.at("nodes")) {
                 ReconNode n;
                 n.name = node.at(0).get<std::string>();
-                n.parent = node.at(1).get<int>();
-                n.children = node.at(2).get<std::vector<int>>();
+                n.parent = integerFromJson<int>(node.at(1));
+                n.children = integersFromJson<int>(node.at(2));
                 n.branchLength = numberFromJson(node.at(3));
-                n.clade = node.at(4).get<int>();
+                n.clade = integerFromJson<int>(node.at(4));
                 for (const json& e : node.at(5)) {
                     ReconEvent event{eventFromName(e.at(0).get<std::string>()),
                                      speciesIndex(e.at(1), false, where)};
@@ -272,6 +273,7 @@ json sessionToJson(const SessionState& s) {
               {"rooted_gene_trees", s.input.options.rooting == GeneTreeRooting::Rooted},
               {"min_covered_species", s.input.options.minCoveredSpecies},
               {"transfer_constraint", toString(s.input.constraint)},
+              {"origination", toString(s.input.options.origination)},
               {"files", files}}},
             {"device", {{"name", s.device.toStdString()}, {"memory_gib", s.memoryGiB}}},
             {"run", {{"starting_rates", {s.startingRates.d, s.startingRates.l, s.startingRates.t}}}},
@@ -292,7 +294,7 @@ SessionState sessionFromJson(const json& j) {
     if (!j.is_object() || j.value("format", std::string()) != kFormat)
         throw std::runtime_error("not a gpurec workbench session (no \"format\": \"" + std::string(kFormat) +
                                  "\")");
-    const int version = j.at("version").get<int>();
+    const int version = integerField<int>(j, "version");
     if (version > kSessionFormatVersion)
         throw std::runtime_error("written by a newer gpurec (session format " + std::to_string(version) +
                                  "; this version reads format " + std::to_string(kSessionFormatVersion) +
@@ -305,10 +307,12 @@ SessionState sessionFromJson(const json& j) {
     s.input.paths.geneTreeMappings = input.at("gene_tree_mappings").get<std::vector<std::string>>();
     s.input.options.rooting =
         input.at("rooted_gene_trees").get<bool>() ? GeneTreeRooting::Rooted : GeneTreeRooting::Unrooted;
-    s.input.options.minCoveredSpecies = input.at("min_covered_species").get<int>();
+    s.input.options.minCoveredSpecies = integerField<int>(input, "min_covered_species");
     s.input.constraint = parseTransferConstraint(input.at("transfer_constraint").get<std::string>());
+    // Sessions written before --origination reached the workbench started families anywhere.
+    s.input.options.origination = parseOrigination(input.value("origination", std::string("UNIFORM")));
     for (const json& f : input.at("files"))
-        s.files.push_back({f.at("path").get<std::string>(), f.at("size").get<long long>(),
+        s.files.push_back({f.at("path").get<std::string>(), integerField<long long>(f, "size"),
                            QDateTime::fromString(QString::fromStdString(f.at("modified").get<std::string>()),
                                                  Qt::ISODateWithMs)});
     s.device = QString::fromStdString(j.at("device").at("name").get<std::string>());
@@ -332,8 +336,8 @@ SessionState sessionFromJson(const json& j) {
     const json& selection = j.at("selection");
     s.selectedFamily = selection.at("family").get<std::string>();
     s.selectedSpecies = selection.at("species").get<std::string>();
-    s.selectedClade = selection.at("clade").get<int>();
-    s.viewTab = selection.at("view_tab").get<int>();
+    s.selectedClade = integerField<int>(selection, "clade");
+    s.viewTab = integerField<int>(selection, "view_tab");
     if (version >= 3) readReconciliations(j.at("reconciliations"), version, s); // earlier formats had none
     if (version >= 4) {
         readPlots(j.at("plots"), version, s);

@@ -36,12 +36,14 @@ def test_alerax_schedule_matches_alerax(trees2):
                                                             rel=1e-12)
 
 
-def test_nll_equals_gpurec_eval(simulated2, tmp_path):
+@pytest.mark.parametrize("origination", ["UNIFORM", "LCA"])
+def test_nll_equals_gpurec_eval(simulated2, tmp_path, origination):
     run_cli("eval", "-s", simulated2["species"], "-f", simulated2["families"], "--d", 0.05, "--l", 0.2, "--t",
-            0.02, "--device", "cpu", "-p", tmp_path)
+            0.02, "--origination", origination, "--device", "cpu", "-p", tmp_path)
     result = json.loads((tmp_path / "result.json").read_text())
+    assert result["options"]["origination"] == origination
     model = gpurec.GeneReconModel(species_tree=simulated2["species"], families=simulated2["families"],
-                                  rates=(0.05, 0.2, 0.02), device="cpu")
+                                  rates=(0.05, 0.2, 0.02), device="cpu", origination=origination)
     assert model.family_names == [f["name"] for f in result["families"]]
     nll = model()
     # The same engine on the same input: the same bits.
@@ -95,3 +97,8 @@ def test_nll_and_gradient_norm_equal_the_first_row_of_gpurec_optimize(simulated2
     # The trace's grad_norm is the max norm (θ is inside the bounds: projection changes nothing),
     # printed with 6 significant digits.
     assert np.max(np.abs(grad)) == pytest.approx(float(row["grad_norm"]), rel=5e-6)
+
+
+def test_unknown_origination_is_refused(trees2):
+    with pytest.raises(ValueError, match="--origination OPTIMIZE"):
+        model_at(trees2, (0.1, 0.1, 0.1), origination="OPTIMIZE")

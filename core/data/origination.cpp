@@ -1,0 +1,47 @@
+#include "data/origination.hpp"
+
+#include <stdexcept>
+
+namespace gpurec {
+
+Origination parseOrigination(const std::string& text) {
+    if (text == "UNIFORM") return Origination::Uniform;
+    if (text == "ROOT") return Origination::Root;
+    if (text == "LCA") return Origination::Lca;
+    if (text == "OPTIMIZE")
+        throw std::invalid_argument("--origination OPTIMIZE (per-species origination rates) is not supported "
+                                    "yet; use UNIFORM, ROOT or LCA");
+    throw std::invalid_argument("unknown origination '" + text + "' (expected UNIFORM, ROOT or LCA)");
+}
+
+std::string toString(Origination origination) {
+    switch (origination) {
+    case Origination::Root: return "ROOT";
+    case Origination::Lca: return "LCA";
+    case Origination::Uniform: break;
+    }
+    return "UNIFORM";
+}
+
+int coveredSpeciesAncestor(const SpeciesTree& species, const GeneFamily& family) {
+    if (family.geneSpecies.empty())
+        throw std::invalid_argument("family '" + family.name + "' has no mapped genes");
+    int lca = family.geneSpecies.front();
+    for (int e : family.geneSpecies)
+        while (!species.isAncestorOrSelf(lca, e))
+            lca = species.parent(lca);
+    return lca;
+}
+
+void applyOrigination(Dataset& data, Origination origination) {
+    data.origination = origination;
+    for (GeneFamily& family : data.families) {
+        switch (origination) {
+        case Origination::Uniform: family.originSpecies = -1; break;
+        case Origination::Root: family.originSpecies = data.species.root(); break;
+        case Origination::Lca: family.originSpecies = coveredSpeciesAncestor(data.species, family); break;
+        }
+    }
+}
+
+} // namespace gpurec
