@@ -5,6 +5,7 @@
 // propagating visit probabilities through the clade/species cells. Plus reproducibility,
 // thread-count independence and a 2,000-gene family.
 #include "engine/family_solver.hpp"
+#include "io/number_text.hpp"
 #include "recon/recon_newick.hpp"
 #include "recon/sampler.hpp"
 #include "recon/sampling_run.hpp"
@@ -442,8 +443,11 @@ class Sampler : public QObject {
         QCOMPARE(message(high, settings),
                  "loss rate 2.5 of species node " + data.species.name(3) + " is out of bounds [1e-10, 2]");
         RateParameters low(RateMode::Global, data.species.size(), 1, {1e-12, 0.1, 0.1});
-        QCOMPARE(message(low, settings),
-                 std::string("duplication rate 1e-12 of the global rates is out of bounds [1e-10, 2]"));
+        // The rate the engine holds (2^log2(1e-12), a rounding step from 1e-12), exactly.
+        QCOMPARE(QString::fromStdString(message(low, settings)),
+                 QString("duplication rate %1 of the global rates is out of bounds [1e-10, 2]")
+                     .arg(QString::fromStdString(shortestNumberText(low.rates(0).d))));
+        QVERIFY(low.rates(0).d != 1e-12 && std::abs(low.rates(0).d - 1e-12) < 1e-26);
     }
 
     void twoThousandGeneFamily() {

@@ -1,6 +1,7 @@
 #include "sim/simulation.hpp"
 
 #include "io/input_error.hpp"
+#include "io/number_text.hpp"
 #include "io/output_file.hpp"
 #include "io/result_writer.hpp"
 #include "optim/rate_files.hpp"
@@ -20,11 +21,7 @@ namespace gpurec {
 namespace {
 
 void requireInRange(bool ok, const std::string& what, double value, const std::string& range) {
-    if (!ok) {
-        std::ostringstream out;
-        out << what << " must be " << range << ", got " << value;
-        throw std::invalid_argument(out.str());
-    }
+    if (!ok) throw std::invalid_argument(what + " must be " + range + ", got " + shortestNumberText(value));
 }
 
 bool isNonNegative(double x) {
@@ -94,12 +91,6 @@ namespace {
 std::string zeroPadded(long value, long largest) {
     std::string digits = std::to_string(value), width = std::to_string(largest);
     return std::string(width.size() > digits.size() ? width.size() - digits.size() : 0, '0') + digits;
-}
-
-std::string formatDouble(double x) {
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%.17g", x);
-    return buf;
 }
 
 // What is kept of each family after its files are written.
@@ -213,8 +204,8 @@ void writeTruth(const std::string& dir, const SimulationOptions& o, const Specie
                                {"D", perSpecies[e].d},
                                {"L", perSpecies[e].l},
                                {"T", perSpecies[e].t}});
-        ratesText += species.name(e) + " " + formatDouble(perSpecies[e].d) + " " +
-                     formatDouble(perSpecies[e].l) + " " + formatDouble(perSpecies[e].t) + "\n";
+        ratesText += species.name(e) + " " + exactNumberText(perSpecies[e].d) + " " +
+                     exactNumberText(perSpecies[e].l) + " " + exactNumberText(perSpecies[e].t) + "\n";
     }
     truth["species_rates"] = speciesJson;
     writeFileAtomically(dir + "/rates.txt", ratesText);
@@ -241,8 +232,8 @@ void writeTruth(const std::string& dir, const SimulationOptions& o, const Specie
             j["rates"] =
                 ratesJson({o.rates.d * r.factors.d, o.rates.l * r.factors.l, o.rates.t * r.factors.t});
         families.push_back(j);
-        familyRatesText += r.name + " " + formatDouble(r.factors.d) + " " + formatDouble(r.factors.l) + " " +
-                           formatDouble(r.factors.t) + "\n";
+        familyRatesText += r.name + " " + exactNumberText(r.factors.d) + " " + exactNumberText(r.factors.l) +
+                           " " + exactNumberText(r.factors.t) + "\n";
         std::ostringstream line;
         line << r.name << ' ' << f.process.observedGenes << ' ' << f.coveredSpecies << ' '
              << species.name(f.truth.originSpecies) << ' ' << f.attempts << ' ' << r.treesWritten << ' '
