@@ -52,14 +52,16 @@ class OriginationTest : public QObject {
             parseOrigination("OPTIMIZE");
             QFAIL("OPTIMIZE was accepted");
         } catch (const std::invalid_argument& e) {
-            QCOMPARE(std::string(e.what()), std::string("--origination OPTIMIZE (per-species origination rates) "
-                                                        "is not supported yet; use UNIFORM, ROOT or LCA"));
+            QCOMPARE(std::string(e.what()),
+                     std::string("--origination OPTIMIZE (per-species origination rates) "
+                                 "is not supported yet; use UNIFORM, ROOT or LCA"));
         }
         try {
             parseOrigination("root");
             QFAIL("a lower-case name was accepted");
         } catch (const std::invalid_argument& e) {
-            QCOMPARE(std::string(e.what()), std::string("unknown origination 'root' (expected UNIFORM, ROOT or LCA)"));
+            QCOMPARE(std::string(e.what()),
+                     std::string("unknown origination 'root' (expected UNIFORM, ROOT or LCA)"));
         }
     }
 
@@ -87,7 +89,12 @@ class OriginationTest : public QObject {
     // and w_e = (1 − E_e) / Σ (1 − E): uniform origination is the survival-weighted mixture of the
     // single-node ones. E does not depend on the family, so w comes from any family's tables.
     void uniformIsTheSurvivalWeightedMixture() {
-        auto data = simulatedDataset(simulatedSpeciesTree(7, 11), 4, [](int) { return Rates{0.2, 0.3, 0.25}; }, 3);
+        auto data = simulatedDataset(
+            simulatedSpeciesTree(7, 11), 4,
+            [](int) {
+                return Rates{0.2, 0.3, 0.25};
+            },
+            3);
         const RateParameters theta = globalRates(*data);
         const SolverOptions options;
         const Evaluation uniform = makeCpuBackend(data)->evaluate(theta, options, false);
@@ -123,8 +130,10 @@ class OriginationTest : public QObject {
         data.families = {familyOf(species, "((A_1,B_1),(C_1,D_1));"), familyOf(species, "(A_1,(B_1,B_2));")};
         const RateParameters theta(RateMode::Global, species.size(), 2, {0.01, 0.02, 0.01});
         const SolverOptions options;
-        const Evaluation root = makeCpuBackend(withOrigination(data, Origination::Root))->evaluate(theta, options, false);
-        const Evaluation lca = makeCpuBackend(withOrigination(data, Origination::Lca))->evaluate(theta, options, false);
+        const Evaluation root =
+            makeCpuBackend(withOrigination(data, Origination::Root))->evaluate(theta, options, false);
+        const Evaluation lca =
+            makeCpuBackend(withOrigination(data, Origination::Lca))->evaluate(theta, options, false);
         const Evaluation uniform =
             makeCpuBackend(withOrigination(data, Origination::Uniform))->evaluate(theta, options, false);
         QCOMPARE(lca.logLikelihood[0], root.logLikelihood[0]);
@@ -135,7 +144,12 @@ class OriginationTest : public QObject {
 
     // The sampler starts every reconciliation at the family's origination node.
     void samplesStartAtTheOriginationNode() {
-        auto base = simulatedDataset(simulatedSpeciesTree(9, 5), 6, [](int) { return Rates{0.1, 0.2, 0.15}; }, 8);
+        auto base = simulatedDataset(
+            simulatedSpeciesTree(9, 5), 6,
+            [](int) {
+                return Rates{0.1, 0.2, 0.15};
+            },
+            8);
         auto data = withOrigination(*base, Origination::Lca);
         const RateParameters theta = globalRates(*data);
         auto backend = makeCpuBackend(data);

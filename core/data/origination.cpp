@@ -16,9 +16,12 @@ Origination parseOrigination(const std::string& text) {
 
 std::string toString(Origination origination) {
     switch (origination) {
-    case Origination::Root: return "ROOT";
-    case Origination::Lca: return "LCA";
-    case Origination::Uniform: break;
+    case Origination::Root:
+        return "ROOT";
+    case Origination::Lca:
+        return "LCA";
+    case Origination::Uniform:
+        break;
     }
     return "UNIFORM";
 }
@@ -37,9 +40,15 @@ void applyOrigination(Dataset& data, Origination origination) {
     data.origination = origination;
     for (GeneFamily& family : data.families) {
         switch (origination) {
-        case Origination::Uniform: family.originSpecies = -1; break;
-        case Origination::Root: family.originSpecies = data.species.root(); break;
-        case Origination::Lca: family.originSpecies = coveredSpeciesAncestor(data.species, family); break;
+        case Origination::Uniform:
+            family.originSpecies = -1;
+            break;
+        case Origination::Root:
+            family.originSpecies = data.species.root();
+            break;
+        case Origination::Lca:
+            family.originSpecies = coveredSpeciesAncestor(data.species, family);
+            break;
         }
     }
 }
