@@ -4,6 +4,7 @@
 #include "gui_test_support.hpp"
 #include "input/input_discovery.hpp"
 #include "input/open_input_dialog.hpp"
+#include "panels/cell_terms_panel.hpp"
 #include "panels/eliding_combo_box.hpp"
 #include "panels/families_panel.hpp"
 #include "panels/problems_panel.hpp"
@@ -681,6 +682,65 @@ class GuiWorkbench : public QObject {
             else
                 QVERIFY(std::isnan(shownValues[e]));
         }
+    }
+
+    // Teaching: a clicked clade and a clicked branch are taken apart into the terms of Π(clade,
+    // branch), which add up to the engine's cell; E(branch) likewise.
+    void clickingACladeAndABranchTakesTheirCellApart() {
+        WorkbenchWindow w;
+        QVERIFY(test::showActive(w));
+        QVERIFY(loadInto(w, teachingRequest()));
+        const Dataset& d = *w.dataset();
+        int family = 0;
+        for (int f = 0; f < static_cast<int>(d.families.size()); ++f)
+            if (d.families[f].clades.geneCount() > d.families[family].clades.geneCount()) family = f;
+        w.familiesPanel()->selectFamily(family);
+        const CladeSet& clades = d.families[family].clades;
+        const int clade = clades.rootClade();
+        CladeDagView* dag = w.wavesPanel()->dag();
+        w.viewTabs()->setCurrentWidget(w.wavesPanel());
+        dag->fitAll();
+        dag->centerOn(dag->cladePosition(clade));
+        QTest::mouseClick(dag->viewport(), Qt::LeftButton, {}, dag->mapFromScene(dag->cladePosition(clade)));
+        QCOMPARE(dag->selectedClade(), clade);
+
+        CellTermsPanel* cells = w.cellTermsPanel();
+        QSignalSpy updated(cells, &CellTermsPanel::updated);
+        SpeciesTreeView* view = w.speciesTreePanel()->view();
+        const int node = d.species.root();
+        view->centerOn(view->nodePosition(node));
+        QTest::mouseClick(view->viewport(), Qt::LeftButton, {}, view->mapFromScene(view->nodePosition(node)));
+        QVERIFY(QTest::qWaitFor(
+            [&] {
+                return cells->shown() && cells->shown()->cell && cells->shown()->species == node &&
+                       cells->shown()->clade == clade;
+            },
+            kTimeoutMs));
+        QVERIFY(updated.count() > 0);
+        const CladeCellDecomposition& cell = *cells->shown()->cell;
+        QVERIFY(cells->caption().contains(QString("clade %1").arg(clade)));
+        QVERIFY(cells->caption().contains(QString::fromStdString(d.species.name(node))));
+        QCOMPARE(cells->cladeTable()->rowCount(), static_cast<int>(cell.terms.size()));
+        // The root clade at the root: speciation and the split terms carry it.
+        bool speciation = false;
+        for (int r = 0; r < cells->cladeTable()->rowCount(); ++r)
+            speciation = speciation || cells->cladeTable()->item(r, 0)->text() == "S";
+        QVERIFY(speciation);
+
+        SpeciesLayout layout(d.species, d.transferConstraint);
+        EventProbabilities p = w.session().parameters().probabilities(family);
+        ExtinctionState ext = solveExtinction(layout, p, SolverOptions{});
+        CladeTables tables = solveClades(layout, d.families[family], p, ext, SolverOptions{});
+        QVERIFY(std::abs(cell.sumScaled() * std::ldexp(1.0, cell.scale - tables.scale[clade]) /
+                             tables.piRow(clade)[node] -
+                         1) < 1e-12);
+        QCOMPARE(cells->extinctionTable()->rowCount(), 4);
+        QVERIFY(std::abs(cells->shown()->extinction->sum() / ext.E[node] - 1) < 1e-12);
+        // The dock is one click away in the bottom area.
+        auto* dock = w.findChild<QDockWidget*>("cellDock");
+        QVERIFY(dock);
+        dock->raise();
+        QTRY_VERIFY(cells->cladeTable()->isVisible());
     }
 
     void familiesTableSortsFiltersAndDrivesTheViews() {

@@ -2,6 +2,7 @@
 
 #include "input/input_discovery.hpp"
 #include "input/open_input_dialog.hpp"
+#include "panels/cell_terms_panel.hpp"
 #include "panels/families_panel.hpp"
 #include "panels/problems_panel.hpp"
 #include "panels/reconciliation_panel.hpp"
@@ -95,6 +96,7 @@ WorkbenchWindow::WorkbenchWindow(QWidget* parent) : QMainWindow(parent) {
     knobs_ = new SolverKnobsPanel;
     problems_ = new ProblemsPanel;
     reconciliations_ = new ReconciliationPanel;
+    cells_ = new CellTermsPanel;
     log_ = new QPlainTextEdit;
     log_->setObjectName("log");
     log_->setAccessibleName(tr("Log"));
@@ -123,6 +125,8 @@ WorkbenchWindow::WorkbenchWindow(QWidget* parent) : QMainWindow(parent) {
         addDock(this, tr("Problems"), "problemsDock", problems_, Qt::BottomDockWidgetArea);
     QDockWidget* logDock = addDock(this, tr("Log"), "logDock", log_, Qt::BottomDockWidgetArea);
     tabifyDockWidget(logDock, problemsDock);
+    QDockWidget* cellDock = addDock(this, tr("Cell equation"), "cellDock", cells_, Qt::BottomDockWidgetArea);
+    tabifyDockWidget(logDock, cellDock);
     logDock->raise();
 
     deviceLabel_ = statusField("statusDevice", tr("Device the engine runs on"));
@@ -256,6 +260,7 @@ void WorkbenchWindow::connectPanels() {
         tree_->setSolverOptions(options);
         waves_->setSolverOptions(options);
         reconciliations_->setSolverOptions(options);
+        cells_->setSolverOptions(options);
     });
     connect(families_, &FamiliesPanel::familySelected, this, [this](int family) {
         selectedFamily_ = family;
@@ -264,6 +269,8 @@ void WorkbenchWindow::connectPanels() {
         updateRateRow();
     });
     connect(waves_, &WavesPanel::cladeSelected, tree_, &SpeciesTreePanel::showClade);
+    connect(waves_, &WavesPanel::cladeSelected, cells_, &CellTermsPanel::setClade);
+    connect(tree_, &SpeciesTreePanel::speciesSelected, cells_, &CellTermsPanel::setSpecies);
     connect(tree_, &SpeciesTreePanel::speciesSelected, this, [this](int node) {
         selectedSpecies_ = node;
         updateRateRow();
@@ -361,6 +368,7 @@ void WorkbenchWindow::connectSession() {
         tree_->setParameters(theta);
         waves_->setParameters(theta);
         reconciliations_->setParameters(theta);
+        cells_->setParameters(theta);
         families_->model()->setRates(theta);
     });
 }
@@ -448,6 +456,8 @@ void WorkbenchWindow::onLoaded(const LoadOutcome& outcome) {
     waves_->setDataset(dataset_, schedule_);
     families_->setDataset(dataset_);
     reconciliations_->setDataset(dataset_);
+    cells_->setSolverOptions(knobs_->options());
+    cells_->setDataset(dataset_);
     reconciliations_->setSolverOptions(knobs_->options());
     plots_->clear();
     QStringList familyNames;

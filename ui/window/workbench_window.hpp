@@ -29,6 +29,7 @@ class FamiliesPanel;
 class LivePlots;
 class ProblemsPanel;
 class ReconciliationPanel;
+class CellTermsPanel;
 class RunPanel;
 class SolverKnobsPanel;
 class SpeciesTreePanel;
@@ -61,6 +62,7 @@ class WorkbenchWindow : public QMainWindow {
     QPlainTextEdit* logView() const { return log_; }
     QTabWidget* viewTabs() const { return tabs_; }
     ReconciliationPanel* reconciliationPanel() const { return reconciliations_; }
+    CellTermsPanel* cellTermsPanel() const { return cells_; }
     // Edit ▸ Undo / Redo: rate resets, mode changes, optimisations, solver options, the method.
     QUndoStack* undoStack() { return &undo_; }
     QAction* undoAction() const { return undoAction_; }
@@ -162,6 +164,7 @@ class WorkbenchWindow : public QMainWindow {
     SolverKnobsPanel* knobs_;
     ProblemsPanel* problems_;
     ReconciliationPanel* reconciliations_;
+    CellTermsPanel* cells_;
     QPlainTextEdit* log_;
     QTabWidget* tabs_;
     QSplitter* central_;
