@@ -2,6 +2,7 @@
 // with -s and families with -f, or files and folders to recognise), a session, or starts empty.
 // After a run that did not exit cleanly it first offers to restore the autosaved session.
 #include "benchmark_tour.hpp"
+#include "data/origination.hpp"
 #include "panels/run_panel.hpp"
 #include "screenshot_tour.hpp"
 #include "session/crash_recovery.hpp"
@@ -37,6 +38,9 @@ int main(int argc, char** argv) {
         "UNIFORM");
     QCommandLineOption constraint("transfer-constraint", "PARENTS (default) or NONE.", "constraint",
                                   "PARENTS");
+    QCommandLineOption origination(
+        "origination", "UNIFORM (default: any species node), ROOT, or LCA (of the species a family covers).",
+        "origination", "UNIFORM");
     QCommandLineOption screenshots(
         "screenshots", "Take the user guide's screenshots into this folder, then quit.", "folder");
     QCommandLineOption benchmark(
@@ -52,8 +56,8 @@ int main(int argc, char** argv) {
                                "After a run that did not exit cleanly: ask (default) whether to restore "
                                "the autosaved session, or answer yes or no.",
                                "answer", "ask");
-    parser.addOptions({species, families, device, minCovered, rooting, constraint, screenshots, session,
-                       restore, benchmark, benchmarkIterations});
+    parser.addOptions({species, families, device, minCovered, rooting, constraint, origination, screenshots,
+                       session, restore, benchmark, benchmarkIterations});
     parser.addPositionalArgument(
         "paths", "Gene-tree files or folders, or a dataset folder (species tree + families file).",
         "[paths...]");
@@ -63,6 +67,7 @@ int main(int argc, char** argv) {
     try {
         request.options.rooting = gpurec::parseGeneTreeRooting(parser.value(rooting).toStdString());
         request.constraint = gpurec::parseTransferConstraint(parser.value(constraint).toStdString());
+        request.options.origination = gpurec::parseOrigination(parser.value(origination).toStdString());
         // The scripted tours run unattended on the data given: nothing to ask.
         answer = parser.isSet(screenshots) || parser.isSet(benchmark)
                      ? gpurec::ui::RestoreAnswer::Discard
