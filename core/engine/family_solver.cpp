@@ -447,6 +447,21 @@ void addConditioningGradient(const std::vector<double>& E, int origin, std::vect
         g -= 1.0 / (std::numbers::ln2 * survive);
 }
 
+void addConditioningGradient(const std::vector<double>& E, const std::vector<int>& origins,
+                             std::vector<double>& gE) {
+    std::vector<double> atNode(E.size(), 0.0);
+    double anywhere = 0;
+    for (int origin : origins)
+        (origin < 0 ? anywhere : atNode[origin]) += 1.0;
+    double survive = 0;
+    for (double v : E)
+        survive += 1.0 - v;
+    for (std::size_t e = 0; e < gE.size(); ++e) {
+        if (anywhere > 0) gE[e] -= anywhere / (std::numbers::ln2 * survive);
+        if (atNode[e] > 0) gE[e] -= atNode[e] / (std::numbers::ln2 * (1.0 - E[e]));
+    }
+}
+
 void eliminateExtinction(const SpeciesLayout& s, const EventProbabilities& p, const ExtinctionState& ext,
                          const SolverOptions& options, ProbabilityGradient& grad, KrylovStats& stats) {
     const int n = s.size;

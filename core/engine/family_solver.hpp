@@ -64,6 +64,10 @@ void accumulateCladeAdjoint(const SpeciesLayout& s, const GeneFamily& family, co
 
 // Adds d/dE of one family's conditioning term log2 Σ_e O_e (1 − E_e) (origin: its originSpecies).
 void addConditioningGradient(const std::vector<double>& E, int origin, std::vector<double>& gE);
+// The same for families sharing E whose originSpecies are `origins`: one pass over the species
+// for all of them, whatever their number.
+void addConditioningGradient(const std::vector<double>& E, const std::vector<int>& origins,
+                             std::vector<double>& gE);
 
 // Eliminates E (of one family, or shared by the families whose derivatives `grad` sums): solves
 // the E adjoint and adds ∂G/∂p. Leaves grad.gE/gEbar consumed.

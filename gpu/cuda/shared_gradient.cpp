@@ -18,8 +18,7 @@ KrylovStats addSharedModeGradient(const SpeciesLayout& layout, const RateParamet
     g.gEbar = rowOf(RowEbar);
     const EventProbabilities p = theta.probabilities(0);
     KrylovStats stats;
-    for (int origin : familyOrigins)
-        addConditioningGradient(extinction.E, origin, g.gE);
+    addConditioningGradient(extinction.E, familyOrigins, g.gE);
     eliminateExtinction(layout, p, extinction, options, g, stats);
     addThetaGradient(theta, 0, p, g, gradient);
     return stats;
