@@ -44,6 +44,16 @@ using test::teachingRequest;
 using test::typeInto;
 constexpr int kTimeoutMs = test::kGuiTimeoutMs;
 
+// Selects the family with the most genes in the Families panel; its index.
+int selectLargestFamily(WorkbenchWindow& w) {
+    const Dataset& d = *w.dataset();
+    int family = 0;
+    for (int f = 0; f < static_cast<int>(d.families.size()); ++f)
+        if (d.families[f].clades.geneCount() > d.families[family].clades.geneCount()) family = f;
+    w.familiesPanel()->selectFamily(family);
+    return family;
+}
+
 class GuiWorkbench : public QObject {
     Q_OBJECT
 
@@ -649,10 +659,7 @@ class GuiWorkbench : public QObject {
         QVERIFY(test::showActive(w));
         QVERIFY(loadInto(w, teachingRequest()));
         const Dataset& d = *w.dataset();
-        int family = 0;
-        for (int f = 0; f < static_cast<int>(d.families.size()); ++f)
-            if (d.families[f].clades.geneCount() > d.families[family].clades.geneCount()) family = f;
-        w.familiesPanel()->selectFamily(family);
+        const int family = selectLargestFamily(w);
         CladeDagView* dag = w.wavesPanel()->dag();
         QCOMPARE(dag->cladeItemCount(), d.families[family].clades.cladeCount());
 
@@ -691,10 +698,7 @@ class GuiWorkbench : public QObject {
         QVERIFY(test::showActive(w));
         QVERIFY(loadInto(w, teachingRequest()));
         const Dataset& d = *w.dataset();
-        int family = 0;
-        for (int f = 0; f < static_cast<int>(d.families.size()); ++f)
-            if (d.families[f].clades.geneCount() > d.families[family].clades.geneCount()) family = f;
-        w.familiesPanel()->selectFamily(family);
+        const int family = selectLargestFamily(w);
         const CladeSet& clades = d.families[family].clades;
         const int clade = clades.rootClade();
         CladeDagView* dag = w.wavesPanel()->dag();
