@@ -41,7 +41,7 @@ class ConvergenceStatistics : public QObject {
         RateParameters theta(RateMode::Global, data->species.size(), 4, Rates{0.2, 0.1, 0.08});
         for (int f = 0; f < 4; ++f) {
             const CladeStatistics s =
-                computeCladeStatistics(*makeCpuBackend(data), *data, theta, SolverOptions{}, f);
+                computeCladeStatistics(tablesOf(*makeCpuBackend(data)), *data, theta, SolverOptions{}, f);
             const int clades = data->families[f].clades.cladeCount();
             QCOMPARE(static_cast<int>(s.posterior.size()), clades);
             for (int c = 0; c < clades; ++c)
@@ -69,7 +69,7 @@ class ConvergenceStatistics : public QObject {
         int partial = 0;
         for (int f = 0; f < families; ++f) {
             const CladeSet& cs = data->families[f].clades;
-            const CladeStatistics s = computeCladeStatistics(*makeCpuBackend(data), *data, theta, options, f);
+            const CladeStatistics s = computeCladeStatistics(tablesOf(*makeCpuBackend(data)), *data, theta, options, f);
             QVERIFY(relativeError(s.logLikelihood, cold.logLikelihood[f]) < 1e-13);
             iterations += std::accumulate(s.selfLoopIterations.begin(), s.selfLoopIterations.end(), 0L);
             largest = std::max(largest,
@@ -90,7 +90,7 @@ class ConvergenceStatistics : public QObject {
         QCOMPARE(iterations, cold.stats.piIterations);
         QCOMPARE(largest, cold.stats.maxPiIterations);
         QVERIFY(largest > 1);
-        QVERIFY_THROWS_EXCEPTION(std::out_of_range, computeCladeStatistics(*makeCpuBackend(data), *data,
+        QVERIFY_THROWS_EXCEPTION(std::out_of_range, computeCladeStatistics(tablesOf(*makeCpuBackend(data)), *data,
                                                                            theta, options, families));
     }
 

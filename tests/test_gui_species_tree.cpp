@@ -217,7 +217,7 @@ class GuiSpeciesTree : public QObject {
         SpeciesTreePanel panel;
         panel.resize(500, 900);
         QVERIFY(test::showActive(panel));
-        panel.setDataset(data);
+        panel.setDataset(data, {}); // no engine: the search needs no tables
         SpeciesTreeView* view = panel.view();
         auto* search = panel.findChild<QLineEdit*>("speciesSearch");
         QVERIFY(search && !search->accessibleName().isEmpty() && !search->toolTip().isEmpty());

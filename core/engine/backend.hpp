@@ -8,6 +8,7 @@
 #include "model/rate_parameters.hpp"
 #include "model/solver_options.hpp"
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -90,5 +91,16 @@ class LikelihoodBackend {
 };
 
 std::unique_ptr<LikelihoodBackend> makeCpuBackend(std::shared_ptr<const Dataset> data);
+
+// familyTables of a backend the caller does not own (the workbench's panels reach the session's
+// backend on the engine thread through one): same arguments, results and exceptions.
+using FamilyTablesSource = std::function<std::vector<FamilyTables>(
+    const RateParameters& theta, const SolverOptions& options, const std::vector<int>& families)>;
+// The tables of `backend` (which must outlive the source).
+inline FamilyTablesSource tablesOf(LikelihoodBackend& backend) {
+    return [&backend](const RateParameters& theta, const SolverOptions& options, const std::vector<int>& families) {
+        return backend.familyTables(theta, options, families);
+    };
+}
 
 } // namespace gpurec

@@ -9,11 +9,11 @@
 
 namespace gpurec {
 
-CladeStatistics computeCladeStatistics(LikelihoodBackend& backend, const Dataset& data,
+CladeStatistics computeCladeStatistics(const FamilyTablesSource& source, const Dataset& data,
                                        const RateParameters& theta, const SolverOptions& options,
                                        int family) {
     requireFamilies(data, {family});
-    FamilyTables t = std::move(backend.familyTables(theta, options, {family}).front());
+    FamilyTables t = std::move(source(theta, options, {family}).front());
     const SpeciesLayout layout(data.species, data.transferConstraint);
     const GeneFamily& f = data.families[family];
     const CladeTables& tables = t.clades;

@@ -1,6 +1,7 @@
 #pragma once
 // Per-clade numbers of one family, for the workbench's clade heat map: the family's tables from a
-// backend (LikelihoodBackend::familyTables) and the posterior from the CPU engine's adjoint of them.
+// backend (its familyTables, through a FamilyTablesSource) and the posterior from the CPU engine's
+// adjoint of them.
 // The CUDA backend solves self loops directly: its iteration counts are 1 (NONE constraint: its own).
 #include "data/dataset.hpp"
 #include "engine/backend.hpp"
@@ -24,8 +25,8 @@ struct CladeStatistics {
 
 // Throws std::out_of_range for a family index outside the dataset, std::invalid_argument when θ
 // does not match the dataset's shape.
-// `backend` must have been made from `data`.
-CladeStatistics computeCladeStatistics(LikelihoodBackend& backend, const Dataset& data,
+// `source` must give the tables of a backend made from `data`.
+CladeStatistics computeCladeStatistics(const FamilyTablesSource& source, const Dataset& data,
                                        const RateParameters& theta, const SolverOptions& options, int family);
 
 } // namespace gpurec

@@ -56,8 +56,9 @@ QString cladeLabel(const CladeSet& cs, int clade) {
 
 } // namespace
 
-CellTermsResult computeCellTerms(std::shared_ptr<const Dataset> data, const RateParameters& theta,
-                                 const SolverOptions& options, int family, int clade, int species) {
+CellTermsResult computeCellTerms(std::shared_ptr<const Dataset> data, const FamilyTablesSource& source,
+                                 const RateParameters& theta, const SolverOptions& options, int family,
+                                 int clade, int species) {
     CellTermsResult out{data, family, clade, species, std::nullopt, std::nullopt, {}};
     try {
         if (!data || species < 0 || species >= data->species.size() || !fitsDataset(theta, *data)) return out;
@@ -65,8 +66,7 @@ CellTermsResult computeCellTerms(std::shared_ptr<const Dataset> data, const Rate
         // E does not depend on the family, except through genewise rates: the selected family's, else the
         // first.
         const int tablesFamily = family >= 0 && family < static_cast<int>(data->families.size()) ? family : 0;
-        const FamilyTables tables =
-            makeCpuBackend(data)->familyTables(theta, options, {tablesFamily}).front();
+        const FamilyTables tables = source(theta, options, {tablesFamily}).front();
         out.extinction = decomposeExtinctionCell(layout, tables, species);
         if (family >= 0 && clade >= 0)
             out.cell = decomposeCladeCell(layout, data->families[family], tables, clade, species);
@@ -114,8 +114,9 @@ CellTermsPanel::CellTermsPanel(QWidget* parent) : QWidget(parent) {
     });
 }
 
-void CellTermsPanel::setDataset(std::shared_ptr<const Dataset> data) {
+void CellTermsPanel::setDataset(std::shared_ptr<const Dataset> data, FamilyTablesSource tables) {
     data_ = std::move(data);
+    tables_ = std::move(tables);
     family_ = clade_ = species_ = -1;
     shown_.reset();
     cladeTable_->setRowCount(0);
@@ -154,7 +155,7 @@ void CellTermsPanel::request() {
         return;
     }
     watcher_.setFuture(
-        QtConcurrent::run(computeCellTerms, data_, theta_, options_, family_, clade_, species_));
+        QtConcurrent::run(computeCellTerms, data_, tables_, theta_, options_, family_, clade_, species_));
 }
 
 void CellTermsPanel::display(const CellTermsResult& r) {

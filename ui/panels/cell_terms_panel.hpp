@@ -4,6 +4,7 @@
 // value and share, and E(e), Ē(e) likewise (core/engine/cell_decomposition). The family's tables
 // come through the engine's backend interface on a worker thread, at the current rates.
 #include "data/dataset.hpp"
+#include "engine/backend.hpp"
 #include "engine/cell_decomposition.hpp"
 #include "model/rate_parameters.hpp"
 #include "model/solver_options.hpp"
@@ -27,15 +28,17 @@ struct CellTermsResult {
     QString error;
 };
 
-// Pure function of its arguments: safe on any thread.
-CellTermsResult computeCellTerms(std::shared_ptr<const Dataset> data, const RateParameters& theta,
-                                 const SolverOptions& options, int family, int clade, int species);
+// Safe on any thread but the engine's (`source` may wait for it).
+CellTermsResult computeCellTerms(std::shared_ptr<const Dataset> data, const FamilyTablesSource& source,
+                                 const RateParameters& theta, const SolverOptions& options, int family,
+                                 int clade, int species);
 
 class CellTermsPanel : public QWidget {
     Q_OBJECT
   public:
     explicit CellTermsPanel(QWidget* parent = nullptr);
-    void setDataset(std::shared_ptr<const Dataset> data);
+    // `tables`: where the tables of `data`'s families come from (the session's backend).
+    void setDataset(std::shared_ptr<const Dataset> data, FamilyTablesSource tables);
     void setParameters(const RateParameters& theta);
     void setSolverOptions(const SolverOptions& options);
     void setClade(int family, int clade); // from the clade-waves view; -1 clears
@@ -55,6 +58,7 @@ class CellTermsPanel : public QWidget {
     void display(const CellTermsResult& result);
 
     std::shared_ptr<const Dataset> data_;
+    FamilyTablesSource tables_;
     RateParameters theta_;
     SolverOptions options_;
     int family_ = -1, clade_ = -1, species_ = -1;

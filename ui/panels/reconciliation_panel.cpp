@@ -38,21 +38,20 @@ namespace gpurec::ui {
 namespace {
 constexpr int kThresholdSteps = 100; // slider positions for thresholds 0 … 1 per sample
 
-SamplingOutcome sampleNow(std::shared_ptr<const Dataset> data, RateParameters theta,
+SamplingOutcome sampleNow(std::shared_ptr<const Dataset> data, FamilyTablesSource tables, RateParameters theta,
                           std::vector<int> families, SamplingSettings settings) {
     SamplingOutcome out;
     try {
         validateSampling(*data, theta, settings);
         std::mutex mutex;
         std::vector<FamilySamples> done;
-        const std::unique_ptr<LikelihoodBackend> backend = makeCpuBackend(data);
         sampleFamilies(
             *data, theta, families, settings,
             [&](FamilySamples&& f) {
                 std::lock_guard lock(mutex);
                 done.push_back(std::move(f));
             },
-            backendTables(*backend, theta, settings));
+            [&](const std::vector<int>& group) { return tables(theta, settings.solver, group); });
         for (int family : families) { // in the order of the selection
             auto it = std::find_if(done.begin(), done.end(),
                                    [&](const FamilySamples& f) { return f.family == family; });
@@ -283,8 +282,9 @@ ReconciliationPanel::ReconciliationPanel(QWidget* parent) : QWidget(parent) {
     updateControls();
 }
 
-void ReconciliationPanel::setDataset(std::shared_ptr<const Dataset> data) {
+void ReconciliationPanel::setDataset(std::shared_ptr<const Dataset> data, FamilyTablesSource tables) {
     data_ = std::move(data);
+    familyTables_ = std::move(tables);
     theta_ = {};
     families_.clear();
     display({}, nullptr);
@@ -351,7 +351,7 @@ void ReconciliationPanel::sample() {
     settings.solver = options_;
     info_->setText(
         tr("Sampling %1 reconciliation(s) of %2 family(ies)…").arg(settings.samples).arg(chosen.size()));
-    watcher_.setFuture(QtConcurrent::run(sampleNow, data_, theta_, chosen, settings));
+    watcher_.setFuture(QtConcurrent::run(sampleNow, data_, familyTables_, theta_, chosen, settings));
 }
 
 void ReconciliationPanel::setSampling(int count, std::uint64_t seed) {

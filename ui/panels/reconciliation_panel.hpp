@@ -6,6 +6,7 @@
 // in the Families table (sampled ones, up to kMaxFamiliesDrawn), and clicking a cell of the transfer
 // matrix highlights those transfers in the drawing and lists the families that carry them.
 #include "data/dataset.hpp"
+#include "engine/backend.hpp"
 #include "model/rate_parameters.hpp"
 #include "model/solver_options.hpp"
 #include "panels/event_tables.hpp"
@@ -53,7 +54,8 @@ class ReconciliationPanel : public QWidget {
 
     explicit ReconciliationPanel(QWidget* parent = nullptr);
 
-    void setDataset(std::shared_ptr<const Dataset> data);
+    // `tables`: where the sampler's tables of `data`'s families come from (the session's backend).
+    void setDataset(std::shared_ptr<const Dataset> data, FamilyTablesSource tables);
     void setParameters(const RateParameters& theta);
     void setSolverOptions(const SolverOptions& options);
     void setRateBounds(double minRate, double maxRate);
@@ -130,6 +132,7 @@ class ReconciliationPanel : public QWidget {
     QFutureWatcher<SamplingOutcome> watcher_;
 
     std::shared_ptr<const Dataset> data_;
+    FamilyTablesSource familyTables_;
     std::shared_ptr<const SpeciesTree> fileSpecies_; // set while a RecPhyloXML file is shown
     RateParameters theta_;
     SolverOptions options_;

@@ -139,8 +139,9 @@ SpeciesTreePanel::SpeciesTreePanel(QWidget* parent) : QWidget(parent) {
     });
 }
 
-void SpeciesTreePanel::setDataset(std::shared_ptr<const Dataset> data) {
+void SpeciesTreePanel::setDataset(std::shared_ptr<const Dataset> data, FamilyTablesSource tables) {
     data_ = std::move(data);
+    tables_ = std::move(tables);
     theta_ = {}; // the session sends the new dataset's rates
     events_.reset();
     family_ = cladeFamily_ = clade_ = -1;
@@ -228,6 +229,7 @@ void SpeciesTreePanel::requestValues() {
     QuantityRequest request;
     request.quantity = quantity();
     request.data = data_;
+    request.tables = tables_;
     request.theta = theta_;
     request.options = options_;
     const bool clade = request.quantity == SpeciesQuantity::CladeProbability;

@@ -22,7 +22,8 @@ class SpeciesTreePanel : public QWidget {
   public:
     explicit SpeciesTreePanel(QWidget* parent = nullptr);
 
-    void setDataset(std::shared_ptr<const Dataset> data);
+    // `tables`: where E and Π rows of `data`'s families come from (the session's backend).
+    void setDataset(std::shared_ptr<const Dataset> data, FamilyTablesSource tables);
     void setParameters(const RateParameters& theta);
     void setSolverOptions(const SolverOptions& options);
     void setSelectedFamily(int family);
@@ -69,6 +70,7 @@ class SpeciesTreePanel : public QWidget {
     bool pending_ = false;
 
     std::shared_ptr<const Dataset> data_;
+    FamilyTablesSource tables_;
     RateParameters theta_;
     SolverOptions options_;
     int family_ = -1;

@@ -12,11 +12,11 @@ namespace gpurec::ui {
 
 namespace {
 // The heat map's one call into the engine, on a worker thread.
-WavesPanel::HeatMapResult solveHeatMap(std::shared_ptr<const Dataset> data, const RateParameters& theta,
-                                       const SolverOptions& options, int family) {
+WavesPanel::HeatMapResult solveHeatMap(std::shared_ptr<const Dataset> data, const FamilyTablesSource& tables,
+                                       const RateParameters& theta, const SolverOptions& options, int family) {
     WavesPanel::HeatMapResult result{data, family, std::nullopt, {}};
     try {
-        result.stats = computeCladeStatistics(*makeCpuBackend(data), *data, theta, options, family);
+        result.stats = computeCladeStatistics(tables, *data, theta, options, family);
     } catch (const std::exception& e) {
         result.error = QString::fromStdString(e.what());
     }
@@ -136,7 +136,7 @@ void WavesPanel::updateHeatMap() {
         return;
     }
     heatComputing_ = true;
-    heatWatcher_.setFuture(QtConcurrent::run(solveHeatMap, data_, theta_, options_, family_));
+    heatWatcher_.setFuture(QtConcurrent::run(solveHeatMap, data_, tables_, theta_, options_, family_));
 }
 
 void WavesPanel::finishHeatMap(HeatMapResult result) {
@@ -172,9 +172,11 @@ void WavesPanel::showHeatMap() {
     emit heatMapShown();
 }
 
-void WavesPanel::setDataset(std::shared_ptr<const Dataset> data, std::shared_ptr<const WaveSchedule> waves) {
+void WavesPanel::setDataset(std::shared_ptr<const Dataset> data, std::shared_ptr<const WaveSchedule> waves,
+                            FamilyTablesSource tables) {
     dag_->setFamily(nullptr);
     data_ = std::move(data);
+    tables_ = std::move(tables);
     waves_ = std::move(waves);
     family_ = -1;
     stats_.reset();

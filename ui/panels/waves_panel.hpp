@@ -21,7 +21,9 @@ class WavesPanel : public QWidget {
     Q_OBJECT
   public:
     explicit WavesPanel(QWidget* parent = nullptr);
-    void setDataset(std::shared_ptr<const Dataset> data, std::shared_ptr<const WaveSchedule> waves);
+    // `tables`: where the heat map's tables of `data`'s families come from (the session's backend).
+    void setDataset(std::shared_ptr<const Dataset> data, std::shared_ptr<const WaveSchedule> waves,
+                    FamilyTablesSource tables);
     void setSelectedFamily(int family);
     // Rates and solver options the heat map is computed at (recomputed shortly after a change).
     void setParameters(const RateParameters& theta);
@@ -74,6 +76,7 @@ class WavesPanel : public QWidget {
     RateParameters theta_;
     SolverOptions options_;
     std::shared_ptr<const Dataset> data_;
+    FamilyTablesSource tables_;
     std::shared_ptr<const WaveSchedule> waves_;
     int family_ = -1;
 };

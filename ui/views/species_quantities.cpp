@@ -117,7 +117,7 @@ SpeciesValues computeSpeciesValues(const QuantityRequest& r) {
         }
         case SpeciesQuantity::Extinction: {
             if (!fitsDataset(r.theta, data)) break;
-            out.values = makeCpuBackend(r.data)->familyTables(r.theta, r.options, {rateFamily}).front().E;
+            out.values = r.tables(r.theta, r.options, {rateFamily}).front().E;
             out.title = quantityName(r.quantity) + rateScope;
             break;
         }
@@ -151,7 +151,7 @@ SpeciesValues computeSpeciesValues(const QuantityRequest& r) {
                 break;
             }
             const CladeTables tables =
-                std::move(makeCpuBackend(r.data)->familyTables(r.theta, r.options, {family}).front().clades);
+                std::move(r.tables(r.theta, r.options, {family}).front().clades);
             const double* row = tables.piRow(r.clade);
             for (int e = 0; e < n; ++e)
                 out.values[e] =

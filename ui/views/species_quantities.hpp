@@ -2,6 +2,7 @@
 // Per-species-node values the species-tree view colours branches by: event rates, extinction
 // probability E, genes per species, and a clade's Π row (from the engine's backend interface).
 #include "data/dataset.hpp"
+#include "engine/backend.hpp"
 #include "model/rate_parameters.hpp"
 #include "model/solver_options.hpp"
 #include "recon/recon_summary.hpp"
@@ -35,6 +36,7 @@ const std::vector<SpeciesQuantity>& allQuantities();
 struct QuantityRequest {
     SpeciesQuantity quantity = SpeciesQuantity::None;
     std::shared_ptr<const Dataset> data;
+    FamilyTablesSource tables; // of `data` (for Extinction and CladeProbability)
     RateParameters theta;
     SolverOptions options;
     int family = -1; // selected family (genes, genewise rates, E in genewise mode, Π)
@@ -53,7 +55,7 @@ struct SpeciesValues {
 // Whether θ has the shape of `data` (rates change shape with the dataset and the mode).
 bool fitsDataset(const RateParameters& theta, const Dataset& data);
 
-// Pure function of the request: safe on any thread.
+// Safe on any thread but the engine's (request.tables may wait for it).
 SpeciesValues computeSpeciesValues(const QuantityRequest& request);
 
 } // namespace gpurec::ui

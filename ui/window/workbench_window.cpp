@@ -452,12 +452,14 @@ void WorkbenchWindow::onLoaded(const LoadOutcome& outcome) {
     timingLabel_->clear();
     tree_->setSolverOptions(knobs_->options());
     waves_->setSolverOptions(knobs_->options());
-    tree_->setDataset(dataset_);
-    waves_->setDataset(dataset_, schedule_);
+    // The panels' tables come from the session's backend (the GPU when the session runs there).
+    const FamilyTablesSource tables = sessionTables(session_.tableRequests(), dataset_);
+    tree_->setDataset(dataset_, tables);
+    waves_->setDataset(dataset_, schedule_, tables);
     families_->setDataset(dataset_);
-    reconciliations_->setDataset(dataset_);
+    reconciliations_->setDataset(dataset_, tables);
     cells_->setSolverOptions(knobs_->options());
-    cells_->setDataset(dataset_);
+    cells_->setDataset(dataset_, tables);
     reconciliations_->setSolverOptions(knobs_->options());
     plots_->clear();
     QStringList familyNames;

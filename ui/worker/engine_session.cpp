@@ -25,9 +25,15 @@ QString describeChanges(const SolverOptions& before, const SolverOptions& after)
 EngineSession::EngineSession(QObject* parent) : QObject(parent) {
     worker_.setMaxThreadCount(1);
     worker_.setExpiryTimeout(-1); // keep one thread: OpenMP keeps its team per calling thread
+    // Idle, the queued job answers; during a run the next checkpoint does, paused or not.
+    tables_ = std::make_shared<TableRequests>([this] {
+        submit([this] { serveTables(); });
+        control_.nudge();
+    });
 }
 
 EngineSession::~EngineSession() {
+    tables_->close("the workbench's engine was closed");
     worker_.clear();
     control_.requestStop();
     worker_.waitForDone();
@@ -47,11 +53,34 @@ void EngineSession::post(std::function<void()> fn) {
     QMetaObject::invokeMethod(this, std::move(fn), Qt::QueuedConnection);
 }
 
-void EngineSession::open(std::shared_ptr<const Dataset> data, const QString& device,
+void EngineSession::serveTables() {
+    std::shared_ptr<const Dataset> opened;
+    {
+        std::lock_guard lock(openedMutex_);
+        opened = opened_;
+    }
+    tables_->serve(
+        [this](const TableRequest& r) {
+            if (!model_) throw std::runtime_error("no engine: the device could not be opened");
+            if (&model_->dataset() != r.data.get())
+                throw std::runtime_error("other data was loaded: these tables are no longer available");
+            return model_->backend().familyTables(r.theta, r.options, r.families);
+        },
+        [this, &opened](const TableRequest& r) {
+            // Data opened but its backend not built yet: the open job answers them when done.
+            return r.data == opened && builtFor_ != opened;
+        });
+}
+
+void EngineSession::open(const std::shared_ptr<const Dataset>& data, const QString& device,
                          const BatchLimits& limits, const RateParameters& theta,
                          const SolverOptions& options) {
     stop(QStringLiteral("stopped: other data was loaded"));
     ++generation_;
+    {
+        std::lock_guard lock(openedMutex_);
+        opened_ = data;
+    }
     data_ = data;
     theta_ = theta;
     options_ = options;
@@ -67,6 +96,8 @@ void EngineSession::open(std::shared_ptr<const Dataset> data, const QString& dev
             model_.reset();
             post([this, m = QString::fromStdString(e.what())] { emit modelFailed(m); });
         }
+        builtFor_ = data;
+        serveTables();
     });
 }
 
@@ -90,6 +121,7 @@ bool EngineSession::changeDevice(const QString& device, const BatchLimits& limit
             model_.reset();
             post([this, m = QString::fromStdString(e.what())] { emit modelFailed(m); });
         }
+        serveTables();
     });
     return true;
 }
@@ -190,6 +222,7 @@ void EngineSession::optimise(const OptimizerSettings& settings) {
                 }
                 emit iterationFinished(sample);
             });
+            serveTables();
             bool go = control_.checkpoint(
                 [this] {
                     post([this] {
@@ -202,7 +235,8 @@ void EngineSession::optimise(const OptimizerSettings& settings) {
                         paused_ = false;
                         emit pausedChanged(false);
                     });
-                });
+                },
+                [this] { serveTables(); });
             if (go) applyPendingControl(report.iteration);
             stopped = !go;
             return go;

@@ -1,16 +1,19 @@
 #pragma once
 // The engine on a worker thread: owns the ReconModel, runs evaluations and optimisations one at a
 // time, and reports back on the GUI thread. Control of a running optimisation (pause, stop, solver
-// options, warm starts) goes through RunControl and takes effect between iterations.
+// options, warm starts) goes through RunControl and takes effect between iterations; the panels'
+// table requests are answered by the session's backend when idle and between iterations.
 #include "engine/backend.hpp"
 #include "optim/optimizer.hpp"
 #include "optim/recon_model.hpp"
 #include "worker/run_control.hpp"
+#include "worker/table_requests.hpp"
 
 #include <QObject>
 #include <QString>
 #include <QThreadPool>
 #include <functional>
+#include <mutex>
 #include <memory>
 
 namespace gpurec::ui {
@@ -49,7 +52,7 @@ class EngineSession : public QObject {
     ~EngineSession() override;
 
     // Replaces the model (stopping any run): the backend for `device` is built on the worker.
-    void open(std::shared_ptr<const Dataset> data, const QString& device, const BatchLimits& limits,
+    void open(const std::shared_ptr<const Dataset>& data, const QString& device, const BatchLimits& limits,
               const RateParameters& theta, const SolverOptions& options);
     // Rebuilds the backend of the current dataset, keeping rates and options. Between runs only:
     // during a run it changes nothing, logs why and returns false (stop the run first).
@@ -65,6 +68,10 @@ class EngineSession : public QObject {
     void resume();
     // Ends a run after its current iteration; `reason` becomes its stop reason.
     void stop(const QString& reason = QStringLiteral("stopped by you"));
+
+    // Where the panels ask for tables (see TableRequests): shared, so a panel's task that outlives
+    // the session gets an error instead of a dangling session.
+    std::shared_ptr<TableRequests> tableRequests() const { return tables_; }
 
     bool running() const { return running_; }
     bool paused() const { return paused_; }
@@ -88,10 +95,15 @@ class EngineSession : public QObject {
     void startRun(RunKind kind, std::function<RunOutcome()> work);
     void applyPendingControl(int iteration);
     RunOutcome finishWith(RunKind kind);
+    void serveTables(); // worker thread
 
     QThreadPool worker_; // one thread: the model is used by one job at a time
     RunControl control_;
     std::unique_ptr<ReconModel> model_; // touched on the worker thread only
+    std::shared_ptr<TableRequests> tables_;
+    std::mutex openedMutex_;
+    std::shared_ptr<const Dataset> opened_; // the data of the last open(): its requests wait for it
+    std::shared_ptr<const Dataset> builtFor_; // worker thread: the data of the last open job run
     // GUI-thread view of the model.
     std::shared_ptr<const Dataset> data_;
     RateParameters theta_;

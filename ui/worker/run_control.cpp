@@ -4,7 +4,7 @@ namespace gpurec::ui {
 
 void RunControl::reset() {
     std::lock_guard lock(mutex_);
-    pause_ = stop_ = clearWarmStarts_ = false;
+    pause_ = stop_ = clearWarmStarts_ = nudged_ = false;
     options_.reset();
 }
 
@@ -39,11 +39,27 @@ void RunControl::requestClearWarmStarts() {
     clearWarmStarts_ = true;
 }
 
-bool RunControl::checkpoint(const std::function<void()>& onPause, const std::function<void()>& onResume) {
+void RunControl::nudge() {
+    {
+        std::lock_guard lock(mutex_);
+        nudged_ = true;
+    }
+    wake_.notify_all();
+}
+
+bool RunControl::checkpoint(const std::function<void()>& onPause, const std::function<void()>& onResume,
+                            const std::function<void()>& whileWaiting) {
     std::unique_lock lock(mutex_);
     if (pause_ && !stop_) {
         onPause();
-        wake_.wait(lock, [this] { return !pause_ || stop_; });
+        for (;;) {
+            wake_.wait(lock, [this] { return !pause_ || stop_ || nudged_; });
+            if (!pause_ || stop_) break;
+            nudged_ = false;
+            lock.unlock(); // the nudger may be waiting for what whileWaiting does
+            whileWaiting();
+            lock.lock();
+        }
         onResume();
     }
     return !stop_;
