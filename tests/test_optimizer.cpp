@@ -314,7 +314,7 @@ class Optimizer : public QObject {
         QCOMPARE(
             message(bad),
             std::string(
-                "optimizer setting max_rate = 9.9999999999999994e-12 is outside its range (min_rate, inf)"));
+                "optimizer setting max_rate = 1e-11 is outside its range (min_rate, inf)"));
         bad = {};
         bad.beta1 = 1.0;
         QCOMPARE(message(bad), std::string("optimizer setting beta1 = 1 is outside its range [0, 1)"));
@@ -607,7 +607,7 @@ class Optimizer : public QObject {
         QVERIFY(
             QString::fromUtf8(p.readAllStandardError())
                 .contains(
-                    "optimizer setting max_rate = 0.10000000000000001 is outside its range (min_rate, inf)"));
+                    "optimizer setting max_rate = 0.1 is outside its range (min_rate, inf)"));
     }
 };
 

@@ -3,6 +3,7 @@
 
 #include "engine/solver_report.hpp"
 #include "io/csv_field.hpp"
+#include "io/number_text.hpp"
 #include "io/output_file.hpp"
 #include "io/result_writer.hpp"
 #include "species_search/candidate_scorer.hpp"
@@ -24,12 +25,6 @@ struct TestTreesOptions {
     int rateIterations = 100;
     bool fixRates = false;
 };
-
-std::string num17(double v) {
-    char buf[40];
-    std::snprintf(buf, sizeof buf, "%.17g", v);
-    return buf;
-}
 
 } // namespace
 
@@ -106,7 +101,7 @@ void registerTestTrees(CLI::App& root) {
             for (std::size_t f = 0; f < data.families.size(); ++f) {
                 out << csvField(data.families[f].name);
                 for (const std::vector<double>& tree : ll)
-                    out << "," << num17(tree[f]);
+                    out << "," << exactNumberText(tree[f]);
                 out << "\n";
             }
         });
@@ -115,10 +110,10 @@ void registerTestTrees(CLI::App& root) {
             out << "tree,file,log_likelihood,delta,kh,sh,bp,au,d,l,t\n";
             for (std::size_t k = 0; k < rows.size(); ++k) {
                 const TreeTestRow& r = rows[k];
-                out << "tree" << k + 1 << "," << csvField(o->trees[k]) << "," << num17(r.logLikelihood) << ","
-                    << num17(r.delta) << "," << num17(r.kh) << "," << num17(r.sh) << "," << num17(r.bp) << ","
-                    << num17(r.au) << "," << num17(rates[k].d) << "," << num17(rates[k].l) << ","
-                    << num17(rates[k].t) << "\n";
+                out << "tree" << k + 1 << "," << csvField(o->trees[k]) << "," << exactNumberText(r.logLikelihood) << ","
+                    << exactNumberText(r.delta) << "," << exactNumberText(r.kh) << "," << exactNumberText(r.sh) << "," << exactNumberText(r.bp) << ","
+                    << exactNumberText(r.au) << "," << exactNumberText(rates[k].d) << "," << exactNumberText(rates[k].l) << ","
+                    << exactNumberText(rates[k].t) << "\n";
                 trees.push_back({{"file", o->trees[k]},
                                  {"log_likelihood", r.logLikelihood},
                                  {"delta", r.delta},

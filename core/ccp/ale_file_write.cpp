@@ -1,11 +1,11 @@
 // Writing .ale files: the observed counts are recovered from a CladeSet's weights and tree count.
 #include "ccp/ale_file.hpp"
 
+#include "io/number_text.hpp"
 #include "io/output_file.hpp"
 
 #include <cmath>
 #include <cstdint>
-#include <cstdio>
 #include <limits>
 #include <map>
 #include <stdexcept>
@@ -24,12 +24,8 @@ double snapToWhole(double v) {
 }
 
 std::string countText(double v) {
-    char buf[40];
-    if (v == std::floor(v) && std::abs(v) < 1e15)
-        std::snprintf(buf, sizeof buf, "%.0f", v);
-    else
-        std::snprintf(buf, sizeof buf, "%.17g", v);
-    return buf;
+    if (v == std::floor(v) && std::abs(v) < 1e15) return std::to_string(static_cast<long long>(v));
+    return exactNumberText(v);
 }
 
 void require(bool ok, const std::string& problem) {

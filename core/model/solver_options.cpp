@@ -1,8 +1,9 @@
 #include "model/solver_options.hpp"
 
+#include "io/number_text.hpp"
+
 #include <charconv>
 #include <cmath>
-#include <cstdio>
 #include <stdexcept>
 #include <variant>
 
@@ -107,15 +108,9 @@ const Knob& findKnob(const std::string& name) {
     throw std::invalid_argument("unknown solver option '" + name + "' (known: " + names + ")");
 }
 
-std::string formatNumber(double v) {
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%.17g", v);
-    return buf;
-}
-
 void checkRange(const Knob& k, double v) {
     if (!(v >= k.min && v <= k.max))
-        throw std::invalid_argument("solver option " + k.info.name + " = " + formatNumber(v) +
+        throw std::invalid_argument("solver option " + k.info.name + " = " + shortestNumberText(v) +
                                     " is outside its range " + k.info.range);
 }
 
@@ -176,7 +171,7 @@ std::string getSolverOption(const SolverOptions& options, const std::string& nam
     if (auto p = std::get_if<Schedule SolverOptions::*>(&k.field)) return toString(options.*(*p));
     if (auto p = std::get_if<bool SolverOptions::*>(&k.field)) return options.*(*p) ? "true" : "false";
     if (auto p = std::get_if<int SolverOptions::*>(&k.field)) return std::to_string(options.*(*p));
-    return formatNumber(options.*std::get<double SolverOptions::*>(k.field));
+    return shortestNumberText(options.*std::get<double SolverOptions::*>(k.field));
 }
 
 } // namespace gpurec

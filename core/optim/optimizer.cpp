@@ -1,9 +1,9 @@
 #include "optim/optimizer.hpp"
 
+#include "io/number_text.hpp"
 #include "optim/optimization_run.hpp"
 
 #include <cmath>
-#include <cstdio>
 #include <stdexcept>
 
 namespace gpurec {
@@ -35,9 +35,7 @@ std::string toString(FamilyStatus status) {
 namespace {
 void require(bool ok, const char* field, double value, const char* range) {
     if (ok) return;
-    char buf[64];
-    std::snprintf(buf, sizeof buf, "%.17g", value);
-    throw std::invalid_argument(std::string("optimizer setting ") + field + " = " + buf +
+    throw std::invalid_argument(std::string("optimizer setting ") + field + " = " + shortestNumberText(value) +
                                 " is outside its range " + range);
 }
 } // namespace

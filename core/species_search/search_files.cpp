@@ -1,20 +1,14 @@
 #include "species_search/search_files.hpp"
 
 #include "io/csv_field.hpp"
+#include "io/number_text.hpp"
 #include "io/output_file.hpp"
 
-#include <cstdio>
 #include <functional>
 
 namespace gpurec {
 
 namespace {
-
-std::string number(double v) {
-    char buf[40];
-    std::snprintf(buf, sizeof buf, "%.17g", v);
-    return buf;
-}
 
 // The tree with AleRax's node names, lengths 1, and `relabel` applied to every node it names.
 std::string labelledNewick(const SpeciesTopology& tree,
@@ -52,7 +46,7 @@ std::string branchSupportNewick(const SpeciesTopology& tree, const std::map<Clad
 }
 
 std::string rootLlrNewick(const SpeciesTopology& tree, const std::vector<RootSupport>& roots) {
-    return rootNewick(tree, roots, [](const RootSupport& r) { return number(r.logLikelihoodRatio); });
+    return rootNewick(tree, roots, [](const RootSupport& r) { return exactNumberText(r.logLikelihoodRatio); });
 }
 
 std::string rootRellNewick(const SpeciesTopology& tree, const std::vector<RootSupport>& roots) {
@@ -64,9 +58,9 @@ std::string searchTraceHeader() {
 }
 
 std::string searchTraceRow(const SearchStep& s) {
-    return std::to_string(s.index) + "," + csvField(s.move) + "," + number(s.logLikelihood) + "," +
-           (s.accepted ? "1" : "0") + "," + number(s.seconds) + "," + number(s.rates.d) + "," +
-           number(s.rates.l) + "," + number(s.rates.t) + "," + csvField(s.newick);
+    return std::to_string(s.index) + "," + csvField(s.move) + "," + exactNumberText(s.logLikelihood) + "," +
+           (s.accepted ? "1" : "0") + "," + exactNumberText(s.seconds) + "," + exactNumberText(s.rates.d) + "," +
+           exactNumberText(s.rates.l) + "," + exactNumberText(s.rates.t) + "," + csvField(s.newick);
 }
 
 void writeSearchTrees(const std::string& folder, const SpeciesSearchResult& result, SearchStrategy strategy) {
