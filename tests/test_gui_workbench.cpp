@@ -1,6 +1,7 @@
 // The workbench driven like a user: real load path, real buttons, real engine on its worker thread.
 #include "data/origination.hpp"
 #include "engine/family_solver.hpp"
+#include "engine/wave_schedule.hpp"
 #include "gui_test_support.hpp"
 #include "input/input_discovery.hpp"
 #include "input/open_input_dialog.hpp"
@@ -30,6 +31,7 @@
 #include <QSpinBox>
 #include <QTableView>
 #include <QTextBrowser>
+#include <QToolButton>
 #include <QTreeWidget>
 #include <QtTest>
 #include <cmath>
@@ -495,7 +497,8 @@ class GuiWorkbench : public QObject {
         const auto shortcuts = w.shortcuts();
         using Row = std::pair<QString, QString>;
         for (const Row& expected : {Row{"File ▸ Open data…", "Ctrl+O"}, Row{"Run ▸ Optimise", "F6"},
-                                    Row{"Run ▸ Stop", "F8"}, Row{"Help ▸ User guide", "F1"}})
+                                    Row{"Run ▸ Stop", "F8"}, Row{"Help ▸ User guide", "F1"},
+                                    Row{"Clade waves ▸ Play or pause the waves", "Space"}})
             QVERIFY2(std::find(shortcuts.begin(), shortcuts.end(), expected) != shortcuts.end(),
                      qPrintable(expected.first));
         QString listed;
@@ -745,6 +748,78 @@ class GuiWorkbench : public QObject {
         QVERIFY(dock);
         dock->raise();
         QTRY_VERIFY(cells->cladeTable()->isVisible());
+    }
+
+    void steppingThroughTheWavesWalksTheComputationOrder() {
+        WorkbenchWindow w;
+        QVERIFY(test::showActive(w));
+        QVERIFY(loadInto(w, teachingRequest()));
+        const Dataset& d = *w.dataset();
+        const int family = selectLargestFamily(w);
+        const CladeSet& clades = d.families[family].clades;
+        w.viewTabs()->setCurrentWidget(w.wavesPanel());
+        WaveStepper* stepper = w.wavesPanel()->stepper();
+        CladeDagView* dag = w.wavesPanel()->dag();
+        QCOMPARE(stepper->stepCount(), clades.cladeCount()); // a teaching family: every clade
+        QCOMPARE(stepper->step(), -1);
+
+        // The first click on "Step forward" shows the first clade computed: a single gene.
+        auto* forward = stepper->findChild<QToolButton*>("waveStepForward");
+        QVERIFY(forward && forward->isVisible() && forward->isEnabled());
+        QTest::mouseClick(forward, Qt::LeftButton);
+        QCOMPARE(stepper->step(), 0);
+        QCOMPARE(dag->selectedClade(), stepper->cladeAt(0));
+        QCOMPARE(clades.cladeSize[stepper->cladeAt(0)], 1);
+        // Keys work once focus is in the view, as after a click there.
+        QTest::mouseClick(dag->viewport(), Qt::LeftButton, {}, QPoint(2, 2)); // empty corner
+        QTRY_VERIFY(w.wavesPanel()->isAncestorOf(QApplication::focusWidget()));
+        const int before = stepper->step();
+        QTest::keyClick(QApplication::focusWidget(), Qt::Key_Right);
+        QCOMPARE(stepper->step(), before + 1);
+        QTest::keyClick(QApplication::focusWidget(), Qt::Key_Left);
+        QCOMPARE(stepper->step(), before);
+
+        // Every step's clade comes after the clades of its splits, and the DAG shows the state.
+        const FamilyWaves waves = computeFamilyWaves(clades);
+        for (int step = 0; step < stepper->stepCount(); ++step) {
+            stepper->setStep(step);
+            const int clade = stepper->cladeAt(step);
+            QCOMPARE(dag->selectedClade(), clade);
+            const std::vector<char> done = stepper->computedAt(step);
+            for (int k = clades.splitOffset[clade]; k < clades.splitOffset[clade + 1]; ++k)
+                QVERIFY(done[clades.splits[k].left] && done[clades.splits[k].right]);
+            for (int c = 0; c < clades.cladeCount(); ++c) {
+                QCOMPARE(dag->cladeFaded(c), !done[c]);
+                QCOMPARE(dag->cladeInStepWave(c), waves.cladeWave[c] == waves.cladeWave[clade]);
+            }
+        }
+        QCOMPARE(stepper->cladeAt(stepper->stepCount() - 1), clades.rootClade()); // computed last
+        // The tree shows the Π row of the clade just computed.
+        QTRY_VERIFY_WITH_TIMEOUT(
+            w.speciesTreePanel()->shownValues().title.contains(QString("clade %1 ").arg(clades.rootClade())),
+            kTimeoutMs);
+
+        // Home, then Space plays through the waves and Space pauses.
+        QTest::keyClick(QApplication::focusWidget(), Qt::Key_Home);
+        QCOMPARE(stepper->step(), 0);
+        QTest::keyClick(QApplication::focusWidget(), Qt::Key_Space);
+        QVERIFY(stepper->playing());
+        QTRY_VERIFY_WITH_TIMEOUT(stepper->step() >= 2, 10 * WaveStepper::kPlayIntervalMs);
+        QTest::keyClick(QApplication::focusWidget(), Qt::Key_Space);
+        QVERIFY(!stepper->playing());
+        const int paused = stepper->step();
+        QTest::qWait(2 * WaveStepper::kPlayIntervalMs);
+        QCOMPARE(stepper->step(), paused);
+        auto* status = stepper->findChild<QLabel*>("waveStepStatus");
+        QVERIFY(status->text().contains(QString("clade %1").arg(stepper->cladeAt(paused))));
+
+        // Another family starts again, off, with its own steps.
+        const int other = family == 0 ? 1 : 0;
+        w.familiesPanel()->selectFamily(other);
+        QCOMPARE(stepper->step(), -1);
+        QCOMPARE(stepper->stepCount(), d.families[other].clades.cladeCount());
+        for (int c = 0; c < dag->cladeItemCount(); ++c)
+            QVERIFY(!dag->cladeFaded(c));
     }
 
     void familiesTableSortsFiltersAndDrivesTheViews() {

@@ -1,6 +1,8 @@
 #include "engine/wave_schedule.hpp"
 
 #include <algorithm>
+#include <numeric>
+#include <stdexcept>
 
 namespace gpurec {
 
@@ -16,6 +18,24 @@ FamilyWaves computeFamilyWaves(const CladeSet& cs) {
         w.waveCount = std::max(w.waveCount, wave + 1);
     }
     return w;
+}
+
+std::vector<int> cladesInWaveOrder(const FamilyWaves& waves) {
+    std::vector<int> order(waves.cladeWave.size());
+    std::iota(order.begin(), order.end(), 0);
+    std::stable_sort(order.begin(), order.end(),
+                     [&](int a, int b) { return waves.cladeWave[a] < waves.cladeWave[b]; });
+    return order;
+}
+
+std::vector<int> spreadSteps(const std::vector<int>& order, int maxSteps) {
+    const std::size_t n = order.size();
+    if (maxSteps < 2) throw std::invalid_argument("spreadSteps needs at least 2 steps");
+    if (n <= static_cast<std::size_t>(maxSteps)) return order;
+    std::vector<int> out(maxSteps);
+    for (int i = 0; i < maxSteps; ++i) // i·(n−1)/(maxSteps−1), rounded down: strictly increasing
+        out[i] = order[static_cast<std::size_t>(i) * (n - 1) / (maxSteps - 1)];
+    return out;
 }
 
 WaveSchedule computeWaveSchedule(const Dataset& data) {

@@ -17,6 +17,13 @@ struct FamilyWaves {
 
 FamilyWaves computeFamilyWaves(const CladeSet& clades);
 
+// One family's clades in the order a wave-by-wave solve finishes them: wave by wave, by clade index
+// within a wave (the clades of one wave are independent). The workbench's wave stepper walks it.
+std::vector<int> cladesInWaveOrder(const FamilyWaves& waves);
+// At most `maxSteps` (≥ 2) entries of `order`, evenly spread, keeping its first and last: the steps
+// shown for a family too large to step through clade by clade.
+std::vector<int> spreadSteps(const std::vector<int>& order, int maxSteps);
+
 struct CladeRef {
     int family;
     int clade;

@@ -31,6 +31,9 @@ WavesPanel::WavesPanel(QWidget* parent) : QWidget(parent) {
     dag_->setObjectName("cladeDag");
     caption_ = new QLabel(tr("Select a family in the Families table to see its clades by wave."));
     caption_->setWordWrap(true);
+    caption_->setToolTip(tr("Columns are waves: single genes on the left, the whole family on the right; a "
+                            "clade's wave is one more than its children's latest. Circle size grows with the "
+                            "genes in the clade."));
     colouring_ = new QComboBox;
     colouring_->setObjectName("cladeColouring");
     colouring_->setAccessibleName(tr("Colour clades by"));
@@ -39,7 +42,7 @@ WavesPanel::WavesPanel(QWidget* parent) : QWidget(parent) {
     colouring_->addItem(tr("posterior probability"));
     colouring_->addItem(tr("log10 Π (clade probability)"));
     colouring_->setToolTip(
-        tr("Colour the clades by a per-clade quantity of the selected family, from the CPU reference solve "
+        tr("Colour the clades by a per-clade quantity of the selected family, from the engine's solve "
            "at the current rates:\nself-loop iterations: fixed-point iterations of the clade's Π̄ loop;\n"
            "posterior probability: the probability that the reconciled gene tree contains the clade;\n"
            "log10 Π: log10 of the clade's probability summed over species nodes"));
@@ -60,6 +63,10 @@ WavesPanel::WavesPanel(QWidget* parent) : QWidget(parent) {
     captionRow->addWidget(fit);
     dagLayout->addLayout(captionRow);
     dagLayout->addWidget(heatNote_);
+    stepper_ = new WaveStepper;
+    stepper_->setObjectName("waveStepper");
+    stepper_->installShortcuts(this);
+    dagLayout->addWidget(stepper_);
     dagLayout->addWidget(dag_, 1);
     auto* split = new QSplitter(Qt::Vertical);
     split->addWidget(plot_);
@@ -72,6 +79,15 @@ WavesPanel::WavesPanel(QWidget* parent) : QWidget(parent) {
     connect(fit, &QToolButton::clicked, dag_, &CladeDagView::fitAll);
     connect(dag_, &CladeDagView::cladeSelected, this, [this](int clade) {
         if (clade >= 0 && family_ >= 0) emit cladeSelected(family_, clade);
+    });
+    // Each step selects its clade, so the species tree shows the Π row just computed.
+    connect(stepper_, &WaveStepper::stepChanged, this, [this](int step, int clade) {
+        if (step < 0) {
+            dag_->setStepState({}, -1);
+            return;
+        }
+        dag_->setStepState(stepper_->computedAt(step), stepper_->waveAt(step));
+        dag_->selectClade(clade);
     });
     connect(colouring_, &QComboBox::currentIndexChanged, this, [this] {
         // The statistics hold every quantity: the shown family's colour by another one at once.
@@ -164,9 +180,9 @@ void WavesPanel::showHeatMap() {
     const ColourScale scale =
         chosen == CladeColouring::Posterior ? ColourScale(0, 1, false) : ColourScale::fit(values, false);
     dag_->setCladeValues(values, scale, colouring_->currentText());
-    heatNote_->setText(tr("Colours: %1 of each clade from the CPU reference solve of this family at the "
-                          "current rates (also when the engine runs on a GPU, whose solver has no per-clade "
-                          "iterations). Hover a clade for its value.")
+    heatNote_->setText(tr("Colours: %1 of each clade from the engine's solve of this family at the "
+                          "current rates (on a GPU, a self loop solved directly counts one iteration). "
+                          "Hover a clade for its value.")
                            .arg(colouring_->currentText()));
     heatNote_->show();
     emit heatMapShown();
@@ -178,6 +194,7 @@ void WavesPanel::setDataset(std::shared_ptr<const Dataset> data, std::shared_ptr
     data_ = std::move(data);
     tables_ = std::move(tables);
     waves_ = std::move(waves);
+    stepper_->setFamily(nullptr);
     family_ = -1;
     stats_.reset();
     plot_->setSchedule(waves_.get());
@@ -188,19 +205,21 @@ void WavesPanel::setSelectedFamily(int family) {
     family_ = family;
     plot_->setSelectedFamily(family);
     if (family < 0) {
+        stepper_->setFamily(nullptr);
         dag_->setFamily(nullptr);
         updateHeatMap();
         caption_->setText(tr("Select a family in the Families table to see its clades by wave."));
         return;
     }
     const GeneFamily& f = data_->families[family];
+    stepper_->setFamily(nullptr); // its steps belong to the DAG about to be replaced
     dag_->setFamily(&f);
+    stepper_->setFamily(&f);
     stats_.reset(); // the previous family's
     updateHeatMap();
     caption_->setText(
-        tr("Family %1: %2 clades, %3 splits. Columns are waves (single genes on the left, the whole "
-           "family on the right); circle size grows with the genes in the clade. Click a clade to see "
-           "its Π on the species tree.")
+        tr("Family %1: %2 clades, %3 splits, by wave (genes left, the family right). Click a clade, "
+           "or step through the waves, to see its Π on the species tree.")
             .arg(QString::fromStdString(f.name))
             .arg(f.clades.cladeCount())
             .arg(f.clades.splitCount()));

@@ -1,8 +1,9 @@
 #pragma once
 // The clade-waves view: the wave-size plot of all families above the selected family's clade DAG,
-// whose clades can be coloured by a per-clade quantity of the CPU reference solve (a heat map),
-// computed off the GUI thread.
+// whose clades can be coloured by a per-clade quantity of the engine's solve (a heat map, computed
+// off the GUI thread), and a stepper that walks the clades in the order the waves compute them.
 #include "engine/clade_statistics.hpp"
+#include "panels/wave_stepper.hpp"
 #include "plots/wave_plot.hpp"
 #include "views/clade_dag_view.hpp"
 
@@ -30,6 +31,7 @@ class WavesPanel : public QWidget {
     void setSolverOptions(const SolverOptions& options);
     WavePlot* plot() const { return plot_; }
     CladeDagView* dag() const { return dag_; }
+    WaveStepper* stepper() const { return stepper_; }
 
     // What the clades are coloured by.
     enum class CladeColouring { WavePhase, SelfLoopIterations, Posterior, Log10Probability };
@@ -65,6 +67,7 @@ class WavesPanel : public QWidget {
 
     WavePlot* plot_;
     CladeDagView* dag_;
+    WaveStepper* stepper_;
     QLabel* caption_;
     QLabel* heatNote_;
     QComboBox* colouring_;

@@ -37,11 +37,19 @@ class CladeItem : public QGraphicsEllipseItem {
         setBrush(colour);
         setPen(QPen(colour.darker(150), 1.0));
     }
+    void setStepMark(bool inCurrentWave) {
+        if (inCurrentWave == stepMark_) return;
+        stepMark_ = inCurrentWave;
+        update();
+    }
+    bool stepMark() const { return stepMark_; }
 
   protected:
     void paint(QPainter* painter, const QStyleOptionGraphicsItem*, QWidget*) override {
         painter->setBrush(brush());
-        QPen outline = isSelected() ? QPen(QColor(255, 140, 0), 4.0) : pen();
+        QPen outline = isSelected() ? QPen(QColor(255, 140, 0), 4.0)
+                       : stepMark_  ? QPen(QColor(0, 90, 200), 3.0)
+                                    : pen();
         outline.setCosmetic(true);
         painter->setPen(outline);
         painter->drawEllipse(rect());
@@ -50,6 +58,7 @@ class CladeItem : public QGraphicsEllipseItem {
   private:
     int clade_;
     QColor phase_;
+    bool stepMark_ = false;
 };
 
 CladeDagView::CladeDagView(QWidget* parent) : QGraphicsView(parent) {
@@ -82,11 +91,14 @@ void CladeDagView::setFamily(const GeneFamily* family) {
     values_.clear();
     highlight_ = nullptr;
     selected_ = -1;
+    cladeWave_.clear();
+    stepWave_ = -1;
     family_ = family;
     if (!family_) return;
     const CladeSet& cs = family_->clades;
     const int n = cs.cladeCount();
     FamilyWaves waves = computeFamilyWaves(cs);
+    cladeWave_ = waves.cladeWave;
 
     // Within a wave, clades are ordered by the mean index of their genes, which keeps related
     // clades near each other and their edges short.
@@ -237,6 +249,24 @@ void CladeDagView::applyColours() {
 
 QColor CladeDagView::cladeColour(int clade) const {
     return items_.at(clade)->brush().color();
+}
+
+void CladeDagView::setStepState(const std::vector<char>& computed, int currentWave) {
+    const bool on = computed.size() == items_.size();
+    stepWave_ = on ? currentWave : -1;
+    for (std::size_t c = 0; c < items_.size(); ++c) {
+        items_[c]->setOpacity(on && !computed[c] ? 0.2 : 1.0);
+        items_[c]->setStepMark(on && cladeWave_[c] == currentWave);
+    }
+    viewport()->update();
+}
+
+bool CladeDagView::cladeFaded(int clade) const {
+    return items_.at(clade)->opacity() < 1.0;
+}
+
+bool CladeDagView::cladeInStepWave(int clade) const {
+    return items_.at(clade)->stepMark();
 }
 
 QString CladeDagView::cladeToolTip(int clade) const {

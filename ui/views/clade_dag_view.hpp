@@ -38,6 +38,11 @@ class CladeDagView : public QGraphicsView {
     const ColourScale& valueScale() const { return scale_; }
     QColor cladeColour(int clade) const;
     QString cladeToolTip(int clade) const;
+    // The wave stepper's position: clades not `computed` yet are faded, those of `currentWave`
+    // outlined. An empty `computed` clears both.
+    void setStepState(const std::vector<char>& computed, int currentWave);
+    bool cladeFaded(int clade) const;
+    bool cladeInStepWave(int clade) const;
 
   signals:
     void cladeSelected(int clade); // -1 when cleared
@@ -56,6 +61,8 @@ class CladeDagView : public QGraphicsView {
     int selected_ = -1;
     std::vector<QString> baseToolTips_; // per clade, without the value
     std::vector<double> values_;
+    std::vector<int> cladeWave_;
+    int stepWave_ = -1;
     ColourScale scale_;
     QString valueTitle_;
 };

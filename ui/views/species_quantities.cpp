@@ -156,9 +156,11 @@ SpeciesValues computeSpeciesValues(const QuantityRequest& r) {
             for (int e = 0; e < n; ++e)
                 out.values[e] =
                     row[e] > 0 ? std::log10(row[e]) + tables.scale[r.clade] * std::log10(2.0) : NAN;
-            out.title = QString("log10 Π of clade %1 (%2 genes, family %3)")
+            const int genes = f.clades.cladeSize[r.clade];
+            out.title = QString("log10 Π of clade %1 (%2 gene%3, family %4)")
                             .arg(r.clade)
-                            .arg(f.clades.cladeSize[r.clade])
+                            .arg(genes)
+                            .arg(genes == 1 ? "" : "s")
                             .arg(familyName(data, family));
             break;
         }

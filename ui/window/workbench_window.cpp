@@ -710,6 +710,9 @@ std::vector<std::pair<QString, QString>> WorkbenchWindow::shortcuts() const {
     };
     for (QAction* a : menuBar()->actions())
         if (a->menu()) walk(a->menu(), QString(a->text()).remove('&'));
+    // The wave stepper's keys work inside the clade-waves view (WaveStepper::installShortcuts).
+    for (const auto& [name, keys] : WaveStepper::keyHelp())
+        out.emplace_back(tr("Clade waves ▸ %1").arg(name), keys);
     return out;
 }
 
