@@ -69,7 +69,8 @@ class ConvergenceStatistics : public QObject {
         int partial = 0;
         for (int f = 0; f < families; ++f) {
             const CladeSet& cs = data->families[f].clades;
-            const CladeStatistics s = computeCladeStatistics(tablesOf(*makeCpuBackend(data)), *data, theta, options, f);
+            const CladeStatistics s =
+                computeCladeStatistics(tablesOf(*makeCpuBackend(data)), *data, theta, options, f);
             QVERIFY(relativeError(s.logLikelihood, cold.logLikelihood[f]) < 1e-13);
             iterations += std::accumulate(s.selfLoopIterations.begin(), s.selfLoopIterations.end(), 0L);
             largest = std::max(largest,
@@ -90,8 +91,8 @@ class ConvergenceStatistics : public QObject {
         QCOMPARE(iterations, cold.stats.piIterations);
         QCOMPARE(largest, cold.stats.maxPiIterations);
         QVERIFY(largest > 1);
-        QVERIFY_THROWS_EXCEPTION(std::out_of_range, computeCladeStatistics(tablesOf(*makeCpuBackend(data)), *data,
-                                                                           theta, options, families));
+        QVERIFY_THROWS_EXCEPTION(std::out_of_range, computeCladeStatistics(tablesOf(*makeCpuBackend(data)),
+                                                                           *data, theta, options, families));
     }
 
     // Each report of a genewise L-BFGS-B run lists every family's own search; their NLLs sum to the

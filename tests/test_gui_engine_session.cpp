@@ -19,7 +19,12 @@ constexpr int kTimeoutMs = 60000;
 
 std::shared_ptr<const Dataset> smallDataset(std::uint64_t seed) {
     const SpeciesTree species = test::simulatedSpeciesTree(8, seed);
-    return test::simulatedDataset(species, 6, [](int) { return Rates{0.2, 0.3, 0.1}; }, seed);
+    return test::simulatedDataset(
+        species, 6,
+        [](int) {
+            return Rates{0.2, 0.3, 0.1};
+        },
+        seed);
 }
 
 RateParameters startingRates(const Dataset& data) {
@@ -61,7 +66,8 @@ QString failureOf(QFuture<std::vector<FamilyTables>>& future) {
 // The reference: the CPU backend's own tables of `families` at θ.
 void compareWithCpu(const std::shared_ptr<const Dataset>& data, const RateParameters& theta,
                     const std::vector<int>& families, const std::vector<FamilyTables>& got) {
-    const std::vector<FamilyTables> want = makeCpuBackend(data)->familyTables(theta, SolverOptions{}, families);
+    const std::vector<FamilyTables> want =
+        makeCpuBackend(data)->familyTables(theta, SolverOptions{}, families);
     QCOMPARE(got.size(), want.size());
     for (std::size_t i = 0; i < got.size(); ++i) {
         QCOMPARE(got[i].E, want[i].E);

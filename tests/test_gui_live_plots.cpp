@@ -428,8 +428,8 @@ class GuiLivePlots : public QObject {
                 !waves->colouringBox()->toolTip().isEmpty());
 
         const CladeStatistics core =
-            computeCladeStatistics(tablesOf(*makeCpuBackend(w.dataset())), *w.dataset(), w.session().parameters(),
-                                   w.knobsPanel()->options(), family);
+            computeCladeStatistics(tablesOf(*makeCpuBackend(w.dataset())), *w.dataset(),
+                                   w.session().parameters(), w.knobsPanel()->options(), family);
         waves->colouringBox()->setCurrentIndex(2); // posterior probability, computed off the GUI thread
         QTRY_VERIFY_WITH_TIMEOUT(waves->cladeStatistics().has_value(), kTimeoutMs);
         QVERIFY(dag->showsValues());
@@ -455,8 +455,8 @@ class GuiLivePlots : public QObject {
         RateParameters theta = w.session().parameters();
         theta.setRates(0, Rates{0.3, 0.05, 0.2});
         w.session().setParameters(theta);
-        const CladeStatistics moved = computeCladeStatistics(tablesOf(*makeCpuBackend(w.dataset())), *w.dataset(),
-                                                             theta, w.knobsPanel()->options(), family);
+        const CladeStatistics moved = computeCladeStatistics(
+            tablesOf(*makeCpuBackend(w.dataset())), *w.dataset(), theta, w.knobsPanel()->options(), family);
         QVERIFY(moved.posterior != core.posterior);
         QTRY_COMPARE_WITH_TIMEOUT(waves->cladeStatistics()->posterior, moved.posterior, kTimeoutMs);
         QCOMPARE(waves->cladeStatistics()->selfLoopIterations, moved.selfLoopIterations);
@@ -483,10 +483,10 @@ class GuiLivePlots : public QObject {
             if (families[f].clades.cladeCount() > families[first].clades.cladeCount()) first = f;
         const int second = first == 0 ? 1 : 0;
         const CladeStatistics expected =
-            computeCladeStatistics(tablesOf(*makeCpuBackend(w.dataset())), *w.dataset(), w.session().parameters(),
-                                   w.knobsPanel()->options(), second);
-        QVERIFY(expected.posterior != computeCladeStatistics(tablesOf(*makeCpuBackend(w.dataset())), *w.dataset(),
-                                                             w.session().parameters(),
+            computeCladeStatistics(tablesOf(*makeCpuBackend(w.dataset())), *w.dataset(),
+                                   w.session().parameters(), w.knobsPanel()->options(), second);
+        QVERIFY(expected.posterior != computeCladeStatistics(tablesOf(*makeCpuBackend(w.dataset())),
+                                                             *w.dataset(), w.session().parameters(),
                                                              w.knobsPanel()->options(), first)
                                           .posterior);
 

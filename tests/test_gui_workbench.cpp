@@ -496,9 +496,9 @@ class GuiWorkbench : public QObject {
 
         const auto shortcuts = w.shortcuts();
         using Row = std::pair<QString, QString>;
-        for (const Row& expected : {Row{"File ▸ Open data…", "Ctrl+O"}, Row{"Run ▸ Optimise", "F6"},
-                                    Row{"Run ▸ Stop", "F8"}, Row{"Help ▸ User guide", "F1"},
-                                    Row{"Clade waves ▸ Play or pause the waves", "Space"}})
+        for (const Row& expected :
+             {Row{"File ▸ Open data…", "Ctrl+O"}, Row{"Run ▸ Optimise", "F6"}, Row{"Run ▸ Stop", "F8"},
+              Row{"Help ▸ User guide", "F1"}, Row{"Clade waves ▸ Play or pause the waves", "Space"}})
             QVERIFY2(std::find(shortcuts.begin(), shortcuts.end(), expected) != shortcuts.end(),
                      qPrintable(expected.first));
         QString listed;

@@ -311,10 +311,8 @@ class Optimizer : public QObject {
         };
         OptimizerSettings bad;
         bad.max_rate = 1e-11;
-        QCOMPARE(
-            message(bad),
-            std::string(
-                "optimizer setting max_rate = 1e-11 is outside its range (min_rate, inf)"));
+        QCOMPARE(message(bad),
+                 std::string("optimizer setting max_rate = 1e-11 is outside its range (min_rate, inf)"));
         bad = {};
         bad.beta1 = 1.0;
         QCOMPARE(message(bad), std::string("optimizer setting beta1 = 1 is outside its range [0, 1)"));
@@ -604,10 +602,8 @@ class Optimizer : public QObject {
                                   "--max-rate", "0.1", "-p", QString::fromStdString(out + "/bad")});
         QVERIFY(p.waitForFinished(120000));
         QCOMPARE(p.exitCode(), 2);
-        QVERIFY(
-            QString::fromUtf8(p.readAllStandardError())
-                .contains(
-                    "optimizer setting max_rate = 0.1 is outside its range (min_rate, inf)"));
+        QVERIFY(QString::fromUtf8(p.readAllStandardError())
+                    .contains("optimizer setting max_rate = 0.1 is outside its range (min_rate, inf)"));
     }
 };
 

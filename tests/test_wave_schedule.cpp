@@ -13,7 +13,12 @@ class TestWaveSchedule : public QObject {
   private slots:
     void waveOrderFinishesChildrenFirst() {
         const SpeciesTree species = test::simulatedSpeciesTree(12, 5);
-        auto data = test::simulatedDataset(species, 8, [](int) { return Rates{0.3, 0.2, 0.2}; }, 5);
+        auto data = test::simulatedDataset(
+            species, 8,
+            [](int) {
+                return Rates{0.3, 0.2, 0.2};
+            },
+            5);
         for (const GeneFamily& f : data->families) {
             const CladeSet& cs = f.clades;
             const FamilyWaves waves = computeFamilyWaves(cs);
@@ -45,7 +50,7 @@ class TestWaveSchedule : public QObject {
             order[i] = 3 * i + 1;
         const std::vector<int> steps = spreadSteps(order, 7);
         QCOMPARE(steps, (std::vector<int>{1, 499, 1000, 1498, 1999, 2497, 2998})); // order[⌊i·999/6⌋]
-        QCOMPARE(spreadSteps({4, 2, 9}, 7), (std::vector<int>{4, 2, 9})); // short orders stay whole
+        QCOMPARE(spreadSteps({4, 2, 9}, 7), (std::vector<int>{4, 2, 9}));          // short orders stay whole
         QCOMPARE(spreadSteps(order, 2), (std::vector<int>{1, 2998}));
         QVERIFY_THROWS_EXCEPTION(std::invalid_argument, spreadSteps(order, 1));
     }

@@ -110,10 +110,11 @@ void registerTestTrees(CLI::App& root) {
             out << "tree,file,log_likelihood,delta,kh,sh,bp,au,d,l,t\n";
             for (std::size_t k = 0; k < rows.size(); ++k) {
                 const TreeTestRow& r = rows[k];
-                out << "tree" << k + 1 << "," << csvField(o->trees[k]) << "," << exactNumberText(r.logLikelihood) << ","
-                    << exactNumberText(r.delta) << "," << exactNumberText(r.kh) << "," << exactNumberText(r.sh) << "," << exactNumberText(r.bp) << ","
-                    << exactNumberText(r.au) << "," << exactNumberText(rates[k].d) << "," << exactNumberText(rates[k].l) << ","
-                    << exactNumberText(rates[k].t) << "\n";
+                out << "tree" << k + 1 << "," << csvField(o->trees[k]) << ","
+                    << exactNumberText(r.logLikelihood) << "," << exactNumberText(r.delta) << ","
+                    << exactNumberText(r.kh) << "," << exactNumberText(r.sh) << "," << exactNumberText(r.bp)
+                    << "," << exactNumberText(r.au) << "," << exactNumberText(rates[k].d) << ","
+                    << exactNumberText(rates[k].l) << "," << exactNumberText(rates[k].t) << "\n";
                 trees.push_back({{"file", o->trees[k]},
                                  {"log_likelihood", r.logLikelihood},
                                  {"delta", r.delta},

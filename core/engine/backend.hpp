@@ -98,7 +98,8 @@ using FamilyTablesSource = std::function<std::vector<FamilyTables>(
     const RateParameters& theta, const SolverOptions& options, const std::vector<int>& families)>;
 // The tables of `backend` (which must outlive the source).
 inline FamilyTablesSource tablesOf(LikelihoodBackend& backend) {
-    return [&backend](const RateParameters& theta, const SolverOptions& options, const std::vector<int>& families) {
+    return [&backend](const RateParameters& theta, const SolverOptions& options,
+                      const std::vector<int>& families) {
         return backend.familyTables(theta, options, families);
     };
 }

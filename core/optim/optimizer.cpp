@@ -35,8 +35,8 @@ std::string toString(FamilyStatus status) {
 namespace {
 void require(bool ok, const char* field, double value, const char* range) {
     if (ok) return;
-    throw std::invalid_argument(std::string("optimizer setting ") + field + " = " + shortestNumberText(value) +
-                                " is outside its range " + range);
+    throw std::invalid_argument(std::string("optimizer setting ") + field + " = " +
+                                shortestNumberText(value) + " is outside its range " + range);
 }
 } // namespace
 

@@ -46,7 +46,8 @@ std::string branchSupportNewick(const SpeciesTopology& tree, const std::map<Clad
 }
 
 std::string rootLlrNewick(const SpeciesTopology& tree, const std::vector<RootSupport>& roots) {
-    return rootNewick(tree, roots, [](const RootSupport& r) { return exactNumberText(r.logLikelihoodRatio); });
+    return rootNewick(tree, roots,
+                      [](const RootSupport& r) { return exactNumberText(r.logLikelihoodRatio); });
 }
 
 std::string rootRellNewick(const SpeciesTopology& tree, const std::vector<RootSupport>& roots) {
@@ -59,8 +60,8 @@ std::string searchTraceHeader() {
 
 std::string searchTraceRow(const SearchStep& s) {
     return std::to_string(s.index) + "," + csvField(s.move) + "," + exactNumberText(s.logLikelihood) + "," +
-           (s.accepted ? "1" : "0") + "," + exactNumberText(s.seconds) + "," + exactNumberText(s.rates.d) + "," +
-           exactNumberText(s.rates.l) + "," + exactNumberText(s.rates.t) + "," + csvField(s.newick);
+           (s.accepted ? "1" : "0") + "," + exactNumberText(s.seconds) + "," + exactNumberText(s.rates.d) +
+           "," + exactNumberText(s.rates.l) + "," + exactNumberText(s.rates.t) + "," + csvField(s.newick);
 }
 
 void writeSearchTrees(const std::string& folder, const SpeciesSearchResult& result, SearchStrategy strategy) {

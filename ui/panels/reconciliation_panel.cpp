@@ -38,8 +38,8 @@ namespace gpurec::ui {
 namespace {
 constexpr int kThresholdSteps = 100; // slider positions for thresholds 0 … 1 per sample
 
-SamplingOutcome sampleNow(std::shared_ptr<const Dataset> data, FamilyTablesSource tables, RateParameters theta,
-                          std::vector<int> families, SamplingSettings settings) {
+SamplingOutcome sampleNow(std::shared_ptr<const Dataset> data, FamilyTablesSource tables,
+                          RateParameters theta, std::vector<int> families, SamplingSettings settings) {
     SamplingOutcome out;
     try {
         validateSampling(*data, theta, settings);

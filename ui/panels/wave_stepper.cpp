@@ -171,8 +171,9 @@ void WaveStepper::showState() {
     }
     if (step_ < 0) {
         const bool sampled = stepCount() < static_cast<int>(orderIndex_.size());
-        status_->setText(sampled ? tr("%1 of %2 clades, in wave order").arg(stepCount()).arg(orderIndex_.size())
-                                 : tr("%1 clades, in wave order").arg(stepCount()));
+        status_->setText(sampled
+                             ? tr("%1 of %2 clades, in wave order").arg(stepCount()).arg(orderIndex_.size())
+                             : tr("%1 clades, in wave order").arg(stepCount()));
         return;
     }
     const int clade = steps_[step_];
@@ -182,7 +183,6 @@ void WaveStepper::showState() {
                          .arg(waveCount_)
                          .arg(clade)
                          .arg(genes == 1 ? tr("1 gene") : tr("%1 genes").arg(genes)));
-
 }
 
 } // namespace gpurec::ui

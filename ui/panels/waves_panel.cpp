@@ -13,7 +13,8 @@ namespace gpurec::ui {
 namespace {
 // The heat map's one call into the engine, on a worker thread.
 WavesPanel::HeatMapResult solveHeatMap(std::shared_ptr<const Dataset> data, const FamilyTablesSource& tables,
-                                       const RateParameters& theta, const SolverOptions& options, int family) {
+                                       const RateParameters& theta, const SolverOptions& options,
+                                       int family) {
     WavesPanel::HeatMapResult result{data, family, std::nullopt, {}};
     try {
         result.stats = computeCladeStatistics(tables, *data, theta, options, family);

@@ -150,8 +150,7 @@ SpeciesValues computeSpeciesValues(const QuantityRequest& r) {
                 out.error = "select a clade in the clade-waves view";
                 break;
             }
-            const CladeTables tables =
-                std::move(r.tables(r.theta, r.options, {family}).front().clades);
+            const CladeTables tables = std::move(r.tables(r.theta, r.options, {family}).front().clades);
             const double* row = tables.piRow(r.clade);
             for (int e = 0; e < n; ++e)
                 out.values[e] =

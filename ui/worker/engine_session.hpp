@@ -13,8 +13,8 @@
 #include <QString>
 #include <QThreadPool>
 #include <functional>
-#include <mutex>
 #include <memory>
+#include <mutex>
 
 namespace gpurec::ui {
 
@@ -102,7 +102,7 @@ class EngineSession : public QObject {
     std::unique_ptr<ReconModel> model_; // touched on the worker thread only
     std::shared_ptr<TableRequests> tables_;
     std::mutex openedMutex_;
-    std::shared_ptr<const Dataset> opened_; // the data of the last open(): its requests wait for it
+    std::shared_ptr<const Dataset> opened_;   // the data of the last open(): its requests wait for it
     std::shared_ptr<const Dataset> builtFor_; // worker thread: the data of the last open job run
     // GUI-thread view of the model.
     std::shared_ptr<const Dataset> data_;

@@ -58,7 +58,8 @@ void TableRequests::close(const std::string& why) {
     pending_.clear();
 }
 
-FamilyTablesSource sessionTables(std::shared_ptr<TableRequests> requests, std::shared_ptr<const Dataset> data) {
+FamilyTablesSource sessionTables(std::shared_ptr<TableRequests> requests,
+                                 std::shared_ptr<const Dataset> data) {
     return [requests = std::move(requests), data = std::move(data)](
                const RateParameters& theta, const SolverOptions& options, const std::vector<int>& families) {
         return requests->request(TableRequest{data, theta, options, families});

@@ -56,6 +56,7 @@ class TableRequests {
 };
 
 // A FamilyTablesSource for panels: asks `requests` for the tables of `data`'s families.
-FamilyTablesSource sessionTables(std::shared_ptr<TableRequests> requests, std::shared_ptr<const Dataset> data);
+FamilyTablesSource sessionTables(std::shared_ptr<TableRequests> requests,
+                                 std::shared_ptr<const Dataset> data);
 
 } // namespace gpurec::ui
