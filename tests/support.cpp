@@ -18,6 +18,12 @@ std::string pathOr(const char* variable, const char* builtIn) {
 std::string sharedData(const std::string& relative) {
     return pathOr("GPUREC_TEST_SHARED_DATA", GPUREC_SHARED_DATA) + "/" + relative;
 }
+std::string referenceCladeName(const CladeSet& cs, int clade) {
+    std::string name;
+    for (int g : genesOf(cs, clade))
+        name += (name.empty() ? "" : "+") + cs.geneNames[g];
+    return name;
+}
 std::string sourcePath(const std::string& relative) {
     return pathOr("GPUREC_TEST_SOURCE_DIR", GPUREC_SOURCE_DIR) + "/" + relative;
 }

@@ -16,6 +16,8 @@ std::string pathOr(const char* variable, const char* builtIn);
 std::string sharedData(const std::string& relative); // ../shared/data/<relative>
 std::string sourcePath(const std::string& relative); // <repo>/<relative>
 nlohmann::json readJson(const std::string& path);
+// A clade as reference.json names it: its gene labels joined by '+'.
+std::string referenceCladeName(const CladeSet& cs, int clade);
 // Loads <folder>/species tree + families.txt of a shared dataset.
 LoadedInput loadShared(const std::string& folder, const std::string& speciesFile, int minCoveredSpecies = 4,
                        GeneTreeRooting rooting = GeneTreeRooting::Unrooted);

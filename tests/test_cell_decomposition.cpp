@@ -12,18 +12,6 @@
 using namespace gpurec;
 using namespace gpurec::test;
 
-namespace {
-
-// Clade names in reference.json are gene labels joined by '+'.
-std::string cladeName(const CladeSet& cs, int clade) {
-    std::string name;
-    for (int g : genesOf(cs, clade))
-        name += (name.empty() ? "" : "+") + cs.geneNames[g];
-    return name;
-}
-
-} // namespace
-
 class CellDecomposition : public QObject {
     Q_OBJECT
 
@@ -41,14 +29,14 @@ class CellDecomposition : public QObject {
         const GeneFamily& family = data.families[0];
         int cells = 0;
         for (int c = 0; c < family.clades.cladeCount(); ++c) {
-            const nlohmann::json& expected = res["Pi"][cladeName(family.clades, c)];
-            QVERIFY2(expected.is_array(), cladeName(family.clades, c).c_str());
+            const nlohmann::json& expected = res["Pi"][referenceCladeName(family.clades, c)];
+            QVERIFY2(expected.is_array(), referenceCladeName(family.clades, c).c_str());
             for (int e = 0; e < data.species.size(); ++e) {
                 const CladeCellDecomposition d = decomposeCladeCell(layout, family, tables, c, e);
                 const double sum = std::ldexp(d.sumScaled(), d.scale);
                 QVERIFY2(relativeError(sum, expected[e]) < 1e-12,
                          qPrintable(QString("Π(%1, %2): terms %3, reference %4")
-                                        .arg(QString::fromStdString(cladeName(family.clades, c)))
+                                        .arg(QString::fromStdString(referenceCladeName(family.clades, c)))
                                         .arg(e)
                                         .arg(sum, 0, 'g', 17)
                                         .arg(double(expected[e]), 0, 'g', 17)));

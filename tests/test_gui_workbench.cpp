@@ -5,13 +5,16 @@
 #include "gui_test_support.hpp"
 #include "input/input_discovery.hpp"
 #include "input/open_input_dialog.hpp"
+#include "panels/backtrack_panel.hpp"
 #include "panels/cell_terms_panel.hpp"
 #include "panels/eliding_combo_box.hpp"
 #include "panels/families_panel.hpp"
 #include "panels/problems_panel.hpp"
+#include "panels/reconciliation_panel.hpp"
 #include "panels/run_panel.hpp"
 #include "panels/solver_knobs_panel.hpp"
 #include "panels/species_tree_panel.hpp"
+#include "panels/step_controls.hpp"
 #include "panels/waves_panel.hpp"
 #include "plots/live_plots.hpp"
 #include "window/workbench_window.hpp"
@@ -25,11 +28,14 @@
 #include <QMenuBar>
 #include <QPlainTextEdit>
 #include <QPushButton>
+#include <QRadioButton>
 #include <QScreen>
 #include <QSettings>
 #include <QSignalSpy>
 #include <QSpinBox>
+#include <QTabBar>
 #include <QTableView>
+#include <QTableWidget>
 #include <QTextBrowser>
 #include <QToolButton>
 #include <QTreeWidget>
@@ -820,6 +826,120 @@ class GuiWorkbench : public QObject {
         QCOMPARE(stepper->stepCount(), d.families[other].clades.cladeCount());
         for (int c = 0; c < dag->cladeItemCount(); ++c)
             QVERIFY(!dag->cladeFaded(c));
+    }
+
+    void tellingASampleStepsThroughItsDraws() {
+        WorkbenchWindow w;
+        QVERIFY(test::showActive(w));
+        QVERIFY(loadInto(w, teachingRequest()));
+        const Dataset& d = *w.dataset();
+        const int family = selectLargestFamily(w);
+        QVERIFY(test::sampleInView(w, {family}, 5));
+        ReconciliationPanel* panel = w.reconciliationPanel();
+        BacktrackPanel* story = panel->backtrack();
+        QVERIFY(test::click(panel->findChild<QRadioButton*>("oneSampleMode")));
+        panel->findChild<QSpinBox*>("sampleIndex")->setValue(3); // the third sample
+        QCOMPARE(panel->currentSample(), 2);
+
+        // The Backtracking tab, then Tell.
+        QTabWidget* tabs = panel->tables();
+        QTest::mouseClick(tabs->tabBar(), Qt::LeftButton, {},
+                          tabs->tabBar()->tabRect(tabs->indexOf(story)).center());
+        QCOMPARE(tabs->currentWidget(), story);
+        QVERIFY(test::click(story->findChild<QPushButton*>("tellStory")));
+        QTRY_VERIFY_WITH_TIMEOUT(story->story().has_value(), kTimeoutMs);
+        const BacktrackStory& told = *story->story();
+        const ReconciliationGroup& group = panel->groups().front();
+        QVERIFY(told.reconciliation == group.samples[2]);
+        QCOMPARE(story->storySample(), 2);
+        // The same draws as sampling with the seed on the CPU (what `gpurec sample` does).
+        {
+            SamplingSettings settings;
+            settings.samples = 3;
+            QVERIFY(group.source.has_value());
+            settings.seed = group.source->settings.seed;
+            settings.solver = group.source->settings.solver;
+            QCOMPARE(settings.seed, panel->sampleSeed());
+            std::vector<Reconciliation> cpu;
+            const RateParameters theta = w.session().parameters();
+            auto backend = makeCpuBackend(w.dataset());
+            sampleFamilies(
+                d, theta, {family}, settings, [&](FamilySamples&& f) { cpu = std::move(f.reconciliations); },
+                backendTables(*backend, theta, settings));
+            QCOMPARE(cpu.size(), std::size_t(3));
+            QVERIFY(cpu[2] == told.reconciliation);
+        }
+        ReconciliationView* view = panel->view();
+        int glyphs = 0;
+        for (const ReconNode& n : told.reconciliation.nodes)
+            glyphs += static_cast<int>(n.events.size());
+        auto toldGlyphs = [&] {
+            int opaque = 0;
+            for (const QGraphicsItem* item : view->items(ReconciliationView::Glyph))
+                opaque += item->opacity() > 0.5;
+            return opaque;
+        };
+        // The first draw: the origination; nothing is told yet, every event faded.
+        QCOMPARE(story->controls()->step(), 0);
+        QVERIFY(view->storyProgress().has_value());
+        QCOMPARE(toldGlyphs(), 0);
+        QVERIFY(story->caption().contains(
+            QString::fromStdString(d.species.name(told.reconciliation.originSpecies))));
+
+        // Keys step once focus is in the drawing, as after a click there.
+        QTest::mouseClick(view->viewport(), Qt::LeftButton, {}, QPoint(3, 3));
+        QTRY_VERIFY(panel->isAncestorOf(QApplication::focusWidget()));
+        QTest::keyClick(QApplication::focusWidget(), Qt::Key_Right);
+        QCOMPARE(story->controls()->step(), 1);
+        const StoryStep& first = told.steps[1];
+        QVERIFY(first.draw == StoryDraw::Event);
+        QCOMPARE(first.node, told.reconciliation.root);
+        const bool waitsForRecipient = told.steps.size() > 2 && told.steps[2].draw == StoryDraw::Recipient;
+        QCOMPARE(toldGlyphs(), waitsForRecipient ? 0 : 1);
+        QVERIFY(view->storyRingAt().has_value());
+        // The alternatives table lists the draw's outcomes by probability, the drawn one marked.
+        QTableWidget* table = story->alternatives();
+        int marked = -1;
+        for (int r = 0; r < table->rowCount(); ++r)
+            if (table->item(r, 0)->text().contains("drawn")) marked = r;
+        QVERIFY(marked >= 0);
+        const double shown = table->item(marked, 1)->text().toDouble(), drawn = first.outcome().probability;
+        QVERIFY(std::abs(shown - drawn) <= 5e-4 + 5e-3 * drawn);
+        // By probability (the last listed row may be the drawn one, the row after it the rest).
+        const int listed = std::min<int>(table->rowCount(), BacktrackPanel::kMaxAlternativeRows) - 1;
+        for (int r = 1; r < listed; ++r)
+            QVERIFY(table->item(r - 1, 1)->text().toDouble() >= table->item(r, 1)->text().toDouble());
+        // The Cell equation and the tree follow the draw's cell.
+        QTRY_VERIFY_WITH_TIMEOUT(w.cellTermsPanel()->shown() &&
+                                     w.cellTermsPanel()->shown()->clade == first.clade &&
+                                     w.cellTermsPanel()->shown()->species == first.species,
+                                 kTimeoutMs);
+
+        // End: every event told, the reconciled gene tree complete.
+        QTest::keyClick(QApplication::focusWidget(), Qt::Key_End);
+        QCOMPARE(story->controls()->step(), static_cast<int>(told.steps.size()) - 1);
+        QCOMPARE(toldGlyphs(), glyphs);
+        QVERIFY(story->caption().contains("complete"));
+        // Every glyph's event was told by a draw whose outcome it is.
+        for (const QGraphicsItem* item : view->items(ReconciliationView::Glyph)) {
+            const int n = item->data(ReconciliationView::kNodeRole).toInt();
+            const int i = item->data(ReconciliationView::kEventIndexRole).toInt();
+            const auto it = std::find_if(told.steps.begin(), told.steps.end(), [&](const StoryStep& s) {
+                return s.draw == StoryDraw::Event && s.node == n && s.event == i;
+            });
+            QVERIFY(it != told.steps.end());
+            QCOMPARE(static_cast<int>(it->outcome().event),
+                     item->data(ReconciliationView::kEventRole).toInt());
+        }
+
+        // Another sample ends the story; all samples together cannot be told.
+        panel->findChild<QSpinBox*>("sampleIndex")->setValue(4);
+        QVERIFY(!story->story().has_value());
+        QVERIFY(!view->storyProgress().has_value());
+        QVERIFY(story->findChild<QPushButton*>("tellStory")->isEnabled());
+        QVERIFY(test::click(panel->findChild<QRadioButton*>("aggregateMode")));
+        QVERIFY(!story->findChild<QPushButton*>("tellStory")->isEnabled());
+        QVERIFY(story->caption().contains("One sample"));
     }
 
     void familiesTableSortsFiltersAndDrivesTheViews() {

@@ -8,6 +8,7 @@
 #include "panels/run_panel.hpp"
 #include "panels/solver_knobs_panel.hpp"
 #include "panels/species_tree_panel.hpp"
+#include "panels/step_controls.hpp"
 #include "panels/waves_panel.hpp"
 #include "plots/live_plots.hpp"
 
@@ -141,6 +142,15 @@ int runScreenshotTour(WorkbenchWindow& w, const QString& folder) {
     showSampleWithTransfer();
     recon->view()->fitAll();
     save(w.centralWidget(), "reconciliations.png");
+    // The same sample's story, told halfway.
+    BacktrackPanel* story = recon->backtrack();
+    recon->tables()->setCurrentWidget(story);
+    story->tell();
+    if (!waitFor(story->controls(), &StepControls::stepChanged))
+        return fail("the sample's story was not told");
+    story->controls()->setStep(story->controls()->stepCount() / 2);
+    save(recon, "backtracking.png");
+    recon->tables()->setCurrentIndex(0);
     recon->setAggregate(true);
     recon->setThreshold(0.1);
     recon->view()->fitAll();

@@ -23,6 +23,7 @@ struct ReconEvent {
     EventType type;
     int species;        // species node where the event happens
     int recipient = -1; // for T and TL
+    bool operator==(const ReconEvent&) const = default;
 };
 
 // Layout of a branch: the lineage enters at the species of its first event (the origination
@@ -39,6 +40,7 @@ struct ReconNode {
     std::vector<ReconEvent> events;
     double branchLength = 0.0; // the root's two children share one unrooted edge: half of it each
     int clade = -1;            // clade index in the family's CladeSet when known
+    bool operator==(const ReconNode&) const = default;
 };
 
 struct Reconciliation {
@@ -46,6 +48,7 @@ struct Reconciliation {
     std::vector<ReconNode> nodes;
     int root = -1;
     int originSpecies = -1;
+    bool operator==(const Reconciliation&) const = default;
 };
 
 // Counts of each event type over a reconciliation (Loss counts SL and TL losses).

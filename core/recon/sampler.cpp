@@ -104,7 +104,66 @@ template <class Visit> void ReconciliationSampler::forEachTerm(int clade, int e,
     visit(p.pT[e] * t_.E[e] * t.pibarRow(clade)[e], c);
 }
 
-ReconciliationSampler::Choice ReconciliationSampler::drawEvent(int clade, int e, std::mt19937_64& rng) const {
+namespace {
+
+StoryAlternative alternativeOf(EventType event, int species, int split, bool swapped, double probability) {
+    StoryAlternative a;
+    a.event = event;
+    a.species = species;
+    a.split = split;
+    a.swapped = swapped;
+    a.probability = probability;
+    return a;
+}
+
+// Draws a species node h in proportion to weight(h) (zero for nodes that cannot be drawn); -1 when
+// every weight is zero. Fills `step` with the nodes of positive weight when given.
+template <class Weight> int drawSpecies(int n, Weight&& weight, std::mt19937_64& rng, StoryStep* step) {
+    double total = 0;
+    for (int h = 0; h < n; ++h)
+        total += weight(h);
+    if (!(total > 0) || !std::isfinite(total)) return -1;
+    const double r = uniformUnit(rng) * total;
+    double sum = 0;
+    int drawn = -1, last = -1;
+    for (int h = 0; h < n; ++h) {
+        const double w = weight(h);
+        if (!(w > 0)) continue;
+        if (step) step->alternatives.push_back(alternativeOf(EventType::Leaf, h, -1, false, w / total));
+        last = h;
+        sum += w;
+        if (sum > r && drawn < 0) {
+            drawn = h;
+            if (step) step->chosen = static_cast<int>(step->alternatives.size()) - 1;
+            if (!step) break;
+        }
+    }
+    if (drawn < 0 && last >= 0 && step) step->chosen = static_cast<int>(step->alternatives.size()) - 1;
+    return drawn >= 0 ? drawn : last; // r rounded up to the total: the last node of positive weight
+}
+
+} // namespace
+
+EventType ReconciliationSampler::eventOf(Kind kind) {
+    switch (kind) {
+    case Kind::Leaf:
+        return EventType::Leaf;
+    case Kind::Speciation:
+        return EventType::Speciation;
+    case Kind::Duplication:
+        return EventType::Duplication;
+    case Kind::Transfer:
+        return EventType::Transfer;
+    case Kind::SpeciationLoss:
+        return EventType::SpeciationLoss;
+    case Kind::TransferLoss:
+        return EventType::TransferLoss;
+    }
+    return EventType::Leaf;
+}
+
+ReconciliationSampler::Choice ReconciliationSampler::drawEvent(int clade, int e, std::mt19937_64& rng,
+                                                               StoryStep* step) const {
     double total = 0;
     forEachTerm(clade, e, [&](double w, const Choice&) {
         total += w;
@@ -118,69 +177,72 @@ ReconciliationSampler::Choice ReconciliationSampler::drawEvent(int clade, int e,
     double sum = 0;
     Choice chosen, lastPositive;
     bool found = false;
+    int positive = 0;
     forEachTerm(clade, e, [&](double w, const Choice& c) {
-        if (w > 0) lastPositive = c;
+        if (!(w > 0)) return true;
+        if (step)
+            step->alternatives.push_back(
+                alternativeOf(eventOf(c.kind), c.nextSpecies, c.split, c.swapped, w / total));
+        ++positive;
+        lastPositive = c;
         sum += w;
-        if (sum > r && w > 0) {
+        if (sum > r && !found) {
             chosen = c;
             found = true;
-            return false;
+            if (step) step->chosen = positive - 1;
+            return step != nullptr; // a story lists the alternatives after the one drawn too
         }
         return true;
     });
+    if (!found && step) step->chosen = positive - 1;
     return found ? chosen : lastPositive; // r rounded up to the total
 }
 
-int ReconciliationSampler::drawRecipient(int clade, int donor, std::mt19937_64& rng) const {
+int ReconciliationSampler::drawRecipient(int clade, int donor, std::mt19937_64& rng, StoryStep* step) const {
     const double* row = t_.clades.piRow(clade);
-    double total = 0;
-    for (int h = 0; h < s_.size; ++h)
-        if (allowedRecipient(donor, h)) total += row[h];
-    const double r = uniformUnit(rng) * total;
-    double sum = 0;
-    int last = -1;
-    for (int h = 0; h < s_.size; ++h) {
-        if (!allowedRecipient(donor, h) || !(row[h] > 0)) continue;
-        last = h;
-        sum += row[h];
-        if (sum > r) return h;
-    }
-    if (last < 0)
+    const int h = drawSpecies(
+        s_.size, [&](int h) { return allowedRecipient(donor, h) ? row[h] : 0.0; }, rng, step);
+    if (h < 0)
         throw std::runtime_error("sampling family '" + family_.name + "': no recipient can receive clade " +
                                  std::to_string(clade) + " from species node " + std::to_string(donor));
-    return last;
+    return h;
 }
 
-int ReconciliationSampler::drawOrigin(std::mt19937_64& rng) const {
+int ReconciliationSampler::drawOrigin(std::mt19937_64& rng, StoryStep* step) const {
     const double* row = t_.clades.piRow(family_.clades.rootClade());
     if (const int origin = family_.originSpecies; origin >= 0) {
         if (!(row[origin] > 0))
             throw std::runtime_error("sampling family '" + family_.name +
                                      "': the family has probability zero at its origination node");
+        if (step) {
+            step->alternatives = {alternativeOf(EventType::Leaf, origin, -1, false, 1.0)};
+            step->chosen = 0;
+        }
         return origin;
     }
-    double total = 0;
-    for (int e = 0; e < s_.size; ++e)
-        total += row[e];
-    if (!(total > 0))
+    const int e = drawSpecies(
+        s_.size, [row](int h) { return row[h]; }, rng, step);
+    if (e < 0)
         throw std::runtime_error("sampling family '" + family_.name + "': the family has probability zero");
-    const double r = uniformUnit(rng) * total;
-    double sum = 0;
-    int last = -1;
-    for (int e = 0; e < s_.size; ++e) {
-        if (!(row[e] > 0)) continue;
-        last = e;
-        sum += row[e];
-        if (sum > r) return e;
-    }
-    return last;
+    return e;
 }
 
-Reconciliation ReconciliationSampler::draw(std::mt19937_64& rng) const {
+Reconciliation ReconciliationSampler::draw(std::mt19937_64& rng, std::vector<StoryStep>* story) const {
     const CladeSet& cs = family_.clades;
     Reconciliation rec;
     rec.family = family_.name;
-    rec.originSpecies = drawOrigin(rng);
+    // The step being drawn, when telling a story.
+    auto begin = [story](StoryDraw draw, int clade, int species, int node, int event) -> StoryStep* {
+        if (!story) return nullptr;
+        StoryStep& step = story->emplace_back();
+        step.draw = draw;
+        step.clade = clade;
+        step.species = species;
+        step.node = node;
+        step.event = event;
+        return &step;
+    };
+    rec.originSpecies = drawOrigin(rng, begin(StoryDraw::Origin, cs.rootClade(), -1, 0, -1));
     rec.root = 0;
     rec.nodes.reserve(2 * static_cast<std::size_t>(cs.geneCount()));
     auto addNode = [&](int parent, int clade) {
@@ -201,15 +263,16 @@ Reconciliation ReconciliationSampler::draw(std::mt19937_64& rng) const {
         pending.pop_back();
         // Follow the lineage through SL and TL events until its node event.
         for (;;) {
-            Choice c = drawEvent(clade, e, rng);
             std::vector<ReconEvent>& events = rec.nodes[node].events;
+            const int event = static_cast<int>(events.size());
+            Choice c = drawEvent(clade, e, rng, begin(StoryDraw::Event, clade, e, node, event));
             if (c.kind == Kind::SpeciationLoss) {
                 events.push_back({EventType::SpeciationLoss, e});
                 e = c.nextSpecies;
                 continue;
             }
             if (c.kind == Kind::TransferLoss) {
-                int d = drawRecipient(clade, e, rng);
+                int d = drawRecipient(clade, e, rng, begin(StoryDraw::Recipient, clade, e, node, event));
                 events.push_back({EventType::TransferLoss, e, d});
                 e = d;
                 continue;
@@ -230,7 +293,8 @@ Reconciliation ReconciliationSampler::draw(std::mt19937_64& rng) const {
                 events.push_back({EventType::Duplication, e});
             } else {
                 // children[0] stays at e, children[1] is received by the recipient.
-                secondSpecies = drawRecipient(second, e, rng);
+                secondSpecies =
+                    drawRecipient(second, e, rng, begin(StoryDraw::Recipient, second, e, node, event));
                 events.push_back({EventType::Transfer, e, secondSpecies});
             }
             int a = addNode(node, first);

@@ -15,6 +15,7 @@
 #include "engine/backend.hpp"
 #include "engine/family_solver.hpp"
 #include "engine/species_operators.hpp"
+#include "recon/backtrack_story.hpp"
 #include "recon/reconciliation.hpp"
 
 #include <cstdint>
@@ -35,8 +36,9 @@ class ReconciliationSampler {
     ReconciliationSampler(const SpeciesLayout& species, const GeneFamily& family, const FamilyTables& tables,
                           bool halveRootBranches = true);
 
-    // One reconciliation. Iterative: gene trees of any size, no recursion.
-    Reconciliation draw(std::mt19937_64& rng) const;
+    // One reconciliation. Iterative: gene trees of any size, no recursion. With `story`, each draw
+    // is also appended to its steps with all its alternatives; the random draws are the same.
+    Reconciliation draw(std::mt19937_64& rng, std::vector<StoryStep>* story = nullptr) const;
 
   private:
     enum class Kind { Leaf, Speciation, Duplication, Transfer, SpeciationLoss, TransferLoss };
@@ -48,12 +50,14 @@ class ReconciliationSampler {
         int nextSpecies = -1; // SL: the child species where the lineage continues
     };
 
+    static EventType eventOf(Kind kind);
     // Calls visit(weight, choice) for every drawable term of Π(γ, e), in a fixed order, with
     // weights relative to 2^scale[γ]; stops early when visit returns false.
     template <class Visit> void forEachTerm(int clade, int e, Visit&& visit) const;
-    Choice drawEvent(int clade, int e, std::mt19937_64& rng) const;
-    int drawRecipient(int clade, int donor, std::mt19937_64& rng) const;
-    int drawOrigin(std::mt19937_64& rng) const;
+    // Each draw fills `step`'s alternatives and choice when given.
+    Choice drawEvent(int clade, int e, std::mt19937_64& rng, StoryStep* step) const;
+    int drawRecipient(int clade, int donor, std::mt19937_64& rng, StoryStep* step) const;
+    int drawOrigin(std::mt19937_64& rng, StoryStep* step) const;
     bool allowedRecipient(int donor, int h) const;
 
     const SpeciesLayout& s_;

@@ -1,5 +1,6 @@
 #include "panels/cell_terms_panel.hpp"
 
+#include "panels/clade_label.hpp"
 #include "panels/number_text.hpp"
 #include "views/species_quantities.hpp"
 
@@ -44,14 +45,6 @@ QTableWidget* termTable(const QString& name, const QStringList& headers) {
 void setRow(QTableWidget* table, int row, const QStringList& cells) {
     for (int c = 0; c < static_cast<int>(cells.size()); ++c)
         table->setItem(row, c, new QTableWidgetItem(cells[c]));
-}
-
-QString cladeLabel(const CladeSet& cs, int clade) {
-    QStringList genes;
-    for (int g : genesOf(cs, clade))
-        genes << QString::fromStdString(cs.geneNames[g]);
-    if (genes.size() > 4) return QObject::tr("%1 genes").arg(genes.size());
-    return "{" + genes.join(", ") + "}";
 }
 
 } // namespace

@@ -1,5 +1,6 @@
 #include "panels/reconciliation_panel.hpp"
 
+#include "panels/step_controls.hpp"
 #include "session/save_file.hpp"
 
 #include "io/csv_field.hpp"
@@ -63,6 +64,7 @@ SamplingOutcome sampleNow(std::shared_ptr<const Dataset> data, FamilyTablesSourc
             group.samples = std::move(it->reconciliations);
             group.summary = summarize(group.samples, data->species);
             group.consensus = consensusReconciliation(group.samples);
+            group.source = SamplingSource{theta, settings};
             out.groups.push_back(std::move(group));
         }
     } catch (const std::exception& e) {
@@ -195,6 +197,13 @@ ReconciliationPanel::ReconciliationPanel(QWidget* parent) : QWidget(parent) {
     tables_->setObjectName("reconciliationTables");
     tables_->addTab(speciesTable_, tr("Events per species"));
     tables_->addTab(transfersTab, tr("Transfers"));
+    backtrack_ = new BacktrackPanel;
+    backtrack_->setObjectName("backtrackPanel");
+    tables_->addTab(backtrack_, tr("Backtracking"));
+    backtrack_->controls()->installShortcuts(this); // the drawing's focus steps the story too
+    connect(backtrack_, &BacktrackPanel::progressChanged, view_, &ReconciliationView::setStoryProgress);
+    connect(backtrack_, &BacktrackPanel::logMessage, this, &ReconciliationPanel::logMessage);
+    connect(backtrack_, &BacktrackPanel::cellShown, this, &ReconciliationPanel::storyCellShown);
     split_ = new QSplitter(Qt::Vertical);
     auto* split = split_;
     split->addWidget(view_);
@@ -285,6 +294,7 @@ ReconciliationPanel::ReconciliationPanel(QWidget* parent) : QWidget(parent) {
 void ReconciliationPanel::setDataset(std::shared_ptr<const Dataset> data, FamilyTablesSource tables) {
     data_ = std::move(data);
     familyTables_ = std::move(tables);
+    backtrack_->setDataset(data_, familyTables_);
     theta_ = {};
     families_.clear();
     display({}, nullptr);
@@ -378,7 +388,7 @@ void ReconciliationPanel::openRecPhyloXml(const QString& path) {
             auto it = std::find_if(groups.begin(), groups.end(),
                                    [&](const ReconciliationGroup& g) { return g.name == name; });
             if (it == groups.end()) {
-                groups.push_back({name, -1, {}, {}, {}});
+                groups.push_back({name, -1, {}, {}, {}, std::nullopt});
                 it = groups.end() - 1;
             }
             it->samples.push_back(std::move(r));
@@ -559,21 +569,48 @@ void ReconciliationPanel::redraw() {
         for (int g : shown_)
             summaries.push_back(&groups_[g].summary);
         view_->showAggregates(summaries, names);
+        offerStory();
         return;
     }
     std::vector<const Reconciliation*> drawn;
     std::vector<const ReconciliationView::EventSupports*> supports;
-    const int k = currentSample();
     for (int g : shown_) {
         const ReconciliationGroup& group = groups_[g];
-        if (mode() == Mode::Consensus) {
-            drawn.push_back(&group.samples[group.consensus.sample]);
-            supports.push_back(&group.consensus.support);
-        } else {
-            drawn.push_back(&group.samples[std::min<std::size_t>(k, group.samples.size() - 1)]);
-        }
+        drawn.push_back(&group.samples[drawnSample(group)]);
+        if (mode() == Mode::Consensus) supports.push_back(&group.consensus.support);
     }
     view_->showReconciliations(drawn, names, supports);
+    offerStory();
+}
+
+int ReconciliationPanel::drawnSample(const ReconciliationGroup& group) const {
+    if (mode() == Mode::Consensus) return group.consensus.sample;
+    return std::min(currentSample(), static_cast<int>(group.samples.size()) - 1);
+}
+
+void ReconciliationPanel::offerStory() {
+    if (shown_.size() != 1 || mode() == Mode::Aggregate || groups_[shown_.front()].family < 0) {
+        const QString why =
+            mode() == Mode::Aggregate
+                ? tr("All samples are drawn together: choose One sample or Consensus to "
+                     "tell how one of them was drawn.")
+            : shown_.size() > 1
+                ? tr("Several families are drawn: select one to tell how its sample was drawn.")
+            : !shown_.empty() ? tr("These reconciliations come from a file: only samples drawn here can be "
+                                   "retold.")
+                              : QString();
+        backtrack_->setSample(-1, -1, nullptr, {}, why);
+        return;
+    }
+    const ReconciliationGroup& group = groups_[shown_.front()];
+    const int k = drawnSample(group);
+    SamplingSource current;
+    current.theta = theta_;
+    current.settings.seed = sampleSeed();
+    current.settings.minRate = minRate_;
+    current.settings.maxRate = maxRate_;
+    current.settings.solver = options_;
+    backtrack_->setSample(group.family, k, &group.samples[k], group.source.value_or(current));
 }
 
 bool ReconciliationPanel::exportRecPhyloXml(const QString& path) const {

@@ -9,6 +9,7 @@
 #include "engine/backend.hpp"
 #include "model/rate_parameters.hpp"
 #include "model/solver_options.hpp"
+#include "panels/backtrack_panel.hpp"
 #include "panels/event_tables.hpp"
 #include "recon/consensus.hpp"
 #include "recon/recon_summary.hpp"
@@ -34,8 +35,9 @@ struct ReconciliationGroup {
     QString name;
     int family = -1; // dataset index; -1 for a file's families
     std::vector<Reconciliation> samples;
-    ReconciliationSummary summary;     // means over the samples
-    ConsensusReconciliation consensus; // the best-supported sample and its supports
+    ReconciliationSummary summary;        // means over the samples
+    ConsensusReconciliation consensus;    // the best-supported sample and its supports
+    std::optional<SamplingSource> source; // how this session drew them (a story retells them)
 };
 
 struct SamplingOutcome {
@@ -93,6 +95,8 @@ class ReconciliationPanel : public QWidget {
     const ReconciliationSummary& total() const { return total_; }
     SpeciesEventTable* speciesTable() const { return speciesTable_; }
     TransferMatrix* transferMatrix() const { return transfers_; }
+    BacktrackPanel* backtrack() const { return backtrack_; }
+    QTabWidget* tables() const { return tables_; }
 
     bool exportRecPhyloXml(const QString& path) const;
     bool exportSpeciesCsv(const QString& path) const;
@@ -104,6 +108,8 @@ class ReconciliationPanel : public QWidget {
     void logMessage(const QString& text);
     // A family of the dataset was picked in the list of transfer carriers.
     void familyRequested(int family);
+    // The story's current draw happens at (clade, species) of family (species −1: the origination).
+    void storyCellShown(int family, int clade, int species);
 
   private:
     void display(std::vector<ReconciliationGroup> groups, std::shared_ptr<const SpeciesTree> ownSpecies);
@@ -112,6 +118,8 @@ class ReconciliationPanel : public QWidget {
     void exportMenu();
     void chooseShown();    // shown_ from the selection
     void fitTableHeight(); // the tables get kTableRows rows unless the user moved the divider
+    void offerStory();     // the one sample on show, if any, to the story tab
+    int drawnSample(const ReconciliationGroup& group) const; // the index of the sample drawn of it
 
   protected:
     bool eventFilter(QObject* watched, QEvent* event) override;
@@ -120,6 +128,7 @@ class ReconciliationPanel : public QWidget {
     ReconciliationView* view_;
     SpeciesEventTable* speciesTable_;
     TransferMatrix* transfers_;
+    BacktrackPanel* backtrack_;
     QSpinBox *samples_, *seed_, *index_;
     QRadioButton *consensus_, *oneSample_, *aggregate_;
     QSlider* threshold_;

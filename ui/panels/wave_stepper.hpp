@@ -3,24 +3,19 @@
 // (an even selection of kMaxSteps for a larger family), by buttons, a slider or the keyboard
 // (space plays and pauses, the arrows step, Home and End jump).
 #include "data/dataset.hpp"
+#include "panels/step_controls.hpp"
 
-#include <QTimer>
 #include <QWidget>
 #include <utility>
 #include <vector>
 
-class QSlider;
-class QToolButton;
-
 namespace gpurec::ui {
-
-class ElidingLabel;
 
 class WaveStepper : public QWidget {
     Q_OBJECT
   public:
     static constexpr int kMaxSteps = 400;
-    static constexpr int kPlayIntervalMs = 700;
+    static constexpr int kPlayIntervalMs = StepControls::kPlayIntervalMs;
 
     explicit WaveStepper(QWidget* parent = nullptr);
     // nullptr turns stepping off; the family must outlive its use here.
@@ -30,33 +25,29 @@ class WaveStepper : public QWidget {
     // (what, keys) of those shortcuts, for Help ▸ Keyboard shortcuts.
     static std::vector<std::pair<QString, QString>> keyHelp();
 
-    int step() const { return step_; } // -1: not stepping
+    int step() const { return controls_->step(); } // -1: not stepping
     int stepCount() const { return static_cast<int>(steps_.size()); }
     int cladeAt(int step) const { return steps_.at(step); }
     int waveAt(int step) const;
     // Per clade: finished once step `step` is shown (its clade and every clade computed before it).
     std::vector<char> computedAt(int step) const;
-    bool playing() const { return timer_.isActive(); }
+    bool playing() const { return controls_->playing(); }
 
-    void setStep(int step); // clamped to the steps; -1 turns stepping off
-    void stepBy(int delta);
-    void togglePlay();
+    void setStep(int step) { controls_->setStep(step); } // clamped to the steps; -1 turns stepping off
+    void stepBy(int delta) { controls_->stepBy(delta); }
+    void togglePlay() { controls_->togglePlay(); }
 
   signals:
     void stepChanged(int step, int clade); // (-1, -1) when stepping is turned off
 
   private:
-    void showState();
+    void showStatus();
 
-    QToolButton *first_, *back_, *play_, *forward_, *last_;
-    QSlider* slider_;
-    ElidingLabel* status_;
-    QTimer timer_;
+    StepControls* controls_;
     const GeneFamily* family_ = nullptr;
     std::vector<int> cladeWave_, orderIndex_; // per clade: its wave, its place in the wave order
     std::vector<int> steps_;                  // clades shown, in wave order
     int waveCount_ = 0;
-    int step_ = -1;
 };
 
 } // namespace gpurec::ui

@@ -144,8 +144,8 @@ ReconciliationDrawing drawReconciliations(const TubeLayout& layout, const Specie
                 const ReconEvent& split = parent.events[last];
                 const QPointF from = point(d, node.parent, last);
                 if (split.type == EventType::Transfer && node.events[0].species != split.species) {
-                    out.arcs.push_back(
-                        {EventType::Transfer, from, first, d, split.species, split.recipient, n});
+                    out.arcs.push_back({EventType::Transfer, from, first, d, split.species, split.recipient,
+                                        n, node.parent, last});
                     lineage.path.moveTo(first);
                 } else {
                     lineage.path.moveTo(from);
@@ -158,8 +158,8 @@ ReconciliationDrawing drawReconciliations(const TubeLayout& layout, const Specie
                     const ReconEvent& previous = node.events[i - 1];
                     const QPointF from = point(d, n, static_cast<int>(i) - 1);
                     if (previous.type == EventType::TransferLoss) {
-                        out.arcs.push_back(
-                            {EventType::TransferLoss, from, at, d, previous.species, previous.recipient, n});
+                        out.arcs.push_back({EventType::TransferLoss, from, at, d, previous.species,
+                                            previous.recipient, n, n, static_cast<int>(i) - 1});
                         lineage.path.moveTo(at);
                     } else {
                         route(lineage.path, from, at);

@@ -44,7 +44,8 @@ struct TransferArc {
     QPointF from, to;
     int drawn = 0;
     int donor = -1, recipient = -1;
-    int node = -1; // gene node that arrives at the recipient
+    int node = -1;                       // gene node that arrives at the recipient
+    int eventNode = -1, eventIndex = -1; // the T or TL event the arc draws (gene node, index in its events)
 };
 
 struct ReconciliationDrawing {

@@ -218,6 +218,8 @@ void ReconciliationView::clearDrawing() {
     drawing_.clear();
     lineageItems_.clear();
     entries_.clear();
+    delete storyRing_;
+    storyRing_ = nullptr;
 }
 
 void ReconciliationView::showReconciliations(const std::vector<const Reconciliation*>& reconciliations,
@@ -270,6 +272,8 @@ void ReconciliationView::showReconciliations(const std::vector<const Reconciliat
         const int k = colourIndex(l.drawn, l.node);
         item->setData(kLineageRole, k);
         item->setData(kDrawnRole, l.drawn);
+        item->setData(kNodeRole, l.node); // told with its first event
+        item->setData(kEventIndexRole, 0);
         if (byLineage_) {
             item->setToolTip(lineageNames.count(k) ? lineageNames[k] : tr("copy %1 (lost)").arg(k + 1));
         } else if (l.drawn < names.size()) {
@@ -288,6 +292,8 @@ void ReconciliationView::showReconciliations(const std::vector<const Reconciliat
         item->setData(kDonorRole, a.donor);
         item->setData(kRecipientRole, a.recipient);
         item->setData(kDrawnRole, a.drawn);
+        item->setData(kNodeRole, a.eventNode);
+        item->setData(kEventIndexRole, a.eventIndex);
         item->setToolTip(tr("%1 from %2 to %3")
                              .arg(eventTitle(a.type), QString::fromStdString(species_->name(a.donor)),
                                   QString::fromStdString(species_->name(a.recipient))));
@@ -342,6 +348,7 @@ void ReconciliationView::showReconciliations(const std::vector<const Reconciliat
 void ReconciliationView::showAggregates(const std::vector<const ReconciliationSummary*>& summaries,
                                         const QStringList& names) {
     clearDrawing();
+    story_.reset();
     aggregate_ = true;
     byLineage_ = false;
     for (int d = 0; d < names.size(); ++d)
@@ -411,8 +418,44 @@ void ReconciliationView::applyHighlight() {
             arc->setPen(pen);
         }
         item->setData(kHighlightRole, match);
-        item->setOpacity(!any || match ? 1.0 : 0.25);
         item->setZValue(match ? 3 : 1);
+    }
+    applyOpacity();
+}
+
+void ReconciliationView::setStoryProgress(std::optional<StoryProgress> progress) {
+    story_ = std::move(progress);
+    applyOpacity();
+}
+
+std::optional<QPointF> ReconciliationView::storyRingAt() const {
+    if (!storyRing_) return std::nullopt;
+    return storyRing_->pos();
+}
+
+void ReconciliationView::applyOpacity() {
+    const bool highlighting = highlightDonor_ >= 0 && highlightRecipient_ >= 0;
+    delete storyRing_;
+    storyRing_ = nullptr;
+    for (QGraphicsItem* item : drawing_) {
+        const int kind = item->data(kKindRole).toInt();
+        double opacity = 1.0;
+        if (highlighting && (kind == Arc || kind == FrequencyArcItem) && !item->data(kHighlightRole).toBool())
+            opacity = 0.25;
+        if (story_ && kind != FrequencyArcItem && kind != FrequencyMarkItem) {
+            const int node = item->data(kNodeRole).toInt(), event = item->data(kEventIndexRole).toInt();
+            if (!story_->isTold(node, event)) opacity *= 0.12;
+            if (kind == Glyph && node == story_->node && event == story_->event) {
+                const double r = 2.6 * kGlyph;
+                auto* ring = scene()->addEllipse(QRectF(-r, -r, 2 * r, 2 * r), QPen(QColor(213, 94, 0), 2.5));
+                ring->setFlag(QGraphicsItem::ItemIgnoresTransformations);
+                ring->setPos(item->pos());
+                ring->setZValue(4);
+                ring->setToolTip(tr("The event of the current step"));
+                storyRing_ = ring;
+            }
+        }
+        item->setOpacity(opacity);
     }
     viewport()->update();
 }

@@ -52,6 +52,22 @@ class ReconciliationView : public QGraphicsView {
     // arcs; kept across redraws. −1, −1 clears.
     void highlightTransfer(int donor, int recipient);
     int highlightedDonor() const { return highlightDonor_; }
+
+    // Teaching: how far the story of the one reconciliation drawn has been told. Events not told
+    // yet fade, with the lineages they start and the arcs they draw; the current one is ringed.
+    struct StoryProgress {
+        std::vector<std::vector<char>> told; // per gene node, per event
+        int node = -1, event = -1;           // the event of the current step; -1: none
+        bool isTold(int n, int i) const {
+            return n >= 0 && n < static_cast<int>(told.size()) && i >= 0 &&
+                   i < static_cast<int>(told[n].size()) && told[n][i];
+        }
+    };
+    // Kept until cleared (nullopt) or a drawing of aggregates replaces it.
+    void setStoryProgress(std::optional<StoryProgress> progress);
+    const std::optional<StoryProgress>& storyProgress() const { return story_; }
+    // Position of the ring around the current event, when one is drawn.
+    std::optional<QPointF> storyRingAt() const;
     int highlightedRecipient() const { return highlightRecipient_; }
 
     int itemCount(ItemKind kind, bool visibleOnly = false) const;
@@ -105,6 +121,7 @@ class ReconciliationView : public QGraphicsView {
     std::vector<QGraphicsSimpleTextItem*> labels_; // species leaf names
     void updateLabelVisibility();
     void applyHighlight();
+    void applyOpacity(); // transfer highlight and story progress together
     struct LegendEntry {
         QPen pen;
         QString text;
@@ -117,6 +134,8 @@ class ReconciliationView : public QGraphicsView {
     bool userZoomed_ = false;
     std::optional<bool> legendOpenByUser_; // unset: open when it fits
     double threshold_ = 0.0;
+    std::optional<StoryProgress> story_;
+    QGraphicsItem* storyRing_ = nullptr; // owned by the scene
 };
 
 } // namespace gpurec::ui

@@ -125,7 +125,8 @@ WorkbenchWindow::WorkbenchWindow(QWidget* parent) : QMainWindow(parent) {
         addDock(this, tr("Problems"), "problemsDock", problems_, Qt::BottomDockWidgetArea);
     QDockWidget* logDock = addDock(this, tr("Log"), "logDock", log_, Qt::BottomDockWidgetArea);
     tabifyDockWidget(logDock, problemsDock);
-    QDockWidget* cellDock = addDock(this, tr("Cell equation"), "cellDock", cells_, Qt::BottomDockWidgetArea);
+    QDockWidget* cellDock =
+        addDock(this, tr("Cell equation"), "cellDock", cells_, Qt::BottomDockWidgetArea, true);
     tabifyDockWidget(logDock, cellDock);
     logDock->raise();
 
@@ -300,6 +301,13 @@ void WorkbenchWindow::connectReconciliations() {
     // Linked views: a branch click filters the families, a transfer carrier selects its family.
     connect(tree_, &SpeciesTreePanel::speciesSelected, families_, &FamiliesPanel::setBranchFilter);
     connect(reconciliations_, &ReconciliationPanel::familyRequested, families_, &FamiliesPanel::selectFamily);
+    // A story's draw at (clade, species): the tree shows the clade's Π row, the Cell equation its terms.
+    connect(reconciliations_, &ReconciliationPanel::storyCellShown, this,
+            [this](int family, int clade, int species) {
+                tree_->showClade(family, clade);
+                cells_->setClade(family, clade);
+                if (species >= 0) cells_->setSpecies(species);
+            });
 }
 
 void WorkbenchWindow::connectSession() {
@@ -713,6 +721,8 @@ std::vector<std::pair<QString, QString>> WorkbenchWindow::shortcuts() const {
     // The wave stepper's keys work inside the clade-waves view (WaveStepper::installShortcuts).
     for (const auto& [name, keys] : WaveStepper::keyHelp())
         out.emplace_back(tr("Clade waves ▸ %1").arg(name), keys);
+    for (const auto& [name, keys] : BacktrackPanel::keyHelp())
+        out.emplace_back(tr("Reconciliations ▸ Backtracking ▸ %1").arg(name), keys);
     return out;
 }
 
