@@ -116,7 +116,7 @@ class Workbench:
             return acc.name
 
     def label(self, description):
-        """The text of the status-bar field with this tooltip (found once, then read)."""
+        """The text of the label with this description (a status field's tooltip; found once, then read)."""
         cached = self.labels.get(description)
         if cached is not None:
             return cached.name
@@ -220,6 +220,23 @@ def main():
     wb.click(wb.find(pyatspi.ROLE_PUSH_BUTTON, name="Export families"))
     families_csv = os.path.join(args.out, "families.csv")
     wb.save_with_dialog(families_csv)
+
+    step("tell the drawn sample's story and step through it")
+    wb.click(wb.find(pyatspi.ROLE_PAGE_TAB, name="Backtracking"))
+    wb.click(wb.find(pyatspi.ROLE_PUSH_BUTTON, name="Tell the drawn sample's story"))
+    told = wait_for("the story", lambda: re.search(r"Story of sample 1 of \S+: (\d+) draws", wb.log_text()))
+    draws = int(told.group(1))
+    for _ in range(2):
+        wb.click(wb.find(pyatspi.ROLE_PUSH_BUTTON, name="Next draw"))
+    wait_for(f"draw 3 of {draws}", lambda: f"Draw 3 of {draws}" in wb.label("Story step status"),
+             describe=lambda: wb.label("Story step status"))
+
+    step("View ▸ Presenter view, and back")
+    for hidden in (True, False):
+        wb.click(wb.find(pyatspi.ROLE_MENU_ITEM, name="View"))
+        wb.click(wb.find(pyatspi.ROLE_MENU_ITEM, name="Presenter view"))
+        wait_for("the docks to " + ("hide" if hidden else "come back"),
+                 lambda: bool(wb.find_all(pyatspi.ROLE_TEXT, name="Log")) != hidden)
 
     step("checking what the workbench wrote")
     session = json.load(open(session_path))

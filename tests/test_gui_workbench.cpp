@@ -23,6 +23,9 @@
 #include <QComboBox>
 #include <QDockWidget>
 #include <QDoubleSpinBox>
+#include <QFileInfo>
+#include <QGraphicsSimpleTextItem>
+#include <QImage>
 #include <QLabel>
 #include <QLineEdit>
 #include <QMenuBar>
@@ -940,6 +943,120 @@ class GuiWorkbench : public QObject {
         QVERIFY(test::click(panel->findChild<QRadioButton*>("aggregateMode")));
         QVERIFY(!story->findChild<QPushButton*>("tellStory")->isEnabled());
         QVERIFY(story->caption().contains("One sample"));
+    }
+
+    void presenterViewIsFullScreenLargeHighContrastAndExportsFigures() {
+        WorkbenchWindow w;
+        QVERIFY(test::showActive(w));
+        QVERIFY(loadInto(w, teachingRequest()));
+        std::vector<QDockWidget*> shown;
+        for (QDockWidget* dock : w.findChildren<QDockWidget*>())
+            if (dock->isVisible()) shown.push_back(dock);
+        QVERIFY(!shown.empty());
+        const double pointSize = w.font().pointSizeF();
+        const QPalette before = w.palette();
+        // The largest text drawn in a view (species names), in pixels.
+        auto largestText = [](QGraphicsView* view) {
+            double largest = 0;
+            for (QGraphicsItem* item : view->scene()->items())
+                if (auto* text = dynamic_cast<QGraphicsSimpleTextItem*>(item))
+                    largest =
+                        std::max(largest, QFontMetricsF(text->font()).height() * text->transform().m22());
+            return largest;
+        };
+        SpeciesTreeView* tree = w.speciesTreePanel()->view();
+        ReconciliationView* tubes = w.reconciliationPanel()->view();
+        const double treeText = largestText(tree), tubeText = largestText(tubes);
+        QVERIFY(treeText > 0 && tubeText > 0);
+
+        // F11, as a presenter presses it.
+        QTest::keyClick(&w, Qt::Key_F11);
+        QVERIFY(w.presenterView());
+        for (QDockWidget* dock : w.findChildren<QDockWidget*>())
+            QVERIFY2(!dock->isVisible(), qPrintable(dock->objectName()));
+        QTRY_VERIFY(w.windowState() & Qt::WindowFullScreen);
+        QVERIFY(w.viewTabs()->isVisible() && w.speciesTreePanel()->isVisible());
+        QVERIFY(w.font().pointSizeF() >= 1.5 * pointSize);
+        QVERIFY(w.viewTabs()->font().pointSizeF() >= 1.5 * pointSize); // the panels' text
+        QTRY_VERIFY(largestText(tree) >= 1.4 * treeText);              // and the names in the drawings
+        QVERIFY(largestText(tubes) >= 1.4 * tubeText);
+        // WCAG contrast of every text on its background (relative luminance, sRGB).
+        auto luminance = [](const QColor& c) {
+            auto channel = [](double v) {
+                return v <= 0.03928 ? v / 12.92 : std::pow((v + 0.055) / 1.055, 2.4);
+            };
+            return 0.2126 * channel(c.redF()) + 0.7152 * channel(c.greenF()) + 0.0722 * channel(c.blueF());
+        };
+        auto contrast = [&](QPalette::ColorGroup g, QPalette::ColorRole fg, QPalette::ColorRole bg) {
+            const double a = luminance(w.palette().color(g, fg)), b = luminance(w.palette().color(g, bg));
+            return (std::max(a, b) + 0.05) / (std::min(a, b) + 0.05);
+        };
+        for (QPalette::ColorGroup g : {QPalette::Active, QPalette::Disabled})
+            for (auto [fg, bg] : {std::pair{QPalette::WindowText, QPalette::Window},
+                                  {QPalette::Text, QPalette::Base},
+                                  {QPalette::ButtonText, QPalette::Button},
+                                  {QPalette::HighlightedText, QPalette::Highlight}})
+                QVERIFY2(contrast(g, fg, bg) >= 7,
+                         qPrintable(QString("roles %1 on %2: %3").arg(fg).arg(bg).arg(contrast(g, fg, bg))));
+
+        // File ▸ Export figure (Ctrl+Shift+E): a slide-sized PNG of what the screen shows, then an SVG.
+        const QString folder = QString::fromStdString(test::temporaryFolder("figure"));
+        for (const QString& name : {QString("slide.png"), QString("slide.svg")}) {
+            const QString path = folder + "/" + name;
+            QTimer fill;
+            fill.setInterval(20);
+            connect(&fill, &QTimer::timeout, [&] {
+                auto* dialog = qobject_cast<QDialog*>(QApplication::activeModalWidget());
+                if (!dialog || dialog->objectName() != "figureDialog") return;
+                if (QApplication::activeWindow() != dialog) { // just shown: typed into once it is in front
+                    dialog->activateWindow();
+                    return;
+                }
+                fill.stop();
+                auto* preset = dialog->findChild<QComboBox*>("figurePreset");
+                preset->setCurrentIndex(0); // 1920 × 1080
+                auto* width = dialog->findChild<QSpinBox*>("figureWidth");
+                QCOMPARE(width->value(), 1920);
+                width->selectAll();
+                QTest::keyClicks(width, "1280");
+                QTest::keyClick(width, Qt::Key_Tab);
+                auto* height = dialog->findChild<QSpinBox*>("figureHeight");
+                height->setFocus();
+                height->selectAll();
+                QTest::keyClicks(height, "720");
+                auto* file = dialog->findChild<QLineEdit*>("figurePath");
+                file->setFocus();
+                file->selectAll();
+                QTest::keyClicks(file, path);
+                QVERIFY(test::click(dialog->findChild<QPushButton*>("figureExport")));
+            });
+            fill.start();
+            QVERIFY(test::showActive(w)); // back in front once the last dialog closed, as a desktop does
+            QTest::keyClick(&w, Qt::Key_E, Qt::ControlModifier | Qt::ShiftModifier);
+            QTRY_VERIFY(QFileInfo::exists(path));
+        }
+        const QImage png(folder + "/slide.png");
+        QCOMPARE(png.size(), QSize(1280, 720));
+        int dark = 0;
+        for (int y = 0; y < png.height(); y += 4)
+            for (int x = 0; x < png.width(); x += 4)
+                dark += qGray(png.pixel(x, y)) < 128;
+        QVERIFY2(dark > 200, "the figure is blank"); // text and branches
+        const QString svg = QString::fromStdString(test::fileText((folder + "/slide.svg").toStdString()));
+        QVERIFY(svg.contains("<svg") && svg.contains("width=\"1280") && svg.contains("<text"));
+
+        // Esc leaves: docks, text size and colours come back.
+        QVERIFY(test::showActive(w));
+        QTest::keyClick(&w, Qt::Key_Escape);
+        QVERIFY(!w.presenterView());
+        QTRY_VERIFY(!(w.windowState() & Qt::WindowFullScreen));
+        for (QDockWidget* dock : shown)
+            QTRY_VERIFY2(dock->isVisible(), qPrintable(dock->objectName()));
+        QCOMPARE(w.font().pointSizeF(), pointSize);
+        QTRY_COMPARE(largestText(tree), treeText);
+        QCOMPARE(largestText(tubes), tubeText);
+        QCOMPARE(w.palette().color(QPalette::Window), before.color(QPalette::Window));
+        QVERIFY(!w.findChild<QAction*>("presenterViewAction")->isChecked());
     }
 
     void familiesTableSortsFiltersAndDrivesTheViews() {

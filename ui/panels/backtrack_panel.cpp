@@ -83,7 +83,7 @@ BacktrackPanel::BacktrackPanel(QWidget* parent) : QWidget(parent) {
     controls_ = new StepControls(texts);
     caption_ = new ElidingLabel; // one line: the table below needs the height (whole text in the tooltip)
     caption_->setObjectName("storyCaption");
-    caption_->setAccessibleName(tr("Story step"));
+    caption_->setAccessibleDescription(tr("Story step"));
     caption_->setTextFormat(Qt::PlainText);
     alternatives_ = new QTableWidget(0, 3);
     alternatives_->setObjectName("storyAlternatives");

@@ -39,7 +39,7 @@ StepControls::StepControls(const StepTexts& texts, QWidget* parent) : QWidget(pa
     slider_->setMinimumWidth(slider_->fontMetrics().horizontalAdvance("M") * 5);
     status_ = new ElidingLabel; // the panels must fit a small screen at scale 1.5
     status_->setObjectName(texts.prefix + "StepStatus");
-    status_->setAccessibleName(texts.status);
+    status_->setAccessibleDescription(texts.status); // its name is its text, as a screen reader reads it
 
     auto* row = new QHBoxLayout(this);
     row->setContentsMargins(0, 0, 0, 0);

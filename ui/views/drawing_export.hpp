@@ -6,7 +6,18 @@
 #include <QString>
 #include <functional>
 
+class QWidget;
+
 namespace gpurec::ui {
+
+// Writes what `paint` draws in [0, size] as SVG, PDF (size in points) or PNG (size × pngScale
+// pixels), by the file's extension, on a white background; the file is replaced only when complete.
+bool savePainting(const QString& path, const QSizeF& size, const QString& title, double pngScale,
+                  const std::function<void(QPainter&)>& paint);
+
+// A figure of a widget as it is on screen (a panel, the window's central area) at `size`: scaled
+// to fit, centred, vector shapes in SVG and PDF. For slides and papers.
+bool exportWidgetFigure(const QString& path, QWidget& widget, const QSize& size, const QString& title);
 
 struct DrawingLegend {
     QSizeF size;                          // empty: no legend

@@ -1,5 +1,7 @@
 #include "views/reconciliation_view.hpp"
 
+#include "views/text_scale.hpp"
+
 #include "colours/colour_vision.hpp"
 #include "views/drawing_export.hpp"
 #include "views/readable_fit.hpp"
@@ -197,8 +199,7 @@ void ReconciliationView::setSpecies(const SpeciesTree* species) {
     outline->setZValue(-3);
     auto* tubes = scene()->addPath(layout_.tubes, Qt::NoPen, kTubeFill);
     tubes->setZValue(-2);
-    QFont font = this->font();
-    font.setPointSizeF(10);
+    const QFont font = speciesFont();
     for (int e = 0; e < species_->size(); ++e) {
         if (!species_->isLeaf(e)) continue;
         auto* label = scene()->addSimpleText(QString::fromStdString(species_->name(e)), font);
@@ -210,6 +211,24 @@ void ReconciliationView::setSpecies(const SpeciesTree* species) {
         labels_.push_back(label);
     }
     fitAll();
+}
+
+QFont ReconciliationView::speciesFont() const {
+    QFont f = font();
+    f.setPointSizeF(10 * textScale(*this));
+    return f;
+}
+
+void ReconciliationView::changeEvent(QEvent* event) {
+    QGraphicsView::changeEvent(event);
+    if (event->type() != QEvent::FontChange) return;
+    const QFont f = speciesFont(); // the names follow the window's text size
+    for (QGraphicsSimpleTextItem* label : labels_) {
+        label->setFont(f);
+        label->setTransform(QTransform::fromTranslate(0, -label->boundingRect().height() / 2));
+    }
+    updateLabelVisibility();
+    viewport()->update();
 }
 
 void ReconciliationView::clearDrawing() {

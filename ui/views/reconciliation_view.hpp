@@ -102,9 +102,11 @@ class ReconciliationView : public QGraphicsView {
     void mousePressEvent(QMouseEvent* event) override;
     void resizeEvent(QResizeEvent* event) override;
     void drawForeground(QPainter* painter, const QRectF& rect) override;
+    void changeEvent(QEvent* event) override;
 
   private:
     void clearDrawing();
+    QFont speciesFont() const;     // of the species names
     QSizeF legendSize() const;     // as shown (collapsed or open)
     QSizeF fullLegendSize() const; // open, as exports draw it
     int legendRows() const;

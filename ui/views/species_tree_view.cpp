@@ -1,5 +1,7 @@
 #include "views/species_tree_view.hpp"
 
+#include "views/text_scale.hpp"
+
 #include "views/drawing_export.hpp"
 #include "views/readable_fit.hpp"
 
@@ -173,7 +175,8 @@ void SpeciesTreeView::styleLabel(int e) {
     const bool clade = collapsed_[e] && !tree_->isLeaf(e);
     const bool leafLike = tree_->isLeaf(e) || clade;
     QFont f = font();
-    f.setPixelSize(static_cast<int>(leafLike ? kMaximumLabelPixels : kInternalLabelPixels));
+    f.setPixelSize(static_cast<int>(
+        std::round((leafLike ? kMaximumLabelPixels : kInternalLabelPixels) * textScale(*this))));
     f.setBold(matched_[e]);
     QString text = QString::fromStdString(tree_->name(e));
     if (clade) text = tr("%1 (%n leaves)", nullptr, leafCounts_[e]).arg(text);
@@ -236,6 +239,16 @@ void SpeciesTreeView::placeLabel(int e) {
         t.translate(circular_ ? -w / 2 : -w - 4, -h - 2);
     }
     label->setTransform(t);
+}
+
+void SpeciesTreeView::changeEvent(QEvent* event) {
+    QGraphicsView::changeEvent(event);
+    if (event->type() != QEvent::FontChange || !tree_) return;
+    for (int e = 0; e < tree_->size(); ++e) // the names follow the window's text size
+        styleLabel(e);
+    labelScale_ = -1; // every shown name is placed again
+    applyLayout();
+    updateLabels();
 }
 
 void SpeciesTreeView::applyLayout() {
@@ -514,7 +527,11 @@ double SpeciesTreeView::rowPixels() const {
 }
 
 double SpeciesTreeView::labelPixels() const {
-    return std::min(kMaximumLabelPixels, 0.8 * rowPixels());
+    return std::min(maximumLabelPixels(), 0.8 * rowPixels());
+}
+
+double SpeciesTreeView::maximumLabelPixels() const {
+    return kMaximumLabelPixels * textScale(*this);
 }
 
 bool SpeciesTreeView::leafNamesShown() const {
@@ -530,7 +547,7 @@ bool SpeciesTreeView::labelWanted(int e) const {
 void SpeciesTreeView::updateLabels() {
     if (!tree_) return;
     // Whole pixels, so that a smooth zoom re-places the names only when their size changes.
-    const double scale = std::round(std::max(labelPixels(), kMinimumLabelPixels)) / kMaximumLabelPixels;
+    const double scale = std::round(std::max(labelPixels(), kMinimumLabelPixels)) / maximumLabelPixels();
     const bool resized = scale != labelScale_;
     labelScale_ = scale;
     for (int e = 0; e < tree_->size(); ++e) {

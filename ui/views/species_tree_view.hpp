@@ -91,6 +91,7 @@ class SpeciesTreeView : public QGraphicsView {
     void drawForeground(QPainter* painter, const QRectF& rect) override;
     void mouseDoubleClickEvent(QMouseEvent* event) override;
     void contextMenuEvent(QContextMenuEvent* event) override;
+    void changeEvent(QEvent* event) override;
 
   private:
     // The colour legend, drawn at a fixed size over the view and above the tree in exports.
@@ -110,7 +111,8 @@ class SpeciesTreeView : public QGraphicsView {
     QPointF scenePoint(double column, double row) const; // layout coordinates to the scene
     QPainterPath branchPath(int node) const;
     QPainterPath trianglePath(int node) const;
-    void styleLabel(int node); // text, font and colour: leaf, internal or collapsed, search match
+    void styleLabel(int node);         // text, font and colour: leaf, internal or collapsed, search match
+    double maximumLabelPixels() const; // kMaximumLabelPixels in the view's text size
     void placeLabel(int node);
     void updateLabels(); // sizes and visibility after a zoom
     bool labelWanted(int node) const;

@@ -183,6 +183,11 @@ void WorkbenchWindow::buildMenus() {
     });
     file->addSeparator();
     file->addAction(tr("&Export species tree…"), tree_, &SpeciesTreePanel::exportTree);
+    QAction* figure = file->addAction(tr("Export &figure…"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_E),
+                                      this, &WorkbenchWindow::exportFigure);
+    figure->setObjectName("exportFigureAction");
+    figure->setToolTip(
+        tr("The species tree and the current view as they are, at a chosen size (SVG, PDF, PNG)"));
     file->addSeparator();
     file->addAction(tr("&Quit"), QKeySequence::Quit, this, &QWidget::close);
     buildEditMenu();
@@ -201,6 +206,14 @@ void WorkbenchWindow::buildMenus() {
         view->addAction(dock->toggleViewAction());
     view->addSeparator();
     view->addAction(tree_->fitSelectionAction());
+    view->addSeparator();
+    presenterAction_ = view->addAction(tr("&Presenter view"), QKeySequence(Qt::Key_F11), this,
+                                       [this](bool on) { setPresenterView(on); });
+    presenterAction_->setObjectName("presenterViewAction");
+    presenterAction_->setCheckable(true);
+    presenterAction_->setToolTip(
+        tr("Full screen, large text, high contrast, the tree and one view (Esc leaves)"));
+    addAction(presenterAction_); // F11 works while the menu bar is hidden too
 
     QMenu* help = menuBar()->addMenu(tr("&Help"));
     help->addAction(tr("&User guide"), QKeySequence::HelpContents, this, &WorkbenchWindow::showUserGuide);
@@ -591,6 +604,7 @@ void WorkbenchWindow::closeEvent(QCloseEvent* event) {
         event->ignore();
         return;
     }
+    setPresenterView(false); // the layout a next start restores is the working one
     QSettings settings;
     settings.setValue(kGeometryKey, saveGeometry());
     settings.setValue(kDockStateKey, saveState(kDockStateVersion));

@@ -1,7 +1,8 @@
 #pragma once
 // The workbench's main window: loads data (dialog, drag and drop, recent inputs), shows the
 // species tree, clade waves, reconciliations, families, live plots and problems, and drives the
-// engine session. Sessions (save, open, autosave) are in workbench_session.cpp.
+// engine session. Sessions (save, open, autosave) are in workbench_session.cpp, undo in
+// workbench_undo.cpp, the presenter view and figure export in workbench_presenter.cpp.
 #include "input/input_loader.hpp"
 #include "session/recent_inputs.hpp"
 #include "session/session_file.hpp"
@@ -9,7 +10,9 @@
 #include "worker/engine_session.hpp"
 
 #include <QElapsedTimer>
+#include <QFont>
 #include <QMainWindow>
+#include <QPalette>
 #include <QTimer>
 #include <QUndoStack>
 #include <optional>
@@ -19,6 +22,7 @@ class QLabel;
 class QMenu;
 class QPlainTextEdit;
 class QProgressBar;
+class QShortcut;
 class QSplitter;
 class QTabWidget;
 class QUndoView;
@@ -91,6 +95,17 @@ class WorkbenchWindow : public QMainWindow {
     std::vector<std::pair<QString, QString>> shortcuts() const;
     // The size and dock widths a first start gets on this screen (also the screenshot tour's).
     void fitToScreen();
+    // Teaching: the presenter view (View ▸ Presenter view, F11; Esc leaves): full screen, docks
+    // hidden so the tree and one view fill it, text kPresenterFontScale times larger, a
+    // high-contrast palette. Leaving restores the layout, fonts and colours.
+    static constexpr double kPresenterFontScale = 1.6;
+    void setPresenterView(bool on);
+    bool presenterView() const { return presenter_.has_value(); }
+    static QPalette highContrastPalette();
+    // File ▸ Export figure: the tree and the current view as they are (the current step of a
+    // story or of the waves), at a chosen size, as SVG, PDF or PNG.
+    void exportFigure();
+    bool writeFigure(const QString& path, const QSize& size);
 
   signals:
     void inputLoaded(bool ok);
@@ -171,6 +186,15 @@ class WorkbenchWindow : public QMainWindow {
     bool shown_ = false;
     QMenu* recentMenu_ = nullptr;
     QLabel *deviceLabel_, *datasetLabel_, *iterationLabel_, *timingLabel_;
+    struct PresenterState {
+        QByteArray docks;
+        QFont font;
+        QPalette palette;
+        Qt::WindowStates states;
+    };
+    std::optional<PresenterState> presenter_;
+    QAction* presenterAction_ = nullptr;
+    QShortcut* leavePresenter_ = nullptr;
     QProgressBar* loadProgress_;
 };
 
