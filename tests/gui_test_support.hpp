@@ -3,6 +3,7 @@
 // through the window's real load path, showing the window as the active one and clicking like a
 // user (the suites are built with QTEST_QPA_MOUSE_HANDLING: clicks go through the window system
 // to whatever is drawn at that point, and move focus), reading plot data, typing into fields.
+#include "engine/backend_factory.hpp"
 #include "panels/families_panel.hpp"
 #include "panels/reconciliation_panel.hpp"
 #include "panels/run_panel.hpp"
@@ -23,6 +24,7 @@
 #include <QTableView>
 #include <QTimer>
 #include <QtTest>
+#include <cmath>
 #include <cstdlib>
 #include <memory>
 #include <qcustomplot.h>
@@ -46,6 +48,32 @@ inline ui::LoadRequest teachingRequest() {
     r.paths.speciesTree = sourcePath("samples/teaching/species.nwk");
     r.paths.familiesFile = sourcePath("samples/teaching/families.txt");
     return r;
+}
+
+// The device the suites' sessions use: GPUREC_TEST_DEVICE, else the workbench's own choice ("auto").
+inline std::string sessionDevice() {
+    const char* device = std::getenv("GPUREC_TEST_DEVICE");
+    return device && *device ? device : "auto";
+}
+
+// A backend on that device, for a test's own expectations of what the workbench's panels show
+// (they take their numbers from the session's backend: on a GPU, summed in another order than on
+// the CPU).
+inline std::unique_ptr<LikelihoodBackend> sessionLikeBackend(std::shared_ptr<const Dataset> data) {
+    return selectBackend(sessionDevice(), data, BatchLimits{}).backend;
+}
+
+// Numbers of the session's engine against a test's expectation: equal to `relative` (batches of
+// another size may sum in another order on a device).
+[[nodiscard]] inline bool sameNumbers(const std::vector<double>& actual, const std::vector<double>& expected,
+                                      double relative = 1e-12) {
+    if (actual.size() != expected.size()) return false;
+    for (std::size_t i = 0; i < actual.size(); ++i)
+        if (!(std::abs(actual[i] - expected[i]) <= relative * std::abs(expected[i]))) {
+            qWarning("value %zu: %.17g, expected %.17g", i, actual[i], expected[i]);
+            return false;
+        }
+    return true;
 }
 
 // Loads through the window's load path and waits until the engine is ready; false on failure.
