@@ -106,16 +106,6 @@ template <class Visit> void ReconciliationSampler::forEachTerm(int clade, int e,
 
 namespace {
 
-StoryAlternative alternativeOf(EventType event, int species, int split, bool swapped, double probability) {
-    StoryAlternative a;
-    a.event = event;
-    a.species = species;
-    a.split = split;
-    a.swapped = swapped;
-    a.probability = probability;
-    return a;
-}
-
 // Draws a species node h in proportion to weight(h) (zero for nodes that cannot be drawn); -1 when
 // every weight is zero. Fills `step` with the nodes of positive weight when given.
 template <class Weight> int drawSpecies(int n, Weight&& weight, std::mt19937_64& rng, StoryStep* step) {
@@ -125,21 +115,20 @@ template <class Weight> int drawSpecies(int n, Weight&& weight, std::mt19937_64&
     if (!(total > 0) || !std::isfinite(total)) return -1;
     const double r = uniformUnit(rng) * total;
     double sum = 0;
-    int drawn = -1, last = -1;
+    int drawn = -1;
+    bool found = false; // until then `drawn` is the last node of positive weight (r rounded up to the total)
     for (int h = 0; h < n; ++h) {
         const double w = weight(h);
         if (!(w > 0)) continue;
-        if (step) step->alternatives.push_back(alternativeOf(EventType::Leaf, h, -1, false, w / total));
-        last = h;
+        if (step) step->alternatives.push_back({EventType::Leaf, h, -1, false, w / total});
         sum += w;
-        if (sum > r && drawn < 0) {
-            drawn = h;
-            if (step) step->chosen = static_cast<int>(step->alternatives.size()) - 1;
-            if (!step) break;
-        }
+        if (found) continue; // a story lists the nodes after the one drawn too
+        drawn = h;
+        if (step) step->chosen = static_cast<int>(step->alternatives.size()) - 1;
+        found = sum > r;
+        if (found && !step) break;
     }
-    if (drawn < 0 && last >= 0 && step) step->chosen = static_cast<int>(step->alternatives.size()) - 1;
-    return drawn >= 0 ? drawn : last; // r rounded up to the total: the last node of positive weight
+    return drawn;
 }
 
 } // namespace
@@ -182,7 +171,7 @@ ReconciliationSampler::Choice ReconciliationSampler::drawEvent(int clade, int e,
         if (!(w > 0)) return true;
         if (step)
             step->alternatives.push_back(
-                alternativeOf(eventOf(c.kind), c.nextSpecies, c.split, c.swapped, w / total));
+                StoryAlternative{eventOf(c.kind), c.nextSpecies, c.split, c.swapped, w / total});
         ++positive;
         lastPositive = c;
         sum += w;
@@ -215,7 +204,7 @@ int ReconciliationSampler::drawOrigin(std::mt19937_64& rng, StoryStep* step) con
             throw std::runtime_error("sampling family '" + family_.name +
                                      "': the family has probability zero at its origination node");
         if (step) {
-            step->alternatives = {alternativeOf(EventType::Leaf, origin, -1, false, 1.0)};
+            step->alternatives = {StoryAlternative{EventType::Leaf, origin, -1, false, 1.0}};
             step->chosen = 0;
         }
         return origin;

@@ -116,11 +116,9 @@ BacktrackPanel::BacktrackPanel(QWidget* parent) : QWidget(parent) {
             return;
         }
         story_ = std::move(out.story);
-        storyFamily_ = out.family;
-        storySample_ = out.sample;
         emit logMessage(tr("Story of sample %1 of %2: %3 draws")
-                            .arg(storySample_ + 1)
-                            .arg(QString::fromStdString(data_->families[storyFamily_].name))
+                            .arg(index_ + 1)
+                            .arg(QString::fromStdString(data_->families[family_].name))
                             .arg(story_->steps.size()));
         controls_->setStepCount(static_cast<int>(story_->steps.size()));
         controls_->setStep(0);
@@ -140,8 +138,8 @@ void BacktrackPanel::setDataset(std::shared_ptr<const Dataset> data, FamilyTable
 
 void BacktrackPanel::setSample(int family, int index, const Reconciliation* sample, SamplingSource source,
                                const QString& why) {
-    const bool same = story_ && family == storyFamily_ && index == storySample_ && sample &&
-                      *sample == story_->reconciliation;
+    const bool same =
+        story_ && family == family_ && index == index_ && sample && *sample == story_->reconciliation;
     family_ = family;
     index_ = index;
     sample_ = data_ && family >= 0 ? sample : nullptr;
@@ -168,7 +166,6 @@ void BacktrackPanel::tell() {
 void BacktrackPanel::endStory(const QString& message) {
     const bool had = story_.has_value();
     story_.reset();
-    storyFamily_ = storySample_ = -1;
     controls_->setStepCount(0);
     controls_->setStatus(tr("No story told"));
     alternatives_->setRowCount(0);
@@ -201,7 +198,7 @@ ReconciliationView::StoryProgress BacktrackPanel::progressAt(int step) const {
 
 QString BacktrackPanel::outcomeText(const StoryStep& step, const StoryAlternative& a) const {
     const SpeciesTree& tree = data_->species;
-    const CladeSet& cs = data_->families[storyFamily_].clades;
+    const CladeSet& cs = data_->families[family_].clades;
     auto species = [&](int e) { return QString::fromStdString(tree.name(e)); };
     if (step.draw == StoryDraw::Origin) return tr("the family starts in %1").arg(species(a.species));
     if (step.draw == StoryDraw::Recipient)
@@ -249,7 +246,7 @@ void BacktrackPanel::showStep(int step) {
     }
     const StoryStep& s = story_->steps.at(step);
     const int total = static_cast<int>(story_->steps.size());
-    const CladeSet& cs = data_->families[storyFamily_].clades;
+    const CladeSet& cs = data_->families[family_].clades;
     const QString where =
         s.draw == StoryDraw::Origin
             ? tr("the root lineage %1").arg(cladeLabel(cs, s.clade))
@@ -307,7 +304,7 @@ void BacktrackPanel::showStep(int step) {
                 tr("%1 more alternatives").arg(order.size() - static_cast<std::size_t>(rows))));
     }
     emit progressChanged(progressAt(step));
-    emit cellShown(storyFamily_, s.clade, s.species);
+    emit cellShown(family_, s.clade, s.species);
 }
 
 } // namespace gpurec::ui

@@ -57,8 +57,9 @@ class BacktrackPanel : public QWidget {
     void tell(); // the Tell button: retells the sample on show
 
     const std::optional<BacktrackStory>& story() const { return story_; }
-    int storyFamily() const { return storyFamily_; }
-    int storySample() const { return storySample_; }
+    // The story told is always of the sample on show (another one ends it).
+    int storyFamily() const { return story_ ? family_ : -1; }
+    int storySample() const { return story_ ? index_ : -1; }
     StepControls* controls() const { return controls_; }
     QTableWidget* alternatives() const { return alternatives_; }
     QString caption() const;
@@ -86,7 +87,6 @@ class BacktrackPanel : public QWidget {
     const Reconciliation* sample_ = nullptr;
     SamplingSource source_;
     std::optional<BacktrackStory> story_;
-    int storyFamily_ = -1, storySample_ = -1;
     QPushButton* tell_;
     StepControls* controls_;
     ElidingLabel* caption_;
