@@ -210,13 +210,26 @@ def main():
     xdotool("key", "ctrl+s")
     wb.save_with_dialog(session_path)
 
+    def sampled_count():
+        return len(re.findall(r"Showing \d+ reconciliation\(s\) of 1 family", wb.log_text()))
+
+    step("Help ▸ Guided tour: its duplication, beside the truth")
+    wb.click(wb.find(pyatspi.ROLE_MENU_ITEM, name="Help"))
+    wb.click(wb.find(pyatspi.ROLE_MENU_ITEM, name="Guided tour"))
+    wb.find(pyatspi.ROLE_LABEL, name="A simulated dataset")
+    wb.click(wb.find(pyatspi.ROLE_PUSH_BUTTON, name="Next stop of the tour"))
+    wb.find(pyatspi.ROLE_LABEL, name="What a duplication looks like")
+    truth = wb.find(pyatspi.ROLE_CHECK_BOX, name="Show the true reconciliation beside the sampled ones")
+    wait_for("the truth shown", lambda: truth.getState().contains(pyatspi.STATE_CHECKED))
+    wait_for("the tour's family sampled", lambda: sampled_count() == 1)
+
     step("sample the first families and export")
     table = wb.find(pyatspi.ROLE_TABLE, name="Families")
     first = wait_for("the first family row", lambda: table.queryTable().getAccessibleAt(0, 0))
     wb.click(first)
     wb.click(wb.find(pyatspi.ROLE_PAGE_TAB, name="Reconciliations"))
     wb.click(wb.find(pyatspi.ROLE_PUSH_BUTTON, name="Sample"))
-    wait_for("the sampled reconciliations", lambda: re.search(r"Showing \d+ reconciliation\(s\) of 1 family", wb.log_text()))
+    wait_for("the sampled reconciliations", lambda: sampled_count() == 2)
     wb.click(wb.find(pyatspi.ROLE_PUSH_BUTTON, name="Export families"))
     families_csv = os.path.join(args.out, "families.csv")
     wb.save_with_dialog(families_csv)
@@ -224,7 +237,7 @@ def main():
     step("tell the drawn sample's story and step through it")
     wb.click(wb.find(pyatspi.ROLE_PAGE_TAB, name="Backtracking"))
     wb.click(wb.find(pyatspi.ROLE_PUSH_BUTTON, name="Tell the drawn sample's story"))
-    told = wait_for("the story", lambda: re.search(r"Story of sample 1 of \S+: (\d+) draws", wb.log_text()))
+    told = wait_for("the story", lambda: re.search(r"Story of sample \d+ of \S+: (\d+) draws", wb.log_text()))
     draws = int(told.group(1))
     for _ in range(2):
         wb.click(wb.find(pyatspi.ROLE_PUSH_BUTTON, name="Next draw"))

@@ -60,10 +60,7 @@ std::vector<int> selectFamilies(const LoadedInput& in, const std::vector<std::st
     }
     std::set<int> chosen;
     for (const std::string& name : requested) {
-        int found = -1;
-        for (int f = 0; f < static_cast<int>(data.families.size()); ++f)
-            if (data.families[f].name == name) found = f;
-        if (found >= 0) {
+        if (const int found = data.familyIndex(name); found >= 0) {
             chosen.insert(found);
             continue;
         }

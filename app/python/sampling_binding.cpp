@@ -57,9 +57,7 @@ std::vector<int> familyIndices(const Dataset& data, const std::vector<std::strin
         for (int f = 0; f < static_cast<int>(data.families.size()); ++f)
             out.push_back(f);
     for (const std::string& name : names) {
-        int found = -1;
-        for (int f = 0; f < static_cast<int>(data.families.size()); ++f)
-            if (data.families[f].name == name) found = f;
+        const int found = data.familyIndex(name);
         if (found < 0) throw std::invalid_argument("family '" + name + "' is not in the input");
         out.push_back(found);
     }

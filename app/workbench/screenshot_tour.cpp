@@ -4,6 +4,7 @@
 #include "input/open_input_dialog.hpp"
 #include "io/families_file.hpp"
 #include "panels/families_panel.hpp"
+#include "panels/guided_tour_panel.hpp"
 #include "panels/reconciliation_panel.hpp"
 #include "panels/run_panel.hpp"
 #include "panels/solver_knobs_panel.hpp"
@@ -85,6 +86,21 @@ int runScreenshotTour(WorkbenchWindow& w, const QString& folder) {
     const Dataset& data = *dataset;
     const LoadRequest loaded = w.lastRequest();
 
+    // A simulated sample opens with its guided tour: each stop as the user first sees it.
+    ReconciliationPanel* recon = w.reconciliationPanel();
+    if (auto* tourDock = w.findChild<QDockWidget*>("tourDock"); tourDock->isVisible()) {
+        GuidedTourPanel* guide = w.guidedTour();
+        save(&w, "tour-welcome.png");
+        for (const TourExample& example : w.tourExamples()) {
+            guide->nextButton()->click();
+            if (recon->sampling() && !waitFor(recon, &ReconciliationPanel::sampled))
+                return fail("the tour's family was not sampled");
+            save(&w, QString("tour-%1.png").arg(tourTopicName(example.topic)));
+        }
+        tourDock->hide();
+        recon->setTruthShown(false); // the other pictures show what any dataset gets
+    }
+
     // A family small enough for a readable clade DAG: the one with most genes up to 30.
     int family = 0;
     for (int f = 0; f < static_cast<int>(data.families.size()); ++f) {
@@ -120,7 +136,6 @@ int runScreenshotTour(WorkbenchWindow& w, const QString& folder) {
     save(w.centralWidget(), "clade-waves.png");
 
     // Reconciliations: one sample with a transfer, then all samples aggregated, then several families.
-    ReconciliationPanel* recon = w.reconciliationPanel();
     w.viewTabs()->setCurrentWidget(recon);
     auto sampleSelected = [&](const std::vector<int>& families) {
         QTableView* table = w.familiesPanel()->table();

@@ -12,6 +12,12 @@
 
 namespace gpurec {
 
+int Dataset::familyIndex(const std::string& name) const {
+    for (int f = static_cast<int>(families.size()) - 1; f >= 0; --f)
+        if (families[f].name == name) return f;
+    return -1;
+}
+
 long long Dataset::cladeCount() const {
     long long n = 0;
     for (const GeneFamily& f : families)

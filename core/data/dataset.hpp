@@ -36,6 +36,7 @@ struct Dataset {
 
     long long cladeCount() const;
     long long splitCount() const;
+    int familyIndex(const std::string& name) const; // the last family of that name; -1 when none
 };
 
 // AleRax's family filters, applied in its order: coverage, then --trim-ratio, then

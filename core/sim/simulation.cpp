@@ -190,8 +190,9 @@ nlohmann::json optionsJson(const SimulationOptions& o, const SpeciesSetup& s) {
     return j;
 }
 
-void writeTruth(const std::string& dir, const SimulationOptions& o, const SpeciesSetup& s,
-                const std::vector<Rates>& perSpecies, const std::vector<FamilyRecord>& records) {
+void writeTruth(const std::string& dir, const std::string& reconciliationsPath, const SimulationOptions& o,
+                const SpeciesSetup& s, const std::vector<Rates>& perSpecies,
+                const std::vector<FamilyRecord>& records) {
     const SpeciesTree& species = s.tree;
     bool uniformSpecies = o.speciesRatesFile.empty() && o.speciesRateSpread == 1.0;
     nlohmann::json truth;
@@ -251,7 +252,7 @@ void writeTruth(const std::string& dir, const SimulationOptions& o, const Specie
     reconciliations.reserve(records.size());
     for (const FamilyRecord& r : records)
         reconciliations.push_back(r.family.truth);
-    writeRecPhyloXml(dir + "/reconciliations.xml", species, reconciliations,
+    writeRecPhyloXml(reconciliationsPath, species, reconciliations,
                      o.compactXml ? XmlLayout::Compact : XmlLayout::Auto);
 }
 
@@ -340,13 +341,17 @@ SimulationSummary writeSimulation(const SimulationOptions& o, const std::string&
         summary.events.L += c.L;
         summary.events.Leaf += c.Leaf;
     }
-    writeTruth(outdir + "/truth", o, setup, perSpecies, records);
+    writeTruth(outdir + "/truth", truthReconciliationsPath(outdir), o, setup, perSpecies, records);
     // Last: families.txt marks the dataset complete (a killed run leaves none).
     writeFileAtomically(summary.familiesFile, familiesText);
     return summary;
 }
 
 } // namespace
+
+std::string truthReconciliationsPath(const std::string& outdir) {
+    return outdir + "/truth/reconciliations.xml";
+}
 
 const std::vector<std::string>& simulationOutputEntries() {
     static const std::vector<std::string> entries = {"families.txt", "species.nwk", "gene_trees", "mappings",

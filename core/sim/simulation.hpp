@@ -65,5 +65,7 @@ struct SimulationSummary {
 SimulationSummary runSimulation(const SimulationOptions& options, const std::string& outdir);
 // The files and folders runSimulation writes in `outdir`.
 const std::vector<std::string>& simulationOutputEntries();
+// The true reconciliations of the dataset simulated into `outdir` (RecPhyloXML).
+std::string truthReconciliationsPath(const std::string& outdir);
 
 } // namespace gpurec

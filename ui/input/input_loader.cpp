@@ -1,8 +1,11 @@
 #include "input/input_loader.hpp"
 
 #include "io/input_error.hpp"
+#include "sim/simulation.hpp"
 
+#include <QDir>
 #include <QElapsedTimer>
+#include <QFileInfo>
 #include <QMetaObject>
 #include <QRegularExpression>
 #include <atomic>
@@ -32,7 +35,46 @@ LoadProblem parseProblem(LoadProblem::Kind kind, const QString& family, const QS
     return p;
 }
 
+QString truthFileFor(const InputPaths& paths) {
+    QStringList folders;
+    for (const std::string& file : {paths.familiesFile, paths.speciesTree})
+        if (!file.empty()) folders << QFileInfo(QString::fromStdString(file)).absolutePath();
+    if (!paths.geneTrees.empty()) {
+        QDir geneTrees = QFileInfo(QString::fromStdString(paths.geneTrees.front())).absoluteDir();
+        folders << geneTrees.absolutePath();
+        if (geneTrees.cdUp()) folders << geneTrees.absolutePath();
+    }
+    for (const QString& folder : folders) {
+        const QString path = QString::fromStdString(truthReconciliationsPath(folder.toStdString()));
+        if (QFileInfo(path).isFile()) return path;
+    }
+    return {};
+}
+
 namespace {
+// Not fatal: the dataset is usable without its truth.
+void loadTruth(LoadOutcome& out) {
+    out.truthFile = truthFileFor(out.request.paths);
+    if (out.truthFile.isEmpty()) return;
+    try {
+        out.truth = std::make_shared<RecPhyloDocument>(readRecPhyloXml(out.truthFile.toStdString()));
+    } catch (const InputError& e) {
+        out.problems.push_back({LoadProblem::Kind::Error,
+                                {},
+                                QString::fromStdString(e.file()),
+                                e.line(),
+                                e.column(),
+                                "true reconciliations not shown: " + QString::fromStdString(e.problem())});
+    } catch (const std::exception& e) {
+        out.problems.push_back({LoadProblem::Kind::Error,
+                                {},
+                                out.truthFile,
+                                0,
+                                0,
+                                "true reconciliations not shown: " + QString::fromStdString(e.what())});
+    }
+}
+
 LoadOutcome loadNow(const LoadRequest& request, const std::function<void(int, int)>& progress) {
     QElapsedTimer timer;
     timer.start();
@@ -51,6 +93,7 @@ LoadOutcome loadNow(const LoadRequest& request, const std::function<void(int, in
         } else {
             out.waves = std::make_shared<WaveSchedule>(computeWaveSchedule(*loaded.dataset));
             out.dataset = std::move(loaded.dataset);
+            loadTruth(out);
         }
     } catch (const InputError& e) {
         out.problems.push_back({LoadProblem::Kind::Error,

@@ -3,6 +3,7 @@
 // per-family problem located by file and line, so the valid families still load.
 #include "data/load.hpp"
 #include "engine/wave_schedule.hpp"
+#include "recon/recphyloxml.hpp"
 
 #include <QObject>
 #include <QString>
@@ -32,6 +33,9 @@ struct LoadProblem {
     QString reason;
 };
 
+// The true reconciliations a simulated dataset keeps beside the input, "" when there are none.
+QString truthFileFor(const InputPaths& paths);
+
 // Splits "file:line:column: problem" (the InputError layout) into its parts.
 LoadProblem parseProblem(LoadProblem::Kind kind, const QString& family, const QString& message);
 
@@ -39,6 +43,10 @@ struct LoadOutcome {
     LoadRequest request;
     std::shared_ptr<const Dataset> dataset; // null when the input could not be read at all
     std::shared_ptr<const WaveSchedule> waves;
+    // A simulated dataset's true reconciliations (truth/reconciliations.xml beside its families
+    // file, species tree or gene-tree folder), when there are any; teaching shows them.
+    std::shared_ptr<const RecPhyloDocument> truth;
+    QString truthFile;
     std::vector<LoadProblem> problems;
     double seconds = 0.0;
 };

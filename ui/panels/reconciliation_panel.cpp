@@ -2,6 +2,7 @@
 
 #include "panels/step_controls.hpp"
 #include "session/save_file.hpp"
+#include "window/eliding_label.hpp"
 
 #include "io/csv_field.hpp"
 #include "io/input_error.hpp"
@@ -9,6 +10,7 @@
 #include "recon/recphyloxml.hpp"
 #include "recon/sampling_run.hpp"
 
+#include <QCheckBox>
 #include <QEvent>
 #include <QFileDialog>
 #include <QFileInfo>
@@ -78,6 +80,15 @@ SamplingOutcome sampleNow(std::shared_ptr<const Dataset> data, FamilyTablesSourc
 ReconciliationPanel::ReconciliationPanel(QWidget* parent) : QWidget(parent) {
     view_ = new ReconciliationView;
     view_->setObjectName("reconciliationView");
+    truth_ = new TruthPane;
+    truth_->setObjectName("truthPane");
+    truth_->hide();
+    showTruth_ = new QCheckBox(tr("Truth"));
+    showTruth_->setObjectName("showTruth");
+    showTruth_->setAccessibleName(tr("Show the true reconciliation beside the sampled ones"));
+    showTruth_->setToolTip(tr("Simulated datasets: draw the true reconciliation of the selected families "
+                              "(truth/reconciliations.xml) beside the sampled ones"));
+    showTruth_->setEnabled(false);
     speciesTable_ = new SpeciesEventTable;
     transfers_ = new TransferMatrix;
 
@@ -167,6 +178,7 @@ ReconciliationPanel::ReconciliationPanel(QWidget* parent) : QWidget(parent) {
     third->addWidget(new QLabel(tr("threshold")));
     third->addWidget(threshold_, 1);
     third->addWidget(thresholdLabel_);
+    third->addWidget(showTruth_);
     threshold_->setMinimumWidth(160); // keeps its width when the panel is narrow
     threshold_->setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Fixed);
     threshold_->setAccessibleName(tr("Frequency threshold"));
@@ -206,7 +218,21 @@ ReconciliationPanel::ReconciliationPanel(QWidget* parent) : QWidget(parent) {
     connect(backtrack_, &BacktrackPanel::cellShown, this, &ReconciliationPanel::storyCellShown);
     split_ = new QSplitter(Qt::Vertical);
     auto* split = split_;
-    split->addWidget(view_);
+    auto* drawings = new QSplitter(Qt::Horizontal);
+    drawings->setObjectName("reconciliationDrawings");
+    sampledCaption_ = new ElidingLabel;
+    sampledCaption_->setObjectName("sampledCaption");
+    sampledCaption_->setAccessibleName(tr("Sampled reconciliation caption"));
+    sampledCaption_->hide(); // only beside the truth's caption
+    auto* sampledSide = new QWidget;
+    auto* sampledLayout = new QVBoxLayout(sampledSide);
+    sampledLayout->setContentsMargins(0, 0, 0, 0);
+    sampledLayout->addWidget(sampledCaption_);
+    sampledLayout->addWidget(view_, 1);
+    drawings->addWidget(truth_);
+    drawings->addWidget(sampledSide);
+    drawings->setChildrenCollapsible(false);
+    split->addWidget(drawings);
     split->addWidget(tables_);
     split->setStretchFactor(0, 3);
     split->setStretchFactor(1, 1);
@@ -248,6 +274,7 @@ ReconciliationPanel::ReconciliationPanel(QWidget* parent) : QWidget(parent) {
     exportButton->setMenu(menu);
 
     connect(sampleButton, &QPushButton::clicked, this, &ReconciliationPanel::sample);
+    connect(showTruth_, &QCheckBox::toggled, this, &ReconciliationPanel::setTruthShown);
     connect(openButton, &QPushButton::clicked, this, [this] {
         QString path = QFileDialog::getOpenFileName(this, tr("Open RecPhyloXML"), {},
                                                     tr("RecPhyloXML (*.xml *.recphyloxml);;All files (*)"));
@@ -313,8 +340,30 @@ void ReconciliationPanel::setRateBounds(double minRate, double maxRate) {
     maxRate_ = maxRate;
 }
 
+void ReconciliationPanel::setTruth(std::shared_ptr<const RecPhyloDocument> truth, const QString& file) {
+    truth_->setTruth(std::move(truth), file);
+    showTruth_->setEnabled(truth_->hasTruth());
+    setTruthShown(showTruth_->isChecked()); // the user's choice carries over to the next dataset
+}
+
+void ReconciliationPanel::setTruthShown(bool shown) {
+    showTruth_->setChecked(shown);
+    truth_->setVisible(shown && truth_->hasTruth());
+    sampledCaption_->setVisible(truthShown());
+}
+
+bool ReconciliationPanel::truthShown() const {
+    return !truth_->isHidden();
+}
+
 void ReconciliationPanel::setFamilies(const std::vector<int>& families) {
     families_ = families;
+    if (data_) {
+        QStringList names;
+        for (int f : families_)
+            names << QString::fromStdString(data_->families[f].name);
+        truth_->showFamilies(names, kMaxFamiliesDrawn);
+    }
     const std::vector<int> before = shown_;
     chooseShown();
     bool selectedSampled = false;
@@ -564,6 +613,12 @@ void ReconciliationPanel::redraw() {
     QStringList names;
     for (int g : shown_)
         names << groups_[g].name;
+    const int count = shown_.empty() ? 0 : static_cast<int>(groups_[shown_.front()].samples.size());
+    sampledCaption_->setText(shown_.empty()              ? tr("Sampled: none yet (Sample)")
+                             : mode() == Mode::Consensus ? tr("Sampled: consensus of %1").arg(count)
+                             : mode() == Mode::OneSample
+                                 ? tr("Sampled: sample %1 of %2").arg(currentSample() + 1).arg(count)
+                                 : tr("Sampled: all %1 samples").arg(count));
     if (mode() == Mode::Aggregate) {
         std::vector<const ReconciliationSummary*> summaries;
         for (int g : shown_)

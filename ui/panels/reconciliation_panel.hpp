@@ -11,6 +11,7 @@
 #include "model/solver_options.hpp"
 #include "panels/backtrack_panel.hpp"
 #include "panels/event_tables.hpp"
+#include "panels/truth_pane.hpp"
 #include "recon/consensus.hpp"
 #include "recon/recon_summary.hpp"
 #include "views/reconciliation_view.hpp"
@@ -20,6 +21,7 @@
 #include <cstdint>
 #include <memory>
 
+class QCheckBox;
 class QLabel;
 class QListWidget;
 class QSplitter;
@@ -61,11 +63,18 @@ class ReconciliationPanel : public QWidget {
     void setParameters(const RateParameters& theta);
     void setSolverOptions(const SolverOptions& options);
     void setRateBounds(double minRate, double maxRate);
+    // A simulated dataset's true reconciliations (nullptr: none): drawn beside the sampled ones for
+    // the selected families while True history is checked (the guided tour checks it).
+    void setTruth(std::shared_ptr<const RecPhyloDocument> truth, const QString& file);
+    TruthPane* truthPane() const { return truth_; }
+    void setTruthShown(bool shown);
+    bool truthShown() const;
     // Selected in the Families table: the sampled ones among them are drawn (as consensus).
     void setFamilies(const std::vector<int>& families);
 
     // Samples the selected families (the Sample button); sampled() follows.
     void sample();
+    bool sampling() const { return watcher_.isRunning(); }
     // Shows the reconciliations of a RecPhyloXML file (with its own species tree); sampled() follows.
     void openRecPhyloXml(const QString& path);
     // Shows reconciliations sampled earlier from the dataset (a session's); sampled() follows.
@@ -126,6 +135,9 @@ class ReconciliationPanel : public QWidget {
 
   private:
     ReconciliationView* view_;
+    TruthPane* truth_;
+    QCheckBox* showTruth_;
+    QLabel* sampledCaption_;
     SpeciesEventTable* speciesTable_;
     TransferMatrix* transfers_;
     BacktrackPanel* backtrack_;

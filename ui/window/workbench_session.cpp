@@ -164,8 +164,7 @@ void WorkbenchWindow::applySession(const SessionState& s) {
     for (const std::string& name : s.collapsedClades)
         if (int node = d.species.find(name); node >= 0) tree_->view()->setCollapsed(node, true);
     reconciliations_->setSampling(s.sampleCount, s.sampleSeed);
-    for (int f = 0; f < static_cast<int>(d.families.size()); ++f)
-        if (d.families[f].name == s.selectedFamily) families_->selectFamily(f);
+    if (int f = d.familyIndex(s.selectedFamily); f >= 0) families_->selectFamily(f);
     if (int e = d.species.find(s.selectedSpecies); !s.selectedSpecies.empty() && e >= 0)
         tree_->view()->selectSpecies(e);
     if (s.selectedClade >= 0 && s.selectedClade < waves_->dag()->cladeItemCount())

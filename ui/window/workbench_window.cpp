@@ -4,6 +4,7 @@
 #include "input/open_input_dialog.hpp"
 #include "panels/cell_terms_panel.hpp"
 #include "panels/families_panel.hpp"
+#include "panels/guided_tour_panel.hpp"
 #include "panels/problems_panel.hpp"
 #include "panels/reconciliation_panel.hpp"
 #include "panels/run_panel.hpp"
@@ -73,7 +74,7 @@ QLabel* statusField(const QString& name, const QString& tip) {
 
 const char* const kGeometryKey = "window/geometry";
 const char* const kDockStateKey = "window/docks";
-constexpr int kDockStateVersion = 1;   // bump when docks are added or renamed
+constexpr int kDockStateVersion = 2;   // bump when docks are added or renamed
 constexpr int kFourColumnWidth = 1400; // device-independent pixels
 
 QString bits(double v) {
@@ -97,6 +98,8 @@ WorkbenchWindow::WorkbenchWindow(QWidget* parent) : QMainWindow(parent) {
     problems_ = new ProblemsPanel;
     reconciliations_ = new ReconciliationPanel;
     cells_ = new CellTermsPanel;
+    tour_ = new GuidedTourPanel;
+    tour_->setObjectName("guidedTour");
     log_ = new QPlainTextEdit;
     log_->setObjectName("log");
     log_->setAccessibleName(tr("Log"));
@@ -129,6 +132,9 @@ WorkbenchWindow::WorkbenchWindow(QWidget* parent) : QMainWindow(parent) {
         addDock(this, tr("Cell equation"), "cellDock", cells_, Qt::BottomDockWidgetArea, true);
     tabifyDockWidget(logDock, cellDock);
     logDock->raise();
+    QDockWidget* tourDock = addDock(this, tr("Guided tour"), "tourDock", tour_, Qt::RightDockWidgetArea);
+    addDockWidget(Qt::RightDockWidgetArea, tourDock, Qt::Vertical); // below the run controls, hiding none
+    tourDock->hide();
 
     deviceLabel_ = statusField("statusDevice", tr("Device the engine runs on"));
     datasetLabel_ = statusField("statusDataset", tr("Loaded dataset"));
@@ -218,6 +224,11 @@ void WorkbenchWindow::buildMenus() {
     QMenu* help = menuBar()->addMenu(tr("&Help"));
     help->addAction(tr("&User guide"), QKeySequence::HelpContents, this, &WorkbenchWindow::showUserGuide);
     help->addAction(tr("&Keyboard shortcuts"), this, &WorkbenchWindow::showShortcuts);
+    tourAction_ = help->addAction(tr("&Guided tour"), this, &WorkbenchWindow::startGuidedTour);
+    tourAction_->setObjectName("guidedTourAction");
+    tourAction_->setToolTip(tr("What duplications, transfers and losses look like on this tree (datasets "
+                               "simulated with their truth, such as samples/teaching)"));
+    tourAction_->setEnabled(false);
     help->addAction(tr("&About"), this, [this] {
         QMessageBox::about(
             this, tr("About gpurec workbench"),
@@ -315,6 +326,8 @@ void WorkbenchWindow::connectReconciliations() {
     connect(tree_, &SpeciesTreePanel::speciesSelected, families_, &FamiliesPanel::setBranchFilter);
     connect(reconciliations_, &ReconciliationPanel::familyRequested, families_, &FamiliesPanel::selectFamily);
     // A story's draw at (clade, species): the tree shows the clade's Π row, the Cell equation its terms.
+    connect(tour_, &GuidedTourPanel::stopShown, this, &WorkbenchWindow::showTourStop);
+    connect(tour_, &GuidedTourPanel::finished, this, [this] { findChild<QDockWidget*>("tourDock")->hide(); });
     connect(reconciliations_, &ReconciliationPanel::storyCellShown, this,
             [this](int family, int clade, int species) {
                 tree_->showClade(family, clade);
@@ -482,6 +495,7 @@ void WorkbenchWindow::onLoaded(const LoadOutcome& outcome) {
     cells_->setSolverOptions(knobs_->options());
     cells_->setDataset(dataset_, tables);
     reconciliations_->setSolverOptions(knobs_->options());
+    setTruth(outcome.truth, outcome.truthFile);
     plots_->clear();
     QStringList familyNames;
     for (const GeneFamily& f : d.families)
@@ -496,7 +510,12 @@ void WorkbenchWindow::onLoaded(const LoadOutcome& outcome) {
                   .arg(outcome.seconds, 0, 'f', 2)
                   .arg(outcome.problems.size()));
     emit inputLoaded(true);
-    if (session) applySession(*session);
+    if (session)
+        applySession(*session);
+    else if (truth_ && d.species.leafCount() <= kTourSpeciesLimit)
+        startGuidedTour();
+    else
+        findChild<QDockWidget*>("tourDock")->hide();
 }
 
 RateParameters WorkbenchWindow::startingParameters() {
@@ -628,6 +647,7 @@ void WorkbenchWindow::fitToScreen() {
     auto* familiesDock = findChild<QDockWidget*>("familiesDock");
     auto* runDock = findChild<QDockWidget*>("runDock");
     auto* knobsDock = findChild<QDockWidget*>("knobsDock");
+    auto* tourDock = findChild<QDockWidget*>("tourDock");
     const int runNeeds =
         run_->minimumSizeHint().width() + style()->pixelMetric(QStyle::PM_ScrollBarExtent) + 4;
     const int familiesNeeds = families_->widthForMainColumns();
@@ -635,7 +655,8 @@ void WorkbenchWindow::fitToScreen() {
     // and Solver options panels in tabs beside the Families panel, so the tree and plots keep their room.
     const bool compact = size.width() < kFourColumnWidth;
     if (compact) {
-        for (QDockWidget* dock : {runDock, knobsDock}) {
+        // The tour too: a column of its own would push the window off the screen.
+        for (QDockWidget* dock : {runDock, knobsDock, tourDock}) {
             addDockWidget(Qt::LeftDockWidgetArea, dock);
             tabifyDockWidget(familiesDock, dock);
         }
@@ -643,13 +664,18 @@ void WorkbenchWindow::fitToScreen() {
         for (QDockWidget* dock : {runDock, knobsDock})
             addDockWidget(Qt::RightDockWidgetArea, dock);
         tabifyDockWidget(runDock, knobsDock);
+        addDockWidget(Qt::RightDockWidgetArea, tourDock, Qt::Vertical);
     }
     runDock->raise();
     // Docks share the width by proportion (no fixed minimum that a small screen cannot hold). The
     // Families and Run panels get the width their columns and fields need when the screen has it.
     if (compact) {
+        // What the central views leave (their minimum, a splitter handle and frames), or the window
+        // would grow past the screen.
+        const int left = size.width() - central_->minimumSizeHint().width() - 12;
         resizeDocks({familiesDock},
-                    {std::clamp(std::max(familiesNeeds, runNeeds), size.width() / 5, size.width() / 3)},
+                    {std::min(left, std::clamp(std::max(familiesNeeds, runNeeds), size.width() / 5,
+                                               size.width() / 3))},
                     Qt::Horizontal);
     } else {
         resizeDocks({familiesDock, runDock},

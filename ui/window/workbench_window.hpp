@@ -2,11 +2,13 @@
 // The workbench's main window: loads data (dialog, drag and drop, recent inputs), shows the
 // species tree, clade waves, reconciliations, families, live plots and problems, and drives the
 // engine session. Sessions (save, open, autosave) are in workbench_session.cpp, undo in
-// workbench_undo.cpp, the presenter view and figure export in workbench_presenter.cpp.
+// workbench_undo.cpp, the presenter view and figure export in workbench_presenter.cpp, the guided
+// tour in workbench_tour.cpp.
 #include "input/input_loader.hpp"
 #include "session/recent_inputs.hpp"
 #include "session/session_file.hpp"
 #include "session/undo_commands.hpp"
+#include "teaching/guided_tour.hpp"
 #include "worker/engine_session.hpp"
 
 #include <QElapsedTimer>
@@ -30,6 +32,8 @@ class QUndoView;
 namespace gpurec::ui {
 
 class FamiliesPanel;
+class GuidedTourPanel;
+struct TourStop;
 class LivePlots;
 class ProblemsPanel;
 class ReconciliationPanel;
@@ -106,6 +110,14 @@ class WorkbenchWindow : public QMainWindow {
     // story or of the waves), at a chosen size, as SVG, PDF or PNG.
     void exportFigure();
     bool writeFigure(const QString& path, const QSize& size);
+    // Teaching: Help ▸ Guided tour, for datasets simulated with their truth (truth/ beside the
+    // input): a welcome, one stop per kind of event (duplication, transfer, loss) showing it in a
+    // family's true history beside that family's sampled reconciliations, and what to try next. It
+    // opens by itself when such a dataset has at most kTourSpeciesLimit species (the samples).
+    static constexpr int kTourSpeciesLimit = 32;
+    void startGuidedTour();
+    GuidedTourPanel* guidedTour() const;
+    const std::vector<TourExample>& tourExamples() const { return tourExamples_; }
 
   signals:
     void inputLoaded(bool ok);
@@ -136,6 +148,10 @@ class WorkbenchWindow : public QMainWindow {
     // `progress` is left out) followed by its state ("paused"), if any.
     void showRunStatus(const QString& state = {}, std::optional<QString> progress = std::nullopt);
     void connectReconciliations();
+    // Guided tour (workbench_tour.cpp).
+    void setTruth(std::shared_ptr<const RecPhyloDocument> truth, const QString& file);
+    std::vector<TourStop> tourStops() const;
+    void showTourStop(int stop);
     // Undo (workbench_undo.cpp).
     void buildEditMenu();
     void resetRates(); // to the starting values in the chosen mode, as a command
@@ -169,7 +185,10 @@ class WorkbenchWindow : public QMainWindow {
     QUndoStack undo_;
     QAction *undoAction_ = nullptr, *redoAction_ = nullptr;
     QUndoView* undoView_ = nullptr;
-    std::optional<RatesState> runStart_; // the rates and history an optimisation started from
+    std::optional<RatesState> runStart_;            // the rates and history an optimisation started from
+    std::shared_ptr<const RecPhyloDocument> truth_; // the loaded dataset's true reconciliations
+    QString truthFile_;
+    std::vector<TourExample> tourExamples_;
 
     SpeciesTreePanel* tree_;
     WavesPanel* waves_;
@@ -180,6 +199,8 @@ class WorkbenchWindow : public QMainWindow {
     ProblemsPanel* problems_;
     ReconciliationPanel* reconciliations_;
     CellTermsPanel* cells_;
+    GuidedTourPanel* tour_;
+    QAction* tourAction_ = nullptr;
     QPlainTextEdit* log_;
     QTabWidget* tabs_;
     QSplitter* central_;
