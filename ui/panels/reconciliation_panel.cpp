@@ -350,6 +350,7 @@ void ReconciliationPanel::setTruthShown(bool shown) {
     showTruth_->setChecked(shown);
     truth_->setVisible(shown && truth_->hasTruth());
     sampledCaption_->setVisible(truthShown());
+    fitTableHeight();
 }
 
 bool ReconciliationPanel::truthShown() const {
@@ -597,7 +598,9 @@ void ReconciliationPanel::fitTableHeight() {
                        2 * speciesTable_->frameWidth() + style()->pixelMetric(QStyle::PM_ScrollBarExtent) + 8;
     const int rows = row * kTableRows + row / 2;
     const int total = split_->height() - split_->handleWidth();
-    const int tables = std::clamp(rows + chrome, total / 4, total / 2);
+    // Two drawings side by side (the truth shown) need the height more than the tables do.
+    const int tables =
+        truthShown() ? std::min(rows + chrome, total / 4) : std::clamp(rows + chrome, total / 4, total / 2);
     split_->setSizes({total - tables, tables});
 }
 

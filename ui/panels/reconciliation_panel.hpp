@@ -125,9 +125,11 @@ class ReconciliationPanel : public QWidget {
     void redraw();
     void updateControls();
     void exportMenu();
-    void chooseShown();    // shown_ from the selection
-    void fitTableHeight(); // the tables get kTableRows rows unless the user moved the divider
-    void offerStory();     // the one sample on show, if any, to the story tab
+    void chooseShown(); // shown_ from the selection
+    // The tables get kTableRows rows (at most a quarter of the height while the truth is shown)
+    // unless the user moved the divider.
+    void fitTableHeight();
+    void offerStory(); // the one sample on show, if any, to the story tab
     int drawnSample(const ReconciliationGroup& group) const; // the index of the sample drawn of it
 
   protected:
