@@ -19,6 +19,9 @@ cp "$build/app/gpurec" "$build/app/workbench/gpurec-workbench" "$pack/gui/bin/"
 for s in "${suites[@]}"; do cp "$build/tests/$s" "$pack/gui/bin/"; done
 cp /usr/lib/x86_64-linux-gnu/qt6/plugins/platforms/libqoffscreen.so "$pack/gui/plugins/platforms/"
 cp /usr/share/fonts/truetype/dejavu/DejaVuSans*.ttf "$pack/gui/fonts/"
+# The user guide where an installed workbench finds it (Help ▸ User guide), with its pictures.
+mkdir -p "$pack/gui/share/doc/gpurec"
+cp -r docs/user-guide.md docs/images "$pack/gui/share/doc/gpurec/"
 # The machine's own glibc, libstdc++ and libgcc are newer than Debian 12's: keep those out.
 system='^(libc|libm|libdl|librt|libpthread|libstdc\+\+|libgcc_s|ld-linux-x86-64|linux-vdso)\.so'
 ldd "$pack"/gui/bin/* "$pack"/gui/plugins/platforms/*.so | awk '$2 == "=>" && $3 ~ /^\// {print $1, $3}' |

@@ -205,9 +205,12 @@ class AleFiles : public QObject {
         }
         QVERIFY(largest >= 10);
         // The single trees of the teaching sample too.
-        LoadedInput in = loadInput(
-            {sourcePath("samples/teaching/species.nwk"), sourcePath("samples/teaching/families.txt"), {}, {}},
-            TransferConstraint::Parents, LoadOptions{});
+        LoadedInput in = loadInput({sourcePath("samples/teaching/species.nwk"),
+                                    sourcePath("samples/teaching/families.txt"),
+                                    {},
+                                    {},
+                                    {}},
+                                   TransferConstraint::Parents, LoadOptions{});
         QCOMPARE(int(in.dataset->families.size()), 30);
         for (const GeneFamily& f : in.dataset->families)
             requireSameCladeSet(parseAle(aleText(f.clades), "t.ale").clades, f.clades);
@@ -228,9 +231,9 @@ class AleFiles : public QObject {
         LoadOptions options;
         options.minCoveredSpecies = 0;
         const LoadedInput fromTrees =
-            loadInput({dir + "/species.nwk", "", trees, {}}, TransferConstraint::Parents, options);
+            loadInput({dir + "/species.nwk", "", trees, {}, {}}, TransferConstraint::Parents, options);
         const LoadedInput fromAle =
-            loadInput({dir + "/species.nwk", "", ales, {}}, TransferConstraint::Parents, options);
+            loadInput({dir + "/species.nwk", "", ales, {}, {}}, TransferConstraint::Parents, options);
         QVERIFY(fromTrees.errors.empty() && fromAle.errors.empty());
         const int n = static_cast<int>(samples.size());
         QCOMPARE(int(fromAle.dataset->families.size()), n);
@@ -251,9 +254,12 @@ class AleFiles : public QObject {
     // from that tree in a Newick file.
     void startTreesUseTheConstructorTree() {
         const std::string dir = temporaryFolder("ale_start_trees");
-        LoadedInput in = loadInput(
-            {sourcePath("samples/teaching/species.nwk"), sourcePath("samples/teaching/families.txt"), {}, {}},
-            TransferConstraint::Parents, LoadOptions{});
+        LoadedInput in = loadInput({sourcePath("samples/teaching/species.nwk"),
+                                    sourcePath("samples/teaching/families.txt"),
+                                    {},
+                                    {},
+                                    {}},
+                                   TransferConstraint::Parents, LoadOptions{});
         std::vector<std::string> ales, trees;
         for (const GeneFamily& f : in.dataset->families) {
             ales.push_back(dir + "/" + f.name + ".ale");

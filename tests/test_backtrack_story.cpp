@@ -84,7 +84,7 @@ class BacktrackStoryTest : public QObject {
             },
             cpuTables(in.dataset, theta, settings));
         QCOMPARE(sampled.size(), std::size_t(3));
-        const SpeciesLayout layout(data.species, data.transferConstraint);
+        const SpeciesLayout layout(data);
         const std::vector<FamilyTables> tables =
             makeCpuBackend(in.dataset)->familyTables(theta, settings.solver, {0, 1, 2});
         int transfers = 0;
@@ -117,7 +117,7 @@ class BacktrackStoryTest : public QObject {
                                    {ref["rates"]["D"], ref["rates"]["L"], ref["rates"]["T"]});
         const FamilyTables tables =
             makeCpuBackend(in.dataset)->familyTables(theta, SolverOptions{}, {0}).front();
-        const SpeciesLayout layout(data.species, data.transferConstraint);
+        const SpeciesLayout layout(data);
         QVERIFY(data.transferConstraint == TransferConstraint::Parents);
         const GeneFamily& family = data.families[0];
         const CladeSet& cs = family.clades;

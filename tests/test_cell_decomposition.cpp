@@ -25,7 +25,7 @@ class CellDecomposition : public QObject {
                                    {ref["rates"]["D"], ref["rates"]["L"], ref["rates"]["T"]});
         const FamilyTables tables =
             makeCpuBackend(in.dataset)->familyTables(theta, SolverOptions{}, {0}).front();
-        const SpeciesLayout layout(data.species, data.transferConstraint);
+        const SpeciesLayout layout(data);
         const GeneFamily& family = data.families[0];
         int cells = 0;
         for (int c = 0; c < family.clades.cladeCount(); ++c) {
@@ -110,7 +110,7 @@ class CellDecomposition : public QObject {
         const RateParameters theta(RateMode::Global, data.species.size(), 1, {0.1, 0.2, 0.15});
         const FamilyTables tables =
             makeCpuBackend(in.dataset)->familyTables(theta, SolverOptions{}, {0}).front();
-        const SpeciesLayout layout(data.species, data.transferConstraint);
+        const SpeciesLayout layout(data);
         const GeneFamily& family = data.families[0];
         const int leafClade = 0;
         QVERIFY(family.clades.cladeGene[leafClade] >= 0);

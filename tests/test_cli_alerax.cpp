@@ -189,6 +189,45 @@ class CliAlerax : public QObject {
         QCOMPARE(j.at("sampling").at("families").size(), std::size_t(1));
     }
 
+    // --fraction-missing-file reaches both stages: the rates and likelihoods are those of `gpurec
+    // optimize` with the same file, and differ from a run without it.
+    void fractionMissingFileRunsEndToEnd() {
+        const std::string folder = temporaryFolder("alerax_fraction_missing");
+        const std::string fm = folder + "/fm.txt";
+        writeFile(fm, "A 0.5\nB 0\nC 0.25\nD 0.9\n");
+        const QStringList tiny = {"-f",
+                                  q(sourcePath("samples/tiny/families.txt")),
+                                  "-s",
+                                  q(sourcePath("samples/tiny/species.nwk")),
+                                  "--min-covered-species",
+                                  "1"};
+        const std::string out = folder + "/out";
+        CliRun r = runGpurec(
+            QStringList{"alerax"} + tiny +
+            QStringList{"-p", q(out), "--fraction-missing-file", q(fm), "-g", "2", "--threads", "1"});
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        QCOMPARE(r.out.count("--fraction-missing-file " + q(fm)), 2); // optimize, then sample
+        QCOMPARE(readJson(out + "/result.json").at("options").at("fraction_missing_file").get<std::string>(),
+                 fm);
+        const std::string with = folder + "/with", without = folder + "/without";
+        QCOMPARE(runGpurec(QStringList{"optimize"} + tiny +
+                           QStringList{"-p", q(with), "--fraction-missing-file", q(fm)})
+                     .exitCode,
+                 0);
+        QCOMPARE(runGpurec(QStringList{"optimize"} + tiny + QStringList{"-p", q(without)}).exitCode, 0);
+        QCOMPARE(fileText(out + "/per_fam_likelihoods.txt"), fileText(with + "/per_fam_likelihoods.txt"));
+        QVERIFY(fileText(with + "/per_fam_likelihoods.txt") !=
+                fileText(without + "/per_fam_likelihoods.txt"));
+        // A bad file stops the run before anything is written, naming its line.
+        writeFile(fm, "A 0.5\nB 2\n");
+        const std::string bad = folder + "/bad";
+        CliRun refused = runGpurec(QStringList{"alerax"} + tiny +
+                                   QStringList{"-p", q(bad), "--fraction-missing-file", q(fm)});
+        QVERIFY(refused.exitCode != 0);
+        QVERIFY2(refused.err.contains(q(fm) + ":2:3: the fraction missing must be in [0, 1], found '2'"),
+                 qPrintable(refused.err));
+    }
+
     void unsupportedOptionsAreRefusedByName() {
         const std::string out = temporaryFolder("alerax_refused") + "/out";
         const std::vector<std::pair<QStringList, QString>> cases = {
@@ -201,7 +240,6 @@ class CliAlerax : public QObject {
              "--model-parametrization ORIGINATION-PER-SPECIES"},
             {{"--highways"}, "--highways"},
             {{"--highway-candidates-file", "h.txt"}, "--highway-candidates-file"},
-            {{"--fraction-missing-file", "f.txt"}, "--fraction-missing-file"},
             {{"--prune-species-tree"}, "--prune-species-tree"},
             {{"--no-tl"}, "--no-tl"},
             {{"--species-tree-search", "HYBRID", "--model-parametrization", "PER-SPECIES"},

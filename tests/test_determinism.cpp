@@ -206,7 +206,7 @@ class TestDeterminism : public QObject {
     // Families 3 and 7 fail as their tables are made: the error is family 3's for any thread count.
     void samplingReportsTheFirstFailingFamily() {
         const std::shared_ptr<const Dataset> data = manyFamilies();
-        const SpeciesLayout layout(data->species, data->transferConstraint);
+        const SpeciesLayout layout(*data);
         const RateParameters theta(RateMode::Global, data->species.size(), 1, {0.1, 0.1, 0.1});
         const std::vector<int> families = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11};
         for (int threads : kThreadCounts) {

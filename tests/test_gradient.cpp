@@ -1,6 +1,7 @@
 // The analytic gradient of the total NLL (implicit differentiation, CPU backend) against finite
 // differences of the converged NLL, in the three parameter modes, on shared and simulated
-// families; the accuracy cost of the adjoint's knobs; warm starts.
+// families, with origination at one node and with fractions of genes missing; the accuracy cost of the
+// adjoint's knobs; warm starts.
 //
 // Finite differences: D(h) = (f(θ + h e_i) − f(θ − h e_i)) / 2h, Richardson-extrapolated to
 // R_i = (4 D(h/2) − D(h)) / 3 (truncation error O(h^4)), h = 0.01 in log2-rate units.
@@ -109,6 +110,11 @@ class Gradient : public QObject {
             for (const char* m : {"global", "specieswise", "genewise"})
                 for (const char* o : {"ROOT", "LCA"})
                     QTest::newRow((std::string(d) + "/" + m + "/" + o).c_str()) << d << m << seed++ << o;
+        // A fraction of each leaf's genes missing: pS enters E at the leaves too.
+        for (const char* d : {"tiny", "simulated"})
+            for (const char* m : {"global", "specieswise", "genewise"})
+                QTest::newRow((std::string(d) + "/" + m + "/fraction missing").c_str())
+                    << d << m << seed++ << "UNIFORM";
     }
     void matchesFiniteDifferences() {
         QFETCH(QString, data);
@@ -117,6 +123,11 @@ class Gradient : public QObject {
         QFETCH(QString, origination);
         auto copy = std::make_shared<Dataset>(*dataset(data.toStdString()));
         applyOrigination(*copy, parseOrigination(origination.toStdString()));
+        if (QString(QTest::currentDataTag()).endsWith("fraction missing")) {
+            copy->fractionMissing.assign(copy->species.size(), 0.0);
+            for (int e = 0, leaf = 0; e < copy->species.size(); ++e)
+                if (copy->species.isLeaf(e)) copy->fractionMissing[e] = 0.15 * (1 + leaf++ % 5);
+        }
         std::shared_ptr<const Dataset> set = copy;
         QVERIFY(!set->families.empty());
         RateParameters theta = randomTheta(parseRateMode(mode.toStdString()), *set, seed);

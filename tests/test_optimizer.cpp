@@ -60,8 +60,8 @@ double familyNllBits(const Evaluation& e, int family) {
 
 // The optimum of one family fitted alone: global rates on a dataset holding only that family.
 double singleFamilyOptimum(const Dataset& data, int family, const OptimizerSettings& settings) {
-    auto single =
-        std::make_shared<Dataset>(Dataset{data.species, data.transferConstraint, {data.families[family]}});
+    auto single = std::make_shared<Dataset>(data);
+    single->families = {data.families[family]};
     ReconModel model = globalModel(single, {0.1, 0.1, 0.1});
     return optimizeRates(model, settings).bestNllBits;
 }

@@ -157,7 +157,7 @@ class OriginationTest : public QObject {
         for (std::size_t f = 0; f < all.size(); ++f)
             all[f] = static_cast<int>(f);
         const std::vector<FamilyTables> tables = backend->familyTables(theta, SolverOptions{}, all);
-        const SpeciesLayout layout(data->species, data->transferConstraint);
+        const SpeciesLayout layout(*data);
         std::mt19937_64 rng(4);
         bool belowRoot = false;
         for (std::size_t f = 0; f < all.size(); ++f) {

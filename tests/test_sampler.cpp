@@ -392,7 +392,7 @@ class Sampler : public QObject {
         QVERIFY(other.at("fam0") != one.at("fam0"));
 
         // Tables from elsewhere (another backend) are used as given.
-        SpeciesLayout layout(data.species, data.transferConstraint);
+        SpeciesLayout layout(data);
         std::atomic<int> calls{0};
         SamplingSettings settings;
         settings.samples = 4;

@@ -275,8 +275,8 @@ class SimulatorTest : public QObject {
 
         LoadOptions lo;
         lo.minCoveredSpecies = 1;
-        LoadedInput in =
-            loadInput({dir + "/species.nwk", dir + "/families.txt", {}, {}}, TransferConstraint::Parents, lo);
+        LoadedInput in = loadInput({dir + "/species.nwk", dir + "/families.txt", {}, {}, {}},
+                                   TransferConstraint::Parents, lo);
         QVERIFY(in.errors.empty());
         QCOMPARE(in.dataset->families.size(), std::size_t(30));
 

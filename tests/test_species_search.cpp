@@ -39,6 +39,12 @@ std::shared_ptr<Dataset> freshDataset(const Dataset& data, const std::string& ne
             copy.geneSpecies[g] = fresh->species.find(byPrefix.speciesOf(f.clades.geneNames[g]));
         fresh->families.push_back(std::move(copy));
     }
+    if (!data.fractionMissing.empty()) { // by leaf name
+        fresh->fractionMissing.assign(fresh->species.size(), 0.0);
+        for (int e = 0; e < data.species.size(); ++e)
+            if (data.species.isLeaf(e))
+                fresh->fractionMissing[fresh->species.find(data.species.name(e))] = data.fractionMissing[e];
+    }
     return fresh;
 }
 
@@ -133,11 +139,22 @@ class SpeciesSearch : public QObject {
         QCOMPARE(int(rooted.size()), 2 * 10 - 3);
     }
 
-    // A candidate's families (re-indexed clade sets) score exactly like families mapped onto that
-    // tree from scratch.
+    // A candidate's families (re-indexed clade sets) and its leaves' fractions missing score exactly
+    // like families mapped onto that tree from scratch.
+    void remappedFamiliesScoreLikeFreshOnes_data() {
+        QTest::addColumn<bool>("fractionMissing");
+        QTest::newRow("complete genomes") << false;
+        QTest::newRow("fractions missing") << true;
+    }
     void remappedFamiliesScoreLikeFreshOnes() {
+        QFETCH(bool, fractionMissing);
         const SpeciesTree species = simulatedSpeciesTree(9, 5);
         auto data = simulated(species, 20, 7);
+        if (fractionMissing) {
+            data->fractionMissing.assign(species.size(), 0.0);
+            for (int e = 0; e < species.size(); ++e)
+                if (species.isLeaf(e)) data->fractionMissing[e] = 0.1 * (e % 7);
+        }
         CandidateScorer scorer(data, cpuFactory(), SolverOptions{});
         SpeciesTopology candidate = scorer.loadedTopology();
         candidate.applySpr(0, candidate.sprRegrafts(0, 2).back());

@@ -78,8 +78,7 @@ void refuseUnsupported(const CLI::App& app, const AleraxOptions& o) {
                                                   {"--no-tl", o.noTl}};
     for (const auto& [name, given] : flags)
         if (given) refuse(name);
-    for (const char* name : {"--highway-candidates-file", "--fraction-missing-file"})
-        if (app.count(name) > 0) refuse(name);
+    if (app.count("--highway-candidates-file") > 0) refuse("--highway-candidates-file");
 }
 
 // Runs one gpurec subcommand in this process, as `gpurec ARGS` would.
@@ -107,6 +106,7 @@ std::vector<std::string> inputArguments(const AleraxOptions& o, bool withSpecies
     if (o.trimRatio != 0) a.insert(a.end(), {"--trim-ratio", exactNumberText(o.trimRatio)});
     if (o.maxCladeSplitRatio != -1)
         a.insert(a.end(), {"--max-clade-split-ratio", exactNumberText(o.maxCladeSplitRatio)});
+    if (!o.fractionMissingFile.empty()) a.insert(a.end(), {"--fraction-missing-file", o.fractionMissingFile});
     a.insert(a.end(), {"--device", o.device, "--threads", std::to_string(o.threads), "-p", o.prefix});
     return a;
 }
@@ -184,7 +184,8 @@ void registerAlerax(CLI::App& root) {
               NumberRange::atLeast(1));
     app->add_flag("--highways", o->highways, "Not supported yet");
     app->add_option("--highway-candidates-file", o->highwayCandidatesFile, "Not supported yet");
-    app->add_option("--fraction-missing-file", o->fractionMissingFile, "Not supported yet");
+    app->add_option("--fraction-missing-file", o->fractionMissingFile,
+                    "Per species leaf 'label fraction': the share of its genes missing from the data");
     app->add_flag("--prune-species-tree", o->pruneSpeciesTree, "Not supported yet");
     app->add_flag("--no-dup", o->noDup, "Not supported yet");
     app->add_flag("--no-dl", o->noDl, "Not supported yet");

@@ -96,6 +96,7 @@ void registerCheck(CLI::App& root) {
             input.minCoveredSpecies = d.minCoveredSpecies;
             input.transferConstraint = d.transferConstraint;
             input.origination = d.origination;
+            input.fractionMissingFile = d.fractionMissingFile;
             LoadedInput in = loadOrExplain(input, o->threads);
             std::shared_ptr<const Dataset> data = in.dataset;
             BackendChoice gpu = selectBackend(device, data, limits);

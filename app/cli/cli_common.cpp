@@ -21,6 +21,8 @@ void addInputOptions(CLI::App& app, InputOptions& o) {
     app.add_option("-s,--species-tree", o.species, "Rooted binary species tree (Newick)")->required();
     app.add_option("-f,--families", o.families, "AleRax families file");
     app.add_option("gene_trees", o.geneTrees, "Gene-tree files, one family each (instead of or besides -f)");
+    app.add_option("--fraction-missing-file", o.fractionMissingFile,
+                   "Per species leaf 'label fraction': the share of its genes missing from the data");
     app.add_option("--transfer-constraint", o.transferConstraint, "PARENTS (default) or NONE")
         ->check(CLI::IsMember({"PARENTS", "NONE"}));
     app.add_option("--gene-tree-rooting", o.rooting, "UNIFORM (every rooting of unrooted samples) or ROOTED")
@@ -177,6 +179,7 @@ InputPaths inputPathsFrom(const InputOptions& o) {
     paths.speciesTree = o.species;
     paths.familiesFile = o.families;
     paths.geneTrees = o.geneTrees;
+    paths.fractionMissingFile = o.fractionMissingFile;
     return paths;
 }
 
@@ -269,6 +272,7 @@ void addRunDescription(nlohmann::json& j, const InputOptions& input, const Loade
                        const std::string& device, const SolverOptions& solver) {
     j["options"] = {{"species_tree", input.species},
                     {"families", input.families},
+                    {"fraction_missing_file", input.fractionMissingFile},
                     {"transfer_constraint", input.transferConstraint},
                     {"gene_tree_rooting", input.rooting},
                     {"origination", input.origination},
@@ -287,6 +291,8 @@ void addInputReport(nlohmann::json& j, const InputOptions& input, const LoadedIn
     };
     nlohmann::json files = {{"species_tree", resolved(input.species)}};
     if (!input.families.empty()) files["families_file"] = resolved(input.families);
+    if (!input.fractionMissingFile.empty())
+        files["fraction_missing_file"] = resolved(input.fractionMissingFile);
     files["families"] = nlohmann::json::array();
     for (const GeneFamily& f : loaded.dataset->families) {
         nlohmann::json one = {{"name", f.name}, {"gene_tree", resolved(f.geneTreePath)}};
@@ -338,6 +344,7 @@ nlohmann::json recordedRunOptions(const InputOptions& input, const RateOptions& 
     return {{"--species-tree", generated ? input.species : absolutePath(input.species)},
             {"--families", absolutePath(input.families)},
             {"gene_trees", geneTrees},
+            {"--fraction-missing-file", absolutePath(input.fractionMissingFile)},
             {"--transfer-constraint", input.transferConstraint},
             {"--gene-tree-rooting", input.rooting},
             {"--origination", input.origination},
@@ -366,6 +373,7 @@ void applyRecordedRunOptions(const nlohmann::json& j, InputOptions& input, RateO
     input.trimRatio = j.value("--trim-ratio", 0.0);
     input.maxCladeSplitRatio = j.value("--max-clade-split-ratio", -1.0);
     input.origination = j.value("--origination", std::string("UNIFORM"));
+    input.fractionMissingFile = j.value("--fraction-missing-file", std::string());
     rates.d = j.at("--d").get<double>();
     rates.l = j.at("--l").get<double>();
     rates.t = j.at("--t").get<double>();

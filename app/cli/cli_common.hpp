@@ -67,6 +67,7 @@ struct InputOptions {
     std::string species;
     std::string families;
     std::vector<std::string> geneTrees;
+    std::string fractionMissingFile;
     std::string transferConstraint = "PARENTS";
     std::string rooting = "UNIFORM";
     std::string origination = "UNIFORM";

@@ -172,7 +172,7 @@ void registerSimulate(CLI::App& root) {
             lo.minCoveredSpecies = 1;
             lo.threads = options.threads;
             LoadedInput in =
-                loadInput({s.speciesTreeFile, s.familiesFile, {}, {}}, options.transferConstraint, lo);
+                loadInput({s.speciesTreeFile, s.familiesFile, {}, {}, {}}, options.transferConstraint, lo);
             if (!in.errors.empty())
                 throw std::runtime_error("the written dataset does not load: " + in.errors[0].message);
             const Dataset& data = *in.dataset;

@@ -41,6 +41,9 @@ int main(int argc, char** argv) {
     QCommandLineOption origination(
         "origination", "UNIFORM (default: any species node), ROOT, or LCA (of the species a family covers).",
         "origination", "UNIFORM");
+    QCommandLineOption fractionMissing("fraction-missing-file",
+                                       "Per species leaf 'label fraction': the share of its genes missing.",
+                                       "file");
     QCommandLineOption screenshots(
         "screenshots", "Take the user guide's screenshots into this folder, then quit.", "folder");
     QCommandLineOption benchmark(
@@ -56,8 +59,8 @@ int main(int argc, char** argv) {
                                "After a run that did not exit cleanly: ask (default) whether to restore "
                                "the autosaved session, or answer yes or no.",
                                "answer", "ask");
-    parser.addOptions({species, families, device, minCovered, rooting, constraint, origination, screenshots,
-                       session, restore, benchmark, benchmarkIterations});
+    parser.addOptions({species, families, device, minCovered, rooting, constraint, origination,
+                       fractionMissing, screenshots, session, restore, benchmark, benchmarkIterations});
     parser.addPositionalArgument(
         "paths", "Gene-tree files or folders, or a dataset folder (species tree + families file).",
         "[paths...]");
@@ -89,6 +92,7 @@ int main(int argc, char** argv) {
 
     request.paths.speciesTree = parser.value(species).toStdString();
     request.paths.familiesFile = parser.value(families).toStdString();
+    request.paths.fractionMissingFile = parser.value(fractionMissing).toStdString();
     for (const QString& p : parser.positionalArguments())
         request.paths.geneTrees.push_back(p.toStdString());
     request.options.minCoveredSpecies = parser.value(minCovered).toInt();

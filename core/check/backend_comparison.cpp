@@ -1,5 +1,8 @@
 #include "check/backend_comparison.hpp"
 
+#include "io/newick.hpp"
+#include "io/number_text.hpp"
+#include "io/output_file.hpp"
 #include "sim/simulation.hpp"
 
 #include <algorithm>
@@ -15,8 +18,8 @@ std::vector<ComparisonDataset> referenceDatasets(const std::string& dataRoot,
     auto add = [&](const std::string& name, const fs::path& folder, const std::string& species,
                    int minCovered) {
         if (fs::exists(folder / species) && fs::exists(folder / "families.txt"))
-            out.push_back(
-                {name, (folder / species).string(), (folder / "families.txt").string(), minCovered});
+            out.push_back({name, (folder / species).string(), (folder / "families.txt").string(), minCovered,
+                           "PARENTS", "UNIFORM", ""});
     };
     const fs::path data(dataRoot);
     add("tiny", data / "tiny", "species.nwk", 3);
@@ -54,16 +57,26 @@ std::vector<ComparisonDataset> simulatedDatasets(int families, std::uint64_t see
     o.perturbation.rate = 0.15;
     o.seed = seed;
     SimulationSummary s = runSimulation(o, folder);
-    ComparisonDataset parents{"simulated (" + std::to_string(families) + " families, seed " +
-                                  std::to_string(seed) + ")",
-                              s.speciesTreeFile, s.familiesFile, 4};
+    ComparisonDataset parents;
+    parents.name = "simulated (" + std::to_string(families) + " families, seed " + std::to_string(seed) + ")";
+    parents.speciesTree = s.speciesTreeFile;
+    parents.families = s.familiesFile;
     ComparisonDataset none = parents;
     none.name += ", NONE";
     none.transferConstraint = "NONE";
     ComparisonDataset lca = parents;
     lca.name += ", LCA";
     lca.origination = "LCA";
-    return {parents, none, lca};
+    ComparisonDataset missing = parents;
+    missing.name += ", fraction missing";
+    missing.fractionMissingFile = (std::filesystem::path(folder) / "fraction_missing.txt").string();
+    const SpeciesTree species = SpeciesTree::readFile(s.speciesTreeFile);
+    std::string text;
+    for (int e = 0, leaf = 0; e < species.size(); ++e)
+        if (species.isLeaf(e))
+            text += quoteNewickLabel(species.name(e)) + " " + exactNumberText(0.1 * (leaf++ % 6)) + "\n";
+    writeFileAtomically(missing.fractionMissingFile, text);
+    return {parents, none, lca, missing};
 }
 
 const std::vector<ComparisonCase>& comparisonCases() {

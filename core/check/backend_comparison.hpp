@@ -20,14 +20,16 @@ struct ComparisonDataset {
     int minCoveredSpecies = 4;
     std::string transferConstraint = "PARENTS";
     std::string origination = "UNIFORM";
+    std::string fractionMissingFile; // empty: none
 };
 
 // tiny, alerax/*, primates and simulated_2 under `dataRoot`, and every sample under `samplesRoot`,
 // those that exist, in that order.
 std::vector<ComparisonDataset> referenceDatasets(const std::string& dataRoot, const std::string& samplesRoot);
 // Families simulated under the model into `folder` (rates drawn per family and species, with tree
-// samples), then the same families under the NONE constraint (the GPU's iterated self loop), then
-// under LCA origination (each family's root seed and conditioning at one node).
+// samples), then the same families under the NONE constraint (the GPU's iterated self loop), under
+// LCA origination (each family's root seed and conditioning at one node), and with a fraction of
+// every leaf's genes missing (a fraction-missing file written beside them).
 std::vector<ComparisonDataset> simulatedDatasets(int families, std::uint64_t seed, const std::string& folder);
 
 struct ComparisonCase {

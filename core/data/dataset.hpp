@@ -33,6 +33,9 @@ struct Dataset {
     std::vector<GeneFamily> families;
     Origination origination =
         Origination::Uniform; // each family's originSpecies follows it (applyOrigination)
+    // Per species node: the fraction of a leaf's genes missing from the data (--fraction-missing-file,
+    // data/fraction_missing.hpp; 0 at internal nodes). Empty: none missing.
+    std::vector<double> fractionMissing;
 
     long long cladeCount() const;
     long long splitCount() const;

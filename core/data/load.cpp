@@ -1,5 +1,6 @@
 #include "data/load.hpp"
 
+#include "data/fraction_missing.hpp"
 #include "data/origination.hpp"
 #include "io/input_error.hpp"
 
@@ -12,6 +13,8 @@ LoadedInput loadInput(const InputPaths& paths, TransferConstraint constraint, co
     std::vector<std::string> warnings;
     dataset->species = SpeciesTree::readFile(paths.speciesTree, &warnings);
     dataset->transferConstraint = constraint;
+    if (!paths.fractionMissingFile.empty())
+        dataset->fractionMissing = readFractionMissing(paths.fractionMissingFile, dataset->species);
     std::vector<FamilyInput> inputs;
     if (!paths.familiesFile.empty()) inputs = readFamiliesFile(paths.familiesFile);
     std::vector<FamilyInput> listed = familiesFromGeneTreeFiles(paths.geneTrees);

@@ -14,7 +14,8 @@ struct InputPaths {
     std::string familiesFile;           // AleRax families file, or
     std::vector<std::string> geneTrees; // plain list of gene-tree files (one family each)
     std::vector<std::string>
-        geneTreeMappings; // empty, or one mapping file per gene-tree file ("" = default rule)
+        geneTreeMappings;            // empty, or one mapping file per gene-tree file ("" = default rule)
+    std::string fractionMissingFile; // --fraction-missing-file (data/fraction_missing.hpp); empty: none
 };
 
 struct LoadedInput {

@@ -116,7 +116,8 @@ ExtinctionCellDecomposition decomposeExtinctionCell(const SpeciesLayout& s, cons
     ExtinctionCellDecomposition out;
     out.stored = E[e];
     out.loss = p.pL[e];
-    if (!s.isLeaf(e)) out.speciation = p.pS[e] * E[s.left[e]] * E[s.right[e]];
+    out.leaf = s.isLeaf(e);
+    out.speciation = p.pS[e] * s.speciationExtinction(e, E.data());
     out.duplication = p.pD[e] * E[e] * E[e];
     out.transferLoss = p.pT[e] * E[e] * tables.Ebar[e];
     out.barStored = tables.Ebar[e];

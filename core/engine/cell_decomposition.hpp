@@ -51,8 +51,9 @@ CladeCellDecomposition decomposeCladeCell(const SpeciesLayout& species, const Ge
 
 struct ExtinctionCellDecomposition {
     double stored = 0.0; // E_e as solved
-    double loss = 0.0, speciation = 0.0, duplication = 0.0,
-           transferLoss = 0.0; // p^L, p^S E_f E_g, p^D E², p^T E Ē
+    // p^L, p^S E_f E_g (at a leaf: p^S fm_e, the gene there but not sampled), p^D E², p^T E Ē
+    double loss = 0.0, speciation = 0.0, duplication = 0.0, transferLoss = 0.0;
+    bool leaf = false;
     double sum() const { return loss + speciation + duplication + transferLoss; }
     double barStored = 0.0;                         // Ē_e as solved
     std::vector<std::pair<int, double>> recipients; // (h, E_h / |R(e)|) for every recipient h of e

@@ -14,7 +14,7 @@ CladeStatistics computeCladeStatistics(const FamilyTablesSource& source, const D
                                        int family) {
     requireFamilies(data, {family});
     FamilyTables t = std::move(source(theta, options, {family}).front());
-    const SpeciesLayout layout(data.species, data.transferConstraint);
+    const SpeciesLayout layout(data);
     const GeneFamily& f = data.families[family];
     const CladeTables& tables = t.clades;
     ExtinctionState ext;

@@ -32,8 +32,7 @@ int familiesPerChunk(int families, int n) {
 
 class CpuBackend final : public LikelihoodBackend {
   public:
-    explicit CpuBackend(std::shared_ptr<const Dataset> data)
-        : data_(std::move(data)), layout_(data_->species, data_->transferConstraint) {
+    explicit CpuBackend(std::shared_ptr<const Dataset> data) : data_(std::move(data)), layout_(*data_) {
         double bytes = 0;
         for (const GeneFamily& f : data_->families)
             bytes += 2.0 * sizeof(double) * f.clades.cladeCount() * data_->species.size();

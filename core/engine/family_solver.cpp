@@ -157,9 +157,8 @@ ExtinctionState solveExtinction(const SpeciesLayout& s, const EventProbabilities
         std::fill(st.E.begin(), st.E.end(), 0.0);
         for (int sweep = 0; sweep < kAleRaxSweeps; ++sweep) {
             for (int e = 0; e < n; ++e) {
-                double spec = s.left[e] >= 0 ? st.E[s.left[e]] * st.E[s.right[e]] : 0.0;
-                st.E[e] =
-                    p.pL[e] + p.pS[e] * spec + p.pD[e] * st.E[e] * st.E[e] + p.pT[e] * st.E[e] * st.Ebar[e];
+                st.E[e] = p.pL[e] + p.pS[e] * s.speciationExtinction(e, st.E.data()) +
+                          p.pD[e] * st.E[e] * st.E[e] + p.pT[e] * st.E[e] * st.Ebar[e];
             }
             recipientAverage(s, st.E.data(), st.Ebar.data(), scratch.data());
         }
@@ -173,7 +172,7 @@ ExtinctionState solveExtinction(const SpeciesLayout& s, const EventProbabilities
         // Each node's quadratic solved exactly given its children and Ē: far fewer sweeps than
         // plain substitution, and the same least fixed point.
         for (int e = 0; e < n; ++e) {
-            double c = p.pL[e] + (s.left[e] >= 0 ? p.pS[e] * st.E[s.left[e]] * st.E[s.right[e]] : 0.0);
+            double c = p.pL[e] + p.pS[e] * s.speciationExtinction(e, st.E.data());
             st.E[e] = leastRoot(p.pD[e], p.pT[e] * st.Ebar[e], c);
         }
         recipientAverage(s, st.E.data(), st.Ebar.data(), scratch.data());
@@ -473,7 +472,7 @@ void eliminateExtinction(const SpeciesLayout& s, const EventProbabilities& p, co
     selfLoop.solve(q.data(), u.data(), options, stats);
     for (int e = 0; e < n; ++e) {
         grad.gL[e] += u[e];
-        if (s.left[e] >= 0) grad.gS[e] += u[e] * ext.E[s.left[e]] * ext.E[s.right[e]];
+        grad.gS[e] += u[e] * s.speciationExtinction(e, ext.E.data());
         grad.gD[e] += u[e] * ext.E[e] * ext.E[e];
         grad.gT[e] += u[e] * ext.E[e] * ext.Ebar[e];
     }

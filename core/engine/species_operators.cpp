@@ -2,19 +2,25 @@
 
 namespace gpurec {
 
-SpeciesLayout::SpeciesLayout(const SpeciesTree& tree, TransferConstraint c)
+SpeciesLayout::SpeciesLayout(const SpeciesTree& tree, TransferConstraint c,
+                             const std::vector<double>& fractionMissing)
     : size(tree.size()), constraint(c) {
     left.resize(size);
     right.resize(size);
     parent.resize(size);
     invRecipients.resize(size);
+    missing.assign(size, 0.0);
     for (int e = 0; e < size; ++e) {
         left[e] = tree.left(e);
         right[e] = tree.right(e);
         parent[e] = tree.parent(e);
         invRecipients[e] = 1.0 / tree.recipientCount(e, c);
+        if (tree.isLeaf(e) && e < static_cast<int>(fractionMissing.size())) missing[e] = fractionMissing[e];
     }
 }
+
+SpeciesLayout::SpeciesLayout(const Dataset& data)
+    : SpeciesLayout(data.species, data.transferConstraint, data.fractionMissing) {}
 
 // sub(e) = Σ over the subtree of e; outside(e) = Σ over nodes neither in subtree(e) nor ancestors
 // of e; anc(e) = Σ over strict ancestors of e.

@@ -1,5 +1,6 @@
 #pragma once
 // Linear maps over per-species vectors shared by the E and Π equations (spec 4-5, 7).
+#include "data/dataset.hpp"
 #include "model/rate_parameters.hpp"
 #include "tree/species_tree.hpp"
 
@@ -12,11 +13,18 @@ struct SpeciesLayout {
     int size = 0;
     std::vector<int> left, right, parent; // -1 where absent
     std::vector<double> invRecipients;    // 1/|R(e)|
+    std::vector<double> missing;          // fraction of a leaf's genes not sampled (spec 1.5); 0 elsewhere
     TransferConstraint constraint = TransferConstraint::Parents;
 
     SpeciesLayout() = default;
-    SpeciesLayout(const SpeciesTree& tree, TransferConstraint constraint);
+    SpeciesLayout(const SpeciesTree& tree, TransferConstraint constraint,
+                  const std::vector<double>& fractionMissing = {});
+    explicit SpeciesLayout(const Dataset& data);
     bool isLeaf(int e) const { return left[e] < 0; }
+    // What multiplies pS_e in E_e (spec 4.2): E_f E_g at an internal node, fm_e at a leaf.
+    double speciationExtinction(int e, const double* E) const {
+        return left[e] >= 0 ? E[left[e]] * E[right[e]] : missing[e];
+    }
 };
 
 // out_e = (1/|R(e)|) Σ_{h∈R(e)} x_h, computed from sums of non-negative terms only (no

@@ -6,55 +6,15 @@
 #include "io/output_file.hpp"
 #include "io/output_folder.hpp"
 #include "io/result_writer.hpp"
-#include "io/text_file.hpp"
+#include "io/text_fields.hpp"
 
 #include <algorithm>
-#include <cctype>
 #include <cmath>
 #include <cstdlib>
-#include <sstream>
 
 namespace gpurec {
 
 namespace {
-
-struct Field {
-    std::string text;
-    int column; // 1-based
-};
-
-// Blank-separated fields; a Newick-quoted name ('' for ') is one field, as written for names with blanks.
-std::vector<Field> splitFields(const std::string& line, const std::string& path, int lineNo) {
-    std::vector<Field> fields;
-    for (std::size_t i = 0; i < line.size();) {
-        if (std::isspace(static_cast<unsigned char>(line[i]))) {
-            ++i;
-            continue;
-        }
-        std::size_t j = i;
-        std::string text;
-        if (line[i] == '\'') {
-            for (j = i + 1; j < line.size(); ++j) {
-                if (line[j] != '\'')
-                    text += line[j];
-                else if (j + 1 < line.size() && line[j + 1] == '\'')
-                    text += line[++j];
-                else
-                    break;
-            }
-            if (j >= line.size())
-                throw InputError(path, lineNo, static_cast<int>(i) + 1, "unterminated quoted name");
-            ++j;
-        } else {
-            while (j < line.size() && !std::isspace(static_cast<unsigned char>(line[j])))
-                ++j;
-            text = line.substr(i, j - i);
-        }
-        fields.push_back({text, static_cast<int>(i) + 1});
-        i = j;
-    }
-    return fields;
-}
 
 // True for a header of parameter letters (D, L, T, O); throws for letters gpurec cannot read yet.
 bool isLetterHeader(const std::vector<Field>& letters, const std::string& path, int lineNo) {
@@ -81,18 +41,6 @@ double rateValue(const Field& f, const std::string& path, int lineNo, const char
         throw InputError(path, lineNo, f.column, "rate '" + f.text + "' is not a finite number");
     if (!(v > 0)) throw InputError(path, lineNo, f.column, "rates must be positive, found '" + f.text + "'");
     return v;
-}
-
-// The lines of a text file with their numbers, comments (# ...) and blank lines left out.
-std::vector<std::pair<int, std::vector<Field>>> contentLines(const std::string& path) {
-    std::istringstream in(readTextFile(path));
-    std::string line;
-    std::vector<std::pair<int, std::vector<Field>>> out;
-    for (int lineNo = 1; std::getline(in, line); ++lineNo) {
-        std::vector<Field> fields = splitFields(line, path, lineNo);
-        if (!fields.empty() && fields[0].text[0] != '#') out.emplace_back(lineNo, std::move(fields));
-    }
-    return out;
 }
 
 } // namespace

@@ -83,7 +83,7 @@ void sampleFamilies(const Dataset& data, const RateParameters& theta, const std:
                     const SamplingSettings& settings, const std::function<void(FamilySamples&&)>& consume,
                     const TableSource& tableSource) {
     validateSampling(data, theta, settings);
-    const SpeciesLayout layout(data.species, data.transferConstraint);
+    const SpeciesLayout layout(data);
     const int threads = settings.solver.threads > 0 ? settings.solver.threads : omp_get_max_threads();
     const int total = static_cast<int>(families.size());
     // Groups run in list order, so a failure fetching a group's tables comes after every earlier

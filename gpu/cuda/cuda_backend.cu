@@ -84,7 +84,7 @@ double measureCudaCopyBandwidth(int device) {
 struct Structure {
     DeviceArray<int> left, right, parent, sibling, upOffset, downOffset;
     DeviceArray<NodeRecord> upRecords, downRecords;
-    DeviceArray<double> upInvRecipients, downInvRecipients;
+    DeviceArray<double> upInvRecipients, downInvRecipients, missing;
     DeviceArray<int> splitOffset, splitLeft, splitRight, splitParent, parentOffset, parentSplits, geneSpecies,
         cladeFamily, familyRoot, familyOrigin, chunkFirst, chunkEnd;
     DeviceArray<double> splitWeight;
@@ -246,8 +246,7 @@ struct DeviceExecutor {
 class CudaBackend final : public LikelihoodBackend, public BackendDiagnostics {
   public:
     CudaBackend(std::shared_ptr<const Dataset> data, int device, const BatchLimits& limits)
-        : data_(std::move(data)), device_(device), layout_(data_->species, data_->transferConstraint),
-          host_(*data_) {
+        : data_(std::move(data)), device_(device), layout_(*data_), host_(*data_) {
         check(cudaSetDevice(device_), "selecting the CUDA device");
         cudaDeviceProp prop{};
         check(cudaGetDeviceProperties(&prop, device_), "reading the device properties");
@@ -534,6 +533,7 @@ class CudaBackend final : public LikelihoodBackend, public BackendDiagnostics {
         s_.right.upload(h.right, memory_, species);
         s_.parent.upload(h.parent, memory_, species);
         s_.sibling.upload(h.sibling, memory_, species);
+        s_.missing.upload(h.missing, memory_, species);
         s_.upOffset.upload(h.upOffset, memory_, species);
         s_.upRecords.upload(h.upRecords, memory_, species);
         s_.upInvRecipients.upload(h.upInvRecipients, memory_, species);
@@ -643,6 +643,7 @@ class CudaBackend final : public LikelihoodBackend, public BackendDiagnostics {
         v.right = s_.right.get();
         v.parent = s_.parent.get();
         v.sibling = s_.sibling.get();
+        v.missing = s_.missing.get();
         v.upOffset = s_.upOffset.get();
         v.upRecords = s_.upRecords.get();
         v.upInvRecipients = s_.upInvRecipients.get();

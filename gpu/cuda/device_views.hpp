@@ -48,8 +48,9 @@ struct SpeciesView {
     int n = 0;
     const int* left = nullptr; // -1 for leaves
     const int* right = nullptr;
-    const int* parent = nullptr;  // -1 for the root
-    const int* sibling = nullptr; // -1 for the root
+    const int* parent = nullptr;     // -1 for the root
+    const int* sibling = nullptr;    // -1 for the root
+    const double* missing = nullptr; // fraction of a leaf's genes not sampled; 0 at internal nodes
     // Nodes grouped by height (leaves first) and by depth (root first): level k holds
     // upRecords[upOffset[k] .. upOffset[k + 1]) and downRecords[downOffset[k] .. downOffset[k + 1]).
     const int* upOffset = nullptr;
@@ -61,6 +62,10 @@ struct SpeciesView {
     int maxHeight = 0;
     int maxDepth = 0;
     bool noConstraint = false; // TransferConstraint::None: recipients are every other node
+    // What multiplies pS_e in E_e (spec 4.2): E_f E_g at an internal node, fm_e at a leaf.
+    GPUREC_HD double speciationExtinction(int e, int l, int r, const double* E) const {
+        return l >= 0 ? E[l] * E[r] : missing[e];
+    }
 };
 
 // Event probabilities and extinction state of every parameter set, set-major ([set * n + e]).

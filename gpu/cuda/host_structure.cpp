@@ -35,12 +35,13 @@ void levelLists(const SpeciesLayout& layout, int maxLevel, LevelOf levelOf, std:
 
 HostStructure::HostStructure(const Dataset& data) {
     const SpeciesTree& tree = data.species;
-    const SpeciesLayout layout(tree, data.transferConstraint);
+    const SpeciesLayout layout(data);
     n = layout.size;
     noConstraint = data.transferConstraint == TransferConstraint::None;
     left = layout.left;
     right = layout.right;
     parent = layout.parent;
+    missing = layout.missing;
     sibling.assign(n, -1);
     for (int e = 0; e < n; ++e) {
         const int up = parent[e];
@@ -115,6 +116,7 @@ SpeciesView HostStructure::speciesView() const {
     v.right = right.data();
     v.parent = parent.data();
     v.sibling = sibling.data();
+    v.missing = missing.data();
     v.upOffset = upOffset.data();
     v.upRecords = upRecords.data();
     v.upInvRecipients = upInvRecipients.data();

@@ -21,6 +21,7 @@ struct HostStructure {
     std::vector<int> left, right, parent, sibling, upOffset, downOffset;
     std::vector<NodeRecord> upRecords, downRecords;
     std::vector<double> upInvRecipients, downInvRecipients; // 1/|R| in level order
+    std::vector<double> missing;                            // per node, SpeciesLayout::missing
 
     std::vector<int> familyCladeBegin; // per family, plus one past the end
     std::vector<int> splitOffset, splitLeft, splitRight, splitParent, parentOffset, parentSplits;

@@ -61,7 +61,7 @@ GPUREC_HD void solveExtinctionSet(const Team& t, const SpeciesView& s, const Set
             sweepUp(t, s, [&](const NodeValue& nv) {
                 const NodeRecord& r = nv.r;
                 const int e = r.node;
-                const double spec = r.left >= 0 ? E[r.left] * E[r.right] : 0.0;
+                const double spec = s.speciationExtinction(e, r.left, r.right, E);
                 const double v = pL[e] + pS[e] * spec + pD[e] * E[e] * E[e] + pT[e] * E[e] * Ebar[e];
                 E[e] = v;
                 sub[e] = v + belowSum(s, sub, e);
@@ -78,7 +78,7 @@ GPUREC_HD void solveExtinctionSet(const Team& t, const SpeciesView& s, const Set
             sweepUp(t, s, [&](const NodeValue& nv) {
                 const NodeRecord& r = nv.r;
                 const int e = r.node;
-                const double c = pL[e] + (r.left >= 0 ? pS[e] * E[r.left] * E[r.right] : 0.0);
+                const double c = pL[e] + pS[e] * s.speciationExtinction(e, r.left, r.right, E);
                 const double v = leastRoot(pD[e], pT[e] * Ebar[e], c);
                 const double scale = maxOf(fabs(v), fabs(E[e]));
                 if (scale > 0) change = maxOf(change, fabs(v - E[e]) / scale);
@@ -532,8 +532,7 @@ GPUREC_HD void eliminateExtinctionSet(const Team& t, const SpeciesView& s, const
     forEachNode(t, s, [&](int e) {
         const double E = p.E[e];
         const double gL = u[e];
-        const double gS =
-            acc[RowS * n + e] + (s.left[e] >= 0 ? u[e] * p.E[s.left[e]] * p.E[s.right[e]] : 0.0);
+        const double gS = acc[RowS * n + e] + u[e] * s.speciationExtinction(e, s.left[e], s.right[e], p.E);
         const double gD = acc[RowD * n + e] + u[e] * E * E;
         const double gT = acc[RowT * n + e] + u[e] * E * p.Ebar[e];
         const double mean = gS * p.pS[e] + gD * p.pD[e] + gL * p.pL[e] + gT * p.pT[e];

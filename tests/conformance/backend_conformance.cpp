@@ -127,6 +127,7 @@ LoadedInput load(const ComparisonDataset& d) {
     InputPaths paths;
     paths.speciesTree = d.speciesTree;
     paths.familiesFile = d.families;
+    paths.fractionMissingFile = d.fractionMissingFile;
     LoadOptions lo;
     lo.minCoveredSpecies = d.minCoveredSpecies;
     lo.origination = parseOrigination(d.origination);

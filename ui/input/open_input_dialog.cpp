@@ -41,8 +41,19 @@ OpenInputDialog::OpenInputDialog(QWidget* parent) : QDialog(parent) {
     families_->setAccessibleName(tr("Families file"));
     families_->setPlaceholderText(
         tr("AleRax families file (optional when gene-tree files are listed below)"));
+    fractionMissing_ = new QLineEdit;
+    fractionMissing_->setObjectName("fractionMissingPath");
+    fractionMissing_->setAccessibleName(tr("Fraction-missing file"));
+    fractionMissing_->setPlaceholderText(tr("optional: per species leaf, the fraction of its genes missing"));
+    fractionMissing_->setToolTip(
+        tr("AleRax's --fraction-missing-file: one 'species fraction' line per leaf, for genomes sequenced in "
+           "part. The fraction enters the leaf's extinction probability."));
     auto* browseSpecies = new QPushButton(tr("Browse…"));
     auto* browseFamilies = new QPushButton(tr("Browse…"));
+    auto* browseFractionMissing = new QPushButton(tr("Browse…"));
+    browseSpecies->setAccessibleName(tr("Browse for the species tree"));
+    browseFamilies->setAccessibleName(tr("Browse for the families file"));
+    browseFractionMissing->setAccessibleName(tr("Browse for the fraction-missing file"));
     geneTrees_ = new QListWidget;
     geneTrees_->setObjectName("geneTreeList");
     geneTrees_->setSelectionMode(QAbstractItemView::ExtendedSelection);
@@ -87,6 +98,7 @@ OpenInputDialog::OpenInputDialog(QWidget* parent) : QDialog(parent) {
     form->addRow(tr("Gene-tree rooting"), rooting_);
     form->addRow(tr("Transfers go"), constraint_);
     form->addRow(tr("Families originate"), origination_);
+    form->addRow(tr("Fraction missing"), withBrowse(fractionMissing_, browseFractionMissing));
     rooting_->setAccessibleName(tr("Gene-tree rooting"));
     constraint_->setAccessibleName(tr("Transfers go"));
     origination_->setAccessibleName(tr("Families originate"));
@@ -105,6 +117,11 @@ OpenInputDialog::OpenInputDialog(QWidget* parent) : QDialog(parent) {
     connect(browseFamilies, &QPushButton::clicked, this, [this] {
         QString path = QFileDialog::getOpenFileName(this, tr("Families file"), families_->text());
         if (!path.isEmpty()) families_->setText(path);
+    });
+    connect(browseFractionMissing, &QPushButton::clicked, this, [this] {
+        QString path =
+            QFileDialog::getOpenFileName(this, tr("Fraction-missing file"), fractionMissing_->text());
+        if (!path.isEmpty()) fractionMissing_->setText(path);
     });
     connect(addFiles, &QPushButton::clicked, this, [this] {
         QStringList paths = QFileDialog::getOpenFileNames(this, tr("Gene-tree files"), {}, tr(kTreeFilter));
@@ -154,6 +171,7 @@ void OpenInputDialog::addDiscovered(const DiscoveredInput& input) {
 void OpenInputDialog::setRequest(const LoadRequest& r) {
     species_->setText(QString::fromStdString(r.paths.speciesTree));
     families_->setText(QString::fromStdString(r.paths.familiesFile));
+    fractionMissing_->setText(QString::fromStdString(r.paths.fractionMissingFile));
     geneTrees_->clear();
     QStringList trees, mappings;
     for (std::size_t i = 0; i < r.paths.geneTrees.size(); ++i) {
@@ -173,6 +191,7 @@ LoadRequest OpenInputDialog::request() const {
     LoadRequest r;
     r.paths.speciesTree = species_->text().trimmed().toStdString();
     r.paths.familiesFile = families_->text().trimmed().toStdString();
+    r.paths.fractionMissingFile = fractionMissing_->text().trimmed().toStdString();
     bool anyMapping = false;
     for (int i = 0; i < geneTrees_->count(); ++i) {
         r.paths.geneTrees.push_back(geneTrees_->item(i)->data(Qt::UserRole).toString().toStdString());

@@ -26,7 +26,7 @@ class OpenInputDialog : public QDialog {
     void addGeneTrees(const QStringList& trees, const QStringList& mappings);
     void updateOk();
 
-    QLineEdit *species_, *families_;
+    QLineEdit *species_, *families_, *fractionMissing_;
     QListWidget* geneTrees_;
     QComboBox *rooting_, *constraint_, *origination_;
     QSpinBox* minCovered_;

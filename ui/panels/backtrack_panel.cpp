@@ -44,7 +44,7 @@ StoryOutcome tellStory(std::shared_ptr<const Dataset> data, const FamilyTablesSo
     out.sample = sample;
     try {
         const std::vector<FamilyTables> t = tables(source.theta, source.settings.solver, {family});
-        const SpeciesLayout layout(data->species, data->transferConstraint);
+        const SpeciesLayout layout(*data);
         BacktrackStory story = tellSample(layout, data->families.at(family), t.at(0), source.settings.seed,
                                           sample, source.settings.halveRootBranches);
         if (!(story.reconciliation == expected))

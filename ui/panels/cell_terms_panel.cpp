@@ -55,7 +55,7 @@ CellTermsResult computeCellTerms(std::shared_ptr<const Dataset> data, const Fami
     CellTermsResult out{data, family, clade, species, std::nullopt, std::nullopt, {}};
     try {
         if (!data || species < 0 || species >= data->species.size() || !fitsDataset(theta, *data)) return out;
-        const SpeciesLayout layout(data->species, data->transferConstraint);
+        const SpeciesLayout layout(*data);
         // E does not depend on the family, except through genewise rates: the selected family's, else the
         // first.
         const int tablesFamily = family >= 0 && family < static_cast<int>(data->families.size()) ? family : 0;
@@ -209,7 +209,10 @@ void CellTermsPanel::display(const CellTermsResult& r) {
                 .arg(x.recipients.size()));
         const std::pair<QString, std::pair<double, QString>> rows[] = {
             {tr("loss"), {x.loss, "pL(e)"}},
-            {tr("speciation, both children lost"), {x.speciation, "pS(e) · E(f) E(g)"}},
+            x.leaf ? std::pair{tr("gene present but not sampled"),
+                               std::pair{x.speciation, QString("pS(e) · fm(e)")}}
+                   : std::pair{tr("speciation, both children lost"),
+                               std::pair{x.speciation, QString("pS(e) · E(f) E(g)")}},
             {tr("duplication, both copies lost"), {x.duplication, "pD(e) · E(e)²"}},
             {tr("transfer, both copies lost"), {x.transferLoss, "pT(e) · E(e) Ē(e)"}}};
         extinctionTable_->setRowCount(4);

@@ -30,6 +30,7 @@ QVariantMap toVariant(const LoadRequest& r) {
             {"familiesFile", QString::fromStdString(r.paths.familiesFile)},
             {"geneTrees", toStringList(r.paths.geneTrees)},
             {"mappings", toStringList(r.paths.geneTreeMappings)},
+            {"fractionMissingFile", QString::fromStdString(r.paths.fractionMissingFile)},
             {"rooted", r.options.rooting == GeneTreeRooting::Rooted},
             {"minCoveredSpecies", r.options.minCoveredSpecies},
             {"origination", QString::fromStdString(toString(r.options.origination))},
@@ -42,6 +43,7 @@ LoadRequest loadRequestFrom(const QVariantMap& map) {
     r.paths.familiesFile = map.value("familiesFile").toString().toStdString();
     r.paths.geneTrees = toStdVector(map.value("geneTrees").toStringList());
     r.paths.geneTreeMappings = toStdVector(map.value("mappings").toStringList());
+    r.paths.fractionMissingFile = map.value("fractionMissingFile").toString().toStdString();
     r.options.rooting = map.value("rooted").toBool() ? GeneTreeRooting::Rooted : GeneTreeRooting::Unrooted;
     r.options.minCoveredSpecies = map.value("minCoveredSpecies", 4).toInt();
     try {

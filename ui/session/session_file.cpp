@@ -208,6 +208,7 @@ std::vector<FileFingerprint> fingerprintInput(const LoadRequest& input) {
     };
     add(input.paths.speciesTree);
     add(input.paths.familiesFile);
+    add(input.paths.fractionMissingFile);
     for (const std::string& p : input.paths.geneTrees)
         add(p);
     for (const std::string& p : input.paths.geneTreeMappings)
@@ -270,6 +271,7 @@ json sessionToJson(const SessionState& s) {
               {"families_file", s.input.paths.familiesFile},
               {"gene_trees", strings(s.input.paths.geneTrees)},
               {"gene_tree_mappings", strings(s.input.paths.geneTreeMappings)},
+              {"fraction_missing_file", s.input.paths.fractionMissingFile},
               {"rooted_gene_trees", s.input.options.rooting == GeneTreeRooting::Rooted},
               {"min_covered_species", s.input.options.minCoveredSpecies},
               {"transfer_constraint", toString(s.input.constraint)},
@@ -305,6 +307,7 @@ SessionState sessionFromJson(const json& j) {
     s.input.paths.familiesFile = input.at("families_file").get<std::string>();
     s.input.paths.geneTrees = input.at("gene_trees").get<std::vector<std::string>>();
     s.input.paths.geneTreeMappings = input.at("gene_tree_mappings").get<std::vector<std::string>>();
+    s.input.paths.fractionMissingFile = input.value("fraction_missing_file", std::string()); // older: none
     s.input.options.rooting =
         input.at("rooted_gene_trees").get<bool>() ? GeneTreeRooting::Rooted : GeneTreeRooting::Unrooted;
     s.input.options.minCoveredSpecies = integerField<int>(input, "min_covered_species");
