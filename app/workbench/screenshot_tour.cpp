@@ -7,6 +7,7 @@
 #include "panels/guided_tour_panel.hpp"
 #include "panels/reconciliation_panel.hpp"
 #include "panels/run_panel.hpp"
+#include "panels/search_panel.hpp"
 #include "panels/solver_knobs_panel.hpp"
 #include "panels/species_tree_panel.hpp"
 #include "panels/step_controls.hpp"
@@ -180,6 +181,17 @@ int runScreenshotTour(WorkbenchWindow& w, const QString& folder) {
     if (!waitFor(tree, &SpeciesTreePanel::valuesShown)) return fail("no colouring by sampled transfers");
     tree->view()->fitAll();
     save(tree, "species-tree-transfers.png");
+
+    // The species-tree search from the loaded tree: finished on small data, live on large.
+    SearchPanel* search = w.searchPanel();
+    w.startSpeciesSearch();
+    waitFor(&search->run(), &SearchRun::finished, 8000);
+    settle();
+    save(w.centralWidget(), "species-search.png");
+    if (search->run().running()) {
+        search->run().stop();
+        if (!waitFor(&search->run(), &SearchRun::finished)) return fail("the search did not stop");
+    }
     w.viewTabs()->setCurrentWidget(w.livePlots());
 
     w.raiseDock("knobsDock");

@@ -51,7 +51,7 @@ std::vector<std::string> nodeNames(const SpeciesTopology& tree) {
 
 namespace {
 
-// The search ends before the next candidate once a signal has arrived.
+// The search ends before the next candidate once a signal or a stop request has arrived.
 struct SearchInterrupted {};
 
 constexpr int unlimitedDepth = std::numeric_limits<int>::max();
@@ -108,6 +108,9 @@ class Search {
 
   private:
     int familyCount() const { return static_cast<int>(scorer_.families().families.size()); }
+    bool stopping() const {
+        return interruptRequested() || (settings_.stopRequested && settings_.stopRequested());
+    }
     double ll() const { return result_.evaluation.totalLogLikelihood; }
     const std::vector<double>& perFamily() const { return result_.evaluation.logLikelihood; }
     double elapsed() const {
@@ -129,7 +132,7 @@ class Search {
     }
 
     Evaluation score(const SpeciesTopology& tree) {
-        if (interruptRequested()) throw SearchInterrupted{};
+        if (stopping()) throw SearchInterrupted{};
         return scorer_.evaluate(tree, result_.theta);
     }
 
@@ -215,7 +218,7 @@ class Search {
 
     void optimizeRates() {
         if (!settings_.optimizeRates) return;
-        if (interruptRequested()) throw SearchInterrupted{};
+        if (stopping()) throw SearchInterrupted{};
         Evaluation eval;
         OptimizationResult r = scorer_.optimizeRates(result_.best, result_.theta, settings_.rates, eval);
         const bool kept = eval.totalLogLikelihood > ll();

@@ -29,6 +29,9 @@ struct SpeciesSearchSettings {
     double minImprovement = 1e-8; // a candidate must beat the current tree by more (nats; AleRax's)
     int replicates = 1000;        // RELL replicates of the supports
     std::uint64_t seed = 123;
+    // Asked before every candidate and rate optimisation, besides SIGINT/SIGTERM: true ends the
+    // search there with the best tree so far (the workbench's Stop). Empty: signals only.
+    std::function<bool()> stopRequested;
 
     // Throws std::invalid_argument naming the setting, its value and the valid range.
     void validate() const;
@@ -71,8 +74,8 @@ struct SpeciesSearchResult {
 // Called after every trace row (a candidate, accepted or not).
 using SearchObserver = std::function<void(const SearchStep&)>;
 
-// Searches from `start` with the global or per-family rates θ. A SIGINT/SIGTERM stops it before the next
-// candidate, with the best tree so far (the result's `interrupted` set).
+// Searches from `start` with the global or per-family rates θ. A SIGINT/SIGTERM or settings.stopRequested
+// stops it before the next candidate, with the best tree so far (the result's `interrupted` set).
 SpeciesSearchResult searchSpeciesTree(CandidateScorer& scorer, const SpeciesTopology& start,
                                       const RateParameters& theta, const SpeciesSearchSettings& settings,
                                       const SearchObserver& observer = {});

@@ -8,6 +8,7 @@
 #include "panels/problems_panel.hpp"
 #include "panels/reconciliation_panel.hpp"
 #include "panels/run_panel.hpp"
+#include "panels/search_panel.hpp"
 #include "panels/solver_knobs_panel.hpp"
 #include "panels/species_tree_panel.hpp"
 #include "panels/waves_panel.hpp"
@@ -98,6 +99,8 @@ WorkbenchWindow::WorkbenchWindow(QWidget* parent) : QMainWindow(parent) {
     problems_ = new ProblemsPanel;
     reconciliations_ = new ReconciliationPanel;
     cells_ = new CellTermsPanel;
+    search_ = new SearchPanel;
+    search_->setObjectName("searchPanel");
     tour_ = new GuidedTourPanel;
     tour_->setObjectName("guidedTour");
     log_ = new QPlainTextEdit;
@@ -111,6 +114,7 @@ WorkbenchWindow::WorkbenchWindow(QWidget* parent) : QMainWindow(parent) {
     tabs_->addTab(plots_, tr("Optimisation"));
     tabs_->addTab(waves_, tr("Clade waves"));
     tabs_->addTab(reconciliations_, tr("Reconciliations"));
+    tabs_->addTab(search_, tr("Species-tree search"));
     central_ = new QSplitter(Qt::Horizontal);
     central_->addWidget(tree_);
     central_->addWidget(tabs_);
@@ -155,6 +159,7 @@ WorkbenchWindow::WorkbenchWindow(QWidget* parent) : QMainWindow(parent) {
     connectSession();
     connectReconciliations();
     connectAutosave();
+    connectSearch();
     connect(&loader_, &InputLoader::progress, this, [this](int done, int total) {
         loadProgress_->setRange(0, total);
         loadProgress_->setValue(done);

@@ -39,6 +39,7 @@ class ProblemsPanel;
 class ReconciliationPanel;
 class CellTermsPanel;
 class RunPanel;
+class SearchPanel;
 class SolverKnobsPanel;
 class SpeciesTreePanel;
 class WavesPanel;
@@ -71,6 +72,7 @@ class WorkbenchWindow : public QMainWindow {
     QTabWidget* viewTabs() const { return tabs_; }
     ReconciliationPanel* reconciliationPanel() const { return reconciliations_; }
     CellTermsPanel* cellTermsPanel() const { return cells_; }
+    SearchPanel* searchPanel() const { return search_; }
     // Edit ▸ Undo / Redo: rate resets, mode changes, optimisations, solver options, the method.
     QUndoStack* undoStack() { return &undo_; }
     QAction* undoAction() const { return undoAction_; }
@@ -118,6 +120,13 @@ class WorkbenchWindow : public QMainWindow {
     void startGuidedTour();
     GuidedTourPanel* guidedTour() const;
     const std::vector<TourExample>& tourExamples() const { return tourExamples_; }
+    // Species-tree search (the Search tab): starts it on the loaded families from their tree, at
+    // the session's global rates (the Run panel's starting rates in the other modes).
+    void startSpeciesSearch();
+    // Writes the search's best tree to `path` (Newick); false, with a Log line, when it cannot.
+    bool saveSearchedTree(const QString& path);
+    // Saves it and reloads the loaded input on it (asking first about an unsaved run).
+    bool useSearchedTree(const QString& path);
 
   signals:
     void inputLoaded(bool ok);
@@ -152,6 +161,8 @@ class WorkbenchWindow : public QMainWindow {
     void setTruth(std::shared_ptr<const RecPhyloDocument> truth, const QString& file);
     std::vector<TourStop> tourStops() const;
     void showTourStop(int stop);
+    // Species-tree search (workbench_search.cpp).
+    void connectSearch();
     // Undo (workbench_undo.cpp).
     void buildEditMenu();
     void resetRates(); // to the starting values in the chosen mode, as a command
@@ -200,6 +211,7 @@ class WorkbenchWindow : public QMainWindow {
     ReconciliationPanel* reconciliations_;
     CellTermsPanel* cells_;
     GuidedTourPanel* tour_;
+    SearchPanel* search_;
     QAction* tourAction_ = nullptr;
     QPlainTextEdit* log_;
     QTabWidget* tabs_;

@@ -1,0 +1,208 @@
+// The Search tab driven as a user drives it: families simulated on a known species tree, loaded on
+// a tree one SPR move away; the tab clicked, Start clicked; the search reported live (plot points,
+// the tree redrawn), pause and stop answered between candidates, and the best tree saved and taken
+// as the working tree. The numbers are checked against the CPU backend on fresh datasets.
+#include "colours/colour_scale.hpp"
+#include "gui_test_support.hpp"
+#include "panels/search_panel.hpp"
+#include "views/species_tree_view.hpp"
+#include "window/workbench_window.hpp"
+
+#include "sim/simulation.hpp"
+#include "species_search/candidate_scorer.hpp"
+
+#include <QPushButton>
+#include <QSignalSpy>
+#include <QTabBar>
+#include <QTabWidget>
+#include <QtTest>
+#include <filesystem>
+#include <qcustomplot.h>
+
+using namespace gpurec;
+using namespace gpurec::ui;
+
+namespace {
+
+constexpr int kSearchTimeoutMs = 120000;
+
+struct SearchData {
+    std::string folder, trueTree, startTree, families;
+};
+
+// 8 species, 30 families simulated on a birth-death tree; the start tree is one SPR from it.
+const SearchData& searchData() {
+    static const SearchData data = [] {
+        SearchData d;
+        d.folder = test::temporaryFolder("gui_search") + "/sim";
+        SimulationOptions o;
+        o.birthDeath = {8, 1.0, 0.2, 1000};
+        o.families = 30;
+        o.rates = {0.15, 0.15, 0.05};
+        o.limits.minCoveredSpecies = 4;
+        o.seed = 4;
+        const SimulationSummary s = runSimulation(o, d.folder);
+        // No guided tour: the tab under test stays in front.
+        std::filesystem::remove_all(std::filesystem::path(truthReconciliationsPath(d.folder)).parent_path());
+        d.trueTree = s.speciesTreeFile;
+        d.families = s.familiesFile;
+        const SpeciesTopology truth = SpeciesTopology::fromSpeciesTree(SpeciesTree::readFile(d.trueTree));
+        SpeciesTopology start = truth;
+        start.applySpr(0, start.sprRegrafts(0, 2).back());
+        d.startTree = d.folder + "/start.nwk";
+        test::writeFile(d.startTree, start.toSpeciesTree().toNewick(true) + "\n");
+        return d;
+    }();
+    return data;
+}
+
+LoadRequest startRequest() {
+    LoadRequest r;
+    r.paths.speciesTree = searchData().startTree;
+    r.paths.familiesFile = searchData().families;
+    return r;
+}
+
+// Total log-likelihood of the families on the tree `newick` at global `rates`, from a fresh load.
+double freshLogLikelihood(const std::string& newick, Rates rates) {
+    const std::string path = test::temporaryFolder("gui_search_fresh") + "/tree.nwk";
+    test::writeFile(path, newick + "\n");
+    LoadRequest r = startRequest();
+    r.paths.speciesTree = path;
+    auto data = loadInput(r.paths, r.constraint, r.options).dataset;
+    const RateParameters theta(RateMode::Global, data->species.size(), int(data->families.size()), rates);
+    return makeCpuBackend(data)->evaluate(theta, SolverOptions{}, false).totalLogLikelihood;
+}
+
+SpeciesTopology topologyOf(const std::string& newick) {
+    const SpeciesTree truth = SpeciesTree::readFile(searchData().trueTree);
+    return SpeciesTopology::fromSpeciesTree(SpeciesTree::fromNewick(parseNewick(newick, "test").front()),
+                                            SpeciesTopology::fromSpeciesTree(truth).leafNames());
+}
+
+bool clickSearchTab(WorkbenchWindow& w) {
+    QTabWidget* tabs = w.viewTabs();
+    const int index = tabs->indexOf(w.searchPanel());
+    if (index < 0 || tabs->tabText(index) != "Species-tree search") return false;
+    QTest::mouseClick(tabs->tabBar(), Qt::LeftButton, {}, tabs->tabBar()->tabRect(index).center());
+    return tabs->currentWidget() == w.searchPanel();
+}
+
+} // namespace
+
+class GuiSpeciesSearch : public QObject {
+    Q_OBJECT
+
+  private slots:
+    void initTestCase() { QVERIFY(std::filesystem::exists(searchData().startTree)); }
+
+    // HYBRID from one SPR away: every candidate is plotted as it is scored, the tree redrawn as
+    // moves are accepted; the search ends on a tree at least as likely as the true one (at the same
+    // rates), coloured by bootstrap support; saved and taken as the working tree, it scores as the
+    // search said.
+    void hybridSearchRunsLiveAndItsTreeBecomesTheWorkingTree() {
+        WorkbenchWindow w;
+        QVERIFY(test::showActive(w));
+        QVERIFY(test::loadInto(w, startRequest()));
+        SearchPanel* panel = w.searchPanel();
+        QVERIFY(clickSearchTab(w));
+        QCOMPARE(panel->startButton()->accessibleName(), QString("Start the species-tree search"));
+        QVERIFY(!panel->saveButton()->isEnabled());
+        QSignalSpy steps(&panel->run(), &SearchRun::stepFinished);
+        QSignalSpy finished(&panel->run(), &SearchRun::finished);
+        QVERIFY(test::click(panel->startButton()));
+        QCOMPARE(QApplication::focusWidget(), panel->pauseButton()); // not a disabled field
+        QVERIFY(!panel->startButton()->isEnabled());
+        QVERIFY(QTest::qWaitFor([&] { return !finished.isEmpty(); }, kSearchTimeoutMs));
+        const auto outcome = finished.at(0).at(0).value<SearchOutcome>();
+        QVERIFY2(outcome.error.isEmpty(), qPrintable(outcome.error));
+        QVERIFY(!outcome.stopped);
+        QCOMPARE(steps.count(), outcome.steps);
+        QVERIFY(outcome.steps > 10);
+        QCOMPARE(panel->plot()->graph(0)->dataCount(), outcome.steps);
+        QCOMPARE(panel->plot()->graph(1)->dataCount(), outcome.steps);
+        bool accepted = false;
+        for (const QList<QVariant>& s : steps)
+            accepted = accepted || (s.at(0).value<SearchStepSample>().accepted &&
+                                    s.at(0).value<SearchStepSample>().index > 0);
+        QVERIFY(accepted);
+        QVERIFY(panel->statusText().startsWith("Done: no move improves the likelihood"));
+
+        // The search's numbers are the engine's on a fresh load of its tree, and beat the truth's.
+        const std::string best = outcome.bestNewick.toStdString();
+        QVERIFY(std::abs(freshLogLikelihood(best, outcome.rates) - outcome.bestLogLikelihood) <
+                1e-9 * std::abs(outcome.bestLogLikelihood));
+        const std::string truth = SpeciesTree::readFile(searchData().trueTree).toNewick(true);
+        QVERIFY(outcome.bestLogLikelihood >= freshLogLikelihood(truth, outcome.rates) - 1e-6);
+        QVERIFY(rootedRobinsonFoulds(topologyOf(best), topologyOf(truth)) <= 2);
+        QVERIFY(outcome.bestLogLikelihood > outcome.startLogLikelihood);
+
+        // The view draws the best tree with its supports.
+        SpeciesTreeView* view = panel->treeView();
+        QVERIFY(!outcome.bootstrap.empty());
+        const SpeciesTree shown = SpeciesTree::fromNewick(parseNewick(best, "test").front());
+        const ColourScale scale(0.0, 1.0, false);
+        for (int e = 0; e < shown.size(); ++e) {
+            const auto support = outcome.bootstrap.find(QString::fromStdString(shown.name(e)));
+            QCOMPARE(support != outcome.bootstrap.end(), !shown.isLeaf(e));
+            if (support == outcome.bootstrap.end()) continue;
+            QVERIFY(support->second >= 0 && support->second <= 1);
+            QCOMPARE(view->branchColour(e), scale.colour(support->second));
+        }
+
+        QVERIFY(panel->saveButton()->isEnabled() && panel->adoptButton()->isEnabled());
+        const std::string dir = test::temporaryFolder("gui_search_out");
+        QVERIFY(w.saveSearchedTree(QString::fromStdString(dir + "/best.newick")));
+        QCOMPARE(test::fileText(dir + "/best.newick"), best + "\n");
+        QSignalSpy loaded(&w, &WorkbenchWindow::inputLoaded);
+        QVERIFY(w.useSearchedTree(QString::fromStdString(dir + "/adopted.newick")));
+        QVERIFY(QTest::qWaitFor([&] { return !loaded.isEmpty(); }, test::kGuiTimeoutMs));
+        QVERIFY(loaded.at(0).at(0).toBool());
+        QCOMPARE(w.lastRequest().paths.speciesTree, dir + "/adopted.newick");
+        const auto data = w.dataset();
+        const RateParameters theta(RateMode::Global, data->species.size(), int(data->families.size()),
+                                   outcome.rates);
+        QVERIFY(std::abs(makeCpuBackend(data)->evaluate(theta, SolverOptions{}, false).totalLogLikelihood -
+                         outcome.bestLogLikelihood) < 1e-9 * std::abs(outcome.bestLogLikelihood));
+    }
+
+    // Pause holds the search between candidates; Resume lets it go on; Stop ends it with the best
+    // tree so far, which can be saved.
+    void pauseResumeAndStopKeepTheBestTree() {
+        WorkbenchWindow w;
+        QVERIFY(test::showActive(w));
+        QVERIFY(test::loadInto(w, startRequest()));
+        SearchPanel* panel = w.searchPanel();
+        QVERIFY(clickSearchTab(w));
+        QSignalSpy steps(&panel->run(), &SearchRun::stepFinished);
+        QSignalSpy paused(&panel->run(), &SearchRun::pausedChanged);
+        QSignalSpy finished(&panel->run(), &SearchRun::finished);
+        QVERIFY(test::click(panel->startButton()));
+        QVERIFY(test::waitForCount(steps, 1));
+        QVERIFY(test::click(panel->pauseButton()));
+        QVERIFY(test::waitForCount(paused, 1));
+        QCOMPARE(paused.at(0).at(0).toBool(), true);
+        QCOMPARE(panel->pauseButton()->text(), QString("Resume"));
+        const int held = steps.count();
+        QTest::qWait(300);
+        QCOMPARE(steps.count(), held);
+        QVERIFY(finished.isEmpty());
+        QVERIFY(test::click(panel->pauseButton()));
+        QVERIFY(test::waitForCount(paused, 2));
+        QCOMPARE(paused.at(1).at(0).toBool(), false);
+        QVERIFY(test::waitForCount(steps, held + 1));
+        QVERIFY(test::click(panel->stopButton()));
+        QVERIFY(QTest::qWaitFor([&] { return !finished.isEmpty(); }, kSearchTimeoutMs));
+        const auto outcome = finished.at(0).at(0).value<SearchOutcome>();
+        QVERIFY2(outcome.error.isEmpty(), qPrintable(outcome.error));
+        QVERIFY(outcome.stopped);
+        QVERIFY(!outcome.bestNewick.isEmpty());
+        QVERIFY(panel->statusText().startsWith("Stopped after"));
+        QVERIFY(panel->startButton()->isEnabled());
+        QVERIFY(panel->saveButton()->isEnabled());
+        QVERIFY(outcome.bestLogLikelihood >= outcome.startLogLikelihood);
+    }
+};
+
+QTEST_MAIN(GuiSpeciesSearch)
+#include "test_gui_species_search.moc"

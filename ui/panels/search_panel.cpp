@@ -1,0 +1,278 @@
+#include "panels/search_panel.hpp"
+
+#include "colours/colour_scale.hpp"
+#include "io/newick.hpp"
+#include "views/species_tree_view.hpp"
+
+#include <QComboBox>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QLocale>
+#include <QPushButton>
+#include <QSpinBox>
+#include <QSplitter>
+#include <QTimer>
+#include <QVBoxLayout>
+#include <qcustomplot.h>
+
+namespace gpurec::ui {
+
+namespace {
+
+constexpr int kCandidates = 0, kCurrent = 1; // the plot's graphs
+
+QString nats(double v) {
+    return QLocale().toString(v, 'f', 2);
+}
+
+} // namespace
+
+SearchPanel::SearchPanel(QWidget* parent) : QWidget(parent) {
+    strategy_ = new QComboBox;
+    strategy_->setObjectName("searchStrategy");
+    strategy_->setAccessibleName(tr("Search moves"));
+    strategy_->addItem(tr("SPR moves and re-rooting (HYBRID)"), "HYBRID");
+    strategy_->addItem(tr("root position only (REROOT)"), "REROOT");
+    strategy_->setToolTip(tr("HYBRID: SPR rounds with a growing radius, root searches and rate "
+                             "re-optimisation until no move improves the likelihood. REROOT: only where "
+                             "the root is (AleRax's --species-tree-search)"));
+    radius_ = new QSpinBox;
+    radius_->setObjectName("searchRadius");
+    radius_->setAccessibleName(tr("Largest SPR radius"));
+    radius_->setRange(1, 10);
+    radius_->setValue(SpeciesSearchSettings{}.maxRadius);
+    radius_->setToolTip(tr("SPR rounds start at radius 1 and grow to this while no move pays"));
+    start_ = new QPushButton(tr("Start search"));
+    start_->setObjectName("startSearch");
+    start_->setAccessibleName(tr("Start the species-tree search"));
+    pause_ = new QPushButton(tr("Pause"));
+    pause_->setObjectName("pauseSearch");
+    pause_->setAccessibleName(tr("Pause or resume the species-tree search"));
+    stop_ = new QPushButton(tr("Stop"));
+    stop_->setObjectName("stopSearch");
+    stop_->setAccessibleName(tr("Stop the species-tree search, keeping the best tree"));
+    save_ = new QPushButton(tr("Save best tree…"));
+    save_->setObjectName("saveSearchedTree");
+    save_->setAccessibleName(tr("Save the best species tree as Newick"));
+    adopt_ = new QPushButton(tr("Use as working tree…"));
+    adopt_->setObjectName("adoptSearchedTree");
+    adopt_->setAccessibleName(tr("Save the best species tree and reload the families on it"));
+    status_ = new QLabel(tr("Searches the species tree that makes the families most likely, from the "
+                            "loaded tree, at the rates of the Run panel."));
+    status_->setObjectName("searchStatus");
+    status_->setWordWrap(true);
+    status_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+
+    plot_ = new QCustomPlot;
+    plot_->setObjectName("searchPlot");
+    plot_->setAccessibleName(tr("Log-likelihood of the scored candidates"));
+    plot_->setMinimumSize(160, 160);
+    plot_->xAxis->setLabel(tr("candidates scored"));
+    plot_->yAxis->setLabel(tr("total log-likelihood (nats)"));
+    plot_->addGraph()->setName(tr("candidate"));
+    plot_->graph(kCandidates)->setLineStyle(QCPGraph::lsNone);
+    plot_->graph(kCandidates)
+        ->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, QColor(150, 150, 150), 3));
+    plot_->addGraph()->setName(tr("current tree"));
+    plot_->graph(kCurrent)->setLineStyle(QCPGraph::lsStepLeft);
+    plot_->graph(kCurrent)->setPen(QPen(QColor(0, 90, 180), 2));
+    // The legend in a row of its own under the axes, where it hides no point.
+    auto* legendRow = new QCPLayoutGrid;
+    plot_->plotLayout()->addElement(1, 0, legendRow);
+    legendRow->setMargins(QMargins(0, 0, 0, 4));
+    legendRow->addElement(0, 0, plot_->legend);
+    plot_->legend->setFillOrder(QCPLegend::foColumnsFirst);
+    plot_->legend->setVisible(true);
+    plot_->plotLayout()->setRowStretchFactor(1, 0.001);
+    plot_->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
+    plot_->setToolTip(tr("Wheel: zoom · drag: pan · double-click: follow the search again"));
+    view_ = new SpeciesTreeView;
+    view_->setObjectName("searchTreeView");
+    view_->setAccessibleName(tr("Current species tree of the search"));
+
+    // Two short rows: the tab must fit beside the species tree on a small screen.
+    strategy_->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+    strategy_->setMinimumContentsLength(14);
+    auto* settingsRow = new QHBoxLayout;
+    settingsRow->addWidget(new QLabel(tr("Moves")));
+    settingsRow->addWidget(strategy_, 1);
+    settingsRow->addWidget(new QLabel(tr("Largest SPR radius")));
+    settingsRow->addWidget(radius_);
+    auto* buttonsRow = new QHBoxLayout;
+    buttonsRow->addWidget(start_);
+    buttonsRow->addWidget(pause_);
+    buttonsRow->addWidget(stop_);
+    buttonsRow->addStretch(1);
+    auto* controls = new QVBoxLayout;
+    controls->addLayout(settingsRow);
+    controls->addLayout(buttonsRow);
+    auto* results = new QHBoxLayout;
+    results->addStretch(1);
+    results->addWidget(save_);
+    results->addWidget(adopt_);
+    auto* split = new QSplitter(Qt::Horizontal);
+    split->setObjectName("searchSplit");
+    split->addWidget(plot_);
+    split->addWidget(view_);
+    split->setStretchFactor(0, 1);
+    split->setStretchFactor(1, 1);
+    split->setSizes({1000, 1000}); // half each, whatever the widgets' size hints
+    auto* layout = new QVBoxLayout(this);
+    layout->addLayout(controls);
+    layout->addWidget(status_);
+    layout->addWidget(split, 1);
+    layout->addLayout(results);
+
+    redraw_ = new QTimer(this);
+    redraw_->setSingleShot(true);
+    redraw_->setInterval(150); // accepted moves can come faster than a large tree redraws
+    connect(redraw_, &QTimer::timeout, this, [this] {
+        if (!pendingNewick_.isEmpty()) showTree(std::exchange(pendingNewick_, QString()));
+        replot();
+    });
+    connect(start_, &QPushButton::clicked, this, &SearchPanel::startRequested);
+    connect(pause_, &QPushButton::clicked, this, [this] {
+        if (run_.paused())
+            run_.resume();
+        else
+            run_.pause();
+    });
+    connect(stop_, &QPushButton::clicked, this, [this] { run_.stop(); });
+    connect(save_, &QPushButton::clicked, this, [this] { emit saveRequested(best_.bestNewick); });
+    connect(adopt_, &QPushButton::clicked, this, [this] { emit adoptRequested(best_.bestNewick); });
+    connect(plot_, &QCustomPlot::mousePress, this, [this] { userView_ = true; });
+    connect(plot_, &QCustomPlot::mouseWheel, this, [this] { userView_ = true; });
+    connect(plot_, &QCustomPlot::mouseDoubleClick, this, [this] {
+        userView_ = false;
+        replot();
+    });
+    connect(&run_, &SearchRun::started, this, [this] {
+        steps_ = 0;
+        best_ = {};
+        userView_ = false;
+        for (int g : {kCandidates, kCurrent})
+            plot_->graph(g)->data()->clear();
+        status_->setText(tr("Scoring the loaded tree…"));
+        updateButtons();
+    });
+    connect(&run_, &SearchRun::stepFinished, this, &SearchPanel::onStep);
+    connect(&run_, &SearchRun::pausedChanged, this, [this](bool paused) {
+        pause_->setText(paused ? tr("Resume") : tr("Pause"));
+        if (paused) status_->setText(tr("Paused after %1 candidates. %2").arg(steps_).arg(status_->text()));
+        updateButtons();
+    });
+    connect(&run_, &SearchRun::finished, this, &SearchPanel::onFinished);
+    updateButtons();
+}
+
+SearchPanel::~SearchPanel() {
+    view_->setTree(nullptr); // before the tree it draws goes
+}
+
+void SearchPanel::setDataAvailable(bool available) {
+    dataAvailable_ = available;
+    updateButtons();
+}
+
+SpeciesSearchSettings SearchPanel::settings() const {
+    SpeciesSearchSettings s;
+    s.strategy = parseSearchStrategy(strategy_->currentData().toString().toStdString());
+    s.maxRadius = radius_->value();
+    return s;
+}
+
+void SearchPanel::start(std::shared_ptr<const Dataset> data, const QString& device, const BatchLimits& limits,
+                        const SolverOptions& options, Rates rates) {
+    if (data) showTree(QString::fromStdString(data->species.toNewick(true)));
+    run_.start(std::move(data), device, limits, options, rates, settings());
+}
+
+QString SearchPanel::statusText() const {
+    return status_->text();
+}
+
+void SearchPanel::onStep(const SearchStepSample& step) {
+    ++steps_;
+    if (step.index == 0) startLogLikelihood_ = step.logLikelihood;
+    plot_->graph(kCandidates)->addData(step.index, step.logLikelihood);
+    plot_->graph(kCurrent)->addData(step.index, step.bestLogLikelihood);
+    if (!step.bestNewick.isEmpty() && step.index > 0) pendingNewick_ = step.bestNewick;
+    status_->setText(tr("Candidate %1 (%2): log-likelihood %3 · current tree %4 (start %5) · %6 s")
+                         .arg(step.index)
+                         .arg(step.move, nats(step.logLikelihood), nats(step.bestLogLikelihood),
+                              nats(startLogLikelihood_), QLocale().toString(step.seconds, 'f', 1)));
+    if (!redraw_->isActive()) redraw_->start();
+}
+
+void SearchPanel::onFinished(const SearchOutcome& outcome) {
+    redraw_->stop();
+    pendingNewick_.clear();
+    pause_->setText(tr("Pause"));
+    if (!outcome.error.isEmpty()) {
+        status_->setText(tr("The search failed: %1").arg(outcome.error));
+        updateButtons();
+        return;
+    }
+    best_ = outcome;
+    showTree(outcome.bestNewick);
+    replot();
+    QString text =
+        tr("%1 after %2 candidates (%3 evaluations) in %4 s: log-likelihood %5, start %6 "
+           "(D %7, L %8, T %9).")
+            .arg(outcome.stopped ? tr("Stopped") : tr("Done: no move improves the likelihood"))
+            .arg(outcome.steps)
+            .arg(outcome.evaluations)
+            .arg(QLocale().toString(outcome.seconds, 'f', 1), nats(outcome.bestLogLikelihood),
+                 nats(outcome.startLogLikelihood), QString::number(outcome.rates.d, 'g', 4),
+                 QString::number(outcome.rates.l, 'g', 4), QString::number(outcome.rates.t, 'g', 4));
+    if (!outcome.bootstrap.empty())
+        text += tr(" Branches coloured by bootstrap support (%1 RELL replicates over the families).")
+                    .arg(outcome.replicates);
+    status_->setText(text);
+    if (shown_ && !outcome.bootstrap.empty()) {
+        std::vector<double> values(shown_->size(), std::nan(""));
+        QStringList tips;
+        for (int e = 0; e < shown_->size(); ++e) {
+            const QString name = QString::fromStdString(shown_->name(e));
+            auto it = outcome.bootstrap.find(name);
+            if (it != outcome.bootstrap.end()) values[e] = it->second;
+            tips << (it != outcome.bootstrap.end()
+                         ? tr("%1: bootstrap support %2 %").arg(name).arg(std::round(100 * it->second))
+                         : name);
+        }
+        view_->setValues(values, ColourScale(0.0, 1.0, false), tr("bootstrap support"));
+        view_->setToolTips(tips);
+    }
+    updateButtons();
+}
+
+void SearchPanel::showTree(const QString& newick) {
+    auto tree = std::make_unique<SpeciesTree>(
+        SpeciesTree::fromNewick(parseNewick(newick.toStdString(), "search").front()));
+    view_->setTree(tree.get());
+    shown_ = std::move(tree);
+    if (!view_->userZoomed()) view_->fitAll();
+}
+
+void SearchPanel::replot() {
+    if (!userView_) {
+        plot_->rescaleAxes();
+        plot_->yAxis->scaleRange(1.1); // the current tree's line off the frame
+    }
+    plot_->replot(QCustomPlot::rpQueuedReplot);
+}
+
+void SearchPanel::updateButtons() {
+    const bool running = run_.running();
+    // Pause and Stop first: a click on Start disables it, and focus moves on to Pause.
+    pause_->setEnabled(running);
+    stop_->setEnabled(running);
+    start_->setEnabled(dataAvailable_ && !running);
+    strategy_->setEnabled(!running);
+    radius_->setEnabled(!running);
+    const bool haveBest = !running && !best_.bestNewick.isEmpty();
+    save_->setEnabled(haveBest);
+    adopt_->setEnabled(haveBest && dataAvailable_);
+}
+
+} // namespace gpurec::ui

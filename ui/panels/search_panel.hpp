@@ -1,0 +1,80 @@
+#pragma once
+// The Search tab: runs the species-tree search (HYBRID or REROOT, as `gpurec search`) on a worker
+// thread and shows it live: the total log-likelihood of every scored candidate and of the current
+// tree, and the current tree itself, redrawn as moves are accepted. After the search the tree's
+// branches are coloured by their bootstrap support; the best tree can be saved as Newick or taken
+// as the working tree (the window reloads the families on it).
+#include "worker/search_run.hpp"
+
+#include <QWidget>
+#include <memory>
+
+class QComboBox;
+class QCustomPlot;
+class QLabel;
+class QPushButton;
+class QSpinBox;
+class QTimer;
+
+namespace gpurec::ui {
+
+class SpeciesTreeView;
+
+class SearchPanel : public QWidget {
+    Q_OBJECT
+  public:
+    explicit SearchPanel(QWidget* parent = nullptr);
+    ~SearchPanel() override;
+
+    // Whether there are families to search with (Start is enabled only then).
+    void setDataAvailable(bool available);
+    // Starts the search with the panel's settings on `data` (see SearchRun::start).
+    void start(std::shared_ptr<const Dataset> data, const QString& device, const BatchLimits& limits,
+               const SolverOptions& options, Rates rates);
+    SpeciesSearchSettings settings() const;
+
+    SearchRun& run() { return run_; }
+    QPushButton* startButton() const { return start_; }
+    QPushButton* pauseButton() const { return pause_; }
+    QPushButton* stopButton() const { return stop_; }
+    QPushButton* saveButton() const { return save_; }
+    QPushButton* adoptButton() const { return adopt_; }
+    QCustomPlot* plot() const { return plot_; }
+    SpeciesTreeView* treeView() const { return view_; }
+    QString statusText() const;
+    // The best tree of the last search (empty before one has finished).
+    const QString& bestNewick() const { return best_.bestNewick; }
+    const SearchOutcome& outcome() const { return best_; }
+    int stepCount() const { return steps_; }
+
+  signals:
+    void startRequested();
+    // The user asked to save the best tree as a file, or to take it as the working tree.
+    void saveRequested(const QString& newick);
+    void adoptRequested(const QString& newick);
+
+  private:
+    void onStep(const SearchStepSample& step);
+    void onFinished(const SearchOutcome& outcome);
+    void showTree(const QString& newick);
+    void replot();
+    void updateButtons();
+
+    SearchRun run_;
+    QComboBox* strategy_;
+    QSpinBox* radius_;
+    QPushButton *start_, *pause_, *stop_, *save_, *adopt_;
+    QLabel* status_;
+    QCustomPlot* plot_;
+    SpeciesTreeView* view_;
+    QTimer* redraw_;
+    std::unique_ptr<SpeciesTree> shown_; // the tree in the view
+    QString pendingNewick_;              // the latest accepted tree, drawn at the next redraw
+    SearchOutcome best_;
+    double startLogLikelihood_ = 0.0;
+    int steps_ = 0;
+    bool dataAvailable_ = false;
+    bool userView_ = false; // the user zoomed or panned the plot: new points keep the view
+};
+
+} // namespace gpurec::ui

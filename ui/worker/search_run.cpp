@@ -1,0 +1,121 @@
+#include "worker/search_run.hpp"
+
+#include "engine/backend_factory.hpp"
+
+#include <limits>
+
+namespace gpurec::ui {
+
+namespace {
+
+// Bootstrap fraction of every internal node of `best` by its AleRax name (the root and splits the
+// search never doubted: 1).
+std::map<QString, double> bootstrapByName(const SpeciesSearchResult& r) {
+    std::map<QString, double> out;
+    if (r.bootstrap.empty() || r.replicates <= 0) return out;
+    const std::vector<Clade> clades = r.best.clades();
+    const std::vector<std::string> names = nodeNames(r.best);
+    for (int n = r.best.leafCount(); n < r.best.nodeCount(); ++n) {
+        double support = 1.0;
+        if (n != r.best.root()) {
+            auto it = r.bootstrap.find(splitAbove(r.best, clades, n));
+            if (it != r.bootstrap.end()) support = double(it->second) / r.replicates;
+        }
+        out[QString::fromStdString(names[n])] = support;
+    }
+    return out;
+}
+
+} // namespace
+
+SearchRun::SearchRun(QObject* parent) : QObject(parent) {
+    worker_.setMaxThreadCount(1);
+    qRegisterMetaType<SearchStepSample>();
+    qRegisterMetaType<SearchOutcome>();
+}
+
+SearchRun::~SearchRun() {
+    control_.requestStop();
+    control_.resume();
+    worker_.waitForDone();
+}
+
+void SearchRun::post(std::function<void()> fn) {
+    QMetaObject::invokeMethod(this, std::move(fn), Qt::QueuedConnection);
+}
+
+void SearchRun::start(std::shared_ptr<const Dataset> data, const QString& device, const BatchLimits& limits,
+                      const SolverOptions& options, Rates start, SpeciesSearchSettings settings) {
+    if (running_ || !data) return;
+    running_ = true;
+    paused_ = false;
+    control_.reset();
+    emit started();
+    worker_.start([this, data = std::move(data), device = device.toStdString(), limits, options, start,
+                   settings = std::move(settings)]() mutable {
+        SearchOutcome out;
+        double best = -std::numeric_limits<double>::infinity();
+        settings.stopRequested = [this] {
+            return !control_.checkpoint([this] { post([this] { emit pausedChanged(paused_ = true); }); },
+                                        [this] { post([this] { emit pausedChanged(paused_ = false); }); },
+                                        [] {});
+        };
+        try {
+            CandidateScorer scorer(
+                data,
+                [device, limits](const std::shared_ptr<const Dataset>& d) {
+                    return selectBackend(device, d, limits).backend;
+                },
+                options);
+            const RateParameters theta(RateMode::Global, data->species.size(),
+                                       static_cast<int>(data->families.size()), start);
+            const SpeciesSearchResult r = searchSpeciesTree(
+                scorer, scorer.loadedTopology(), theta, settings, [this, &best](const SearchStep& step) {
+                    SearchStepSample s;
+                    s.index = step.index;
+                    s.move = QString::fromStdString(step.move);
+                    s.accepted = step.accepted;
+                    s.logLikelihood = step.logLikelihood;
+                    if (step.accepted) s.bestNewick = QString::fromStdString(step.newick);
+                    if (step.accepted || step.index == 0) best = step.logLikelihood;
+                    s.bestLogLikelihood = best;
+                    s.seconds = step.seconds;
+                    post([this, s] { emit stepFinished(s); });
+                });
+            out.stopped = r.interrupted;
+            out.startNewick = QString::fromStdString(r.start.toSpeciesTree().toNewick(true));
+            out.bestNewick = QString::fromStdString(r.best.toSpeciesTree().toNewick(true));
+            out.startLogLikelihood = r.startLogLikelihood;
+            out.bestLogLikelihood = r.evaluation.totalLogLikelihood;
+            out.rates = r.theta.rates(0);
+            out.evaluations = r.evaluations;
+            out.steps = static_cast<int>(r.trace.size());
+            out.seconds = r.seconds;
+            out.bootstrap = bootstrapByName(r);
+            out.replicates = r.replicates;
+        } catch (const std::exception& e) {
+            out.error = QString::fromStdString(e.what());
+        }
+        post([this, out] {
+            running_ = false;
+            paused_ = false;
+            emit finished(out);
+        });
+    });
+}
+
+void SearchRun::pause() {
+    if (running_) control_.requestPause();
+}
+
+void SearchRun::resume() {
+    control_.resume();
+}
+
+void SearchRun::stop() {
+    if (!running_) return;
+    control_.requestStop();
+    control_.resume();
+}
+
+} // namespace gpurec::ui

@@ -1,0 +1,77 @@
+#pragma once
+// The species-tree search (core/species_search) on a worker thread of its own, for the workbench's
+// Search panel: each scored candidate is reported on the GUI thread, pause and stop take effect
+// before the next candidate, and the outcome carries the best tree, its rates and its supports.
+// The search builds a backend per candidate for the device it was given, like `gpurec search`.
+#include "engine/backend.hpp"
+#include "species_search/species_search.hpp"
+#include "worker/run_control.hpp"
+
+#include <QObject>
+#include <QString>
+#include <QThreadPool>
+#include <map>
+#include <memory>
+
+namespace gpurec::ui {
+
+struct SearchStepSample {
+    int index = 0;
+    QString move; // as in search_trace.csv: "start", "SPR a -> b (radius r)", "root above n", "rates"
+    bool accepted = false;
+    double logLikelihood = 0.0;     // of this candidate
+    double bestLogLikelihood = 0.0; // of the current tree after this step
+    double seconds = 0.0;
+    QString bestNewick; // the current tree after this step (AleRax's node names)
+};
+
+struct SearchOutcome {
+    QString error; // empty on success
+    bool stopped = false;
+    QString startNewick, bestNewick;
+    double startLogLikelihood = 0.0, bestLogLikelihood = 0.0;
+    Rates rates; // the global rates at the end
+    int evaluations = 0;
+    int steps = 0;
+    double seconds = 0.0;
+    // Support of every internal node of the best tree, by its name in bestNewick: the RELL bootstrap
+    // fraction of its split (HYBRID) and, for REROOT or HYBRID, the root positions' LLR.
+    std::map<QString, double> bootstrap;
+    int replicates = 0;
+};
+
+class SearchRun : public QObject {
+    Q_OBJECT
+  public:
+    explicit SearchRun(QObject* parent = nullptr);
+    ~SearchRun() override; // stops a running search and waits for it
+
+    // Starts a search from the families' own species tree with global rates `start`, scoring on
+    // `device`. Ignored while a search runs.
+    void start(std::shared_ptr<const Dataset> data, const QString& device, const BatchLimits& limits,
+               const SolverOptions& options, Rates start, SpeciesSearchSettings settings);
+    void pause();
+    void resume();
+    void stop();
+    bool running() const { return running_; }
+    bool paused() const { return paused_; }
+
+  signals:
+    void started();
+    void stepFinished(const gpurec::ui::SearchStepSample& step);
+    void pausedChanged(bool paused);
+    void finished(const gpurec::ui::SearchOutcome& outcome);
+
+  private:
+    void post(std::function<void()> fn);
+
+    QThreadPool worker_;
+    RunControl control_;
+    bool running_ = false;
+    bool paused_ = false;
+};
+
+} // namespace gpurec::ui
+
+Q_DECLARE_METATYPE(gpurec::ui::SearchStepSample)
+Q_DECLARE_METATYPE(gpurec::ui::SearchOutcome)
