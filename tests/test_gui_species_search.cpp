@@ -11,6 +11,8 @@
 #include "sim/simulation.hpp"
 #include "species_search/candidate_scorer.hpp"
 
+#include <QAbstractItemView>
+#include <QComboBox>
 #include <QPushButton>
 #include <QSignalSpy>
 #include <QTabBar>
@@ -149,6 +151,43 @@ class GuiSpeciesSearch : public QObject {
             QVERIFY(support->second >= 0 && support->second <= 1);
             QCOMPARE(view->branchColour(e), scale.colour(support->second));
         }
+
+        // Root positions, then the clades the start tree lacks, picked from the list with the mouse.
+        QComboBox* colouring = panel->colouringBox();
+        QCOMPARE(colouring->count(), 3);
+        auto pick = [&](SearchPanel::Colouring c) {
+            if (!test::click(colouring)) return false;
+            QAbstractItemView* list = colouring->view();
+            if (!QTest::qWaitFor([&] { return list->isVisible(); })) return false;
+            const QModelIndex item = list->model()->index(colouring->findData(int(c)), 0);
+            QTest::mouseClick(list->viewport(), Qt::LeftButton, {}, list->visualRect(item).center());
+            return QTest::qWaitFor([&] { return !list->isVisible(); }) &&
+                   colouring->currentData().toInt() == int(c);
+        };
+        QVERIFY(pick(SearchPanel::Colouring::RootLlr));
+        std::vector<double> llr(shown.size(), std::nan(""));
+        int bestRoots = 0;
+        for (int e = 0; e < shown.size(); ++e)
+            if (auto it = outcome.rootLlr.find(QString::fromStdString(shown.name(e)));
+                it != outcome.rootLlr.end()) {
+                QVERIFY(it->second <= 0);
+                bestRoots += it->second == 0;
+                llr[e] = it->second;
+            }
+        QCOMPARE(bestRoots, 2); // the best root's two child branches
+        const ColourScale llrScale = ColourScale::fit(llr, false);
+        for (int e = 0; e < shown.size(); ++e)
+            QCOMPARE(view->branchColour(e), llrScale.colour(llr[e]));
+        QVERIFY(pick(SearchPanel::Colouring::NewClades));
+        int changed = 0;
+        for (int e = 0; e < shown.size(); ++e) {
+            const auto it = outcome.newClade.find(QString::fromStdString(shown.name(e)));
+            QCOMPARE(it != outcome.newClade.end(), !shown.isLeaf(e));
+            if (it == outcome.newClade.end()) continue;
+            changed += it->second > 0;
+            QCOMPARE(view->branchColour(e), scale.colour(it->second));
+        }
+        QVERIFY(changed >= 1); // the search undid the start tree's SPR
 
         QVERIFY(panel->saveButton()->isEnabled() && panel->adoptButton()->isEnabled());
         const std::string dir = test::temporaryFolder("gui_search_out");

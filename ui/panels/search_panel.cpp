@@ -106,7 +106,13 @@ SearchPanel::SearchPanel(QWidget* parent) : QWidget(parent) {
     auto* controls = new QVBoxLayout;
     controls->addLayout(settingsRow);
     controls->addLayout(buttonsRow);
+    colourBy_ = new QComboBox;
+    colourBy_->setObjectName("searchColouring");
+    colourBy_->setAccessibleName(tr("Colour the best tree's branches by"));
+    colourBy_->setSizeAdjustPolicy(QComboBox::AdjustToContents);
     auto* results = new QHBoxLayout;
+    results->addWidget(new QLabel(tr("Colour by")));
+    results->addWidget(colourBy_, 1);
     results->addStretch(1);
     results->addWidget(save_);
     results->addWidget(adopt_);
@@ -140,6 +146,7 @@ SearchPanel::SearchPanel(QWidget* parent) : QWidget(parent) {
     connect(stop_, &QPushButton::clicked, this, [this] { run_.stop(); });
     connect(save_, &QPushButton::clicked, this, [this] { emit saveRequested(best_.bestNewick); });
     connect(adopt_, &QPushButton::clicked, this, [this] { emit adoptRequested(best_.bestNewick); });
+    connect(colourBy_, &QComboBox::currentIndexChanged, this, [this] { applyColouring(); });
     connect(plot_, &QCustomPlot::mousePress, this, [this] { userView_ = true; });
     connect(plot_, &QCustomPlot::mouseWheel, this, [this] { userView_ = true; });
     connect(plot_, &QCustomPlot::mouseDoubleClick, this, [this] {
@@ -153,6 +160,8 @@ SearchPanel::SearchPanel(QWidget* parent) : QWidget(parent) {
         for (int g : {kCandidates, kCurrent})
             plot_->graph(g)->data()->clear();
         status_->setText(tr("Scoring the loaded tree…"));
+        const QSignalBlocker block(colourBy_);
+        colourBy_->clear();
         updateButtons();
     });
     connect(&run_, &SearchRun::stepFinished, this, &SearchPanel::onStep);
@@ -225,25 +234,55 @@ void SearchPanel::onFinished(const SearchOutcome& outcome) {
             .arg(QLocale().toString(outcome.seconds, 'f', 1), nats(outcome.bestLogLikelihood),
                  nats(outcome.startLogLikelihood), QString::number(outcome.rates.d, 'g', 4),
                  QString::number(outcome.rates.l, 'g', 4), QString::number(outcome.rates.t, 'g', 4));
-    if (!outcome.bootstrap.empty())
-        text += tr(" Branches coloured by bootstrap support (%1 RELL replicates over the families).")
-                    .arg(outcome.replicates);
     status_->setText(text);
-    if (shown_ && !outcome.bootstrap.empty()) {
-        std::vector<double> values(shown_->size(), std::nan(""));
-        QStringList tips;
-        for (int e = 0; e < shown_->size(); ++e) {
-            const QString name = QString::fromStdString(shown_->name(e));
-            auto it = outcome.bootstrap.find(name);
-            if (it != outcome.bootstrap.end()) values[e] = it->second;
-            tips << (it != outcome.bootstrap.end()
-                         ? tr("%1: bootstrap support %2 %").arg(name).arg(std::round(100 * it->second))
-                         : name);
-        }
-        view_->setValues(values, ColourScale(0.0, 1.0, false), tr("bootstrap support"));
-        view_->setToolTips(tips);
+    {
+        const QSignalBlocker block(colourBy_);
+        colourBy_->clear();
+        if (!outcome.bootstrap.empty())
+            colourBy_->addItem(tr("bootstrap support"), int(Colouring::Bootstrap));
+        if (!outcome.rootLlr.empty()) colourBy_->addItem(tr("root position (LLR)"), int(Colouring::RootLlr));
+        colourBy_->addItem(tr("clades not in the start tree"), int(Colouring::NewClades));
     }
+    applyColouring();
     updateButtons();
+}
+
+void SearchPanel::setColouring(Colouring colouring) {
+    const int index = colourBy_->findData(int(colouring));
+    if (index >= 0) colourBy_->setCurrentIndex(index);
+}
+
+void SearchPanel::applyColouring() {
+    if (!shown_ || best_.bestNewick.isEmpty() || colourBy_->count() == 0) return;
+    const auto colouring = static_cast<Colouring>(colourBy_->currentData().toInt());
+    const std::map<QString, double>& byName = colouring == Colouring::Bootstrap ? best_.bootstrap
+                                              : colouring == Colouring::RootLlr ? best_.rootLlr
+                                                                                : best_.newClade;
+    std::vector<double> values(shown_->size(), std::nan(""));
+    QStringList tips;
+    for (int e = 0; e < shown_->size(); ++e) {
+        const QString name = QString::fromStdString(shown_->name(e));
+        auto it = byName.find(name);
+        if (it != byName.end()) values[e] = it->second;
+        if (it == byName.end())
+            tips << name;
+        else if (colouring == Colouring::Bootstrap)
+            tips << tr("%1: bootstrap support %2 %").arg(name).arg(std::round(100 * it->second));
+        else if (colouring == Colouring::RootLlr)
+            tips << tr("%1: the root on this branch is %2 nats less likely than the best root")
+                        .arg(name, nats(-it->second));
+        else
+            tips << (it->second > 0 ? tr("%1: a clade the start tree does not have").arg(name)
+                                    : tr("%1: also in the start tree").arg(name));
+    }
+    if (colouring == Colouring::RootLlr)
+        view_->setValues(values, ColourScale::fit(values, false), tr("root here: log-likelihood ratio"));
+    else
+        view_->setValues(values, ColourScale(0.0, 1.0, false),
+                         colouring == Colouring::Bootstrap ? tr("bootstrap support")
+                                                           : tr("clade not in the start tree (1)"));
+    view_->setToolTips(tips);
+    if (!view_->userZoomed()) view_->fitAll(); // with its legend now: no branch under it
 }
 
 void SearchPanel::showTree(const QString& newick) {
@@ -272,6 +311,7 @@ void SearchPanel::updateButtons() {
     radius_->setEnabled(!running);
     const bool haveBest = !running && !best_.bestNewick.isEmpty();
     save_->setEnabled(haveBest);
+    colourBy_->setEnabled(haveBest && colourBy_->count() > 0);
     adopt_->setEnabled(haveBest && dataAvailable_);
 }
 

@@ -40,6 +40,10 @@ class SearchPanel : public QWidget {
     QPushButton* saveButton() const { return save_; }
     QPushButton* adoptButton() const { return adopt_; }
     QCustomPlot* plot() const { return plot_; }
+    // Colours of the best tree's branches: what the finished search measured.
+    enum class Colouring { Bootstrap, RootLlr, NewClades };
+    void setColouring(Colouring colouring);
+    QComboBox* colouringBox() const { return colourBy_; }
     SpeciesTreeView* treeView() const { return view_; }
     QString statusText() const;
     // The best tree of the last search (empty before one has finished).
@@ -57,11 +61,12 @@ class SearchPanel : public QWidget {
     void onStep(const SearchStepSample& step);
     void onFinished(const SearchOutcome& outcome);
     void showTree(const QString& newick);
+    void applyColouring();
     void replot();
     void updateButtons();
 
     SearchRun run_;
-    QComboBox* strategy_;
+    QComboBox *strategy_, *colourBy_;
     QSpinBox* radius_;
     QPushButton *start_, *pause_, *stop_, *save_, *adopt_;
     QLabel* status_;

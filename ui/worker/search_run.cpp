@@ -2,6 +2,7 @@
 
 #include "engine/backend_factory.hpp"
 
+#include <algorithm>
 #include <limits>
 
 namespace gpurec::ui {
@@ -23,6 +24,29 @@ std::map<QString, double> bootstrapByName(const SpeciesSearchResult& r) {
         }
         out[QString::fromStdString(names[n])] = support;
     }
+    return out;
+}
+
+// Root LLR on every branch the last root search evaluated, by the name of the node below it.
+std::map<QString, double> rootLlrByName(const SpeciesSearchResult& r) {
+    std::map<QString, double> out;
+    const std::vector<std::string> names = nodeNames(r.best);
+    for (int n = 0; n < r.best.nodeCount(); ++n) {
+        if (n == r.best.root()) continue;
+        const Clade split = r.best.rootSplitAbove(n);
+        for (const RootSupport& root : r.roots)
+            if (root.split == split) out[QString::fromStdString(names[n])] = root.logLikelihoodRatio;
+    }
+    return out;
+}
+
+// 1 for the internal nodes of `best` whose clade the start tree lacks, 0 for the others.
+std::map<QString, double> newCladesByName(const SpeciesSearchResult& r) {
+    std::map<QString, double> out;
+    const std::vector<Clade> start = r.start.clades(), best = r.best.clades();
+    const std::vector<std::string> names = nodeNames(r.best);
+    for (int n = r.best.leafCount(); n < r.best.nodeCount(); ++n)
+        out[QString::fromStdString(names[n])] = std::find(start.begin(), start.end(), best[n]) == start.end();
     return out;
 }
 
@@ -92,6 +116,8 @@ void SearchRun::start(std::shared_ptr<const Dataset> data, const QString& device
             out.steps = static_cast<int>(r.trace.size());
             out.seconds = r.seconds;
             out.bootstrap = bootstrapByName(r);
+            out.rootLlr = rootLlrByName(r);
+            out.newClade = newCladesByName(r);
             out.replicates = r.replicates;
         } catch (const std::exception& e) {
             out.error = QString::fromStdString(e.what());

@@ -34,9 +34,11 @@ struct SearchOutcome {
     int evaluations = 0;
     int steps = 0;
     double seconds = 0.0;
-    // Support of every internal node of the best tree, by its name in bestNewick: the RELL bootstrap
-    // fraction of its split (HYBRID) and, for REROOT or HYBRID, the root positions' LLR.
-    std::map<QString, double> bootstrap;
+    // Per node of the best tree, by its name in bestNewick: the RELL bootstrap fraction of an internal
+    // node's split (HYBRID); the log-likelihood ratio of the root on the node's branch against the
+    // best root (<= 0; the branches the last root search evaluated); 1 where the node's clade is not
+    // in the start tree, else 0 (internal nodes).
+    std::map<QString, double> bootstrap, rootLlr, newClade;
     int replicates = 0;
 };
 
