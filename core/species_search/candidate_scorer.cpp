@@ -81,4 +81,18 @@ OptimizationResult CandidateScorer::optimizeRates(const SpeciesTopology& tree, c
     return result;
 }
 
+void CandidateScorer::sampleOn(const SpeciesTopology& tree, const RateParameters& theta, std::uint64_t seed,
+                               const std::function<void(FamilySamples&&)>& consume) {
+    std::shared_ptr<const Dataset> data = datasetOn(tree);
+    std::unique_ptr<LikelihoodBackend> backend = factory_(data);
+    SamplingSettings settings;
+    settings.samples = 1;
+    settings.seed = seed;
+    settings.solver = options_;
+    std::vector<int> families(data->families.size());
+    for (std::size_t f = 0; f < families.size(); ++f)
+        families[f] = static_cast<int>(f);
+    sampleFamilies(*data, theta, families, settings, consume, backendTables(*backend, theta, settings));
+}
+
 } // namespace gpurec

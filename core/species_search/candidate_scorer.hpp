@@ -4,6 +4,7 @@
 // clade sets' contents and only re-indexes each gene's species leaf onto the candidate's postorder.
 #include "engine/backend.hpp"
 #include "optim/optimizer.hpp"
+#include "recon/sampling_run.hpp"
 #include "species_search/species_topology.hpp"
 
 #include <functional>
@@ -36,6 +37,10 @@ class CandidateScorer {
     // in `evaluation`.
     OptimizationResult optimizeRates(const SpeciesTopology& tree, const RateParameters& theta,
                                      const OptimizerSettings& settings, Evaluation& evaluation);
+    // One reconciliation per family sampled on the candidate at θ (`seed`), handed to `consume` on
+    // the sampler's threads (sampleFamilies).
+    void sampleOn(const SpeciesTopology& tree, const RateParameters& theta, std::uint64_t seed,
+                  const std::function<void(FamilySamples&&)>& consume);
     int evaluations() const { return evaluations_; }
 
   private:

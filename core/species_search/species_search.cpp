@@ -2,10 +2,13 @@
 
 #include "engine/solver_report.hpp"
 #include "run/interruption.hpp"
+#include "species_search/transfer_moves.hpp"
 
 #include <chrono>
 #include <limits>
+#include <set>
 #include <stdexcept>
+#include <tuple>
 
 namespace gpurec {
 
@@ -150,8 +153,8 @@ class Search {
             kh_.newReference(ll(), perFamily());
     }
 
-    // One SPR candidate at the current rates; true when it became the current tree.
-    bool trySpr(int prune, int regraft, int radius, const std::vector<std::string>& names) {
+    // One SPR candidate at the current rates, recorded as `move`; true when it became the current tree.
+    bool trySpr(int prune, int regraft, const std::string& move) {
         SpeciesTopology candidate = result_.best;
         candidate.applySpr(prune, regraft);
         Evaluation eval = score(candidate);
@@ -159,8 +162,7 @@ class Search {
         const std::vector<Clade> affected = destroyedSplits(splits_, splits);
         bp_.candidate(affected, eval.logLikelihood);
         const bool accepted = better(eval);
-        record("SPR " + names[prune] + " -> " + names[regraft] + " (radius " + std::to_string(radius) + ")",
-               candidate, eval, accepted);
+        record(move, candidate, eval, accepted);
         if (accepted)
             accept(candidate, std::move(eval), std::move(splits));
         else
@@ -177,12 +179,56 @@ class Search {
             if (prune == result_.best.root()) continue;
             const std::vector<std::string> names = nodeNames(result_.best);
             for (int regraft : result_.best.sprRegrafts(prune, radius))
-                if (trySpr(prune, regraft, radius, names)) {
+                if (trySpr(prune, regraft,
+                           "SPR " + names[prune] + " -> " + names[regraft] + " (radius " +
+                               std::to_string(radius) + ")")) {
                     improved = true;
                     break;
                 }
         }
         return improved;
+    }
+
+    // AleRax's transfer-guided search (species-tree-search.md 3.2): rounds of the moves that sampled
+    // transfers suggest, each on reconciliations of the tree as it is, until a round finds nothing.
+    // A move once tried with the same score is not tried again in this search.
+    bool transferSearch() {
+        bool improved = false;
+        std::set<std::tuple<int, int, double>> tried;
+        for (;;) {
+            if (stopping()) throw SearchInterrupted{};
+            const std::vector<TransferMove> moves =
+                transferMoves(scorer_, result_.best, result_.theta, settings_.seed + transferRounds_++);
+            if (!transferRound(moves, tried)) break;
+            improved = true;
+        }
+        return improved;
+    }
+
+    // Walks the moves best first, each receiver moved once; stops after 50 failures in a row once
+    // max(50, N/2) moves were looked at, or after max(15, N/4) improvements (AleRax's caps).
+    bool transferRound(const std::vector<TransferMove>& moves,
+                       std::set<std::tuple<int, int, double>>& tried) {
+        bp_.reference(splits_, perFamily());
+        const int nodes = result_.best.nodeCount();
+        const int improvementCap = std::max(15, nodes / 4), minimumTrials = std::max(50, nodes / 2);
+        int failures = 0, improvements = 0, index = 0;
+        std::vector<bool> moved(nodes, false);
+        for (const TransferMove& m : moves) {
+            ++index;
+            if (moved[m.prune] || !result_.best.canSpr(m.prune, m.regraft)) continue;
+            if (!tried.insert({m.prune, m.regraft, m.score}).second) continue;
+            const std::vector<std::string> names = nodeNames(result_.best);
+            if (trySpr(m.prune, m.regraft, "transfer SPR " + names[m.prune] + " -> " + names[m.regraft])) {
+                failures = 0;
+                ++improvements;
+                moved[m.prune] = true;
+            } else {
+                ++failures;
+            }
+            if ((index > minimumTrials && failures > 50) || improvements > improvementCap) break;
+        }
+        return improvements > 0;
     }
 
     // Root positions reached from the current root moving away from it, up to `depth` moves past
@@ -243,7 +289,7 @@ class Search {
     void hybrid() {
         rootSearch(settings_.rootDepth);
         for (;;) {
-            bool changed = false;
+            bool changed = settings_.transferMoves && transferSearch();
             for (int radius = 1; radius <= settings_.maxRadius;) {
                 if (sprRound(radius)) {
                     changed = true;
@@ -267,7 +313,8 @@ class Search {
     BranchKH kh_;
     BranchBootstrap bp_;
     RootTable roots_;
-    std::vector<Clade> splits_; // of the current tree
+    std::vector<Clade> splits_;        // of the current tree
+    std::uint64_t transferRounds_ = 0; // seeds the reconciliations of each transfer round
     SpeciesSearchResult result_;
 };
 

@@ -24,6 +24,7 @@ struct SpeciesSearchSettings {
     SearchStrategy strategy = SearchStrategy::Hybrid;
     int maxRadius = 3;            // SPR rounds at radius 1, then 2, ... up to this while none pays
     int rootDepth = 3;            // root moves past the best root in the searches between SPR rounds
+    bool transferMoves = true;    // HYBRID: transfer-guided rounds (AleRax's) before the SPR rounds
     bool optimizeRates = true;    // re-optimise the rates after every improving round
     OptimizerSettings rates;      // for those re-optimisations
     double minImprovement = 1e-8; // a candidate must beat the current tree by more (nats; AleRax's)

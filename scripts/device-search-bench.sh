@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# The species-tree search benchmark (docs/performance.md, "Species-tree search"): HYBRID searches
+# from MiniNJ on simulated families, on each device given, each stopped by SIGINT after a time
+# limit if it has not finished (the search then writes its best tree and result.json; --foreground:
+# one signal, where timeout would also signal its process group and the second one ends gpurec). Prints one
+# line per run: species, families, device, finished or stopped, steps, evaluations, seconds,
+# candidates per second, the search's log-likelihood and the true tree's at the search's rates.
+#   scripts/device-search-bench.sh SPECIES FAMILIES LIMIT_S DEVICE...   (PRESET=hogenom-like: that preset)
+# Needs the device build (scripts/device-check.sh builds it); output under $OUT or out/device.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+out=${OUT:-out/device}
+mkdir -p "$out"
+gpurec=${GPUREC:-build/device/app/gpurec}
+species=$1 families=$2 limit=$3
+shift 3
+data=/tmp/gpurec_search_${PRESET:-$species}_$families
+if [[ ! -f $data/families.txt ]]; then
+  if [[ -n ${PRESET:-} ]]; then
+    "$gpurec" simulate --preset "$PRESET" -o "$data" --overwrite >"$out/simulate_$PRESET.txt" 2>&1 || exit 1
+  else
+    "$gpurec" simulate --species "$species" --families "$families" --d 0.1 --l 0.1 --t 0.05 --seed 1 \
+      --min-covered-species 4 -o "$data" --overwrite >"$out/simulate_$species.txt" 2>&1 || exit 1
+  fi
+fi
+for device in "$@"; do
+  run=$out/search_${PRESET:-$species}_${device//:/}
+  rm -rf "$run"
+  timeout --foreground -s INT "$limit" "$gpurec" search -s MiniNJ -f "$data/families.txt" --device "$device" -p "$run" \
+    >"$run.txt" 2>&1
+  python3 - "$run/result.json" "$data" "$device" "$gpurec" "${PRESET:-$species species}" <<'PY'
+import json, subprocess, sys
+result, data, device, gpurec, label = sys.argv[1:]
+j = json.load(open(result))
+s = j["search"]
+rates = s["rates"] if "D" in s["rates"] else None
+truth = float("nan")
+if rates:
+    r = subprocess.run([gpurec, "eval", "-s", data + "/species.nwk", "-f", data + "/families.txt",
+                        "--d", repr(rates["D"]), "--l", repr(rates["L"]), "--t", repr(rates["T"]),
+                        "--device", device, "-p", result + ".truth", "--overwrite"], capture_output=True, text=True)
+    try:
+        truth = json.load(open(result + ".truth/result.json"))["total"]["ll_nats"]
+    except Exception:
+        pass
+print(f'{label}, {len(j["input_files"]["families"])} families, '
+      f'{device}: {"stopped" if s["interrupted"] else "finished"} after {s["steps"]} steps, '
+      f'{s["evaluations"]} evaluations in {s["seconds"]:.1f} s ({s["evaluations"] / max(s["seconds"], 1e-9):.1f} per s); '
+      f'LL {s["log_likelihood"]:.4f} (start {s["start_log_likelihood"]:.4f}, true tree {truth:.4f})')
+PY
+done
