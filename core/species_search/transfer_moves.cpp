@@ -13,7 +13,7 @@ std::vector<TransferMove> transferMoves(CandidateScorer& scorer, const SpeciesTo
     const int n = tree.nodeCount();
     const int F = static_cast<int>(scorer.families().families.size());
     std::vector<std::vector<int>> copies(F, std::vector<int>(n, 0)); // S, SL and leaf events
-    std::map<std::pair<int, int>, long> transfers;                    // (donor, receiver) -> T + TL
+    std::map<std::pair<int, int>, long> transfers;                   // (donor, receiver) -> T + TL
     std::mutex merge;
     scorer.sampleOn(tree, theta, seed, [&](FamilySamples&& samples) {
         std::vector<int>& own = copies[samples.family];
@@ -24,7 +24,8 @@ std::vector<TransferMove> transferMoves(CandidateScorer& scorer, const SpeciesTo
                     if (e.type == EventType::Speciation || e.type == EventType::SpeciationLoss ||
                         e.type == EventType::Leaf)
                         ++own[topologyId[e.species]];
-                    if ((e.type == EventType::Transfer || e.type == EventType::TransferLoss) && e.recipient >= 0)
+                    if ((e.type == EventType::Transfer || e.type == EventType::TransferLoss) &&
+                        e.recipient >= 0)
                         ++found[{topologyId[e.species], topologyId[e.recipient]}];
                 }
         const std::lock_guard lock(merge);
