@@ -17,6 +17,7 @@
 #include "panels/step_controls.hpp"
 #include "panels/waves_panel.hpp"
 #include "plots/live_plots.hpp"
+#include "window/eliding_label.hpp"
 #include "window/workbench_window.hpp"
 
 #include <QAbstractItemView>
@@ -497,6 +498,53 @@ class GuiWorkbench : public QObject {
         QCOMPARE(again.size(), kept);
         QVERIFY(again.findChild<QDockWidget*>("logDock")->isHidden());
         QVERIFY(again.findChild<QDockWidget*>("problemsDock")->isVisible());
+    }
+
+    // A narrow status bar shows each field in shorter words before it cuts anything, and the whole
+    // text stays in the field (screen readers, tooltip).
+    void statusFieldsShortenBeforeTheyElide() {
+        WorkbenchWindow w;
+        QVERIFY(test::showActive(w));
+        QVERIFY(loadInto(w, teachingRequest()));
+        w.runPanel()->maxIterations()->setValue(2);
+        QSignalSpy finished(&w.session(), &EngineSession::runFinished);
+        QVERIFY(test::click(w.runPanel()->optimiseButton()));
+        QVERIFY(test::waitForCount(finished, 1));
+        const double nll = finished.at(0).at(0).value<RunOutcome>().nllBits;
+        auto* dataset = w.findChild<ElidingLabel*>("statusDataset");
+        auto* run = w.findChild<ElidingLabel*>("statusIteration");
+        auto* timing = w.findChild<ElidingLabel*>("statusTiming");
+        QCOMPARE(run->text(), QString("done after 2 iterations · best NLL %1 bits").arg(nll, 0, 'f', 3));
+        for (ElidingLabel* field : {dataset, run, timing})
+            QTRY_COMPARE(field->shownText(), field->text());
+
+        // Each field given the width of its compact words draws exactly those.
+        const QString compactRun = QString("done · %1 bits").arg(nll, 0, 'f', 3);
+        const QString compactData = QString("%1 species · %2 families")
+                                        .arg(w.dataset()->species.leafCount())
+                                        .arg(w.dataset()->families.size());
+        const QString compactTiming = timing->text().replace(" s / evaluation", " s/eval.");
+        const std::pair<ElidingLabel*, QString> compact[] = {
+            {dataset, compactData}, {run, compactRun}, {timing, compactTiming}};
+        for (const auto& [field, words] : compact) {
+            const QString whole = field->text();
+            const QMargins m = field->contentsMargins();
+            field->resize(field->fontMetrics().horizontalAdvance(words) + m.left() + m.right() + 1,
+                          field->height());
+            QCOMPARE(field->shownText(), words);
+            QVERIFY(field->isElided());
+            QCOMPARE(field->text(), whole);
+            // Narrower still: the compact words are elided, never the long ones.
+            field->resize(field->width() / 2, field->height());
+            QVERIFY2(field->shownText().endsWith(QChar(0x2026)) &&
+                         words.startsWith(field->shownText().chopped(1)),
+                     qPrintable(field->shownText()));
+        }
+        // A text set without a compact form forgets the old one.
+        dataset->setText("no data loaded");
+        dataset->resize(dataset->fontMetrics().horizontalAdvance("no data") + 12, dataset->height());
+        QVERIFY(dataset->shownText().endsWith(QChar(0x2026)) &&
+                QString("no data loaded").startsWith(dataset->shownText().chopped(1)));
     }
 
     void quittingOrLoadingAsksBeforeAnUnsavedRunIsLost() {

@@ -64,7 +64,7 @@ QDockWidget* addDock(QMainWindow* window, const QString& title, const QString& n
     return dock;
 }
 
-QLabel* statusField(const QString& name, const QString& tip) {
+ElidingLabel* statusField(const QString& name, const QString& tip) {
     auto* label = new ElidingLabel;
     label->setObjectName(name);
     label->setToolTip(tip);
@@ -84,6 +84,17 @@ QString bits(double v) {
 
 QString iterations(int n) {
     return n == 1 ? QObject::tr("1 iteration") : QObject::tr("%1 iterations").arg(n);
+}
+
+// "cuda:0 NVIDIA H200 (139.8 GiB)" without its parenthesis, for a narrow status bar.
+QString deviceName(const QString& device) {
+    const qsizetype open = device.indexOf(" (");
+    return open < 0 ? QString() : device.left(open);
+}
+
+void showTiming(ElidingLabel* label, double seconds) {
+    const QString value = QString::number(seconds, 'g', 3);
+    label->setTexts(QObject::tr("%1 s / evaluation").arg(value), QObject::tr("%1 s/eval.").arg(value));
 }
 } // namespace
 
@@ -150,7 +161,7 @@ WorkbenchWindow::WorkbenchWindow(QWidget* parent) : QMainWindow(parent) {
     loadProgress_->setFormat(tr("loading %v/%m families"));
     loadProgress_->hide();
     statusBar()->addWidget(loadProgress_);
-    for (QLabel* l : {datasetLabel_, iterationLabel_, timingLabel_, deviceLabel_})
+    for (ElidingLabel* l : {datasetLabel_, iterationLabel_, timingLabel_, deviceLabel_})
         statusBar()->addPermanentWidget(l);
     datasetLabel_->setText(tr("no data loaded (File ▸ Open data, or drop files here)"));
 
@@ -268,7 +279,7 @@ void WorkbenchWindow::connectPanels() {
     connect(run_, &RunPanel::pauseRequested, this, [this] {
         pauseRequested_ = true;
         session_.pause();
-        showRunStatus(tr("pausing after this iteration…"));
+        showRunStatus({tr("pausing after this iteration…"), tr("pausing…")});
         updateRunState();
     });
     connect(run_, &RunPanel::resumeRequested, this, [this] {
@@ -278,7 +289,7 @@ void WorkbenchWindow::connectPanels() {
     });
     connect(run_, &RunPanel::stopRequested, this, [this] {
         session_.stop(tr("stopped by you"));
-        showRunStatus(tr("stopping after this iteration…"));
+        showRunStatus({tr("stopping after this iteration…"), tr("stopping…")});
     });
     connect(run_, &RunPanel::resetRatesRequested, this, &WorkbenchWindow::resetRates);
     connect(run_, &RunPanel::deviceChanged, this, [this] {
@@ -345,7 +356,7 @@ void WorkbenchWindow::connectSession() {
     connect(&session_, &EngineSession::logMessage, this, &WorkbenchWindow::appendLog);
     connect(&session_, &EngineSession::modelReady, this,
             [this](const QString& device, const QString& note, const QString& plan) {
-                deviceLabel_->setText(device);
+                deviceLabel_->setTexts(device, deviceName(device));
                 if (!note.isEmpty()) appendLog(note);
                 appendLog(tr("Engine ready on %1: %2").arg(device, plan));
                 run_->showError({});
@@ -363,9 +374,10 @@ void WorkbenchWindow::connectSession() {
     connect(&session_, &EngineSession::iterationFinished, this, [this](const IterationSample& s) {
         unsavedRun_ = true;
         plots_->addSample(s);
-        runProgress_ = tr("iteration %1 · NLL %2 bits").arg(s.iteration).arg(bits(s.nllBits));
+        runProgress_ = {tr("iteration %1 · NLL %2 bits").arg(s.iteration).arg(bits(s.nllBits)),
+                        tr("it. %1 · %2 bits").arg(s.iteration).arg(bits(s.nllBits))};
         showRunStatus(runState_);
-        timingLabel_->setText(tr("%1 s / evaluation").arg(QString::number(s.stats.seconds, 'g', 3)));
+        showTiming(timingLabel_, s.stats.seconds);
         autosave();
     });
     connect(&session_, &EngineSession::pausedChanged, this, [this](bool paused) {
@@ -385,7 +397,7 @@ void WorkbenchWindow::connectSession() {
             return;
         }
         families_->model()->setLogLikelihoods(o.familyLogLikelihood);
-        timingLabel_->setText(tr("%1 s / evaluation").arg(QString::number(o.stats.seconds, 'g', 3)));
+        showTiming(timingLabel_, o.stats.seconds);
         for (const std::string& line : earlyStopWarnings(o.stats)) // the CLI's text
             appendLog(tr("Warning: %1").arg(QString::fromStdString(line)));
         if (o.kind == RunKind::Evaluation) {
@@ -395,7 +407,9 @@ void WorkbenchWindow::connectSession() {
                           .arg(-o.nllBits * std::log(2.0), 0, 'f', 4));
         } else {
             showRunStatus(
-                {}, tr("done after %1 · best NLL %2 bits").arg(iterations(o.iterations), bits(o.nllBits)));
+                {}, StatusText{
+                        tr("done after %1 · best NLL %2 bits").arg(iterations(o.iterations), bits(o.nllBits)),
+                        tr("done · %1 bits").arg(bits(o.nllBits))});
             appendLog(tr("Optimisation finished after %1: %2. Best NLL %3 bits; the best rates are kept.")
                           .arg(iterations(o.iterations))
                           .arg(o.stopReason.isEmpty() ? tr("stopped") : o.stopReason)
@@ -478,10 +492,12 @@ void WorkbenchWindow::onLoaded(const LoadOutcome& outcome) {
     const Dataset& d = *dataset_;
     setWindowTitle(tr("gpurec workbench — %1").arg(describe(outcome.request)));
     const QLocale locale;
-    datasetLabel_->setText(tr("%1 species · %2 families · %3 clades")
-                               .arg(locale.toString(d.species.leafCount()),
-                                    locale.toString(int(d.families.size())),
-                                    locale.toString(d.cladeCount())));
+    datasetLabel_->setTexts(
+        tr("%1 species · %2 families · %3 clades")
+            .arg(locale.toString(d.species.leafCount()), locale.toString(int(d.families.size())),
+                 locale.toString(d.cladeCount())),
+        tr("%1 species · %2 families")
+            .arg(locale.toString(d.species.leafCount()), locale.toString(int(d.families.size()))));
     datasetLabel_->setToolTip(
         tr("Loaded dataset: %1 species (%2 tree nodes), %3 families, %4 clades, %5 splits")
             .arg(locale.toString(d.species.leafCount()), locale.toString(d.species.size()),
@@ -596,16 +612,21 @@ void WorkbenchWindow::raiseDock(const QString& objectName) {
 
 QString WorkbenchWindow::statusText() const {
     QStringList parts;
-    for (QLabel* l : {datasetLabel_, iterationLabel_, timingLabel_, deviceLabel_})
+    for (ElidingLabel* l : {datasetLabel_, iterationLabel_, timingLabel_, deviceLabel_})
         if (!l->text().isEmpty()) parts << l->text();
     return parts.join(" | ");
 }
 
-void WorkbenchWindow::showRunStatus(const QString& state, std::optional<QString> progress) {
+void WorkbenchWindow::showRunStatus(const StatusText& state, std::optional<StatusText> progress) {
     if (progress) runProgress_ = *progress;
     runState_ = state;
-    iterationLabel_->setText(state.isEmpty() || runProgress_.isEmpty() ? runProgress_ + state
-                                                                       : runProgress_ + " · " + state);
+    auto joined = [](const QString& a, const QString& b) {
+        return a.isEmpty() || b.isEmpty() ? a + b : a + " · " + b;
+    };
+    auto shorter = [](const StatusText& t) { return t.compact.isEmpty() ? t.text : t.compact; };
+    const QString text = joined(runProgress_.text, runState_.text);
+    const QString compact = joined(shorter(runProgress_), shorter(runState_));
+    iterationLabel_->setTexts(text, compact == text ? QString() : compact);
 }
 
 void WorkbenchWindow::appendLog(const QString& text) {

@@ -38,6 +38,7 @@ class LivePlots;
 class ProblemsPanel;
 class ReconciliationPanel;
 class CellTermsPanel;
+class ElidingLabel;
 class RunPanel;
 class SearchPanel;
 class SolverKnobsPanel;
@@ -153,9 +154,14 @@ class WorkbenchWindow : public QMainWindow {
     void updateRateRow();
     void startOptimisation();
     void appendLog(const QString& text);
+    // A status-bar text and the shorter words drawn when the field is narrow (empty: the text).
+    struct StatusText {
+        StatusText(const QString& text = {}, const QString& compact = {}) : text(text), compact(compact) {}
+        QString text, compact;
+    };
     // The status bar's run field: the run's progress ("iteration 3 · NLL … bits", kept when only
     // `progress` is left out) followed by its state ("paused"), if any.
-    void showRunStatus(const QString& state = {}, std::optional<QString> progress = std::nullopt);
+    void showRunStatus(const StatusText& state = {}, std::optional<StatusText> progress = std::nullopt);
     void connectReconciliations();
     // Guided tour (workbench_tour.cpp).
     void setTruth(std::shared_ptr<const RecPhyloDocument> truth, const QString& file);
@@ -187,7 +193,7 @@ class WorkbenchWindow : public QMainWindow {
     int selectedSpecies_ = -1;
     bool pauseRequested_ = false;
     bool unsavedRun_ = false;
-    QString runProgress_, runState_;
+    StatusText runProgress_, runState_;
     std::optional<SessionState> pendingSession_; // applied once its input has loaded
     std::vector<LoadProblem> sessionProblems_;   // input files missing or changed since it was saved
     QElapsedTimer lastAutosave_;
@@ -218,7 +224,7 @@ class WorkbenchWindow : public QMainWindow {
     QSplitter* central_;
     bool shown_ = false;
     QMenu* recentMenu_ = nullptr;
-    QLabel *deviceLabel_, *datasetLabel_, *iterationLabel_, *timingLabel_;
+    ElidingLabel *deviceLabel_, *datasetLabel_, *iterationLabel_, *timingLabel_;
     struct PresenterState {
         QByteArray docks;
         QFont font;
