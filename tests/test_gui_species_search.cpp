@@ -6,6 +6,7 @@
 #include "gui_test_support.hpp"
 #include "panels/search_panel.hpp"
 #include "views/species_tree_view.hpp"
+#include "views/tanglegram_view.hpp"
 #include "window/workbench_window.hpp"
 
 #include "sim/simulation.hpp"
@@ -13,6 +14,8 @@
 
 #include <QAbstractItemView>
 #include <QComboBox>
+#include <QFileInfo>
+#include <QLabel>
 #include <QPushButton>
 #include <QSignalSpy>
 #include <QTabBar>
@@ -188,6 +191,56 @@ class GuiSpeciesSearch : public QObject {
             QCOMPARE(view->branchColour(e), scale.colour(it->second));
         }
         QVERIFY(changed >= 1); // the search undid the start tree's SPR
+
+        // Compare: the start tree and the best tree face to face, the same clades marked as by the
+        // colouring, and the distance the search's own topology code gives.
+        QTabWidget* trees = panel->treeTabs();
+        QTest::mouseClick(trees->tabBar(), Qt::LeftButton, {}, trees->tabBar()->tabRect(1).center());
+        QCOMPARE(trees->tabText(trees->currentIndex()), QString("Compare"));
+        TanglegramView* tangle = panel->tanglegram();
+        QVERIFY(tangle->isVisible() && tangle->hasTrees());
+        const SpeciesTree startTree = SpeciesTree::readFile(searchData().startTree);
+        const int fromStart = rootedRobinsonFoulds(topologyOf(startTree.toNewick(true)), topologyOf(best));
+        QCOMPARE(tangle->layout().robinsonFoulds, fromStart);
+        QCOMPARE(tangle->layout().right.unsharedCount, changed);
+        for (int e = 0; e < shown.size(); ++e) {
+            if (shown.isLeaf(e)) continue;
+            const bool unshared = outcome.newClade.at(QString::fromStdString(shown.name(e))) > 0;
+            QCOMPARE(bool(tangle->layout().right.unshared[e]), unshared);
+            QCOMPARE(tangle->branchColour(false, e) == QColor(213, 94, 0), unshared);
+        }
+        QVERIFY(panel->compareSummary()->text().startsWith(
+            QString("Robinson–Foulds distance %1: %2 of 6 clades").arg(fromStart).arg(changed)));
+        QCOMPARE(tangle->accessibleDescription(), panel->compareSummary()->text());
+        // Hovering a row names the species drawn there on that side.
+        const SpeciesTree& startShown = startTree;
+        const int firstLeaf = startShown.leaves().front();
+        const QPointF at = tangle->nodePosition(true, startShown.find(startShown.name(firstLeaf)));
+        QCOMPARE(tangle->speciesAt(at.toPoint()), QString::fromStdString(startShown.name(firstLeaf)));
+
+        // Against the true tree from its file, then a tree of other species (refused, drawing kept).
+        QVERIFY(panel->compareWithFile(QString::fromStdString(searchData().trueTree)));
+        QCOMPARE(tangle->layout().robinsonFoulds, rootedRobinsonFoulds(topologyOf(best), topologyOf(truth)));
+        QCOMPARE(panel->compareBox()->currentText(),
+                 QFileInfo(QString::fromStdString(searchData().trueTree)).fileName());
+        const std::string other = test::temporaryFolder("gui_search_other") + "/other.nwk";
+        test::writeFile(other, "((A,B),(C,D));\n");
+        const int kept = tangle->layout().robinsonFoulds;
+        QVERIFY(!panel->compareWithFile(QString::fromStdString(other)));
+        QVERIFY2(panel->compareSummary()->text().startsWith("Cannot compare with other.nwk: leaf '"),
+                 qPrintable(panel->compareSummary()->text()));
+        QCOMPARE(tangle->layout().robinsonFoulds, kept);
+        QCOMPARE(panel->compareBox()->currentIndex(), 2);
+        // Back to the start tree, picked from the list with the mouse.
+        QComboBox* compareBox = panel->compareBox();
+        QVERIFY(test::click(compareBox));
+        QAbstractItemView* list = compareBox->view();
+        QVERIFY(QTest::qWaitFor([&] { return list->isVisible(); }));
+        QTest::mouseClick(list->viewport(), Qt::LeftButton, {},
+                          list->visualRect(list->model()->index(0, 0)).center());
+        QVERIFY(QTest::qWaitFor([&] { return !list->isVisible(); }));
+        QCOMPARE(tangle->layout().robinsonFoulds, fromStart);
+        QTest::mouseClick(trees->tabBar(), Qt::LeftButton, {}, trees->tabBar()->tabRect(0).center());
 
         QVERIFY(panel->saveButton()->isEnabled() && panel->adoptButton()->isEnabled());
         const std::string dir = test::temporaryFolder("gui_search_out");

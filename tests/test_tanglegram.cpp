@@ -79,7 +79,8 @@ class Tanglegrams : public QObject {
         RandomSource rng(7);
         for (int leaves : {2, 3, 10, 70, 130}) { // 130 leaves: clade sets of three words
             std::vector<std::string> names;
-            for (int i = 0; i < leaves; ++i) names.push_back("s" + std::to_string(i));
+            for (int i = 0; i < leaves; ++i)
+                names.push_back("s" + std::to_string(i));
             for (int k = 0; k < 4; ++k) {
                 const SpeciesTree a = randomSpeciesTree(names, rng), b = randomSpeciesTree(names, rng);
                 const Tanglegram t = layoutTanglegram(a, b);

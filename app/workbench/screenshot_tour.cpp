@@ -188,6 +188,10 @@ int runScreenshotTour(WorkbenchWindow& w, const QString& folder) {
     waitFor(&search->run(), &SearchRun::finished, 8000);
     settle();
     save(w.centralWidget(), "species-search.png");
+    search->treeTabs()->setCurrentIndex(1); // Compare: the start tree and the search's, face to face
+    settle();
+    save(w.centralWidget(), "species-search-compare.png");
+    search->treeTabs()->setCurrentIndex(0);
     if (search->run().running()) {
         search->run().stop();
         if (!waitFor(&search->run(), &SearchRun::finished)) return fail("the search did not stop");

@@ -66,7 +66,8 @@ std::vector<LeafSet> leafSets(const Oriented& o) {
             sets[e][o.leafId[e] / 64] |= std::uint64_t{1} << (o.leafId[e] % 64);
             continue;
         }
-        for (std::size_t w = 0; w < words; ++w) sets[e][w] = sets[o.tree->left(e)][w] | sets[o.tree->right(e)][w];
+        for (std::size_t w = 0; w < words; ++w)
+            sets[e][w] = sets[o.tree->left(e)][w] | sets[o.tree->right(e)][w];
     }
     return sets;
 }
@@ -102,7 +103,8 @@ long long crossingCount(const std::vector<int>& leftRowOfLeaf, const std::vector
     long long inversions = 0;
     for (std::size_t width = 1; width < byLeft.size(); width *= 2) {
         for (std::size_t lo = 0; lo < byLeft.size(); lo += 2 * width) {
-            const std::size_t mid = std::min(lo + width, byLeft.size()), hi = std::min(lo + 2 * width, byLeft.size());
+            const std::size_t mid = std::min(lo + width, byLeft.size()),
+                              hi = std::min(lo + 2 * width, byLeft.size());
             std::size_t i = lo, j = mid, k = lo;
             while (i < mid && j < hi) {
                 if (byLeft[j] < byLeft[i]) {
@@ -112,8 +114,10 @@ long long crossingCount(const std::vector<int>& leftRowOfLeaf, const std::vector
                     buffer[k++] = byLeft[i++];
                 }
             }
-            while (i < mid) buffer[k++] = byLeft[i++];
-            while (j < hi) buffer[k++] = byLeft[j++];
+            while (i < mid)
+                buffer[k++] = byLeft[i++];
+            while (j < hi)
+                buffer[k++] = byLeft[j++];
         }
         byLeft.swap(buffer);
     }
@@ -124,7 +128,8 @@ Tanglegram layoutTanglegram(const SpeciesTree& left, const SpeciesTree& right) {
     Oriented a{&left, std::vector<int>(left.size(), -1), std::vector<bool>(left.size(), false)};
     Oriented b{&right, std::vector<int>(right.size(), -1), std::vector<bool>(right.size(), false)};
     int id = 0;
-    for (int e : left.leaves()) a.leafId[e] = id++;
+    for (int e : left.leaves())
+        a.leafId[e] = id++;
     for (int e : right.leaves()) {
         const int match = left.find(right.name(e));
         if (match < 0 || !left.isLeaf(match))

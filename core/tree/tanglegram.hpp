@@ -9,9 +9,9 @@
 namespace gpurec {
 
 struct TanglegramSide {
-    std::vector<double> row;       // per node: leaves at 0..n-1 top to bottom, a parent midway between its children
-    std::vector<bool> unshared;    // per node: an internal node whose clade the other tree lacks
-    std::vector<int> leafAtRow;    // row -> leaf node
+    std::vector<double> row; // per node: leaves at 0..n-1 top to bottom, a parent midway between its children
+    std::vector<bool> unshared; // per node: an internal node whose clade the other tree lacks
+    std::vector<int> leafAtRow; // row -> leaf node
     int unsharedCount = 0;
 };
 

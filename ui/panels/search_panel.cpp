@@ -3,14 +3,18 @@
 #include "colours/colour_scale.hpp"
 #include "io/newick.hpp"
 #include "views/species_tree_view.hpp"
+#include "views/tanglegram_view.hpp"
 
 #include <QComboBox>
+#include <QFileDialog>
+#include <QFileInfo>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QLocale>
 #include <QPushButton>
 #include <QSpinBox>
 #include <QSplitter>
+#include <QTabWidget>
 #include <QTimer>
 #include <QVBoxLayout>
 #include <qcustomplot.h>
@@ -118,8 +122,33 @@ SearchPanel::SearchPanel(QWidget* parent) : QWidget(parent) {
     results->addWidget(adopt_);
     auto* split = new QSplitter(Qt::Horizontal);
     split->setObjectName("searchSplit");
+    tanglegram_ = new TanglegramView;
+    compareWith_ = new QComboBox;
+    compareWith_->setObjectName("compareWith");
+    compareWith_->setAccessibleName(tr("Compare the search's tree with"));
+    compareWith_->addItem(tr("the start tree"));
+    compareWith_->addItem(tr("a tree from a file…"));
+    compareWith_->setToolTip(tr("The tree set face to face with the search's current (or best) tree"));
+    compareSummary_ = new QLabel;
+    compareSummary_->setObjectName("compareSummary");
+    compareSummary_->setWordWrap(true);
+    compareSummary_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    auto* compare = new QWidget;
+    auto* compareLayout = new QVBoxLayout(compare);
+    compareLayout->setContentsMargins(0, 0, 0, 0);
+    auto* compareRow = new QHBoxLayout;
+    compareRow->addWidget(new QLabel(tr("Compare with")));
+    compareRow->addWidget(compareWith_, 1);
+    compareLayout->addLayout(compareRow);
+    compareLayout->addWidget(tanglegram_, 1);
+    compareLayout->addWidget(compareSummary_);
+    treeTabs_ = new QTabWidget;
+    treeTabs_->setObjectName("searchTrees");
+    treeTabs_->setAccessibleName(tr("The search's tree"));
+    treeTabs_->addTab(view_, tr("Tree"));
+    treeTabs_->addTab(compare, tr("Compare"));
     split->addWidget(plot_);
-    split->addWidget(view_);
+    split->addWidget(treeTabs_);
     split->setStretchFactor(0, 1);
     split->setStretchFactor(1, 1);
     split->setSizes({1000, 1000}); // half each, whatever the widgets' size hints
@@ -147,6 +176,14 @@ SearchPanel::SearchPanel(QWidget* parent) : QWidget(parent) {
     connect(save_, &QPushButton::clicked, this, [this] { emit saveRequested(best_.bestNewick); });
     connect(adopt_, &QPushButton::clicked, this, [this] { emit adoptRequested(best_.bestNewick); });
     connect(colourBy_, &QComboBox::currentIndexChanged, this, [this] { applyColouring(); });
+    connect(compareWith_, &QComboBox::activated, this, [this](int index) {
+        if (index == 0) return compareWithStartTree();
+        const QString path =
+            QFileDialog::getOpenFileName(this, tr("Compare with a species tree"), {},
+                                         tr("Newick trees (*.nwk *.newick *.tree *.tre);;All files (*)"));
+        if (path.isEmpty() || !compareWithFile(path)) // the drawing stays: so does its choice
+            compareWith_->setCurrentIndex(comparedWith_);
+    });
     connect(plot_, &QCustomPlot::mousePress, this, [this] { userView_ = true; });
     connect(plot_, &QCustomPlot::mouseWheel, this, [this] { userView_ = true; });
     connect(plot_, &QCustomPlot::mouseDoubleClick, this, [this] {
@@ -192,7 +229,10 @@ SpeciesSearchSettings SearchPanel::settings() const {
 
 void SearchPanel::start(std::shared_ptr<const Dataset> data, const QString& device, const BatchLimits& limits,
                         const SolverOptions& options, Rates rates) {
-    if (data) showTree(QString::fromStdString(data->species.toNewick(true)));
+    if (data) {
+        startTree_ = data->species;
+        showTree(QString::fromStdString(data->species.toNewick(true)));
+    }
     run_.start(std::move(data), device, limits, options, rates, settings());
 }
 
@@ -291,6 +331,50 @@ void SearchPanel::showTree(const QString& newick) {
     view_->setTree(tree.get());
     shown_ = std::move(tree);
     if (!view_->userZoomed()) view_->fitAll();
+    updateComparison();
+}
+
+bool SearchPanel::compareWithFile(const QString& path) {
+    try {
+        SpeciesTree tree = SpeciesTree::readFile(path.toStdString());
+        if (shown_)
+            (void)layoutTanglegram(tree, *shown_); // other species: refused before it replaces anything
+        fileTree_ = std::move(tree);
+        fileTreeName_ = QFileInfo(path).fileName();
+    } catch (const std::exception& e) {
+        compareSummary_->setText(tr("Cannot compare with %1: %2").arg(QFileInfo(path).fileName(), e.what()));
+        return false;
+    }
+    if (compareWith_->count() < 3) compareWith_->addItem(QString());
+    compareWith_->setItemText(2, fileTreeName_);
+    compareWith_->setCurrentIndex(2);
+    updateComparison();
+    return true;
+}
+
+void SearchPanel::compareWithStartTree() {
+    compareWith_->setCurrentIndex(0);
+    updateComparison();
+}
+
+void SearchPanel::updateComparison() {
+    const bool withFile = compareWith_->currentIndex() == 2 && fileTree_;
+    comparedWith_ = withFile ? 2 : 0;
+    const std::optional<SpeciesTree>& other = withFile ? fileTree_ : startTree_;
+    if (!shown_ || !other) {
+        tanglegram_->clear();
+        compareSummary_->clear();
+        return;
+    }
+    const QString mine =
+        run_.running() || best_.bestNewick.isEmpty() ? tr("Search's current tree") : tr("Best tree");
+    try {
+        tanglegram_->setTrees(*other, withFile ? fileTreeName_ : tr("Start tree"), *shown_, mine);
+        compareSummary_->setText(tanglegram_->summary());
+    } catch (const std::exception& e) {
+        tanglegram_->clear();
+        compareSummary_->setText(tr("Cannot compare: %1").arg(e.what()));
+    }
 }
 
 void SearchPanel::replot() {

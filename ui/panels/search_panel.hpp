@@ -3,22 +3,26 @@
 // thread and shows it live: the total log-likelihood of every scored candidate and of the current
 // tree, and the current tree itself, redrawn as moves are accepted. After the search the tree's
 // branches are coloured by their bootstrap support; the best tree can be saved as Newick or taken
-// as the working tree (the window reloads the families on it).
+// as the working tree (the window reloads the families on it). The Compare tab sets the search's
+// tree face to face with the start tree, or with a tree read from a file (a tanglegram).
 #include "worker/search_run.hpp"
 
 #include <QWidget>
 #include <memory>
+#include <optional>
 
 class QComboBox;
 class QCustomPlot;
 class QLabel;
 class QPushButton;
 class QSpinBox;
+class QTabWidget;
 class QTimer;
 
 namespace gpurec::ui {
 
 class SpeciesTreeView;
+class TanglegramView;
 
 class SearchPanel : public QWidget {
     Q_OBJECT
@@ -45,6 +49,14 @@ class SearchPanel : public QWidget {
     void setColouring(Colouring colouring);
     QComboBox* colouringBox() const { return colourBy_; }
     SpeciesTreeView* treeView() const { return view_; }
+    QTabWidget* treeTabs() const { return treeTabs_; }
+    TanglegramView* tanglegram() const { return tanglegram_; }
+    QComboBox* compareBox() const { return compareWith_; }
+    QLabel* compareSummary() const { return compareSummary_; }
+    // Compares the search's tree with the rooted species tree in `path` (Newick) instead of the start
+    // tree. False, with the reason under the drawing, when it cannot be read or has other species.
+    bool compareWithFile(const QString& path);
+    void compareWithStartTree();
     QString statusText() const;
     // The best tree of the last search (empty before one has finished).
     const QString& bestNewick() const { return best_.bestNewick; }
@@ -63,6 +75,7 @@ class SearchPanel : public QWidget {
     void showTree(const QString& newick);
     void applyColouring();
     void replot();
+    void updateComparison();
     void updateButtons();
 
     SearchRun run_;
@@ -72,6 +85,13 @@ class SearchPanel : public QWidget {
     QLabel* status_;
     QCustomPlot* plot_;
     SpeciesTreeView* view_;
+    QTabWidget* treeTabs_;
+    TanglegramView* tanglegram_;
+    QComboBox* compareWith_;
+    QLabel* compareSummary_;
+    std::optional<SpeciesTree> startTree_, fileTree_;
+    QString fileTreeName_;
+    int comparedWith_ = 0; // the compare box's entry the drawing shows
     QTimer* redraw_;
     std::unique_ptr<SpeciesTree> shown_; // the tree in the view
     QString pendingNewick_;              // the latest accepted tree, drawn at the next redraw

@@ -72,7 +72,8 @@ TanglegramView::Geometry TanglegramView::geometry() const {
     g.labels = g.rowHeight >= metrics.height() * 0.8;
     if (g.labels) {
         double widest = 0;
-        for (int e : left_->leaves()) widest = std::max(widest, metrics.horizontalAdvance(QString::fromStdString(left_->name(e))));
+        for (int e : left_->leaves())
+            widest = std::max(widest, metrics.horizontalAdvance(QString::fromStdString(left_->name(e))));
         g.labelWidth = std::min(widest, g.rows.width() * 0.16) + 4;
     }
     const double connectors = std::max(40.0, g.rows.width() * 0.12);
@@ -98,7 +99,8 @@ QString TanglegramView::speciesAt(const QPoint& point) const {
     if (!layout_) return {};
     const Geometry g = geometry();
     if (!g.rows.contains(point)) return {};
-    const int row = std::clamp(static_cast<int>((point.y() - g.rows.top()) / g.rowHeight), 0, left_->leafCount() - 1);
+    const int row =
+        std::clamp(static_cast<int>((point.y() - g.rows.top()) / g.rowHeight), 0, left_->leafCount() - 1);
     const bool leftHalf = point.x() < g.rows.center().x();
     const int leaf = (leftHalf ? layout_->left : layout_->right).leafAtRow[row];
     return QString::fromStdString((leftHalf ? *left_ : *right_).name(leaf));
@@ -125,10 +127,11 @@ void TanglegramView::drawTree(QPainter& painter, const Geometry& g, bool leftTre
     const QFontMetricsF metrics(font());
     for (int e : t.leaves()) {
         const double y = g.y(side.row[e]);
-        const QString name = metrics.elidedText(QString::fromStdString(t.name(e)), Qt::ElideRight, g.labelWidth - 4);
-        const QRectF box = leftTree ? QRectF(g.leftTips + 4, y - g.rowHeight / 2, g.labelWidth - 4, g.rowHeight)
-                                    : QRectF(g.rightTips - g.labelWidth, y - g.rowHeight / 2, g.labelWidth - 4,
-                                             g.rowHeight);
+        const QString name =
+            metrics.elidedText(QString::fromStdString(t.name(e)), Qt::ElideRight, g.labelWidth - 4);
+        const QRectF box =
+            leftTree ? QRectF(g.leftTips + 4, y - g.rowHeight / 2, g.labelWidth - 4, g.rowHeight)
+                     : QRectF(g.rightTips - g.labelWidth, y - g.rowHeight / 2, g.labelWidth - 4, g.rowHeight);
         painter.drawText(box, Qt::AlignVCenter | (leftTree ? Qt::AlignLeft : Qt::AlignRight), name);
     }
 }
@@ -155,7 +158,8 @@ void TanglegramView::paintEvent(QPaintEvent*) {
     const double from = g.leftTips + g.labelWidth + 2, to = g.rightTips - g.labelWidth - 2;
     for (int e : left_->leaves()) {
         const int other = right_->find(left_->name(e));
-        painter.drawLine(QPointF(from, g.y(layout_->left.row[e])), QPointF(to, g.y(layout_->right.row[other])));
+        painter.drawLine(QPointF(from, g.y(layout_->left.row[e])),
+                         QPointF(to, g.y(layout_->right.row[other])));
     }
     drawTree(painter, g, true);
     drawTree(painter, g, false);

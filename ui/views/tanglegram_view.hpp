@@ -39,7 +39,7 @@ class TanglegramView : public QWidget {
 
   private:
     struct Geometry {
-        QRectF rows;                       // the band the leaf rows share
+        QRectF rows; // the band the leaf rows share
         double rowHeight = 0, leftTips = 0, rightTips = 0, treeWidth = 0, labelWidth = 0;
         bool labels = false;
         double y(double row) const { return rows.top() + (row + 0.5) * rowHeight; }
