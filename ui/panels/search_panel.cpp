@@ -366,8 +366,7 @@ void SearchPanel::updateComparison() {
         compareSummary_->clear();
         return;
     }
-    const QString mine =
-        run_.running() || best_.bestNewick.isEmpty() ? tr("Search's current tree") : tr("Best tree");
+    const QString mine = run_.running() || best_.bestNewick.isEmpty() ? tr("Current tree") : tr("Best tree");
     try {
         tanglegram_->setTrees(*other, withFile ? fileTreeName_ : tr("Start tree"), *shown_, mine);
         compareSummary_->setText(tanglegram_->summary());

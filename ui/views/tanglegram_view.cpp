@@ -50,7 +50,7 @@ QString TanglegramView::summary() const {
     if (layout_->robinsonFoulds == 0)
         return tr("Same rooted tree: all %1 clades are in both (Robinson–Foulds distance 0).").arg(internal);
     return tr("Robinson–Foulds distance %1: %2 of %3 clades of each tree are not in the other (thick, "
-              "vermillion); %4 of the lines between the trees cross.")
+              "vermillion); the lines between the trees cross %4 times.")
         .arg(layout_->robinsonFoulds)
         .arg(layout_->left.unsharedCount)
         .arg(internal)
@@ -74,9 +74,9 @@ TanglegramView::Geometry TanglegramView::geometry() const {
         double widest = 0;
         for (int e : left_->leaves())
             widest = std::max(widest, metrics.horizontalAdvance(QString::fromStdString(left_->name(e))));
-        g.labelWidth = std::min(widest, g.rows.width() * 0.16) + 4;
+        g.labelWidth = std::min(widest, g.rows.width() * 0.25) + 4; // names before branch lengths
     }
-    const double connectors = std::max(40.0, g.rows.width() * 0.12);
+    const double connectors = std::max(30.0, g.rows.width() * (g.labels ? 0.08 : 0.2)); // crossings need room
     g.treeWidth = std::max(20.0, (g.rows.width() - 2 * g.labelWidth - connectors) / 2);
     g.leftTips = g.rows.left() + g.treeWidth;
     g.rightTips = g.rows.right() - g.treeWidth;
