@@ -184,6 +184,7 @@ SearchPanel::SearchPanel(QWidget* parent) : QWidget(parent) {
         if (path.isEmpty() || !compareWithFile(path)) // the drawing stays: so does its choice
             compareWith_->setCurrentIndex(comparedWith_);
     });
+    connect(treeTabs_, &QTabWidget::currentChanged, this, [this] { updateComparison(); });
     connect(plot_, &QCustomPlot::mousePress, this, [this] { userView_ = true; });
     connect(plot_, &QCustomPlot::mouseWheel, this, [this] { userView_ = true; });
     connect(plot_, &QCustomPlot::mouseDoubleClick, this, [this] {
@@ -360,6 +361,7 @@ void SearchPanel::compareWithStartTree() {
 void SearchPanel::updateComparison() {
     const bool withFile = compareWith_->currentIndex() == 2 && fileTree_;
     comparedWith_ = withFile ? 2 : 0;
+    if (treeTabs_->currentWidget() != tanglegram_->parentWidget()) return; // laid out when shown
     const std::optional<SpeciesTree>& other = withFile ? fileTree_ : startTree_;
     if (!shown_ || !other) {
         tanglegram_->clear();
