@@ -228,10 +228,70 @@ class CliAlerax : public QObject {
                  qPrintable(refused.err));
     }
 
+    // -r UndatedDL, --no-dup, --no-dl, --no-tl reach every stage; UndatedDL's rate files have no T
+    // column, and eval reads them back to the optimised likelihood; AleRax's refusals stop the run
+    // before anything is written.
+    void modelVariantsRunEndToEnd() {
+        const std::string folder = temporaryFolder("alerax_models");
+        const std::string ds = sharedData(kData);
+        const std::string dl = folder + "/dl";
+        CliRun r = runGpurec(aleraxArgs(dl, {"-r", "UndatedDL", "-g", "3", "--threads", "1"}));
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        QCOMPARE(r.out.count("--rec-model UndatedDL"), 2); // optimize, then sample
+        const std::string params = fileText(dl + "/model_parameters/model_parameters.txt");
+        QVERIFY2(params.rfind("node D L\n", 0) == 0, params.c_str());
+        const nlohmann::json j = readJson(dl + "/result.json");
+        QCOMPARE(j.at("options").at("rec_model").get<std::string>(), std::string("UndatedDL"));
+        QVERIFY(!j.at("optimization").at("rates").contains("T"));
+        for (const char* f :
+             {"reconciliations/all/my_family_sample_2.xml", "reconciliations/totalTransfers.txt"})
+            QVERIFY2(std::filesystem::exists(dl + "/" + f), f);
+        QCOMPARE(fileText(dl + "/reconciliations/totalTransfers.txt"), std::string()); // no transfers at all
+
+        const std::string again = folder + "/eval";
+        CliRun ev =
+            runGpurec({"eval", "-f", q(ds + "/families.txt"), "-s", q(ds + "/sp.nwk"), "-r", "UndatedDL",
+                       "--rates-file", q(dl + "/model_parameters/model_parameters.txt"), "-p", q(again)});
+        QVERIFY2(ev.exitCode == 0, qPrintable(ev.err));
+        QCOMPARE(fileText(again + "/per_fam_likelihoods.txt"), fileText(dl + "/per_fam_likelihoods.txt"));
+        // The same file under UndatedDTL is refused, naming its line and what it holds.
+        CliRun dtl =
+            runGpurec({"eval", "-f", q(ds + "/families.txt"), "-s", q(ds + "/sp.nwk"), "--rates-file",
+                       q(dl + "/model_parameters/model_parameters.txt"), "-p", q(folder + "/dtl")});
+        QCOMPARE(dtl.exitCode, 2);
+        QVERIFY2(dtl.err.contains(
+                     q(dl + "/model_parameters/model_parameters.txt") +
+                     ":1:6: parameters 'D L' are UndatedDL rates; use them with --rec-model UndatedDL"),
+                 qPrintable(dtl.err));
+
+        // Each flag changes the optimum's likelihood.
+        std::map<std::string, std::string> likelihoods;
+        for (const char* flag : {"--no-dup", "--no-dl", "--no-tl"}) {
+            const std::string out = folder + "/" + std::string(flag + 2);
+            CliRun run = runGpurec(aleraxArgs(out, {flag, "-g", "0"}));
+            QVERIFY2(run.exitCode == 0, qPrintable(run.err));
+            QCOMPARE(run.out.count(flag), 1);
+            likelihoods[flag] = fileText(out + "/per_fam_likelihoods.txt");
+        }
+        QVERIFY(likelihoods["--no-dup"] != likelihoods["--no-dl"]);
+        QVERIFY(likelihoods["--no-dl"] != likelihoods["--no-tl"]);
+
+        for (const auto& [extra, message] : std::vector<std::pair<QStringList, QString>>{
+                 {{"--no-dup", "--no-tl"}, "--no-dup cannot be used with --no-tl"},
+                 {{"-r", "UndatedDL", "--no-tl"}, "--no-tl can only be used with --rec-model UndatedDTL"},
+                 {{"-r", "UndatedDL", "--transfer-constraint", "NONE"},
+                  "--transfer-constraint can only be used with --rec-model UndatedDTL"}}) {
+            const std::string out = folder + "/refused";
+            CliRun refused = runGpurec(aleraxArgs(out, extra));
+            QCOMPARE(refused.exitCode, 2);
+            QVERIFY2(refused.err.contains(message), qPrintable(refused.err));
+            QVERIFY(!std::filesystem::exists(out + "/result.json"));
+        }
+    }
+
     void unsupportedOptionsAreRefusedByName() {
         const std::string out = temporaryFolder("alerax_refused") + "/out";
         const std::vector<std::pair<QStringList, QString>> cases = {
-            {{"-r", "UndatedDL"}, "--rec-model UndatedDL"},
             {{"--origination", "OPTIMIZE"}, "--origination OPTIMIZE"},
             {{"--speciation-gamma-categories", "4"}, "--speciation-gamma-categories 4"},
             {{"--gene-tree-rooting", "MAD"}, "--gene-tree-rooting MAD"},
@@ -241,7 +301,6 @@ class CliAlerax : public QObject {
             {{"--highways"}, "--highways"},
             {{"--highway-candidates-file", "h.txt"}, "--highway-candidates-file"},
             {{"--prune-species-tree"}, "--prune-species-tree"},
-            {{"--no-tl"}, "--no-tl"},
             {{"--species-tree-search", "HYBRID", "--model-parametrization", "PER-SPECIES"},
              "--species-tree-search HYBRID with --model-parametrization PER-SPECIES"},
         };

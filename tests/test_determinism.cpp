@@ -217,8 +217,8 @@ class TestDeterminism : public QObject {
                 std::vector<FamilyTables> tables;
                 for (int f : group) {
                     if (f == 3 || f == 7) throw std::runtime_error("family " + std::to_string(f) + " failed");
-                    tables.push_back(computeFamilyTables(layout, data->families[f], theta.probabilities(f),
-                                                         settings.solver));
+                    tables.push_back(computeFamilyTables(
+                        layout, data->families[f], theta.probabilities(f, PresentRates{}), settings.solver));
                 }
                 return tables;
             };

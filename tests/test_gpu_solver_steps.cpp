@@ -135,17 +135,34 @@ Emulation emulate(const Dataset& data, const RateParameters& theta, const Solver
                setArrays[8].data(), up.data(),           upDiag.data(),       upBarInv.data(),
                down.data(),         outside.data(),      survive.data(),      eIterations.data(),
                eResidual.data(),    divergent.data()};
+    // The E equations' own loop constants where Π leaves terms out (the backend's extinctionLoopView).
+    const bool ownLoop = !s.cladeDuplicationLoss || !s.cladeTransferLoss;
+    std::vector<std::vector<double>> loopArrays(5, std::vector<double>(static_cast<std::size_t>(sets) * n));
+    std::vector<UpCoefficients> loopUp(up.size());
+    std::vector<DownCoefficients> loopDown(down.size());
+    std::vector<OutsideCoefficients> loopOutside(outside.size());
+    SetView eLoop = sv;
+    if (ownLoop) {
+        eLoop.diag = loopArrays[0].data();
+        eLoop.bar = loopArrays[1].data();
+        eLoop.denom = loopArrays[2].data();
+        eLoop.upDiag = loopArrays[3].data();
+        eLoop.upBarInv = loopArrays[4].data();
+        eLoop.up = loopUp.data();
+        eLoop.down = loopDown.data();
+        eLoop.outside = loopOutside.data();
+    }
     for (int set = 0; set < sets; ++set) {
         for (int e = 0; e < n; ++e) { // what probabilitiesKernel computes
-            const EventProbabilityRow p =
-                eventProbabilities(theta.theta().data() + 3 * rateRow(theta.mode(), set, e));
+            const EventProbabilityRow p = eventProbabilities(
+                theta.theta().data() + 3 * rateRow(theta.mode(), set, e), data.events.presentRates());
             sv.pS[set * n + e] = p.pS;
             sv.pD[set * n + e] = p.pD;
             sv.pL[set * n + e] = p.pL;
             sv.pT[set * n + e] = p.pT;
         }
         ExtinctionSettings ext{!converged, options.e_max_iter, options.e_tol, options.e_init, false};
-        solveExtinctionSet(team, s, sv, set, ext, scratch.data());
+        solveExtinctionSet(team, s, sv, eLoop, set, ext, scratch.data());
         if (divergent[set] >= 0) throw std::runtime_error("divergent self loop");
     }
 
@@ -174,11 +191,12 @@ Emulation emulate(const Dataset& data, const RateParameters& theta, const Solver
     j.splitChunks = waves.chunks.data();
     j.s = s;
     j.sv = sv;
+    j.extinctionLoop = eLoop;
     j.cv = cv;
     j.chunks = waves.view(partial.data());
     j.gradientChunks = ChunkView{h.chunkFirst.data(), h.chunkEnd.data(), plan.familyChunkBegin.data()};
-    j.fwd =
-        ForwardSettings{!converged, options.pi_iters, options.pi_tol, options.pibar_side_threshold, false};
+    j.fwd = ForwardSettings{!converged && data.events.cladeTransferLoss(), options.pi_iters, options.pi_tol,
+                            options.pibar_side_threshold, false};
     j.adj = AdjointSettings{options.bicgstab_max_iter, options.bicgstab_tol, options.pibar_side_threshold,
                             options.use_adjoint_pruning, options.adjoint_pruning_threshold};
     j.withGradient = withGradient;
@@ -213,7 +231,8 @@ Emulation emulate(const Dataset& data, const RateParameters& theta, const Solver
         ExtinctionState ext;
         ext.E.assign(sv.E, sv.E + n);
         ext.Ebar.assign(sv.Ebar, sv.Ebar + n);
-        addSharedModeGradient(SpeciesLayout(data), theta, h.familyOrigin, options, total, ext, out.gradient);
+        addSharedModeGradient(SpeciesLayout(data), theta, h.familyOrigin, options, total, ext,
+                              data.events.presentRates(), out.gradient);
     }
     for (double v : out.logLikelihood)
         out.totalLogLikelihood += v;
@@ -331,6 +350,55 @@ class GpuSolverSteps : public QObject {
         SolverOptions options;
         options.schedule = parseSchedule(schedule.toStdString());
         matchesCpu(data, randomRates(static_cast<RateMode>(mode), *data, 11), options);
+    }
+
+    // The model's variants (UndatedDL, --no-dup, --no-dl, --no-tl): the Π loop's constants lose their
+    // terms, the E adjoint keeps its own, an uncoupled clade is solved in one pass under alerax too.
+    void matchesCpuUnderEventModels_data() {
+        QTest::addColumn<int>("mode");
+        QTest::addColumn<QString>("schedule");
+        QTest::addColumn<bool>("noConstraint");
+        QTest::addColumn<int>("recModel");
+        QTest::addColumn<bool>("noDup");
+        QTest::addColumn<bool>("noDl");
+        QTest::addColumn<bool>("noTl");
+        for (RateMode m : {RateMode::Global, RateMode::Genewise}) {
+            const std::string mode = toString(m);
+            for (const char* schedule : {"converged", "alerax"}) {
+                const std::string tail = " " + mode + " " + schedule;
+                QTest::newRow(("UndatedDL" + tail).c_str())
+                    << int(m) << schedule << false << int(RecModel::UndatedDL) << false << false << false;
+                QTest::newRow(("no-dup" + tail).c_str())
+                    << int(m) << schedule << false << int(RecModel::UndatedDTL) << true << false << false;
+                QTest::newRow(("no-dl" + tail).c_str())
+                    << int(m) << schedule << false << int(RecModel::UndatedDTL) << false << true << false;
+                QTest::newRow(("no-tl" + tail).c_str())
+                    << int(m) << schedule << false << int(RecModel::UndatedDTL) << false << false << true;
+                QTest::newRow(("no-dl no-tl, no constraint" + tail).c_str())
+                    << int(m) << schedule << true << int(RecModel::UndatedDTL) << false << true << true;
+            }
+        }
+        QTest::newRow("no-tl specieswise converged") << int(RateMode::Specieswise) << "converged" << false
+                                                     << int(RecModel::UndatedDTL) << false << false << true;
+    }
+    void matchesCpuUnderEventModels() {
+        QFETCH(int, mode);
+        QFETCH(QString, schedule);
+        QFETCH(bool, noConstraint);
+        QFETCH(int, recModel);
+        QFETCH(bool, noDup);
+        QFETCH(bool, noDl);
+        QFETCH(bool, noTl);
+        InputPaths paths;
+        paths.speciesTree = sharedData("simulated_2/species.nwk");
+        paths.familiesFile = sharedData("simulated_2/families.txt");
+        LoadOptions lo;
+        lo.events = EventModel{static_cast<RecModel>(recModel), noDup, noDl, noTl};
+        LoadedInput in =
+            loadInput(paths, noConstraint ? TransferConstraint::None : TransferConstraint::Parents, lo);
+        SolverOptions options;
+        options.schedule = parseSchedule(schedule.toStdString());
+        matchesCpu(in.dataset, randomRates(static_cast<RateMode>(mode), *in.dataset, 13), options);
     }
 
     // The direct self-loop solve adds only non-negative terms: no loss of accuracy at rates where

@@ -794,7 +794,7 @@ class GuiWorkbench : public QObject {
 
         // The colours are log10 Π(clade, ·) from the engine's own solver at the current rates.
         SpeciesLayout layout(d);
-        EventProbabilities p = w.session().parameters().probabilities(family);
+        EventProbabilities p = w.session().parameters().probabilities(family, PresentRates{});
         ExtinctionState ext = solveExtinction(layout, p, SolverOptions{});
         CladeTables tables = solveClades(layout, d.families[family], p, ext, SolverOptions{});
         const std::vector<double>& shownValues = w.speciesTreePanel()->shownValues().values;
@@ -849,7 +849,7 @@ class GuiWorkbench : public QObject {
         QVERIFY(speciation);
 
         SpeciesLayout layout(d);
-        EventProbabilities p = w.session().parameters().probabilities(family);
+        EventProbabilities p = w.session().parameters().probabilities(family, PresentRates{});
         ExtinctionState ext = solveExtinction(layout, p, SolverOptions{});
         CladeTables tables = solveClades(layout, d.families[family], p, ext, SolverOptions{});
         QVERIFY(std::abs(cell.sumScaled() * std::ldexp(1.0, cell.scale - tables.scale[clade]) /

@@ -468,7 +468,7 @@ class Optimizer : public QObject {
         refused("D L T O\n0.3 0.2 0.5 1\n",
                 ":1:1: parameters 'D L T O' are not supported; gpurec reads 'D L T' (UndatedDTL rates)");
         refused("D L T\n", ":1: no rates after the 'D L T' line");
-        refused("\n", ": no rates (expected a 'D L T' line and a line of three rates)");
+        refused("\n", ": no rates (expected a 'D L T' line and a line of rates)");
         // gpurec's older layout (the family's rates on every species node) is still read...
         std::string older = "# node D L T\n";
         for (int e = 0; e < data->species.size(); ++e)

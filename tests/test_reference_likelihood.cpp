@@ -41,7 +41,7 @@ class ReferenceLikelihood : public QObject {
         options.schedule = schedule == "converged" ? Schedule::Converged : Schedule::AleRax;
         Rates r{ref["rates"]["D"], ref["rates"]["L"], ref["rates"]["T"]};
         RateParameters theta(RateMode::Global, data.species.size(), 1, r);
-        EventProbabilities p = theta.probabilities(0);
+        EventProbabilities p = theta.probabilities(0, PresentRates{});
         QVERIFY(relativeError(p.pS[0], res["probabilities"]["S"]) < 1e-15);
         SpeciesLayout layout(data.species, TransferConstraint::Parents);
         ExtinctionState ext = solveExtinction(layout, p, options);

@@ -273,7 +273,8 @@ class Sampler : public QObject {
         Rates rates{ref["rates"]["D"], ref["rates"]["L"], ref["rates"]["T"]};
         RateParameters theta(RateMode::Global, data.species.size(), 1, rates);
         SpeciesLayout layout(data.species, TransferConstraint::Parents);
-        FamilyTables tables = computeFamilyTables(layout, fam, theta.probabilities(0), SolverOptions{});
+        FamilyTables tables =
+            computeFamilyTables(layout, fam, theta.probabilities(0, PresentRates{}), SolverOptions{});
         ReconciliationSampler sampler(layout, fam, tables);
 
         const int N = 200000;
@@ -325,7 +326,8 @@ class Sampler : public QObject {
         const GeneFamily& fam = data.families[0];
         RateParameters theta(RateMode::Global, data.species.size(), 1, {0.1, 0.2, 0.15});
         SpeciesLayout layout(data.species, TransferConstraint::Parents);
-        FamilyTables tables = computeFamilyTables(layout, fam, theta.probabilities(0), SolverOptions{});
+        FamilyTables tables =
+            computeFamilyTables(layout, fam, theta.probabilities(0, PresentRates{}), SolverOptions{});
         ReconciliationSampler sampler(layout, fam, tables);
         ExpectedCounts expected = expectedEventCounts(data.species, fam, tables);
         QVERIFY(std::abs(expected.Leaf - fam.clades.geneCount()) < 1e-9);
@@ -412,8 +414,8 @@ class Sampler : public QObject {
                 std::vector<FamilyTables> tables;
                 for (int f : group) {
                     ++calls;
-                    tables.push_back(computeFamilyTables(layout, data.families[f], theta.probabilities(f),
-                                                         SolverOptions{}));
+                    tables.push_back(computeFamilyTables(
+                        layout, data.families[f], theta.probabilities(f, PresentRates{}), SolverOptions{}));
                 }
                 return tables;
             });
@@ -466,7 +468,8 @@ class Sampler : public QObject {
         GeneFamily fam = prepareFamily(sp, input, GeneTreeRooting::Rooted);
         RateParameters theta(RateMode::Global, sp.size(), 1, {0.2, 0.1, 0.1});
         SpeciesLayout layout(sp, TransferConstraint::Parents);
-        FamilyTables tables = computeFamilyTables(layout, fam, theta.probabilities(0), SolverOptions{});
+        FamilyTables tables =
+            computeFamilyTables(layout, fam, theta.probabilities(0, PresentRates{}), SolverOptions{});
         ReconciliationSampler sampler(layout, fam, tables, false);
         std::mt19937_64 rng = familyGenerator(1, "g");
         for (int k = 0; k < 3; ++k) {

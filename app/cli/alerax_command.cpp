@@ -58,7 +58,6 @@ void refuseUnsupported(const CLI::App& app, const AleraxOptions& o) {
         throw std::invalid_argument(what + " is not supported by gpurec yet (docs/alerax.md lists what "
                                            "gpurec alerax runs)");
     };
-    if (o.recModel != "UndatedDTL") refuse("--rec-model " + o.recModel);
     if (o.origination == "OPTIMIZE") refuse("--origination OPTIMIZE");
     if (o.gammaCategories != 1) refuse("--speciation-gamma-categories " + std::to_string(o.gammaCategories));
     if (o.rooting == "MAD") refuse("--gene-tree-rooting MAD");
@@ -72,10 +71,7 @@ void refuseUnsupported(const CLI::App& app, const AleraxOptions& o) {
         refuse("-s " + o.speciesTree + " with --model-parametrization PER-SPECIES");
     if (o.rateOptimizer != "LBFGSB") refuse("--rate-optimizer " + o.rateOptimizer);
     const std::pair<const char*, bool> flags[] = {{"--highways", o.highways},
-                                                  {"--prune-species-tree", o.pruneSpeciesTree},
-                                                  {"--no-dup", o.noDup},
-                                                  {"--no-dl", o.noDl},
-                                                  {"--no-tl", o.noTl}};
+                                                  {"--prune-species-tree", o.pruneSpeciesTree}};
     for (const auto& [name, given] : flags)
         if (given) refuse(name);
     if (app.count("--highway-candidates-file") > 0) refuse("--highway-candidates-file");
@@ -98,9 +94,12 @@ void runStage(const std::vector<std::string>& args) {
 std::vector<std::string> inputArguments(const AleraxOptions& o, bool withSpeciesTree) {
     std::vector<std::string> a = {"-f", o.families};
     if (withSpeciesTree) a.insert(a.end(), {"-s", o.speciesTree});
-    a.insert(a.end(),
-             {"--transfer-constraint", o.transferConstraint, "--gene-tree-rooting", o.rooting,
-              "--origination", o.origination, "--min-covered-species", std::to_string(o.minCoveredSpecies)});
+    a.insert(a.end(), {"--transfer-constraint", o.transferConstraint, "--gene-tree-rooting", o.rooting,
+                       "--origination", o.origination, "--rec-model", o.recModel, "--min-covered-species",
+                       std::to_string(o.minCoveredSpecies)});
+    for (const auto& [flag, given] :
+         {std::pair{"--no-dup", o.noDup}, {"--no-dl", o.noDl}, {"--no-tl", o.noTl}})
+        if (given) a.emplace_back(flag);
     if (o.ccpSampleFrequency != 1)
         a.insert(a.end(), {"--ccp-sample-frequency", std::to_string(o.ccpSampleFrequency)});
     if (o.trimRatio != 0) a.insert(a.end(), {"--trim-ratio", exactNumberText(o.trimRatio)});
@@ -187,9 +186,9 @@ void registerAlerax(CLI::App& root) {
     app->add_option("--fraction-missing-file", o->fractionMissingFile,
                     "Per species leaf 'label fraction': the share of its genes missing from the data");
     app->add_flag("--prune-species-tree", o->pruneSpeciesTree, "Not supported yet");
-    app->add_flag("--no-dup", o->noDup, "Not supported yet");
-    app->add_flag("--no-dl", o->noDl, "Not supported yet");
-    app->add_flag("--no-tl", o->noTl, "Not supported yet");
+    app->add_flag("--no-dup", o->noDup, "No duplications (D = 0, and so no DL terms)");
+    app->add_flag("--no-dl", o->noDl, "No duplication-loss term in the clade equations");
+    app->add_flag("--no-tl", o->noTl, "No transfer-loss terms in the clade equations");
     app->add_option("--device", o->device, "gpurec: auto (default), cpu, cuda or cuda:N");
     addNumber(*app, "--threads", o->threads, "gpurec: CPU threads (default: all cores)",
               NumberRange::atLeast(0));

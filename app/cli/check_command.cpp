@@ -97,6 +97,10 @@ void registerCheck(CLI::App& root) {
             input.transferConstraint = d.transferConstraint;
             input.origination = d.origination;
             input.fractionMissingFile = d.fractionMissingFile;
+            input.recModel = toString(d.events.recModel);
+            input.noDup = d.events.noDup;
+            input.noDl = d.events.noDl;
+            input.noTl = d.events.noTl;
             LoadedInput in = loadOrExplain(input, o->threads);
             std::shared_ptr<const Dataset> data = in.dataset;
             BackendChoice gpu = selectBackend(device, data, limits);

@@ -32,6 +32,12 @@ void addInputOptions(CLI::App& app, InputOptions& o) {
            "Where a family may originate: UNIFORM (any species node, default), ROOT, or LCA (the last "
            "common ancestor of the species it covers)")
         ->check(CLI::IsMember({"UNIFORM", "ROOT", "LCA"}));
+    app.add_option("-r,--rec-model", o.recModel,
+                   "Reconciliation model: UndatedDTL (default) or UndatedDL (no transfers)")
+        ->check(CLI::IsMember({"UndatedDTL", "UndatedDL"}));
+    app.add_flag("--no-dup", o.noDup, "No duplications: D = 0 (and so no DL terms)");
+    app.add_flag("--no-dl", o.noDl, "Leave the duplication-loss term out of the clade equations");
+    app.add_flag("--no-tl", o.noTl, "Leave the two transfer-loss terms out of the clade equations");
     addNumber(app, "--min-covered-species", o.minCoveredSpecies,
               "Exclude families covering fewer species (default 4)", NumberRange::atLeast(0));
     addNumber(app, "--ccp-sample-frequency", o.ccpSampleFrequency,
@@ -183,6 +189,15 @@ InputPaths inputPathsFrom(const InputOptions& o) {
     return paths;
 }
 
+EventModel eventModelFrom(const InputOptions& o) {
+    EventModel m;
+    m.recModel = parseRecModel(o.recModel);
+    m.noDup = o.noDup;
+    m.noDl = o.noDl;
+    m.noTl = o.noTl;
+    return m;
+}
+
 LoadOptions loadOptionsFrom(const InputOptions& o, int threads) {
     LoadOptions lo;
     lo.rooting = parseGeneTreeRooting(o.rooting);
@@ -192,6 +207,7 @@ LoadOptions loadOptionsFrom(const InputOptions& o, int threads) {
     lo.maxCladeSplitRatio = o.maxCladeSplitRatio;
     lo.threads = threads;
     lo.origination = parseOrigination(o.origination);
+    lo.events = eventModelFrom(o);
     return lo;
 }
 
@@ -251,7 +267,7 @@ RateParameters initialRates(const RateOptions& o, const Dataset& data, RateMode 
                                         "per-family rates");
         return readFamilyRateFiles(o.ratesFile, data);
     }
-    RateParameters fromFile = readModelParameters(o.ratesFile, data.species, F);
+    RateParameters fromFile = readModelParameters(o.ratesFile, data.species, F, data.events.recModel);
     if (mode == RateMode::Global && fromFile.mode() == RateMode::Global) return fromFile;
     RateParameters out(mode, S, F, fromFile.rates(0));
     if (mode == RateMode::Specieswise)
@@ -268,6 +284,21 @@ RateParameters fixedRunRates(const RateOptions& o, const Dataset& data) {
         o, data, std::filesystem::is_directory(o.ratesFile) ? RateMode::Genewise : RateMode::Specieswise);
 }
 
+nlohmann::json ratesJson(const Dataset& data, const RateParameters& theta) {
+    const bool transfers = data.events.presentRates().transfer;
+    auto one = [transfers](Rates r) {
+        nlohmann::json j = {{"D", r.d}, {"L", r.l}};
+        if (transfers) j["T"] = r.t;
+        return j;
+    };
+    if (theta.mode() == RateMode::Global) return one(theta.rates(0));
+    nlohmann::json rows = nlohmann::json::object();
+    for (int r = 0; r < theta.rowCount(); ++r)
+        rows[theta.mode() == RateMode::Specieswise ? data.species.name(r) : data.families[r].name] =
+            one(theta.rates(r));
+    return rows;
+}
+
 void addRunDescription(nlohmann::json& j, const InputOptions& input, const LoadedInput& loaded,
                        const std::string& device, const SolverOptions& solver) {
     j["options"] = {{"species_tree", input.species},
@@ -276,6 +307,10 @@ void addRunDescription(nlohmann::json& j, const InputOptions& input, const Loade
                     {"transfer_constraint", input.transferConstraint},
                     {"gene_tree_rooting", input.rooting},
                     {"origination", input.origination},
+                    {"rec_model", input.recModel},
+                    {"no_dup", input.noDup},
+                    {"no_dl", input.noDl},
+                    {"no_tl", input.noTl},
                     {"min_covered_species", input.minCoveredSpecies},
                     {"ccp_sample_frequency", input.ccpSampleFrequency},
                     {"trim_ratio", input.trimRatio},
@@ -348,6 +383,10 @@ nlohmann::json recordedRunOptions(const InputOptions& input, const RateOptions& 
             {"--transfer-constraint", input.transferConstraint},
             {"--gene-tree-rooting", input.rooting},
             {"--origination", input.origination},
+            {"--rec-model", input.recModel},
+            {"--no-dup", input.noDup},
+            {"--no-dl", input.noDl},
+            {"--no-tl", input.noTl},
             {"--min-covered-species", input.minCoveredSpecies},
             {"--ccp-sample-frequency", input.ccpSampleFrequency},
             {"--trim-ratio", input.trimRatio},
@@ -373,6 +412,10 @@ void applyRecordedRunOptions(const nlohmann::json& j, InputOptions& input, RateO
     input.trimRatio = j.value("--trim-ratio", 0.0);
     input.maxCladeSplitRatio = j.value("--max-clade-split-ratio", -1.0);
     input.origination = j.value("--origination", std::string("UNIFORM"));
+    input.recModel = j.value("--rec-model", std::string("UndatedDTL"));
+    input.noDup = j.value("--no-dup", false);
+    input.noDl = j.value("--no-dl", false);
+    input.noTl = j.value("--no-tl", false);
     input.fractionMissingFile = j.value("--fraction-missing-file", std::string());
     rates.d = j.at("--d").get<double>();
     rates.l = j.at("--l").get<double>();

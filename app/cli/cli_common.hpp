@@ -71,6 +71,8 @@ struct InputOptions {
     std::string transferConstraint = "PARENTS";
     std::string rooting = "UNIFORM";
     std::string origination = "UNIFORM";
+    std::string recModel = "UndatedDTL";
+    bool noDup = false, noDl = false, noTl = false;
     int minCoveredSpecies = 4;
     int ccpSampleFrequency = 1;
     double trimRatio = 0, maxCladeSplitRatio = -1;
@@ -108,6 +110,7 @@ void addEngineOptions(CLI::App& app, EngineOptions& o, bool withDevice);
 
 // The loader's paths and options from the command line's.
 InputPaths inputPathsFrom(const InputOptions& o);
+EventModel eventModelFrom(const InputOptions& o); // --rec-model, --no-dup, --no-dl, --no-tl
 LoadOptions loadOptionsFrom(const InputOptions& o, int threads);
 // Loads the dataset and prints warnings, excluded and skipped (bad) families on stderr. A bad
 // family is skipped, and counted for the exit status, unless --strict makes it fatal.
@@ -125,6 +128,9 @@ RateParameters fixedRunRates(const RateOptions& o, const Dataset& data);
 BackendChoice backendFrom(const EngineOptions& o, const std::shared_ptr<const Dataset>& data);
 // Backends on the same device and memory budget for the datasets of candidate species trees.
 BackendFactory backendFactoryFrom(const EngineOptions& o);
+// θ's rates for result.json: one {"D", "L", "T"} object (no "T" under UndatedDL) for global rates,
+// else one per species node or family, by name.
+nlohmann::json ratesJson(const Dataset& data, const RateParameters& theta);
 // Adds the inputs, device, solver options, excluded and skipped families to a result.json object.
 void addRunDescription(nlohmann::json& j, const InputOptions& input, const LoadedInput& loaded,
                        const std::string& device, const SolverOptions& solver);

@@ -19,16 +19,6 @@ namespace gpurec::cli {
 
 namespace {
 
-nlohmann::json ratesJson(const Dataset& data, const RateParameters& theta) {
-    auto one = [](Rates r) { return nlohmann::json{{"D", r.d}, {"L", r.l}, {"T", r.t}}; };
-    if (theta.mode() == RateMode::Global) return one(theta.rates(0));
-    nlohmann::json rows = nlohmann::json::object();
-    for (int r = 0; r < theta.rowCount(); ++r)
-        rows[theta.mode() == RateMode::Specieswise ? data.species.name(r) : data.families[r].name] =
-            one(theta.rates(r));
-    return rows;
-}
-
 struct OptimizeOptions {
     InputOptions input;
     RateOptions rates;

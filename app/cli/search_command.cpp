@@ -119,16 +119,6 @@ SpeciesTree startTree(const SearchOptions& o, const std::vector<FamilyInput>& fa
     return tree;
 }
 
-// Global rates, or each family's.
-nlohmann::json ratesJson(const Dataset& data, const RateParameters& theta) {
-    auto one = [](Rates r) { return nlohmann::json{{"D", r.d}, {"L", r.l}, {"T", r.t}}; };
-    if (theta.mode() == RateMode::Global) return one(theta.rates(0));
-    nlohmann::json rows = nlohmann::json::object();
-    for (int r = 0; r < theta.rowCount(); ++r)
-        rows[data.families[r].name] = one(theta.rates(r));
-    return rows;
-}
-
 } // namespace
 
 void registerSearch(CLI::App& root) {

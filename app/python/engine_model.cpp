@@ -18,6 +18,7 @@ EngineModel::EngineModel(const ModelInput& in) : input(in) {
     lo.minCoveredSpecies = in.minCoveredSpecies;
     lo.threads = in.threads;
     lo.origination = parseOrigination(in.origination);
+    lo.events = in.events;
     loaded = loadInput(in.paths, parseTransferConstraint(in.transferConstraint), lo);
     if (!loaded.errors.empty() && in.strict) {
         // Thrown as the C++ error (the GIL is released here); the translator makes it Python's.

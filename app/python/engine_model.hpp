@@ -18,6 +18,7 @@ struct ModelInput {
     std::string transferConstraint = "PARENTS";
     std::string rooting = "UNIFORM";
     std::string origination = "UNIFORM"; // --origination: UNIFORM, ROOT or LCA
+    EventModel events;                   // --rec-model, --no-dup, --no-dl, --no-tl
     int minCoveredSpecies = 4;
     bool strict = true; // a bad family raises InputError; false skips it (listed in `skipped`)
     int threads = 0;

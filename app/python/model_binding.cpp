@@ -102,8 +102,9 @@ void registerModel(py::module_& m) {
                         const std::string& families, const std::vector<std::string>& mappings,
                         const std::string& mode, const std::string& device, std::array<double, 3> rates,
                         const std::string& transferConstraint, const std::string& rooting,
-                        const std::string& origination, int minCovered, bool strict, int threads,
-                        double gpuMemoryBytes, const SolverOptions& solver) {
+                        const std::string& origination, const std::string& recModel, bool noDup, bool noDl,
+                        bool noTl, int minCovered, bool strict, int threads, double gpuMemoryBytes,
+                        const SolverOptions& solver) {
                 ModelInput in;
                 in.paths.speciesTree = species;
                 in.paths.geneTrees = geneTrees;
@@ -115,6 +116,7 @@ void registerModel(py::module_& m) {
                 in.transferConstraint = transferConstraint;
                 in.rooting = rooting;
                 in.origination = origination;
+                in.events = EventModel{parseRecModel(recModel), noDup, noDl, noTl};
                 in.minCoveredSpecies = minCovered;
                 in.strict = strict;
                 in.threads = threads;
@@ -125,8 +127,9 @@ void registerModel(py::module_& m) {
             }),
             py::arg("species_tree"), py::arg("gene_trees"), py::arg("families"), py::arg("mappings"),
             py::arg("mode"), py::arg("device"), py::arg("rates"), py::arg("transfer_constraint"),
-            py::arg("gene_tree_rooting"), py::arg("origination"), py::arg("min_covered_species"),
-            py::arg("strict"), py::arg("threads"), py::arg("gpu_memory_bytes"), py::arg("solver_options"));
+            py::arg("gene_tree_rooting"), py::arg("origination"), py::arg("rec_model"), py::arg("no_dup"),
+            py::arg("no_dl"), py::arg("no_tl"), py::arg("min_covered_species"), py::arg("strict"),
+            py::arg("threads"), py::arg("gpu_memory_bytes"), py::arg("solver_options"));
     cls.def("evaluate", &evaluate, py::arg("theta"), py::arg("solver_options"), py::arg("gradient"));
     cls.def("initial_theta", [](const EngineModel& e) {
         return thetaArray(e.model->parameters(), e.model->parameters().theta());

@@ -41,6 +41,11 @@ int main(int argc, char** argv) {
     QCommandLineOption origination(
         "origination", "UNIFORM (default: any species node), ROOT, or LCA (of the species a family covers).",
         "origination", "UNIFORM");
+    QCommandLineOption recModel({"r", "rec-model"}, "UndatedDTL (default) or UndatedDL (no transfers).",
+                                "model", "UndatedDTL");
+    QCommandLineOption noDup("no-dup", "No duplications (D = 0, and so no DL terms).");
+    QCommandLineOption noDl("no-dl", "No duplication-loss term in the clade equations.");
+    QCommandLineOption noTl("no-tl", "No transfer-loss terms in the clade equations.");
     QCommandLineOption fractionMissing("fraction-missing-file",
                                        "Per species leaf 'label fraction': the share of its genes missing.",
                                        "file");
@@ -59,8 +64,9 @@ int main(int argc, char** argv) {
                                "After a run that did not exit cleanly: ask (default) whether to restore "
                                "the autosaved session, or answer yes or no.",
                                "answer", "ask");
-    parser.addOptions({species, families, device, minCovered, rooting, constraint, origination,
-                       fractionMissing, screenshots, session, restore, benchmark, benchmarkIterations});
+    parser.addOptions({species, families, device, minCovered, rooting, constraint, origination, recModel,
+                       noDup, noDl, noTl, fractionMissing, screenshots, session, restore, benchmark,
+                       benchmarkIterations});
     parser.addPositionalArgument(
         "paths", "Gene-tree files or folders, or a dataset folder (species tree + families file).",
         "[paths...]");
@@ -71,6 +77,11 @@ int main(int argc, char** argv) {
         request.options.rooting = gpurec::parseGeneTreeRooting(parser.value(rooting).toStdString());
         request.constraint = gpurec::parseTransferConstraint(parser.value(constraint).toStdString());
         request.options.origination = gpurec::parseOrigination(parser.value(origination).toStdString());
+        request.options.events.recModel = gpurec::parseRecModel(parser.value(recModel).toStdString());
+        request.options.events.noDup = parser.isSet(noDup);
+        request.options.events.noDl = parser.isSet(noDl);
+        request.options.events.noTl = parser.isSet(noTl);
+        request.options.events.validate();
         // The scripted tours run unattended on the data given: nothing to ask.
         answer = parser.isSet(screenshots) || parser.isSet(benchmark)
                      ? gpurec::ui::RestoreAnswer::Discard

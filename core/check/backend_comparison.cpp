@@ -19,7 +19,7 @@ std::vector<ComparisonDataset> referenceDatasets(const std::string& dataRoot,
                    int minCovered) {
         if (fs::exists(folder / species) && fs::exists(folder / "families.txt"))
             out.push_back({name, (folder / species).string(), (folder / "families.txt").string(), minCovered,
-                           "PARENTS", "UNIFORM", ""});
+                           "PARENTS", "UNIFORM", "", EventModel{}});
     };
     const fs::path data(dataRoot);
     add("tiny", data / "tiny", "species.nwk", 3);
@@ -76,7 +76,19 @@ std::vector<ComparisonDataset> simulatedDatasets(int families, std::uint64_t see
         if (species.isLeaf(e))
             text += quoteNewickLabel(species.name(e)) + " " + exactNumberText(0.1 * (leaf++ % 6)) + "\n";
     writeFileAtomically(missing.fractionMissingFile, text);
-    return {parents, none, lca, missing};
+    std::vector<ComparisonDataset> out = {parents, none, lca, missing};
+    const std::pair<const char*, EventModel> variants[] = {
+        {"UndatedDL", {RecModel::UndatedDL, false, false, false}},
+        {"--no-dup --no-dl", {RecModel::UndatedDTL, true, true, false}},
+        {"--no-dl", {RecModel::UndatedDTL, false, true, false}},
+        {"--no-tl", {RecModel::UndatedDTL, false, false, true}}};
+    for (const auto& [name, events] : variants) {
+        ComparisonDataset variant = parents;
+        variant.name += std::string(", ") + name;
+        variant.events = events;
+        out.push_back(variant);
+    }
+    return out;
 }
 
 const std::vector<ComparisonCase>& comparisonCases() {

@@ -21,6 +21,7 @@ struct ComparisonDataset {
     std::string transferConstraint = "PARENTS";
     std::string origination = "UNIFORM";
     std::string fractionMissingFile; // empty: none
+    EventModel events;               // --rec-model, --no-dup, --no-dl, --no-tl
 };
 
 // tiny, alerax/*, primates and simulated_2 under `dataRoot`, and every sample under `samplesRoot`,
@@ -28,8 +29,10 @@ struct ComparisonDataset {
 std::vector<ComparisonDataset> referenceDatasets(const std::string& dataRoot, const std::string& samplesRoot);
 // Families simulated under the model into `folder` (rates drawn per family and species, with tree
 // samples), then the same families under the NONE constraint (the GPU's iterated self loop), under
-// LCA origination (each family's root seed and conditioning at one node), and with a fraction of
-// every leaf's genes missing (a fraction-missing file written beside them).
+// LCA origination (each family's root seed and conditioning at one node), with a fraction of
+// every leaf's genes missing (a fraction-missing file written beside them), and under the model's
+// variants: UndatedDL, --no-dup with --no-dl, --no-dl, and --no-tl (the Π loop without terms the E
+// adjoint keeps).
 std::vector<ComparisonDataset> simulatedDatasets(int families, std::uint64_t seed, const std::string& folder);
 
 struct ComparisonCase {

@@ -4,6 +4,7 @@
 #include "io/families_file.hpp"
 #include "io/gene_mapping.hpp"
 #include "io/newick.hpp"
+#include "model/event_model.hpp"
 #include "tree/species_tree.hpp"
 
 #include <functional>
@@ -36,6 +37,7 @@ struct Dataset {
     // Per species node: the fraction of a leaf's genes missing from the data (--fraction-missing-file,
     // data/fraction_missing.hpp; 0 at internal nodes). Empty: none missing.
     std::vector<double> fractionMissing;
+    EventModel events; // --rec-model, --no-dup, --no-dl, --no-tl
 
     long long cladeCount() const;
     long long splitCount() const;
@@ -52,6 +54,7 @@ struct LoadOptions {
     double maxCladeSplitRatio = -1;                 // >= 0, or -1: off
     int threads = 0;                                // 0: all cores
     Origination origination = Origination::Uniform; // applied by loadInput
+    EventModel events;                              // validated and recorded by loadInput
 };
 
 // The size of one family's clade set, before any exclusion (AleRax's ccps/ccpdim.txt).

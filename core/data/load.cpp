@@ -4,12 +4,18 @@
 #include "data/origination.hpp"
 #include "io/input_error.hpp"
 
+#include <stdexcept>
+
 namespace gpurec {
 
 LoadedInput loadInput(const InputPaths& paths, TransferConstraint constraint, const LoadOptions& options,
                       const std::function<void(int done, int total)>& progress) {
     if (paths.speciesTree.empty()) throw InputError("", 0, 0, "no species tree given");
+    options.events.validate();
+    if (options.events.recModel == RecModel::UndatedDL && constraint != TransferConstraint::Parents)
+        throw std::invalid_argument("--transfer-constraint can only be used with --rec-model UndatedDTL");
     auto dataset = std::make_shared<Dataset>();
+    dataset->events = options.events;
     std::vector<std::string> warnings;
     dataset->species = SpeciesTree::readFile(paths.speciesTree, &warnings);
     dataset->transferConstraint = constraint;

@@ -101,9 +101,11 @@ CladeCellDecomposition decomposeCladeCell(const SpeciesLayout& s, const GeneFami
     const double* row = t.piRow(clade);
     const double* bar = t.pibarRow(clade);
     if (internal) add(CellTermKind::SpeciationLoss, p.pS[e] * (row[f] * E[g] + row[g] * E[f]));
-    add(CellTermKind::DuplicationLoss, 2.0 * p.pD[e] * E[e] * row[e]);
-    add(CellTermKind::TransferLossAway, p.pT[e] * Ebar[e] * row[e]);
-    add(CellTermKind::TransferLossHere, p.pT[e] * E[e] * bar[e]);
+    if (s.cladeDuplicationLoss) add(CellTermKind::DuplicationLoss, 2.0 * p.pD[e] * E[e] * row[e]);
+    if (s.cladeTransferLoss) {
+        add(CellTermKind::TransferLossAway, p.pT[e] * Ebar[e] * row[e]);
+        add(CellTermKind::TransferLossHere, p.pT[e] * E[e] * bar[e]);
+    }
     return out;
 }
 

@@ -73,7 +73,7 @@ class CpuBackend final : public LikelihoodBackend {
         EventProbabilities sharedP;
         ExtinctionState sharedE;
         if (shared) {
-            sharedP = theta.probabilities(0);
+            sharedP = theta.probabilities(0, data_->events.presentRates());
             sharedE =
                 solveExtinction(layout_, sharedP, options, useWarm && !warmE_.empty() ? &warmE_[0] : nullptr);
             for (auto& w : warmE_)
@@ -99,7 +99,7 @@ class CpuBackend final : public LikelihoodBackend {
                     EventProbabilities ownP;
                     ExtinctionState ownE;
                     if (!shared) {
-                        ownP = theta.probabilities(f);
+                        ownP = theta.probabilities(f, data_->events.presentRates());
                         ownE = solveExtinction(layout_, ownP, options, useWarm ? &warmE_[f] : nullptr);
                         warmE_[f] = ownE.E;
                         st.eEarly.note(ownE.stoppedEarly ? 1 : 0, ownE.residual);
@@ -171,7 +171,8 @@ class CpuBackend final : public LikelihoodBackend {
         for (int i = 0; i < count; ++i) {
             try {
                 const int f = families[i];
-                out[i] = computeFamilyTables(layout_, data_->families[f], theta.probabilities(f), options);
+                out[i] = computeFamilyTables(layout_, data_->families[f],
+                                             theta.probabilities(f, data_->events.presentRates()), options);
             } catch (...) {
                 failure[i] = std::current_exception();
             }

@@ -102,8 +102,8 @@ int normaliseRow(double* row, double* barRow, int n) {
 class AdjointSelfLoopSolve {
   public:
     AdjointSelfLoopSolve(const SpeciesLayout& s, const EventProbabilities& p, const std::vector<double>& E,
-                         const std::vector<double>& Ebar)
-        : s_(s), loop_(s, p, E, Ebar), solver_(s.size), fromParent_(s.size), invDiagonal_(s.size),
+                         const std::vector<double>& Ebar, SelfLoopOf of)
+        : s_(s), loop_(s, p, E, Ebar, of), solver_(s.size), fromParent_(s.size), invDiagonal_(s.size),
           start_(s.size), tmp_(s.size), scratch_(3 * s.size) {
         for (int h = 0; h < s.size; ++h) {
             fromParent_[h] = s.parent[h] >= 0 ? loop_.childCoefficient(s.parent[h], h) : 0.0;
@@ -210,15 +210,18 @@ void solveClades(const SpeciesLayout& s, const GeneFamily& family, const EventPr
 
     SplitTerms terms(n);
     std::vector<double> K(n), diag(n), bar(n), denom(n), barGuess(n), scratch(3 * n);
+    bool coupled = false; // by Π̄: without TL terms one postorder pass solves a clade exactly
     for (int e = 0; e < n; ++e) {
-        diag[e] = 2.0 * p.pD[e] * ext.E[e] + p.pT[e] * ext.Ebar[e];
-        bar[e] = p.pT[e] * ext.E[e];
+        diag[e] = SelfLoopOperator::diagonalOf(s, p, ext.E, ext.Ebar, SelfLoopOf::Clades, e);
+        bar[e] = SelfLoopOperator::barCoefficientOf(s, p, ext.E, SelfLoopOf::Clades, e);
+        coupled = coupled || bar[e] != 0.0;
         denom[e] = 1.0 - diag[e];
         if (!(denom[e] > 0))
             throw std::runtime_error("the self loop of species node " + std::to_string(e) +
                                      " diverges (2 pD E + pT Ē >= 1): rates out of the model's range");
     }
-    const bool alerax = options.schedule == Schedule::AleRax;
+    // AleRax solves an uncoupled clade (UndatedDL, --no-tl) by that pass too: the DL term in closed form.
+    const bool alerax = options.schedule == Schedule::AleRax && coupled;
     for (int c = 0; c < C; ++c) {
         double* row = t.pi.data() + static_cast<std::size_t>(c) * n;
         double* barRow = t.pibar.data() + static_cast<std::size_t>(c) * n;
@@ -274,7 +277,7 @@ void solveClades(const SpeciesLayout& s, const GeneFamily& family, const EventPr
                     change = std::max(change, std::abs(barRow[e] - barGuess[e]));
                 }
                 std::copy(barRow, barRow + n, barGuess.begin());
-                if (change <= options.pi_tol * peak) break;
+                if (!coupled || change <= options.pi_tol * peak) break;
                 if (iterations == options.pi_iters) {
                     ++t.earlyClades;
                     t.earlyResidual = std::max(t.earlyResidual, peak > 0 ? change / peak : change);
@@ -327,7 +330,8 @@ void accumulateCladeAdjoint(const SpeciesLayout& s, const GeneFamily& family, co
     rhs.assign(static_cast<std::size_t>(C) * n, 0.0);
     rhsBar.assign(static_cast<std::size_t>(C) * n, 0.0);
     std::vector<double> w(n), b(n), tmp(n), scratch(3 * n);
-    AdjointSelfLoopSolve selfLoop(s, p, ext.E, ext.Ebar);
+    AdjointSelfLoopSolve selfLoop(s, p, ext.E, ext.Ebar, SelfLoopOf::Clades);
+    const double dl = s.cladeDuplicationLoss ? 1.0 : 0.0, tl = s.cladeTransferLoss ? 1.0 : 0.0;
 
     // The root seed: NLL = −log2 Σ_e O_e Π(root, e) + (the conditioning term).
     const int root = C - 1;
@@ -374,10 +378,10 @@ void accumulateCladeAdjoint(const SpeciesLayout& s, const GeneFamily& family, co
             grad.gS[e] += w[e] * std::ldexp(1.0, -t.scale[c]);
         }
         for (int e = 0; e < n; ++e) {
-            grad.gD[e] += w[e] * 2.0 * ext.E[e] * pi[e];
-            grad.gT[e] += w[e] * (ext.Ebar[e] * pi[e] + ext.E[e] * pibar[e]);
-            grad.gE[e] += w[e] * (2.0 * p.pD[e] * pi[e] + p.pT[e] * pibar[e]);
-            grad.gEbar[e] += w[e] * p.pT[e] * pi[e];
+            grad.gD[e] += w[e] * dl * 2.0 * ext.E[e] * pi[e];
+            grad.gT[e] += w[e] * tl * (ext.Ebar[e] * pi[e] + ext.E[e] * pibar[e]);
+            grad.gE[e] += w[e] * (dl * 2.0 * p.pD[e] * pi[e] + tl * p.pT[e] * pibar[e]);
+            grad.gEbar[e] += w[e] * tl * p.pT[e] * pi[e];
             if (s.left[e] >= 0) {
                 int f = s.left[e], g = s.right[e];
                 grad.gS[e] += w[e] * (pi[f] * ext.E[g] + pi[g] * ext.E[f]);
@@ -468,7 +472,7 @@ void eliminateExtinction(const SpeciesLayout& s, const EventProbabilities& p, co
     recipientAverageTranspose(s, grad.gEbar.data(), tmp.data(), scratch.data());
     for (int e = 0; e < n; ++e)
         q[e] = grad.gE[e] + tmp[e];
-    AdjointSelfLoopSolve selfLoop(s, p, ext.E, ext.Ebar); // its operator is the Jacobian of the E equations
+    AdjointSelfLoopSolve selfLoop(s, p, ext.E, ext.Ebar, SelfLoopOf::Extinction);
     selfLoop.solve(q.data(), u.data(), options, stats);
     for (int e = 0; e < n; ++e) {
         grad.gL[e] += u[e];

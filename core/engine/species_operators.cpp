@@ -20,7 +20,10 @@ SpeciesLayout::SpeciesLayout(const SpeciesTree& tree, TransferConstraint c,
 }
 
 SpeciesLayout::SpeciesLayout(const Dataset& data)
-    : SpeciesLayout(data.species, data.transferConstraint, data.fractionMissing) {}
+    : SpeciesLayout(data.species, data.transferConstraint, data.fractionMissing) {
+    cladeDuplicationLoss = data.events.cladeDuplicationLoss();
+    cladeTransferLoss = data.events.cladeTransferLoss();
+}
 
 // sub(e) = Σ over the subtree of e; outside(e) = Σ over nodes neither in subtree(e) nor ancestors
 // of e; anc(e) = Σ over strict ancestors of e.
@@ -66,12 +69,26 @@ void recipientAverageTranspose(const SpeciesLayout& s, const double* u, double* 
     }
 }
 
+double SelfLoopOperator::diagonalOf(const SpeciesLayout& s, const EventProbabilities& p,
+                                    const std::vector<double>& E, const std::vector<double>& Ebar,
+                                    SelfLoopOf of, int e) {
+    const bool all = of == SelfLoopOf::Extinction;
+    return (all || s.cladeDuplicationLoss ? 2.0 * p.pD[e] * E[e] : 0.0) +
+           (all || s.cladeTransferLoss ? p.pT[e] * Ebar[e] : 0.0);
+}
+
+double SelfLoopOperator::barCoefficientOf(const SpeciesLayout& s, const EventProbabilities& p,
+                                          const std::vector<double>& E, SelfLoopOf of, int e) {
+    return of == SelfLoopOf::Extinction || s.cladeTransferLoss ? p.pT[e] * E[e] : 0.0;
+}
+
 SelfLoopOperator::SelfLoopOperator(const SpeciesLayout& s, const EventProbabilities& p,
-                                   const std::vector<double>& E, const std::vector<double>& Ebar)
+                                   const std::vector<double>& E, const std::vector<double>& Ebar,
+                                   SelfLoopOf of)
     : s_(s), p_(p), E_(E), diag_(s.size), bar_(s.size), scratch_(3 * s.size), tmp_(s.size) {
     for (int e = 0; e < s.size; ++e) {
-        diag_[e] = 2.0 * p.pD[e] * E[e] + p.pT[e] * Ebar[e];
-        bar_[e] = p.pT[e] * E[e];
+        diag_[e] = diagonalOf(s, p, E, Ebar, of, e);
+        bar_[e] = barCoefficientOf(s, p, E, of, e);
     }
 }
 

@@ -15,6 +15,8 @@ struct SpeciesLayout {
     std::vector<double> invRecipients;    // 1/|R(e)|
     std::vector<double> missing;          // fraction of a leaf's genes not sampled (spec 1.5); 0 elsewhere
     TransferConstraint constraint = TransferConstraint::Parents;
+    // The self-loop terms the clade equations Π keep (--no-dl, --no-tl; E keeps them all).
+    bool cladeDuplicationLoss = true, cladeTransferLoss = true;
 
     SpeciesLayout() = default;
     SpeciesLayout(const SpeciesTree& tree, TransferConstraint constraint,
@@ -33,12 +35,22 @@ void recipientAverage(const SpeciesLayout& s, const double* x, double* out, doub
 // The transpose: out_h = Σ_{e : h∈R(e)} u_e/|R(e)|.
 void recipientAverageTranspose(const SpeciesLayout& s, const double* u, double* out, double* scratch);
 
-// The self-loop operator A shared by the E and Π fixed points (their Jacobian in Π and in E):
+// Whose self loop: the E equations' Jacobian has every term; the Π equations' loses the DL or TL
+// terms the layout leaves out.
+enum class SelfLoopOf { Extinction, Clades };
+
+// The self-loop operator A of the E and Π fixed points (their Jacobian in E and in Π):
 // (A x)_e = pS_e (x_f E_g + x_g E_f) + (2 pD_e E_e + pT_e Ē_e) x_e + pT_e E_e x̄_e.
 class SelfLoopOperator {
   public:
     SelfLoopOperator(const SpeciesLayout& s, const EventProbabilities& p, const std::vector<double>& E,
-                     const std::vector<double>& Ebar);
+                     const std::vector<double>& Ebar, SelfLoopOf of);
+    // The coefficients of x_e and x̄_e in (A x)_e.
+    static double diagonalOf(const SpeciesLayout& s, const EventProbabilities& p,
+                             const std::vector<double>& E, const std::vector<double>& Ebar, SelfLoopOf of,
+                             int e);
+    static double barCoefficientOf(const SpeciesLayout& s, const EventProbabilities& p,
+                                   const std::vector<double>& E, SelfLoopOf of, int e);
     void apply(const double* x, double* out) const;
     void applyTranspose(const double* x, double* out) const;
     const SpeciesLayout& layout() const { return s_; }

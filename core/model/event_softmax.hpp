@@ -18,9 +18,15 @@ struct EventProbabilityRow {
     double pS, pD, pL, pT;
 };
 
+// The rates a model has (model/event_model.hpp): an absent one is 0 whatever its θ column holds.
+struct PresentRates {
+    bool duplication = true, transfer = true;
+};
+
 // Probabilities of speciation, duplication, loss and transfer from one row of log2 rates.
-GPUREC_HD inline EventProbabilityRow eventProbabilities(const double* logRates) {
-    const double d = exp2(logRates[0]), l = exp2(logRates[1]), t = exp2(logRates[2]);
+GPUREC_HD inline EventProbabilityRow eventProbabilities(const double* logRates, PresentRates present) {
+    const double d = present.duplication ? exp2(logRates[0]) : 0.0, l = exp2(logRates[1]),
+                 t = present.transfer ? exp2(logRates[2]) : 0.0;
     const double z = 1.0 + d + l + t;
     return {1.0 / z, d / z, l / z, t / z};
 }

@@ -47,14 +47,14 @@ void RateParameters::setRates(int row, Rates r) {
     theta_[3 * row + 2] = std::log2(r.t);
 }
 
-EventProbabilities RateParameters::probabilities(int family) const {
+EventProbabilities RateParameters::probabilities(int family, PresentRates present) const {
     EventProbabilities p;
     p.pS.resize(speciesCount_);
     p.pD.resize(speciesCount_);
     p.pL.resize(speciesCount_);
     p.pT.resize(speciesCount_);
     for (int e = 0; e < speciesCount_; ++e) {
-        const EventProbabilityRow q = eventProbabilities(theta_.data() + 3 * row(family, e));
+        const EventProbabilityRow q = eventProbabilities(theta_.data() + 3 * row(family, e), present);
         p.pS[e] = q.pS;
         p.pD[e] = q.pD;
         p.pL[e] = q.pL;

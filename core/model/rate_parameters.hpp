@@ -35,8 +35,9 @@ class RateParameters {
     const std::vector<double>& theta() const { return theta_; }
     Rates rates(int row) const;
     void setRates(int row, Rates r);
-    // Probabilities of every species node for one family: base-2 softmax of [0, θD, θL, θT].
-    EventProbabilities probabilities(int family) const;
+    // Probabilities of every species node for one family: base-2 softmax of [0, θD, θL, θT], with
+    // the rates `present` lacks at 0.
+    EventProbabilities probabilities(int family, PresentRates present) const;
     // True when all families share the same probabilities (E can be shared).
     bool sharedAcrossFamilies() const { return mode_ != RateMode::Genewise; }
 

@@ -16,21 +16,6 @@ namespace gpurec {
 
 namespace {
 
-// True for a header of parameter letters (D, L, T, O); throws for letters gpurec cannot read yet.
-bool isLetterHeader(const std::vector<Field>& letters, const std::string& path, int lineNo) {
-    if (letters.empty()) return false;
-    for (const Field& f : letters)
-        if (f.text != "D" && f.text != "L" && f.text != "T" && f.text != "O") return false;
-    std::string found;
-    for (const Field& f : letters)
-        found += (found.empty() ? "" : " ") + f.text;
-    if (found != "D L T")
-        throw InputError(path, lineNo, letters.front().column,
-                         "parameters '" + found +
-                             "' are not supported; gpurec reads 'D L T' (UndatedDTL rates)");
-    return true;
-}
-
 double rateValue(const Field& f, const std::string& path, int lineNo, const char* layout) {
     char* end = nullptr;
     double v = std::strtod(f.text.c_str(), &end);
@@ -43,36 +28,88 @@ double rateValue(const Field& f, const std::string& path, int lineNo, const char
     return v;
 }
 
+// The parameter letters of a model's rate files.
+std::string rateLetters(RecModel model) {
+    return model == RecModel::UndatedDL ? "D L" : "D L T";
+}
+
+// The number of rate columns of a header of parameter letters (D, L, T, O), 0 when the fields are
+// not one; throws for letters the model cannot read (UndatedDL reads 'D L T' too, ignoring T).
+int letterHeaderColumns(const std::vector<Field>& letters, const std::string& path, int lineNo,
+                        RecModel model) {
+    if (letters.empty()) return 0;
+    for (const Field& f : letters)
+        if (f.text != "D" && f.text != "L" && f.text != "T" && f.text != "O") return 0;
+    std::string found;
+    for (const Field& f : letters)
+        found += (found.empty() ? "" : " ") + f.text;
+    if (found == rateLetters(model) || (model == RecModel::UndatedDL && found == "D L T"))
+        return static_cast<int>(letters.size());
+    if (found == "D L")
+        throw InputError(path, lineNo, letters.front().column,
+                         "parameters 'D L' are UndatedDL rates; use them with --rec-model UndatedDL");
+    throw InputError(path, lineNo, letters.front().column,
+                     "parameters '" + found + "' are not supported; gpurec reads '" + rateLetters(model) +
+                         "' (" + toString(model) + " rates)");
+}
+
+// Rates from the value fields of one line: D L, then T when there are three.
+Rates ratesOf(const std::vector<Field>& values, std::size_t first, const std::string& path, int lineNo,
+              const std::string& layout) {
+    Rates r;
+    r.d = rateValue(values[first], path, lineNo, layout.c_str());
+    r.l = rateValue(values[first + 1], path, lineNo, layout.c_str());
+    if (values.size() - first > 2) r.t = rateValue(values[first + 2], path, lineNo, layout.c_str());
+    return r;
+}
+
 } // namespace
 
+// One row of values in the model's columns.
+std::string rateValuesText(Rates r, RecModel model) {
+    std::string text = exactNumberText(r.d) + " " + exactNumberText(r.l);
+    if (model == RecModel::UndatedDTL) text += " " + exactNumberText(r.t);
+    return text;
+}
+
 void writeModelParameters(const std::string& path, const SpeciesTree& species, const RateParameters& theta,
-                          int family) {
+                          int family, RecModel model) {
     OutputFile file(path);
-    file.stream() << "node D L T\n";
-    for (int e = 0; e < species.size(); ++e) {
-        Rates r = theta.rates(theta.row(family, e));
-        file.stream() << quoteNewickLabel(species.name(e)) << " " << exactNumberText(r.d) << " "
-                      << exactNumberText(r.l) << " " << exactNumberText(r.t) << "\n";
-    }
+    file.stream() << "node " << rateLetters(model) << "\n";
+    for (int e = 0; e < species.size(); ++e)
+        file.stream() << quoteNewickLabel(species.name(e)) << " "
+                      << rateValuesText(theta.rates(theta.row(family, e)), model) << "\n";
     file.commit();
 }
 
-RateParameters readModelParameters(const std::string& path, const SpeciesTree& species, int familyCount) {
+RateParameters readModelParameters(const std::string& path, const SpeciesTree& species, int familyCount,
+                                   RecModel model) {
     std::vector<Rates> perNode(species.size());
     std::vector<int> seenAt(species.size(), 0); // line of each node's rates, 0: not yet
     bool first = true;
+    // Columns per row: the header's, else the model's (an older file without a header has 'D L T').
+    std::size_t columns = model == RecModel::UndatedDL ? 0 : 3;
     for (const auto& [lineNo, fields] : contentLines(path)) {
-        const bool header = first && fields[0].text == "node" &&
-                            isLetterHeader({fields.begin() + 1, fields.end()}, path, lineNo);
+        const int headerColumns =
+            first && fields[0].text == "node"
+                ? letterHeaderColumns({fields.begin() + 1, fields.end()}, path, lineNo, model)
+                : 0;
         first = false;
-        if (header) continue;
-        if (fields.size() < 4)
+        if (headerColumns > 0) {
+            columns = static_cast<std::size_t>(headerColumns);
+            continue;
+        }
+        // Without a header, UndatedDL takes rows of two rates, or of three as an older file has.
+        if (columns == 0) columns = fields.size() == 4 ? 3 : 2;
+        const std::string layout = "node " + std::string(columns == 3 ? "D L T" : "D L");
+        if (fields.size() < columns + 1)
             throw InputError(path, lineNo, 1,
-                             "expected 'node D L T', found " + std::to_string(fields.size()) +
+                             "expected '" + layout + "', found " + std::to_string(fields.size()) +
                                  (fields.size() == 1 ? " field" : " fields"));
-        if (fields.size() > 4)
-            throw InputError(path, lineNo, fields[4].column,
-                             "expected 'node D L T', found extra field '" + fields[4].text + "'");
+        if (fields.size() > columns + 1)
+            throw InputError(path, lineNo, fields[columns + 1].column,
+                             "expected '" + layout + "', found extra field '" + fields[columns + 1].text +
+                                 "'");
         const std::string& node = fields[0].text;
         int e = species.find(node);
         if (e < 0)
@@ -81,9 +118,8 @@ RateParameters readModelParameters(const std::string& path, const SpeciesTree& s
             throw InputError(path, lineNo, 1,
                              "species node '" + node + "' listed twice (first at line " +
                                  std::to_string(seenAt[e]) + ")");
-        perNode[e] = {rateValue(fields[1], path, lineNo, "node D L T"),
-                      rateValue(fields[2], path, lineNo, "node D L T"),
-                      rateValue(fields[3], path, lineNo, "node D L T")};
+        perNode[e] = ratesOf(fields, 1, path, lineNo, layout);
+        if (model == RecModel::UndatedDL) perNode[e].t = Rates{}.t;
         seenAt[e] = lineNo;
     }
     for (int e = 0; e < species.size(); ++e)
@@ -99,30 +135,35 @@ RateParameters readModelParameters(const std::string& path, const SpeciesTree& s
     return theta;
 }
 
-void writeFamilyRates(const std::string& path, Rates rates) {
-    writeFileAtomically(path, "D L T\n" + exactNumberText(rates.d) + " " + exactNumberText(rates.l) + " " +
-                                  exactNumberText(rates.t) + "\n");
+void writeFamilyRates(const std::string& path, Rates rates, RecModel model) {
+    writeFileAtomically(path, rateLetters(model) + "\n" + rateValuesText(rates, model) + "\n");
 }
 
-Rates readFamilyRates(const std::string& path, const SpeciesTree& species) {
+Rates readFamilyRates(const std::string& path, const SpeciesTree& species, RecModel model) {
     const auto lines = contentLines(path);
+    const std::string letters = rateLetters(model);
     if (lines.empty())
-        throw InputError(path, 0, 0, "no rates (expected a 'D L T' line and a line of three rates)");
-    if (!isLetterHeader(lines[0].second, path, lines[0].first)) {
-        RateParameters older = readModelParameters(path, species, 1);
+        throw InputError(path, 0, 0, "no rates (expected a '" + letters + "' line and a line of rates)");
+    const int columns = letterHeaderColumns(lines[0].second, path, lines[0].first, model);
+    if (columns == 0) {
+        RateParameters older = readModelParameters(path, species, 1, model);
         if (older.mode() != RateMode::Global)
             throw InputError(path, 0, 0, "per-family rates must be the same on every species node");
         return older.rates(0);
     }
-    if (lines.size() < 2) throw InputError(path, lines[0].first, 0, "no rates after the 'D L T' line");
+    const std::string layout = columns == 3 ? "D L T" : "D L";
+    if (lines.size() < 2)
+        throw InputError(path, lines[0].first, 0, "no rates after the '" + layout + "' line");
     const auto& [lineNo, values] = lines[1];
-    if (values.size() != 3)
-        throw InputError(path, lineNo, values.size() > 3 ? values[3].column : 1,
-                         "expected 'D L T' values, found " + std::to_string(values.size()) +
+    if (values.size() != static_cast<std::size_t>(columns))
+        throw InputError(path, lineNo,
+                         values.size() > static_cast<std::size_t>(columns) ? values[columns].column : 1,
+                         "expected '" + layout + "' values, found " + std::to_string(values.size()) +
                              (values.size() == 1 ? " field" : " fields"));
     if (lines.size() > 2) throw InputError(path, lines[2].first, 1, "unexpected line after the rates");
-    return {rateValue(values[0], path, lineNo, "D L T"), rateValue(values[1], path, lineNo, "D L T"),
-            rateValue(values[2], path, lineNo, "D L T")};
+    Rates r = ratesOf(values, 0, path, lineNo, layout);
+    if (model == RecModel::UndatedDL) r.t = Rates{}.t;
+    return r;
 }
 
 std::string familyRatesPath(const std::string& folder, const std::string& family) {
@@ -135,12 +176,12 @@ std::vector<std::string> writeRateFiles(const std::string& folder, const Dataset
     std::vector<std::string> written;
     if (theta.mode() != RateMode::Genewise) {
         written.push_back(folder + "/model_parameters.txt");
-        writeModelParameters(written.back(), data.species, theta);
+        writeModelParameters(written.back(), data.species, theta, 0, data.events.recModel);
         return written;
     }
     for (int f = 0; f < static_cast<int>(data.families.size()); ++f) {
         written.push_back(familyRatesPath(folder, data.families[f].name));
-        writeFamilyRates(written.back(), theta.rates(theta.row(f, 0)));
+        writeFamilyRates(written.back(), theta.rates(theta.row(f, 0)), data.events.recModel);
     }
     return written;
 }
@@ -149,7 +190,8 @@ RateParameters readFamilyRateFiles(const std::string& folder, const Dataset& dat
     const int F = static_cast<int>(data.families.size());
     RateParameters theta(RateMode::Genewise, data.species.size(), F, Rates{});
     for (int f = 0; f < F; ++f)
-        theta.setRates(f, readFamilyRates(familyRatesPath(folder, data.families[f].name), data.species));
+        theta.setRates(f, readFamilyRates(familyRatesPath(folder, data.families[f].name), data.species,
+                                          data.events.recModel));
     return theta;
 }
 

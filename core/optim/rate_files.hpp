@@ -1,8 +1,9 @@
 #pragma once
 // Rates in AleRax's layouts, under <prefix>/model_parameters/: model_parameters.txt ("node D L T"
 // header, one row per species node) for the global and per-species modes, one <family>_rates.txt
-// ("D L T" header, one row of values) per family for the per-family mode. The readers also take
-// gpurec's older layout ("# node D L T" comment, per-family files as one row per species node).
+// ("D L T" header, one row of values) per family for the per-family mode. UndatedDL has no T column
+// ("node D L", "D L"). The readers also take gpurec's older layout ("# node D L T" comment,
+// per-family files as one row per species node), and for UndatedDL a file with T, which they ignore.
 #include "data/dataset.hpp"
 #include "model/rate_parameters.hpp"
 
@@ -15,14 +16,17 @@ std::string familyRatesPath(const std::string& folder, const std::string& family
 
 // The rows of θ for `family` (all families share them unless θ is per family), 17 digits.
 void writeModelParameters(const std::string& path, const SpeciesTree& species, const RateParameters& theta,
-                          int family = 0);
+                          int family = 0, RecModel model = RecModel::UndatedDTL);
 // A specieswise parameter set, or a global one when every row agrees. Throws InputError naming
 // file, line and column for a bad header, row, name or value, and for a missing species node.
-RateParameters readModelParameters(const std::string& path, const SpeciesTree& species, int familyCount);
+// Under UndatedDL the rates' T is left at Rates{}'s (the model never reads it).
+RateParameters readModelParameters(const std::string& path, const SpeciesTree& species, int familyCount,
+                                   RecModel model = RecModel::UndatedDTL);
 
-void writeFamilyRates(const std::string& path, Rates rates);
+void writeFamilyRates(const std::string& path, Rates rates, RecModel model = RecModel::UndatedDTL);
 // One family's rates: AleRax's two-line file, or the older per-node layout with equal rows.
-Rates readFamilyRates(const std::string& path, const SpeciesTree& species);
+Rates readFamilyRates(const std::string& path, const SpeciesTree& species,
+                      RecModel model = RecModel::UndatedDTL);
 
 // Writes the files of θ's mode into `folder` (created if needed); returns their paths.
 std::vector<std::string> writeRateFiles(const std::string& folder, const Dataset& data,

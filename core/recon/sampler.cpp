@@ -99,6 +99,7 @@ template <class Visit> void ReconciliationSampler::forEachTerm(int clade, int e,
         c.nextSpecies = g;
         if (!visit(p.pS[e] * row[g] * t_.E[f], c)) return;
     }
+    if (!s_.cladeTransferLoss) return;
     c.kind = Kind::TransferLoss;
     c.nextSpecies = -1;
     visit(p.pT[e] * t_.E[e] * t.pibarRow(clade)[e], c);

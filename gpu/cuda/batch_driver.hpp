@@ -43,6 +43,7 @@ struct BatchJob {
     const SplitChunk* splitChunks = nullptr;
     SpeciesView s;
     SetView sv;
+    SetView extinctionLoop; // sv with the E equations' loop constants (solveExtinctionSet), for the E adjoint
     CladeView cv;
     TableView tab;
     SplitChunkView chunks;
@@ -90,8 +91,8 @@ template <class Executor> void runBatchSteps(Executor& x, const BatchJob& j) {
                          j.adj.pibarSideThreshold, j.partial);
         x.foldChunks(j.gradientChunks, b.familyBegin, b.familyEnd, b.chunkBegin, j.s.n, j.partial);
         if (j.genewise)
-            x.genewiseTheta(j.s, j.sv, j.cv, j.gradientChunks, b.familyBegin, b.familyEnd, b.chunkBegin,
-                            j.partial, j.adj, j.thetaGradient);
+            x.genewiseTheta(j.s, j.extinctionLoop, j.cv, j.gradientChunks, b.familyBegin, b.familyEnd,
+                            b.chunkBegin, j.partial, j.adj, j.thetaGradient);
         else
             x.accumulateShared(j.gradientChunks, b.familyBegin, b.familyEnd, b.chunkBegin, j.s.n, j.partial,
                                j.sharedTotal);

@@ -99,6 +99,11 @@ struct SetArrays {
     DeviceArray<DownCoefficients> down;
     DeviceArray<OutsideCoefficients> outside;
     DeviceArray<int> eIterations, divergentNode;
+    // The E equations' own loop constants, where the Π equations leave DL or TL terms out.
+    DeviceArray<double> eDiag, eBar, eDenom, eUpDiag, eUpBarInv;
+    DeviceArray<UpCoefficients> eUp;
+    DeviceArray<DownCoefficients> eDown;
+    DeviceArray<OutsideCoefficients> eOutside;
 };
 
 // Buffers sized for the largest batch of the plan.
@@ -483,10 +488,11 @@ class CudaBackend final : public LikelihoodBackend, public BackendDiagnostics {
         check(cudaMemcpyAsync(theta_.get(), theta.theta().data(), theta.theta().size() * sizeof(double),
                               cudaMemcpyHostToDevice, stream_),
               "uploading the rates");
-        launchProbabilities(theta_.get(), theta.mode(), sets, layout_.size, sv, stream_);
+        launchProbabilities(theta_.get(), theta.mode(), data_->events.presentRates(), sets, layout_.size, sv,
+                            stream_);
         ExtinctionSettings ext{!converged, options.e_max_iter, options.e_tol, options.e_init,
                                converged && eWarm_};
-        launchExtinction(speciesView(), sv, sets, ext, stream_);
+        launchExtinction(speciesView(), sv, extinctionLoopView(sv), sets, ext, stream_);
         timing_->end(EvaluationPhase::Extinction);
         checkExtinction(options, stats);
         eWarm_ = converged;
@@ -494,8 +500,11 @@ class CudaBackend final : public LikelihoodBackend, public BackendDiagnostics {
     }
 
     ForwardSettings forwardSettings(const SolverOptions& options) const {
+        // Without TL terms a clade's loop is solved exactly by the converged path's first pass, as
+        // AleRax solves it (UndatedDL, --no-tl): the 4 sweeps are for the coupled loop only.
+        const bool alerax = options.schedule == Schedule::AleRax && data_->events.cladeTransferLoss();
         const bool converged = options.schedule == Schedule::Converged;
-        return ForwardSettings{!converged, options.pi_iters, options.pi_tol, options.pibar_side_threshold,
+        return ForwardSettings{alerax, options.pi_iters, options.pi_tol, options.pibar_side_threshold,
                                converged && tablesWarm_ && plan_.batches.size() == 1 && !poison_};
     }
 
@@ -567,10 +576,10 @@ class CudaBackend final : public LikelihoodBackend, public BackendDiagnostics {
         in.budgetBytes = budget;
         // Held now (structure and rates, less batch buffers), the genewise worst case of the parameter
         // sets, and the wave lists.
-        const double setBytes =
-            static_cast<double>(F) *
-            ((11 * 8 + sizeof(UpCoefficients) + sizeof(DownCoefficients) + sizeof(OutsideCoefficients)) * n +
-             8 + 8 + 4 + 4);
+        const double loopBytes =
+            5 * 8 + sizeof(UpCoefficients) + sizeof(DownCoefficients) + sizeof(OutsideCoefficients);
+        const double setBytes = static_cast<double>(F) *
+                                ((6 * 8 + loopBytes * (ownExtinctionLoop() ? 2 : 1)) * n + 8 + 8 + 4 + 4);
         in.familySplitChunkRows = host_.familySplitChunkRows(kChunkSplits);
         double splitChunks = 0;
         for (int rows : in.familySplitChunkRows)
@@ -588,8 +597,14 @@ class CudaBackend final : public LikelihoodBackend, public BackendDiagnostics {
                sets_.upBarInv.bytes() + sets_.down.bytes() + sets_.outside.bytes() + sets_.pD.bytes() +
                sets_.pL.bytes() + sets_.pT.bytes() + sets_.E.bytes() + sets_.Ebar.bytes() +
                sets_.diag.bytes() + sets_.bar.bytes() + sets_.denom.bytes() + sets_.survive.bytes() +
-               sets_.eResidual.bytes() + sets_.eIterations.bytes() + sets_.divergentNode.bytes();
+               sets_.eResidual.bytes() + sets_.eIterations.bytes() + sets_.divergentNode.bytes() +
+               sets_.eDiag.bytes() + sets_.eBar.bytes() + sets_.eDenom.bytes() + sets_.eUpDiag.bytes() +
+               sets_.eUpBarInv.bytes() + sets_.eUp.bytes() + sets_.eDown.bytes() + sets_.eOutside.bytes();
     }
+
+    // The Π equations leave out terms the E equations keep (--no-dl, --no-tl): the E adjoint needs
+    // its own loop constants.
+    bool ownExtinctionLoop() const { return !layout_.cladeDuplicationLoss || !layout_.cladeTransferLoss; }
 
     void allocateBatchBuffers() {
         const std::size_t n = layout_.size;
@@ -629,6 +644,14 @@ class CudaBackend final : public LikelihoodBackend, public BackendDiagnostics {
         sets_.upBarInv.allocate(count, memory_, what);
         sets_.down.allocate(count, memory_, what);
         sets_.outside.allocate(count, memory_, what);
+        if (ownExtinctionLoop()) {
+            for (DeviceArray<double>* a :
+                 {&sets_.eDiag, &sets_.eBar, &sets_.eDenom, &sets_.eUpDiag, &sets_.eUpBarInv})
+                a->allocate(count, memory_, what);
+            sets_.eUp.allocate(count, memory_, what);
+            sets_.eDown.allocate(count, memory_, what);
+            sets_.eOutside.allocate(count, memory_, what);
+        }
         sets_.survive.allocate(sets, memory_, what);
         sets_.eResidual.allocate(sets, memory_, what);
         sets_.eIterations.allocate(sets, memory_, what);
@@ -660,6 +683,20 @@ class CudaBackend final : public LikelihoodBackend, public BackendDiagnostics {
                        sets_.up.get(),          sets_.upDiag.get(),    sets_.upBarInv.get(),
                        sets_.down.get(),        sets_.outside.get(),   sets_.survive.get(),
                        sets_.eIterations.get(), sets_.eResidual.get(), sets_.divergentNode.get()};
+    }
+
+    // sv with the E equations' loop constants in place of the Π equations' (sv itself when equal).
+    SetView extinctionLoopView(SetView sv) {
+        if (!ownExtinctionLoop()) return sv;
+        sv.diag = sets_.eDiag.get();
+        sv.bar = sets_.eBar.get();
+        sv.denom = sets_.eDenom.get();
+        sv.up = sets_.eUp.get();
+        sv.upDiag = sets_.eUpDiag.get();
+        sv.upBarInv = sets_.eUpBarInv.get();
+        sv.down = sets_.eDown.get();
+        sv.outside = sets_.eOutside.get();
+        return sv;
     }
 
     CladeView cladeView(bool genewise) const {
@@ -720,6 +757,7 @@ class CudaBackend final : public LikelihoodBackend, public BackendDiagnostics {
         j.splitChunks = batch_.splitChunks.get();
         j.s = speciesView();
         j.sv = sv;
+        j.extinctionLoop = extinctionLoopView(sv);
         j.cv = cv;
         j.tab = tableView(b);
         j.chunks = SplitChunkView{batch_.cladeSlot.get(), batch_.partial.get(), kChunkSplits};
@@ -774,8 +812,8 @@ class CudaBackend final : public LikelihoodBackend, public BackendDiagnostics {
                               stream_),
               "reading E");
         check(cudaStreamSynchronize(stream_), "computing the gradient");
-        const KrylovStats ks =
-            addSharedModeGradient(layout_, theta, host_.familyOrigin, options, total, ext, out.gradient);
+        const KrylovStats ks = addSharedModeGradient(layout_, theta, host_.familyOrigin, options, total, ext,
+                                                     data_->events.presentRates(), out.gradient);
         out.stats.bicgstabIterations += ks.iterations;
         out.stats.bicgstabBreakdowns += ks.breakdowns;
         out.stats.bicgstabEarly.note(ks.unconverged, ks.worstResidual, familyCount());

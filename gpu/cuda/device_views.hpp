@@ -62,6 +62,8 @@ struct SpeciesView {
     int maxHeight = 0;
     int maxDepth = 0;
     bool noConstraint = false; // TransferConstraint::None: recipients are every other node
+    // The self-loop terms the clade equations Π keep (--no-dl, --no-tl); E keeps them all.
+    bool cladeDuplicationLoss = true, cladeTransferLoss = true;
     // What multiplies pS_e in E_e (spec 4.2): E_f E_g at an internal node, fm_e at a leaf.
     GPUREC_HD double speciationExtinction(int e, int l, int r, const double* E) const {
         return l >= 0 ? E[l] * E[r] : missing[e];

@@ -38,6 +38,8 @@ HostStructure::HostStructure(const Dataset& data) {
     const SpeciesLayout layout(data);
     n = layout.size;
     noConstraint = data.transferConstraint == TransferConstraint::None;
+    cladeDuplicationLoss = layout.cladeDuplicationLoss;
+    cladeTransferLoss = layout.cladeTransferLoss;
     left = layout.left;
     right = layout.right;
     parent = layout.parent;
@@ -126,6 +128,8 @@ SpeciesView HostStructure::speciesView() const {
     v.maxHeight = maxHeight;
     v.maxDepth = maxDepth;
     v.noConstraint = noConstraint;
+    v.cladeDuplicationLoss = cladeDuplicationLoss;
+    v.cladeTransferLoss = cladeTransferLoss;
     return v;
 }
 

@@ -18,6 +18,7 @@ constexpr int kChunkSplits = 256;  // splits per chunk of a many-split clade's s
 struct HostStructure {
     int n = 0, maxHeight = 0, maxDepth = 0;
     bool noConstraint = false;
+    bool cladeDuplicationLoss = true, cladeTransferLoss = true; // SpeciesLayout's
     std::vector<int> left, right, parent, sibling, upOffset, downOffset;
     std::vector<NodeRecord> upRecords, downRecords;
     std::vector<double> upInvRecipients, downInvRecipients; // 1/|R| in level order

@@ -10,10 +10,11 @@
 namespace gpurec::gpu {
 
 // Adds d NLL / dθ of set 0 to `gradient`, with the conditioning terms of the families whose
-// originSpecies are `familyOrigins`; returns the statistics of the E solve.
+// originSpecies are `familyOrigins`, the rates `present` lacks at 0; returns the statistics of the E
+// solve.
 KrylovStats addSharedModeGradient(const SpeciesLayout& layout, const RateParameters& theta,
                                   const std::vector<int>& familyOrigins, const SolverOptions& options,
                                   const std::vector<double>& rows, const ExtinctionState& extinction,
-                                  std::vector<double>& gradient);
+                                  PresentRates present, std::vector<double>& gradient);
 
 } // namespace gpurec::gpu

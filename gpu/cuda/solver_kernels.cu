@@ -41,11 +41,12 @@ template <class Kernel> void allowSharedMemory(Kernel kernel, std::size_t bytes,
           name);
 }
 
-__global__ void probabilitiesKernel(const double* theta, RateMode mode, int sets, int n, SetView sv) {
+__global__ void probabilitiesKernel(const double* theta, RateMode mode, PresentRates present, int sets, int n,
+                                    SetView sv) {
     const long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x;
     if (i >= static_cast<long long>(sets) * n) return;
     const int set = static_cast<int>(i / n), e = static_cast<int>(i % n);
-    const EventProbabilityRow p = eventProbabilities(theta + 3 * rateRow(mode, set, e));
+    const EventProbabilityRow p = eventProbabilities(theta + 3 * rateRow(mode, set, e), present);
     sv.pS[i] = p.pS;
     sv.pD[i] = p.pD;
     sv.pL[i] = p.pL;
@@ -53,10 +54,10 @@ __global__ void probabilitiesKernel(const double* theta, RateMode mode, int sets
 }
 
 __global__ void __launch_bounds__(kMaxTeam, kTeamsPerSM)
-    extinctionKernel(SpeciesView s, SetView sv, ExtinctionSettings opt) {
+    extinctionKernel(SpeciesView s, SetView sv, SetView eLoop, ExtinctionSettings opt) {
     extern __shared__ double shared[];
     BlockTeam team(shared + kScratchVectors * s.n);
-    solveExtinctionSet(team, s, sv, blockIdx.x, opt, shared);
+    solveExtinctionSet(team, s, sv, eLoop, blockIdx.x, opt, shared);
 }
 
 __global__ void __launch_bounds__(kMaxTeam, kTeamsPerSM)
@@ -213,18 +214,18 @@ int teamsPerMultiprocessor(int species, bool noConstraint) {
     return blocks;
 }
 
-void launchProbabilities(const double* theta, RateMode mode, int sets, int n, const SetView& sv,
-                         cudaStream_t stream) {
+void launchProbabilities(const double* theta, RateMode mode, PresentRates present, int sets, int n,
+                         const SetView& sv, cudaStream_t stream) {
     const long long count = static_cast<long long>(sets) * n;
-    probabilitiesKernel<<<blocksFor(count, kElementBlock), kElementBlock, 0, stream>>>(theta, mode, sets, n,
-                                                                                       sv);
+    probabilitiesKernel<<<blocksFor(count, kElementBlock), kElementBlock, 0, stream>>>(theta, mode, present,
+                                                                                       sets, n, sv);
     checkLaunch("the rate-to-probability kernel");
 }
 
-void launchExtinction(const SpeciesView& s, const SetView& sv, int sets, const ExtinctionSettings& opt,
-                      cudaStream_t stream) {
+void launchExtinction(const SpeciesView& s, const SetView& sv, const SetView& eLoop, int sets,
+                      const ExtinctionSettings& opt, cudaStream_t stream) {
     const std::size_t bytes = teamSharedBytes(s.n);
-    extinctionKernel<<<sets, teamSize(s.n), bytes, stream>>>(s, sv, opt);
+    extinctionKernel<<<sets, teamSize(s.n), bytes, stream>>>(s, sv, eLoop, opt);
     checkLaunch("the extinction kernel");
 }
 

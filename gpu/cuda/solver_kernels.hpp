@@ -20,11 +20,12 @@ int teamsPerMultiprocessor(int species, bool noConstraint);
 
 // p of every set from θ (rows of 3 log2 rates): set s, node e reads row 0 (global), e (specieswise)
 // or s (genewise).
-void launchProbabilities(const double* theta, RateMode mode, int sets, int n, const SetView& sv,
-                         cudaStream_t stream);
+void launchProbabilities(const double* theta, RateMode mode, PresentRates present, int sets, int n,
+                         const SetView& sv, cudaStream_t stream);
 
-void launchExtinction(const SpeciesView& s, const SetView& sv, int sets, const ExtinctionSettings& opt,
-                      cudaStream_t stream);
+// eLoop: sv, or sv with its own loop-constant arrays for the E equations (solveExtinctionSet).
+void launchExtinction(const SpeciesView& s, const SetView& sv, const SetView& eLoop, int sets,
+                      const ExtinctionSettings& opt, cudaStream_t stream);
 
 // Partial split-term rows of the chunks list[0 .. count) (before the forward wave that needs them).
 void launchSplitChunks(const SpeciesView& s, const SetView& sv, const CladeView& cv, const TableView& tab,

@@ -44,9 +44,13 @@ GPUREC_HD inline void fillSweepCoefficients(const SpeciesView& s, const SetView&
 }
 
 // Extinction fixed point of one parameter set (spec 4), then the self-loop constants and Σ(1 − E).
+// The constants of sv are the Π equations' loop; those of eLoop (a view sharing sv's p and E arrays,
+// or sv itself when the two loops are the same) the E equations' Jacobian, which keeps the DL and TL
+// terms that --no-dl and --no-tl take out of Π.
 template <class Team>
-GPUREC_HD void solveExtinctionSet(const Team& t, const SpeciesView& s, const SetView& sv, int set,
-                                  const ExtinctionSettings& opt, double* scratch) {
+GPUREC_HD void solveExtinctionSet(const Team& t, const SpeciesView& s, const SetView& sv,
+                                  const SetView& eLoop, int set, const ExtinctionSettings& opt,
+                                  double* scratch) {
     const int n = s.n;
     double *E = scratch, *Ebar = scratch + n, *sub = scratch + 2 * n;
     const std::size_t off = static_cast<std::size_t>(set) * n;
@@ -92,22 +96,36 @@ GPUREC_HD void solveExtinctionSet(const Team& t, const SpeciesView& s, const Set
         if (iterations > opt.maxIterations) iterations = opt.maxIterations;
     }
     double survive = 0.0, firstDivergent = 0.0;
+    const bool ownLoop = eLoop.diag != sv.diag;
     forEachNode(t, s, [&](int e) {
-        const double d = 2.0 * pD[e] * E[e] + pT[e] * Ebar[e];
+        const double dl = 2.0 * pD[e] * E[e], tl = pT[e] * Ebar[e];
+        const double d = (s.cladeDuplicationLoss ? dl : 0.0) + (s.cladeTransferLoss ? tl : 0.0);
         sv.E[off + e] = E[e];
         sv.Ebar[off + e] = Ebar[e];
         sv.diag[off + e] = d;
-        sv.bar[off + e] = pT[e] * E[e];
+        sv.bar[off + e] = s.cladeTransferLoss ? pT[e] * E[e] : 0.0;
         sv.denom[off + e] = 1.0 - d;
-        if (!(1.0 - d > 0)) firstDivergent = maxOf(firstDivergent, static_cast<double>(n - e));
+        if (ownLoop) {
+            eLoop.diag[off + e] = dl + tl;
+            eLoop.bar[off + e] = pT[e] * E[e];
+            eLoop.denom[off + e] = 1.0 - (dl + tl);
+        }
+        // The E loop's diagonal bounds the Π loop's: its divergence is checked for both.
+        if (!(1.0 - (dl + tl) > 0)) firstDivergent = maxOf(firstDivergent, static_cast<double>(n - e));
         survive += 1.0 - E[e];
     });
     survive = t.sum(survive);
-    for (int i = t.rank; i < n; i += t.size)
+    for (int i = t.rank; i < n; i += t.size) {
         fillSweepCoefficients(s, sv, set, i);
+        if (ownLoop) fillSweepCoefficients(s, eLoop, set, i);
+    }
     if (!s.noConstraint) {
         t.sync();
         firstDivergent = maxOf(firstDivergent, fillOutsideCoefficients(t, s, sv, set, E, Ebar));
+        if (ownLoop) {
+            t.sync();
+            firstDivergent = maxOf(firstDivergent, fillOutsideCoefficients(t, s, eLoop, set, E, Ebar));
+        }
     }
     firstDivergent = t.max(firstDivergent);
     if (t.rank == 0) {
@@ -479,6 +497,7 @@ GPUREC_HD inline void gatherGradient(const SpeciesView& s, const SetRef& p, cons
                                      const TableView& tab, int begin, int end, int e,
                                      double pibarSideThreshold, double out[kGradientRows]) {
     double gS = 0, gD = 0, gT = 0, gE = 0, gEbar = 0;
+    const double dl = s.cladeDuplicationLoss ? 1.0 : 0.0, tl = s.cladeTransferLoss ? 1.0 : 0.0;
     const int f = s.left[e], g = s.right[e], up = s.parent[e];
     for (int c = begin; c < end; ++c) {
         const double* pi = tab.pi + tab.row(c);
@@ -497,10 +516,10 @@ GPUREC_HD inline void gatherGradient(const SpeciesView& s, const SetRef& p, cons
             gT += w * st.T;
         }
         const double pie = pi[e], pibar = tab.pibar[tab.row(c) + e];
-        gD += w * 2.0 * p.E[e] * pie;
-        gT += w * (p.Ebar[e] * pie + p.E[e] * pibar);
-        gE += w * (2.0 * p.pD[e] * pie + p.pT[e] * pibar);
-        gEbar += w * p.pT[e] * pie;
+        gD += w * dl * 2.0 * p.E[e] * pie;
+        gT += w * tl * (p.Ebar[e] * pie + p.E[e] * pibar);
+        gE += w * (dl * 2.0 * p.pD[e] * pie + tl * p.pT[e] * pibar);
+        gEbar += w * tl * p.pT[e] * pie;
         if (f >= 0) gS += w * (pi[f] * p.E[g] + pi[g] * p.E[f]);
         if (up >= 0) gE += wUp * p.pS[up] * pi[s.sibling[e]];
     }

@@ -131,6 +131,7 @@ LoadedInput load(const ComparisonDataset& d) {
     LoadOptions lo;
     lo.minCoveredSpecies = d.minCoveredSpecies;
     lo.origination = parseOrigination(d.origination);
+    lo.events = d.events;
     return loadInput(paths, parseTransferConstraint(d.transferConstraint), lo);
 }
 

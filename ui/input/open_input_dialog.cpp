@@ -2,6 +2,7 @@
 
 #include "data/origination.hpp"
 
+#include <QCheckBox>
 #include <QComboBox>
 #include <QDialogButtonBox>
 #include <QFileDialog>
@@ -72,6 +73,15 @@ OpenInputDialog::OpenInputDialog(QWidget* parent) : QDialog(parent) {
     origination_->addItem(tr("at the last common ancestor of their species (LCA)"), "LCA");
     origination_->setToolTip(tr("Where a family's first gene may be: the likelihood and the sampled "
                                 "reconciliations start there"));
+    recModel_ = new QComboBox;
+    recModel_->addItem(tr("duplications, transfers and losses (UndatedDTL, AleRax default)"), "UndatedDTL");
+    recModel_->addItem(tr("duplications and losses, no transfers (UndatedDL)"), "UndatedDL");
+    noDup_ = new QCheckBox(tr("duplications (--no-dup)"));
+    noDl_ = new QCheckBox(tr("duplication-loss term of the clades (--no-dl)"));
+    noTl_ = new QCheckBox(tr("transfer-loss terms of the clades (--no-tl)"));
+    noDup_->setToolTip(tr("D = 0: no duplications, and so no duplication-loss terms"));
+    noDl_->setToolTip(tr("The clade equations lose 2 pD E Π; the extinction equations keep p^D E²"));
+    noTl_->setToolTip(tr("The clade equations lose pT Ē Π and pT E Π̄; the extinction equations keep pT E Ē"));
     minCovered_ = new QSpinBox;
     minCovered_->setRange(1, 100000);
     minCovered_->setValue(4);
@@ -98,6 +108,16 @@ OpenInputDialog::OpenInputDialog(QWidget* parent) : QDialog(parent) {
     form->addRow(tr("Gene-tree rooting"), rooting_);
     form->addRow(tr("Transfers go"), constraint_);
     form->addRow(tr("Families originate"), origination_);
+    form->addRow(tr("Model events"), recModel_);
+    auto* leaveOut = new QHBoxLayout;
+    for (QCheckBox* box : {noDup_, noDl_, noTl_})
+        leaveOut->addWidget(box);
+    leaveOut->addStretch(1);
+    form->addRow(tr("Leave out"), leaveOut);
+    recModel_->setAccessibleName(tr("Model events"));
+    noDup_->setAccessibleName(tr("Leave out duplications"));
+    noDl_->setAccessibleName(tr("Leave out the duplication-loss term"));
+    noTl_->setAccessibleName(tr("Leave out the transfer-loss terms"));
     form->addRow(tr("Fraction missing"), withBrowse(fractionMissing_, browseFractionMissing));
     rooting_->setAccessibleName(tr("Gene-tree rooting"));
     constraint_->setAccessibleName(tr("Transfers go"));
@@ -144,9 +164,26 @@ OpenInputDialog::OpenInputDialog(QWidget* parent) : QDialog(parent) {
     });
     connect(species_, &QLineEdit::textChanged, this, &OpenInputDialog::updateOk);
     connect(families_, &QLineEdit::textChanged, this, &OpenInputDialog::updateOk);
+    connect(recModel_, &QComboBox::currentIndexChanged, this, &OpenInputDialog::updateModelOptions);
+    for (QCheckBox* box : {noDup_, noDl_, noTl_})
+        connect(box, &QCheckBox::toggled, this, &OpenInputDialog::updateModelOptions);
     connect(buttons_, &QDialogButtonBox::accepted, this, &QDialog::accept);
     connect(buttons_, &QDialogButtonBox::rejected, this, &QDialog::reject);
+    updateModelOptions();
     updateOk();
+}
+
+void OpenInputDialog::updateModelOptions() {
+    const bool transfers = recModel_->currentData().toString() == "UndatedDTL";
+    // UndatedDL has no transfers to constrain or TL terms to drop; --no-dup goes with neither
+    // UndatedDL nor --no-tl, and leaves no DL term to drop.
+    constraint_->setEnabled(transfers);
+    if (!transfers) constraint_->setCurrentIndex(0);
+    for (QCheckBox* box : {noDup_, noTl_})
+        if (!transfers) box->setChecked(false);
+    noDup_->setEnabled(transfers && !noTl_->isChecked());
+    noTl_->setEnabled(transfers && !noDup_->isChecked());
+    noDl_->setEnabled(!noDup_->isChecked());
 }
 
 void OpenInputDialog::addGeneTrees(const QStringList& trees, const QStringList& mappings) {
@@ -185,6 +222,11 @@ void OpenInputDialog::setRequest(const LoadRequest& r) {
     origination_->setCurrentIndex(
         std::max(0, origination_->findData(QString::fromStdString(toString(r.options.origination)))));
     minCovered_->setValue(r.options.minCoveredSpecies);
+    recModel_->setCurrentIndex(r.options.events.recModel == RecModel::UndatedDL ? 1 : 0);
+    noDup_->setChecked(r.options.events.noDup);
+    noDl_->setChecked(r.options.events.noDl);
+    noTl_->setChecked(r.options.events.noTl);
+    updateModelOptions();
 }
 
 LoadRequest OpenInputDialog::request() const {
@@ -204,6 +246,10 @@ LoadRequest OpenInputDialog::request() const {
     r.options.minCoveredSpecies = minCovered_->value();
     r.options.origination = parseOrigination(origination_->currentData().toString().toStdString());
     r.constraint = parseTransferConstraint(constraint_->currentData().toString().toStdString());
+    r.options.events.recModel = parseRecModel(recModel_->currentData().toString().toStdString());
+    r.options.events.noDup = noDup_->isChecked();
+    r.options.events.noDl = noDl_->isChecked() && noDl_->isEnabled();
+    r.options.events.noTl = noTl_->isChecked();
     return r;
 }
 

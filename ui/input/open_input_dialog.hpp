@@ -6,6 +6,7 @@
 
 #include <QDialog>
 
+class QCheckBox;
 class QComboBox;
 class QDialogButtonBox;
 class QLineEdit;
@@ -25,10 +26,13 @@ class OpenInputDialog : public QDialog {
   private:
     void addGeneTrees(const QStringList& trees, const QStringList& mappings);
     void updateOk();
+    // Leaves only the model options that go together enabled (AleRax's refusals, EventModel::validate).
+    void updateModelOptions();
 
     QLineEdit *species_, *families_, *fractionMissing_;
     QListWidget* geneTrees_;
-    QComboBox *rooting_, *constraint_, *origination_;
+    QComboBox *rooting_, *constraint_, *origination_, *recModel_;
+    QCheckBox *noDup_, *noDl_, *noTl_;
     QSpinBox* minCovered_;
     QDialogButtonBox* buttons_;
 };

@@ -34,7 +34,11 @@ QVariantMap toVariant(const LoadRequest& r) {
             {"rooted", r.options.rooting == GeneTreeRooting::Rooted},
             {"minCoveredSpecies", r.options.minCoveredSpecies},
             {"origination", QString::fromStdString(toString(r.options.origination))},
-            {"transferConstraint", QString::fromStdString(toString(r.constraint))}};
+            {"transferConstraint", QString::fromStdString(toString(r.constraint))},
+            {"recModel", QString::fromStdString(toString(r.options.events.recModel))},
+            {"noDup", r.options.events.noDup},
+            {"noDl", r.options.events.noDl},
+            {"noTl", r.options.events.noTl}};
 }
 
 LoadRequest loadRequestFrom(const QVariantMap& map) {
@@ -58,6 +62,15 @@ LoadRequest loadRequestFrom(const QVariantMap& map) {
     } catch (const std::exception&) {
         r.constraint = TransferConstraint::Parents; // an entry written by another version
     }
+    try {
+        r.options.events.recModel =
+            parseRecModel(map.value("recModel", "UndatedDTL").toString().toStdString());
+    } catch (const std::exception&) {
+        r.options.events.recModel = RecModel::UndatedDTL; // an entry written by another version
+    }
+    r.options.events.noDup = map.value("noDup").toBool();
+    r.options.events.noDl = map.value("noDl").toBool();
+    r.options.events.noTl = map.value("noTl").toBool();
     return r;
 }
 

@@ -276,6 +276,10 @@ json sessionToJson(const SessionState& s) {
               {"min_covered_species", s.input.options.minCoveredSpecies},
               {"transfer_constraint", toString(s.input.constraint)},
               {"origination", toString(s.input.options.origination)},
+              {"rec_model", toString(s.input.options.events.recModel)},
+              {"no_dup", s.input.options.events.noDup},
+              {"no_dl", s.input.options.events.noDl},
+              {"no_tl", s.input.options.events.noTl},
               {"files", files}}},
             {"device", {{"name", s.device.toStdString()}, {"memory_gib", s.memoryGiB}}},
             {"run", {{"starting_rates", {s.startingRates.d, s.startingRates.l, s.startingRates.t}}}},
@@ -314,6 +318,11 @@ SessionState sessionFromJson(const json& j) {
     s.input.constraint = parseTransferConstraint(input.at("transfer_constraint").get<std::string>());
     // Sessions written before --origination reached the workbench started families anywhere.
     s.input.options.origination = parseOrigination(input.value("origination", std::string("UNIFORM")));
+    // And before the model's variants reached it, the default model.
+    s.input.options.events.recModel = parseRecModel(input.value("rec_model", std::string("UndatedDTL")));
+    s.input.options.events.noDup = input.value("no_dup", false);
+    s.input.options.events.noDl = input.value("no_dl", false);
+    s.input.options.events.noTl = input.value("no_tl", false);
     for (const json& f : input.at("files"))
         s.files.push_back({f.at("path").get<std::string>(), integerField<long long>(f, "size"),
                            QDateTime::fromString(QString::fromStdString(f.at("modified").get<std::string>()),

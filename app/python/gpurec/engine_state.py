@@ -20,7 +20,7 @@ class EngineState:
     def __init__(self, species_tree, gene_trees=None, families=None, mappings=None, mode="global",
                  device="auto", solver_options=None, rates=(0.1, 0.1, 0.1), transfer_constraint="PARENTS",
                  gene_tree_rooting="UNIFORM", origination="UNIFORM", min_covered_species=4, strict=True, threads=0,
-                 gpu_memory_bytes=0):
+                 gpu_memory_bytes=0, rec_model="UndatedDTL", no_dup=False, no_dl=False, no_tl=False):
         if mode not in _MODES:
             # The engine also reads AleRax's names; the original API has these three.
             raise ValueError(f"mode must be global, specieswise or genewise, got {mode!r}")
@@ -29,8 +29,8 @@ class EngineState:
             species_tree=str(species_tree), gene_trees=_as_list(gene_trees),
             families="" if families is None else str(families), mappings=_as_list(mappings), mode=mode,
             device=str(device), rates=tuple(float(r) for r in rates), transfer_constraint=transfer_constraint,
-            gene_tree_rooting=gene_tree_rooting, origination=origination,
-            min_covered_species=int(min_covered_species),
+            gene_tree_rooting=gene_tree_rooting, origination=origination, rec_model=str(rec_model),
+            no_dup=bool(no_dup), no_dl=bool(no_dl), no_tl=bool(no_tl), min_covered_species=int(min_covered_species),
             strict=bool(strict), threads=int(threads), gpu_memory_bytes=float(gpu_memory_bytes),
             solver_options=self._options)
         for line in self.engine.warnings:

@@ -1,0 +1,376 @@
+// The reconciliation model's variants (AleRax's --rec-model UndatedDL, --no-dup, --no-dl, --no-tl;
+// spec 3.1, 5.1) on the CPU engine: log-likelihoods against an independent solver of the spec's
+// equations written here (plain fixed-point iteration of E and Π with the terms switched as the
+// spec says, no postorder solves, no scaling), under both schedules; gradients against central
+// differences, with the rates a model lacks frozen at gradient 0; the sampler and the cell
+// decomposition without the events or terms a model leaves out; AleRax's refusals.
+#include "engine/backend.hpp"
+#include "engine/cell_decomposition.hpp"
+#include "recon/sampler.hpp"
+#include "support.hpp"
+
+#include <QtTest>
+#include <cmath>
+#include <numeric>
+#include <random>
+
+using namespace gpurec;
+using namespace gpurec::test;
+
+namespace {
+
+EventModel modelNamed(const QString& name) {
+    EventModel m;
+    for (const QString& part : name.split('+')) {
+        if (part == "UndatedDL") m.recModel = RecModel::UndatedDL;
+        if (part == "no-dup") m.noDup = true;
+        if (part == "no-dl") m.noDl = true;
+        if (part == "no-tl") m.noTl = true;
+    }
+    return m;
+}
+
+std::shared_ptr<Dataset> withModel(const std::string& folder, const std::string& species, int minCovered,
+                                   const EventModel& m) {
+    auto d = std::make_shared<Dataset>(*loadShared(folder, species, minCovered).dataset);
+    d->events = m;
+    return d;
+}
+
+// Transfer recipients under PARENTS: every node that is neither e nor one of its ancestors.
+std::vector<std::vector<int>> recipients(const SpeciesTree& tree) {
+    const int n = tree.size();
+    std::vector<std::vector<int>> r(n);
+    for (int e = 0; e < n; ++e) {
+        std::vector<bool> ancestor(n, false);
+        for (int a = e; a >= 0; a = tree.parent(a))
+            ancestor[a] = true;
+        for (int h = 0; h < n; ++h)
+            if (!ancestor[h]) r[e].push_back(h);
+    }
+    return r;
+}
+
+double bar(const std::vector<int>& to, const std::vector<double>& x) {
+    double s = 0;
+    for (int h : to)
+        s += x[h];
+    return s / static_cast<double>(to.size());
+}
+
+// The spec's equations for one family at global rates `r`, solved by plain iteration: E by Jacobi
+// sweeps to the fixed point (or AleRax's 4 Gauss–Seidel sweeps from 0), then each clade's Π by Jacobi
+// sweeps of its whole right-hand side to the fixed point. Natural log.
+double referenceLogLikelihood(const Dataset& data, const GeneFamily& family, Rates r, const EventModel& m,
+                              bool aleraxExtinction) {
+    const SpeciesTree& tree = data.species;
+    const int n = tree.size();
+    const auto R = recipients(tree);
+    const double d = m.noDup ? 0.0 : r.d, t = m.recModel == RecModel::UndatedDL ? 0.0 : r.t;
+    const double z = 1 + d + r.l + t;
+    const double pS = 1 / z, pD = d / z, pL = r.l / z, pT = t / z;
+    const bool dlTerm = !m.noDup && !m.noDl, tlTerm = m.recModel == RecModel::UndatedDTL && !m.noTl;
+
+    std::vector<double> E(n, 0.0), Eb(n, 0.0);
+    auto extinctionRhs = [&](int e, const std::vector<double>& x, const std::vector<double>& xb) {
+        const double s = tree.isLeaf(e) ? 0.0 : x[tree.left(e)] * x[tree.right(e)];
+        return pL + pS * s + pD * x[e] * x[e] + pT * x[e] * xb[e];
+    };
+    if (aleraxExtinction) {
+        for (int sweep = 0; sweep < 4; ++sweep) {
+            for (int e = 0; e < n; ++e) // postorder: children already updated in this sweep
+                E[e] = extinctionRhs(e, E, Eb);
+            for (int e = 0; e < n; ++e)
+                Eb[e] = bar(R[e], E);
+        }
+    } else {
+        for (int it = 0; it < 20000; ++it) {
+            std::vector<double> next(n);
+            for (int e = 0; e < n; ++e)
+                next[e] = extinctionRhs(e, E, Eb);
+            const bool still = next == E;
+            E = next;
+            for (int e = 0; e < n; ++e)
+                Eb[e] = bar(R[e], E);
+            if (still) break;
+        }
+    }
+
+    const CladeSet& cs = family.clades;
+    const int C = cs.cladeCount();
+    std::vector<std::vector<double>> pi(C, std::vector<double>(n, 0.0)), pib(C, std::vector<double>(n, 0.0));
+    for (int c = 0; c < C; ++c) {
+        std::vector<double> K(n, 0.0);
+        if (cs.cladeGene[c] >= 0) K[family.geneSpecies[cs.cladeGene[c]]] = pS;
+        for (int k = cs.splitOffset[c]; k < cs.splitOffset[c + 1]; ++k) {
+            const CladeSplit& sp = cs.splits[k];
+            const auto &a = pi[sp.left], &b = pi[sp.right], &ab = pib[sp.left], &bb = pib[sp.right];
+            for (int e = 0; e < n; ++e) {
+                if (!tree.isLeaf(e)) {
+                    const int f = tree.left(e), g = tree.right(e);
+                    K[e] += sp.weight * pS * (a[f] * b[g] + b[f] * a[g]);
+                }
+                K[e] += sp.weight * (pD * a[e] * b[e] + pT * (a[e] * bb[e] + b[e] * ab[e]));
+            }
+        }
+        std::vector<double>& x = pi[c];
+        std::vector<double>& xb = pib[c];
+        for (int it = 0; it < 5000; ++it) {
+            std::vector<double> next(n);
+            for (int e = 0; e < n; ++e) {
+                double v = K[e];
+                if (!tree.isLeaf(e)) {
+                    const int f = tree.left(e), g = tree.right(e);
+                    v += pS * (x[f] * E[g] + x[g] * E[f]);
+                }
+                if (dlTerm) v += 2 * pD * E[e] * x[e];
+                if (tlTerm) v += pT * Eb[e] * x[e] + pT * E[e] * xb[e];
+                next[e] = v;
+            }
+            double change = 0, peak = 0;
+            for (int e = 0; e < n; ++e) {
+                change = std::max(change, std::abs(next[e] - x[e]));
+                peak = std::max(peak, next[e]);
+            }
+            x = next;
+            for (int e = 0; e < n; ++e)
+                xb[e] = bar(R[e], x);
+            if (change <= 4e-16 * peak) break;
+        }
+    }
+    const double root = std::accumulate(pi[C - 1].begin(), pi[C - 1].end(), 0.0);
+    double survive = 0;
+    for (double v : E)
+        survive += 1 - v;
+    return std::log(root) - std::log(survive);
+}
+
+const char* const kVariants[] = {"UndatedDTL", "UndatedDL",   "no-dup",          "no-dl",
+                                 "no-tl",      "no-dl+no-tl", "UndatedDL+no-dl", "no-dup+no-dl"};
+
+// Central differences of the total NLL in one θ component (h in log2-rate units).
+double centralDifference(LikelihoodBackend& backend, RateParameters theta, std::size_t i, double h,
+                         const SolverOptions& options) {
+    const double x = theta.theta()[i];
+    theta.theta()[i] = x + h;
+    const double up = backend.evaluate(theta, options, false).totalNllBits;
+    theta.theta()[i] = x - h;
+    const double down = backend.evaluate(theta, options, false).totalNllBits;
+    return (up - down) / (2 * h);
+}
+
+} // namespace
+
+class EventModels : public QObject {
+    Q_OBJECT
+
+  private slots:
+    void likelihoodMatchesTheEquations_data() {
+        QTest::addColumn<QString>("folder");
+        QTest::addColumn<QString>("species");
+        QTest::addColumn<int>("minCovered");
+        QTest::addColumn<QString>("variant");
+        for (const char* v : kVariants) {
+            QTest::newRow(qPrintable(QString("tiny ") + v)) << "tiny"
+                                                            << "species.nwk" << 3 << v;
+            QTest::newRow(qPrintable(QString("simulated_2 ") + v)) << "simulated_2"
+                                                                   << "species.nwk" << 4 << v;
+        }
+    }
+    // Converged schedule: the engine's fixed point is the equations' fixed point.
+    void likelihoodMatchesTheEquations() {
+        QFETCH(QString, folder);
+        QFETCH(QString, species);
+        QFETCH(int, minCovered);
+        QFETCH(QString, variant);
+        const EventModel m = modelNamed(variant);
+        auto data = withModel(folder.toStdString(), species.toStdString(), minCovered, m);
+        const Rates rates{0.25, 0.3, 0.2};
+        RateParameters theta(RateMode::Global, data->species.size(), static_cast<int>(data->families.size()),
+                             rates);
+        const Evaluation ev = makeCpuBackend(data)->evaluate(theta, SolverOptions{}, false);
+        for (std::size_t f = 0; f < data->families.size(); ++f) {
+            const double ref = referenceLogLikelihood(*data, data->families[f], rates, m, false);
+            QVERIFY2(relativeError(ev.logLikelihood[f], ref) < 1e-11,
+                     qPrintable(QString("family %1: %2 vs %3")
+                                    .arg(f)
+                                    .arg(ev.logLikelihood[f], 0, 'g', 17)
+                                    .arg(ref, 0, 'g', 17)));
+        }
+        // Each variant changes the likelihood: a switch the engine ignored would fail here.
+        if (!m.isDefault()) {
+            auto plain = withModel(folder.toStdString(), species.toStdString(), minCovered, EventModel{});
+            const Evaluation base = makeCpuBackend(plain)->evaluate(theta, SolverOptions{}, false);
+            QVERIFY(std::abs(base.totalLogLikelihood - ev.totalLogLikelihood) > 1e-6);
+        }
+    }
+
+    // The alerax schedule: E by AleRax's 4 sweeps; a clade without TL terms solved exactly (AleRax's
+    // closed form for UndatedDL and --no-tl), so the reference's converged Π at the 4-sweep E.
+    void aleraxScheduleSolvesUncoupledCladesExactly_data() {
+        QTest::addColumn<QString>("variant");
+        for (const char* v : {"UndatedDL", "no-tl", "no-dl+no-tl", "UndatedDL+no-dl"})
+            QTest::newRow(v) << v;
+    }
+    void aleraxScheduleSolvesUncoupledCladesExactly() {
+        QFETCH(QString, variant);
+        const EventModel m = modelNamed(variant);
+        auto data = withModel("simulated_2", "species.nwk", 4, m);
+        const Rates rates{0.25, 0.3, 0.2};
+        RateParameters theta(RateMode::Global, data->species.size(), static_cast<int>(data->families.size()),
+                             rates);
+        SolverOptions alerax;
+        alerax.schedule = Schedule::AleRax;
+        const Evaluation ev = makeCpuBackend(data)->evaluate(theta, alerax, false);
+        for (std::size_t f = 0; f < data->families.size(); ++f) {
+            const double ref = referenceLogLikelihood(*data, data->families[f], rates, m, true);
+            QVERIFY2(relativeError(ev.logLikelihood[f], ref) < 1e-12,
+                     qPrintable(QString("family %1: %2 vs %3")
+                                    .arg(f)
+                                    .arg(ev.logLikelihood[f], 0, 'g', 17)
+                                    .arg(ref, 0, 'g', 17)));
+        }
+    }
+
+    // A rate the model lacks is 0 whatever θ holds: changing it changes nothing, bit for bit.
+    void absentRatesAreIgnored() {
+        for (const char* v : {"UndatedDL", "no-dup"}) {
+            const EventModel m = modelNamed(v);
+            auto data = withModel("simulated_2", "species.nwk", 4, m);
+            RateParameters a(RateMode::Global, data->species.size(), 3, Rates{0.2, 0.1, 0.3});
+            RateParameters b = a;
+            b.theta()[m.noDup ? 0 : 2] += 3.0;
+            auto backend = makeCpuBackend(data);
+            QCOMPARE(backend->evaluate(a, SolverOptions{}, false).logLikelihood,
+                     backend->evaluate(b, SolverOptions{}, false).logLikelihood);
+        }
+    }
+
+    void gradientMatchesDifferences_data() {
+        QTest::addColumn<QString>("variant");
+        QTest::addColumn<int>("mode");
+        for (const char* v : kVariants)
+            for (RateMode mode : {RateMode::Global, RateMode::Specieswise, RateMode::Genewise})
+                QTest::newRow(qPrintable(QString(v) + " " + QString::fromStdString(toString(mode))))
+                    << v << int(mode);
+    }
+    void gradientMatchesDifferences() {
+        QFETCH(QString, variant);
+        QFETCH(int, mode);
+        const EventModel m = modelNamed(variant);
+        auto data = withModel("simulated_2", "species.nwk", 4, m);
+        RateParameters theta(static_cast<RateMode>(mode), data->species.size(),
+                             static_cast<int>(data->families.size()), Rates{0.2, 0.25, 0.15});
+        std::mt19937 rng(5);
+        std::uniform_real_distribution<double> jitter(-1.0, 1.0);
+        for (double& v : theta.theta())
+            v += jitter(rng);
+        auto backend = makeCpuBackend(data);
+        const SolverOptions options;
+        const Evaluation ev = backend->evaluate(theta, options, true);
+        double scale = 0;
+        for (double g : ev.gradient)
+            scale = std::max(scale, std::abs(g));
+        QVERIFY(scale > 0);
+        const PresentRates present = m.presentRates();
+        // Specieswise: every component of a few rows; the other modes: all of them.
+        const std::size_t rows = static_cast<std::size_t>(theta.rowCount());
+        for (std::size_t row = 0; row < rows; row += mode == int(RateMode::Specieswise) ? 7 : 1) {
+            for (std::size_t k = 0; k < 3; ++k) {
+                const std::size_t i = 3 * row + k;
+                if ((k == 0 && !present.duplication) || (k == 2 && !present.transfer)) {
+                    QCOMPARE(ev.gradient[i], 0.0); // frozen: an optimiser never moves it
+                    continue;
+                }
+                const double fd = centralDifference(*backend, theta, i, 1e-4, options);
+                QVERIFY2(std::abs(ev.gradient[i] - fd) < 1e-6 * std::max(std::abs(fd), 1e-2 * scale),
+                         qPrintable(QString("θ[%1]: analytic %2, differences %3")
+                                        .arg(i)
+                                        .arg(ev.gradient[i], 0, 'g', 12)
+                                        .arg(fd, 0, 'g', 12)));
+            }
+        }
+    }
+
+    // Reconciliations hold no event the model lacks; the default model samples every kind.
+    void samplerDrawsOnlyTheModelsEvents() {
+        for (const char* v : {"UndatedDTL", "UndatedDL", "no-dup", "no-tl"}) {
+            const EventModel m = modelNamed(v);
+            auto data = withModel("simulated_2", "species.nwk", 4, m);
+            RateParameters theta(RateMode::Global, data->species.size(), 3, Rates{0.3, 0.3, 0.3});
+            const SpeciesLayout layout(*data);
+            auto backend = makeCpuBackend(data);
+            std::map<EventType, int> counts;
+            std::mt19937_64 rng(11);
+            for (int f = 0; f < 3; ++f) {
+                const FamilyTables tables = backend->familyTables(theta, SolverOptions{}, {f})[0];
+                const ReconciliationSampler sampler(layout, data->families[f], tables, false);
+                for (int k = 0; k < 200; ++k)
+                    for (const ReconNode& node : sampler.draw(rng).nodes)
+                        for (const ReconEvent& ev : node.events)
+                            ++counts[ev.type];
+            }
+            const bool transfers = m.recModel == RecModel::UndatedDTL;
+            QCOMPARE(counts[EventType::Transfer] > 0, transfers);
+            QCOMPARE(counts[EventType::TransferLoss] > 0, transfers && !m.noTl);
+            QCOMPARE(counts[EventType::Duplication] > 0, !m.noDup);
+            QVERIFY(counts[EventType::SpeciationLoss] > 0);
+        }
+    }
+
+    // The teaching view's terms of a cell are the model's terms, and still sum to the cell.
+    void cellTermsFollowTheModel() {
+        for (const char* v : {"no-dl", "no-tl", "UndatedDL"}) {
+            const EventModel m = modelNamed(v);
+            auto data = withModel("simulated_2", "species.nwk", 4, m);
+            RateParameters theta(RateMode::Global, data->species.size(), 3, Rates{0.3, 0.3, 0.3});
+            const SpeciesLayout layout(*data);
+            const FamilyTables tables = makeCpuBackend(data)->familyTables(theta, SolverOptions{}, {0})[0];
+            const GeneFamily& fam = data->families[0];
+            for (int c = 0; c < fam.clades.cladeCount(); c += 5) {
+                for (int e = 0; e < layout.size; ++e) {
+                    const CladeCellDecomposition cell = decomposeCladeCell(layout, fam, tables, c, e);
+                    for (const CellTerm& term : cell.terms) {
+                        QVERIFY(!(m.noDl && term.kind == CellTermKind::DuplicationLoss));
+                        QVERIFY(!((m.noTl || m.recModel == RecModel::UndatedDL) &&
+                                  (term.kind == CellTermKind::TransferLossAway ||
+                                   term.kind == CellTermKind::TransferLossHere)));
+                    }
+                    QVERIFY(std::abs(cell.sumScaled() - cell.storedScaled) <=
+                            1e-12 * std::abs(cell.storedScaled));
+                }
+            }
+        }
+    }
+
+    // AleRax's refusals, named by their options.
+    void refusesWhatAleRaxRefuses() {
+        auto refused = [](EventModel m, const char* words) {
+            try {
+                m.validate();
+            } catch (const std::invalid_argument& e) {
+                return std::string(e.what()).find(words) != std::string::npos;
+            }
+            return false;
+        };
+        QVERIFY(refused(modelNamed("no-dup+no-tl"), "--no-dup cannot be used with --no-tl"));
+        QVERIFY(
+            refused(modelNamed("UndatedDL+no-tl"), "--no-tl can only be used with --rec-model UndatedDTL"));
+        QVERIFY(
+            refused(modelNamed("UndatedDL+no-dup"), "--no-dup can only be used with --rec-model UndatedDTL"));
+        modelNamed("no-dup+no-dl").validate();
+        QVERIFY(parseRecModel("UndatedDL") == RecModel::UndatedDL);
+        QVERIFY_THROWS_EXCEPTION(std::invalid_argument, parseRecModel("UndatedDTLX"));
+        InputPaths paths;
+        paths.speciesTree = sharedData("simulated_2/species.nwk");
+        paths.familiesFile = sharedData("simulated_2/families.txt");
+        LoadOptions lo;
+        lo.events = modelNamed("UndatedDL");
+        QVERIFY_THROWS_EXCEPTION(std::invalid_argument, loadInput(paths, TransferConstraint::None, lo));
+        QVERIFY(loadInput(paths, TransferConstraint::Parents, lo).dataset->events.recModel ==
+                RecModel::UndatedDL);
+    }
+};
+
+QTEST_APPLESS_MAIN(EventModels)
+#include "test_event_model.moc"
