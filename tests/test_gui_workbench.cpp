@@ -21,6 +21,7 @@
 #include "window/workbench_window.hpp"
 
 #include <QAbstractItemView>
+#include <QCheckBox>
 #include <QComboBox>
 #include <QDockWidget>
 #include <QDoubleSpinBox>
@@ -215,6 +216,67 @@ class GuiWorkbench : public QObject {
                 ->evaluate(w.session().parameters(), SolverOptions{}, false)
                 .totalNllBits;
         QVERIFY(std::abs(anywhere - expected) > 1e-6); // the option changed the model
+    }
+
+    // The model's events in the Open data dialog: UndatedDL picked with the mouse greys what it
+    // lacks (the transfer constraint, --no-dup, --no-tl); --no-dl clicked on; the loaded model's
+    // likelihood is the engine's, its T starting rate is greyed and its T column blank.
+    void modelEventsChosenInTheOpenDialogReachTheEngine() {
+        OpenInputDialog dialog;
+        dialog.setRequest(teachingRequest());
+        QVERIFY(test::showActive(dialog));
+        QComboBox *model = nullptr, *constraint = nullptr;
+        for (QComboBox* box : dialog.findChildren<QComboBox*>()) {
+            if (box->accessibleName() == "Model events") model = box;
+            if (box->accessibleName() == "Transfers go") constraint = box;
+        }
+        QCheckBox *noDup = nullptr, *noDl = nullptr, *noTl = nullptr;
+        for (QCheckBox* box : dialog.findChildren<QCheckBox*>()) {
+            if (box->accessibleName() == "Leave out duplications") noDup = box;
+            if (box->accessibleName() == "Leave out the duplication-loss term") noDl = box;
+            if (box->accessibleName() == "Leave out the transfer-loss terms") noTl = box;
+        }
+        QVERIFY(model && constraint && noDup && noDl && noTl);
+        QVERIFY(noDup->isEnabled() && noTl->isEnabled() && constraint->isEnabled());
+        QVERIFY(test::click(noTl)); // --no-dup and --no-tl do not go together
+        QVERIFY(noTl->isChecked());
+        QVERIFY(!noDup->isEnabled());
+        QVERIFY(test::click(noTl));
+        QVERIFY(noDup->isEnabled());
+        QVERIFY(test::click(model));
+        QAbstractItemView* list = model->view();
+        QTRY_VERIFY(list->isVisible());
+        const QModelIndex dl = list->model()->index(model->findData("UndatedDL"), 0);
+        QTest::mouseClick(list->viewport(), Qt::LeftButton, {}, list->visualRect(dl).center());
+        QTRY_VERIFY(!list->isVisible());
+        QVERIFY(!constraint->isEnabled() && !noDup->isEnabled() && !noTl->isEnabled());
+        QVERIFY(noDl->isEnabled());
+        QVERIFY(test::click(noDl));
+        const LoadRequest request = dialog.request();
+        QVERIFY(request.options.events.recModel == RecModel::UndatedDL);
+        QVERIFY(request.options.events.noDl && !request.options.events.noTl && !request.options.events.noDup);
+        dialog.close();
+
+        WorkbenchWindow w;
+        QVERIFY(test::showActive(w));
+        QVERIFY(loadInto(w, request));
+        QVERIFY(w.dataset()->events.recModel == RecModel::UndatedDL);
+        double expected = 0;
+        QVERIFY(evaluationMatchesTheCpu(w, expected));
+        LoadRequest plain = request;
+        plain.options.events = EventModel{};
+        const double dtl = makeCpuBackend(loadInput(plain.paths, plain.constraint, plain.options).dataset)
+                               ->evaluate(w.session().parameters(), SolverOptions{}, false)
+                               .totalNllBits;
+        QVERIFY(std::abs(dtl - expected) > 1e-6); // the choice changed the model
+        auto* startT = w.runPanel()->findChild<QLineEdit*>("startT");
+        QVERIFY(startT && !startT->isEnabled());
+        QVERIFY(w.runPanel()->findChild<QLineEdit*>("startD")->isEnabled());
+        const QString current = w.runPanel()->findChild<QLabel*>("currentRates")->text();
+        QVERIFY2(current.contains("L ") && !current.contains("T "), qPrintable(current));
+        FamiliesModel* families = w.familiesPanel()->model();
+        QVERIFY(!families->data(families->index(0, FamiliesModel::RateT)).isValid());
+        QVERIFY(families->data(families->index(0, FamiliesModel::RateL)).isValid());
     }
 
     // --fraction-missing-file typed into the Open data dialog reaches the engine's likelihood; a bad

@@ -33,6 +33,7 @@ std::shared_ptr<Dataset> freshDataset(const Dataset& data, const std::string& ne
     auto fresh = std::make_shared<Dataset>();
     fresh->species = parseTree(newick);
     fresh->transferConstraint = data.transferConstraint;
+    fresh->events = data.events;
     const GeneMapping byPrefix;
     for (const GeneFamily& f : data.families) {
         GeneFamily copy = f;
@@ -144,13 +145,17 @@ class SpeciesSearch : public QObject {
     // like families mapped onto that tree from scratch.
     void remappedFamiliesScoreLikeFreshOnes_data() {
         QTest::addColumn<bool>("fractionMissing");
-        QTest::newRow("complete genomes") << false;
-        QTest::newRow("fractions missing") << true;
+        QTest::addColumn<bool>("undatedDl"); // the candidates keep the model's variant
+        QTest::newRow("complete genomes") << false << false;
+        QTest::newRow("fractions missing") << true << false;
+        QTest::newRow("UndatedDL") << false << true;
     }
     void remappedFamiliesScoreLikeFreshOnes() {
         QFETCH(bool, fractionMissing);
+        QFETCH(bool, undatedDl);
         const SpeciesTree species = simulatedSpeciesTree(9, 5);
         auto data = simulated(species, 20, 7);
+        if (undatedDl) data->events.recModel = RecModel::UndatedDL;
         if (fractionMissing) {
             data->fractionMissing.assign(species.size(), 0.0);
             for (int e = 0; e < species.size(); ++e)
@@ -165,6 +170,11 @@ class SpeciesSearch : public QObject {
         const Evaluation e = scorer.evaluate(candidate, theta);
         const std::string newick = candidate.toSpeciesTree().toNewick(true);
         QVERIFY(relativeError(e.totalLogLikelihood, freshLogLikelihood(*data, newick, rates)) < 1e-12);
+        auto plain = freshDataset(*data, newick);
+        plain->events = EventModel{};
+        const double plainLl =
+            makeCpuBackend(plain)->evaluate(theta, SolverOptions{}, false).totalLogLikelihood;
+        QCOMPARE(std::abs(e.totalLogLikelihood - plainLl) > 1e-6, undatedDl);
         QVERIFY(std::abs(e.totalLogLikelihood -
                          scorer.evaluate(scorer.loadedTopology(), theta).totalLogLikelihood) > 1e-6);
     }

@@ -50,6 +50,7 @@ std::shared_ptr<const Dataset> CandidateScorer::datasetOn(const SpeciesTopology&
     auto data = std::make_shared<Dataset>();
     data->species = tree.toSpeciesTree();
     data->transferConstraint = families_->transferConstraint;
+    data->events = families_->events;
     data->fractionMissing = fractionMissingOn(families_->fractionMissing, families_->species, data->species);
     std::vector<int> leafIndex(tree.leafCount());
     for (int id = 0; id < tree.leafCount(); ++id)

@@ -110,6 +110,9 @@ QVariant FamiliesModel::value(int row, int column) const {
         const bool known = !theta_.theta().empty() && theta_.mode() != RateMode::Specieswise &&
                            (theta_.mode() == RateMode::Global || row < theta_.familyCount());
         if (!known) return {};
+        const PresentRates present = data_->events.presentRates();
+        if ((column == RateD && !present.duplication) || (column == RateT && !present.transfer))
+            return {}; // not in the model (UndatedDL, --no-dup): blank rather than a frozen value
         Rates r = theta_.rates(theta_.row(row, 0));
         return column == RateD ? r.d : column == RateL ? r.l : r.t;
     }

@@ -310,6 +310,7 @@ double RunPanel::memoryLimitBytes() const {
 }
 
 void RunPanel::setState(bool haveData, bool running, bool pauseRequested) {
+    running_ = running;
     pauseIsResume_ = running && pauseRequested;
     pause_->setText(pauseIsResume_ ? tr("Resume") : tr("Pause"));
     pause_->setIcon(style()->standardIcon(pauseIsResume_ ? QStyle::SP_MediaPlay : QStyle::SP_MediaPause));
@@ -318,9 +319,9 @@ void RunPanel::setState(bool haveData, bool running, bool pauseRequested) {
                                                            {pause_, running},
                                                            {stop_, running},
                                                            {mode_, !running},
-                                                           {rateD_, !running},
+                                                           {rateD_, !running && present_.duplication},
                                                            {rateL_, !running},
-                                                           {rateT_, !running},
+                                                           {rateT_, !running && present_.transfer},
                                                            {reset_, !running},
                                                            {optimizer_, !running},
                                                            {minRate_, !running},
@@ -344,14 +345,17 @@ void RunPanel::setState(bool haveData, bool running, bool pauseRequested) {
         if (!enabled) widget->setEnabled(false);
 }
 
+void RunPanel::setPresentRates(PresentRates present) {
+    present_ = present;
+    rateD_->setEnabled(present.duplication && !running_);
+    rateT_->setEnabled(present.transfer && !running_);
+    rateD_->setToolTip(present.duplication ? QString() : tr("No duplications in this model (--no-dup)"));
+    rateT_->setToolTip(present.transfer ? QString() : tr("No transfers in this model (UndatedDL)"));
+}
+
 void RunPanel::showCurrentRates(const RateParameters& theta) {
     if (theta.theta().empty()) {
         current_->clear();
-        return;
-    }
-    if (theta.rowCount() == 1) {
-        Rates r = theta.rates(0);
-        current_->setText(tr("Current: D %1 · L %2 · T %3").arg(fmt(r.d), fmt(r.l), fmt(r.t)));
         return;
     }
     Rates lo{INFINITY, INFINITY, INFINITY}, hi{0, 0, 0};
@@ -360,9 +364,19 @@ void RunPanel::showCurrentRates(const RateParameters& theta) {
         lo = {std::min(lo.d, r.d), std::min(lo.l, r.l), std::min(lo.t, r.t)};
         hi = {std::max(hi.d, r.d), std::max(hi.l, r.l), std::max(hi.t, r.t)};
     }
-    current_->setText(tr("Current (%1 rows): D %2–%3 · L %4–%5 · T %6–%7")
-                          .arg(theta.rowCount())
-                          .arg(fmt(lo.d), fmt(hi.d), fmt(lo.l), fmt(hi.l), fmt(lo.t), fmt(hi.t)));
+    // The rates the model has only (UndatedDL has no T, --no-dup no D).
+    QStringList parts;
+    auto add = [&](bool present, const char* name, double low, double high) {
+        if (!present) return;
+        parts << (theta.rowCount() == 1 ? QString("%1 %2").arg(name, fmt(low))
+                                        : QString("%1 %2–%3").arg(name, fmt(low), fmt(high)));
+    };
+    add(present_.duplication, "D", lo.d, hi.d);
+    add(true, "L", lo.l, hi.l);
+    add(present_.transfer, "T", lo.t, hi.t);
+    current_->setText(theta.rowCount() == 1
+                          ? tr("Current: %1").arg(parts.join(" · "))
+                          : tr("Current (%1 rows): %2").arg(theta.rowCount()).arg(parts.join(" · ")));
 }
 
 void RunPanel::showError(const QString& message) {

@@ -38,6 +38,9 @@ class RunPanel : public QWidget {
     // Idle / running / paused: enables the right buttons.
     void setState(bool haveData, bool running, bool pauseRequested);
     void showCurrentRates(const RateParameters& theta);
+    // Greys the starting rates the loaded model lacks (UndatedDL: T, --no-dup: D) and leaves them
+    // out of the current rates.
+    void setPresentRates(PresentRates present);
     void showError(const QString& message); // "" hides
 
     QPushButton* evaluateButton() const { return evaluate_; }
@@ -67,6 +70,8 @@ class RunPanel : public QWidget {
     QPushButton *evaluate_, *optimise_, *pause_, *stop_, *reset_, *clearWarm_;
     QLabel *current_, *error_;
     bool pauseIsResume_ = false;
+    bool running_ = false;
+    PresentRates present_;
     // What the engine was last asked to use: leaving the memory field without a change (as
     // happens when focus passes through it) must not rebuild the engine.
     QString appliedDevice_;

@@ -105,6 +105,12 @@ SpeciesValues computeSpeciesValues(const QuantityRequest& r) {
         case SpeciesQuantity::LossRate:
         case SpeciesQuantity::TransferRate: {
             if (!fitsDataset(r.theta, data)) break;
+            const PresentRates present = data.events.presentRates();
+            if ((r.quantity == SpeciesQuantity::DuplicationRate && !present.duplication) ||
+                (r.quantity == SpeciesQuantity::TransferRate && !present.transfer)) {
+                out.title = quantityName(r.quantity) + " (not in the model)";
+                break;
+            }
             for (int e = 0; e < n; ++e) {
                 Rates rates = r.theta.rates(r.theta.row(rateFamily, e));
                 out.values[e] = r.quantity == SpeciesQuantity::DuplicationRate ? rates.d

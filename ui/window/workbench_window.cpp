@@ -512,6 +512,7 @@ void WorkbenchWindow::onLoaded(const LoadOutcome& outcome) {
     tree_->setDataset(dataset_, tables);
     waves_->setDataset(dataset_, schedule_, tables);
     families_->setDataset(dataset_);
+    run_->setPresentRates(dataset_->events.presentRates());
     reconciliations_->setDataset(dataset_, tables);
     cells_->setSolverOptions(knobs_->options());
     cells_->setDataset(dataset_, tables);
