@@ -51,6 +51,31 @@ def test_nll_equals_gpurec_eval(simulated2, tmp_path, origination):
     assert list(model.family_log_likelihoods) == [f["ll_nats"] for f in result["families"]]
 
 
+@pytest.mark.parametrize("flags", [["-r", "UndatedDL"], ["--no-dup"], ["--no-dl", "--no-tl"]])
+def test_model_variants_equal_gpurec_eval(simulated2, tmp_path, flags):
+    run_cli("eval", "-s", simulated2["species"], "-f", simulated2["families"], "--d", 0.05, "--l", 0.2, "--t",
+            0.02, *flags, "--device", "cpu", "-p", tmp_path)
+    result = json.loads((tmp_path / "result.json").read_text())
+    keywords = {"rec_model": "UndatedDL"} if flags == ["-r", "UndatedDL"] else {f[2:].replace("-", "_"): True
+                                                                                  for f in flags}
+    model = gpurec.GeneReconModel(species_tree=simulated2["species"], families=simulated2["families"],
+                                  rates=(0.05, 0.2, 0.02), device="cpu", **keywords)
+    assert model() == result["total"]["nll_bits"]
+    _, grad = model.value_and_grad()
+    absent = 2 if "rec_model" in keywords else 0 if "no_dup" in keywords else None
+    if absent is not None:
+        assert grad[absent] == 0.0  # the rate the model lacks is frozen
+    plain = gpurec.GeneReconModel(species_tree=simulated2["species"], families=simulated2["families"],
+                                  rates=(0.05, 0.2, 0.02), device="cpu")
+    assert abs(plain() - model()) > 1e-6
+
+
+def test_refused_model_variants_raise(simulated2):
+    with pytest.raises(ValueError, match="--no-dup cannot be used with --no-tl"):
+        gpurec.GeneReconModel(species_tree=simulated2["species"], families=simulated2["families"], device="cpu",
+                              no_dup=True, no_tl=True)
+
+
 @pytest.mark.parametrize("mode,shape", [("global", (3,)), ("specieswise", (37, 3)), ("genewise", (3, 3))])
 def test_gradient_matches_central_differences(simulated2, mode, shape):
     model = gpurec.GeneReconModel(species_tree=simulated2["species"], families=simulated2["families"], mode=mode,
