@@ -299,8 +299,15 @@ class AleFiles : public QObject {
             (void)prepareFamily(species, input, GeneTreeRooting::Rooted);
             QFAIL("ROOTED accepted");
         } catch (const InputError& e) {
-            QCOMPARE(std::string(e.what()), dir + "/f.ale:1:1: an .ale file holds unrooted samples: it needs "
-                                                  "--gene-tree-rooting UNIFORM, not ROOTED");
+            QCOMPARE(std::string(e.what()),
+                     dir + "/f.ale:1:1: an .ale file holds unrooted samples without "
+                           "branch lengths: it needs --gene-tree-rooting UNIFORM, not ROOTED");
+        }
+        try {
+            (void)prepareFamily(species, input, GeneTreeRooting::Mad);
+            QFAIL("MAD accepted");
+        } catch (const InputError& e) {
+            QVERIFY(std::string(e.what()).ends_with("it needs --gene-tree-rooting UNIFORM, not MAD"));
         }
         try {
             (void)prepareFamily(species, input, GeneTreeRooting::Unrooted);

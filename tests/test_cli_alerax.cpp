@@ -264,6 +264,16 @@ class CliAlerax : public QObject {
                      ":1:6: parameters 'D L' are UndatedDL rates; use them with --rec-model UndatedDL"),
                  qPrintable(dtl.err));
 
+        // MAD weights the root splits: another likelihood than UNIFORM's, recorded in result.json.
+        const std::string mad = folder + "/mad";
+        CliRun m = runGpurec(aleraxArgs(mad, {"--gene-tree-rooting", "MAD", "-g", "0"}));
+        QVERIFY2(m.exitCode == 0, qPrintable(m.err));
+        QCOMPARE(readJson(mad + "/result.json").at("options").at("gene_tree_rooting").get<std::string>(),
+                 std::string("MAD"));
+        const std::string uniform = folder + "/uniform";
+        QCOMPARE(runGpurec(aleraxArgs(uniform, {"-g", "0"})).exitCode, 0);
+        QVERIFY(fileText(mad + "/per_fam_likelihoods.txt") != fileText(uniform + "/per_fam_likelihoods.txt"));
+
         // Each flag changes the optimum's likelihood.
         std::map<std::string, std::string> likelihoods;
         for (const char* flag : {"--no-dup", "--no-dl", "--no-tl"}) {
@@ -294,7 +304,6 @@ class CliAlerax : public QObject {
         const std::vector<std::pair<QStringList, QString>> cases = {
             {{"--origination", "OPTIMIZE"}, "--origination OPTIMIZE"},
             {{"--speciation-gamma-categories", "4"}, "--speciation-gamma-categories 4"},
-            {{"--gene-tree-rooting", "MAD"}, "--gene-tree-rooting MAD"},
             {{"--transfer-constraint", "RELDATED"}, "--transfer-constraint RELDATED"},
             {{"--model-parametrization", "ORIGINATION-PER-SPECIES"},
              "--model-parametrization ORIGINATION-PER-SPECIES"},

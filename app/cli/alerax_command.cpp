@@ -60,7 +60,6 @@ void refuseUnsupported(const CLI::App& app, const AleraxOptions& o) {
     };
     if (o.origination == "OPTIMIZE") refuse("--origination OPTIMIZE");
     if (o.gammaCategories != 1) refuse("--speciation-gamma-categories " + std::to_string(o.gammaCategories));
-    if (o.rooting == "MAD") refuse("--gene-tree-rooting MAD");
     if (o.transferConstraint == "RELDATED") refuse("--transfer-constraint RELDATED");
     if (o.parametrization != "GLOBAL" && o.parametrization != "PER-FAMILY" &&
         o.parametrization != "PER-SPECIES")

@@ -25,8 +25,11 @@ void addInputOptions(CLI::App& app, InputOptions& o) {
                    "Per species leaf 'label fraction': the share of its genes missing from the data");
     app.add_option("--transfer-constraint", o.transferConstraint, "PARENTS (default) or NONE")
         ->check(CLI::IsMember({"PARENTS", "NONE"}));
-    app.add_option("--gene-tree-rooting", o.rooting, "UNIFORM (every rooting of unrooted samples) or ROOTED")
-        ->check(CLI::IsMember({"UNIFORM", "ROOTED"}));
+    app.add_option(
+           "--gene-tree-rooting", o.rooting,
+           "UNIFORM (every rooting of unrooted samples), ROOTED, or MAD (every rooting, weighted by its "
+           "minimal ancestor deviation)")
+        ->check(CLI::IsMember({"UNIFORM", "ROOTED", "MAD"}));
     app.add_option(
            "--origination", o.origination,
            "Where a family may originate: UNIFORM (any species node, default), ROOT, or LCA (the last "

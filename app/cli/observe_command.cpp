@@ -26,10 +26,12 @@ void registerObserve(CLI::App& root) {
     addInputOptions(*app, o->input);
     addOutputOptions(*app, o->output);
     app->callback([o] {
-        // The .ale layout holds the counts of unrooted samples only (its root splits are implied).
-        if (o->input.rooting == "ROOTED")
+        // The .ale layout holds the counts of unrooted samples only (its root splits are implied,
+        // equally weighted).
+        if (o->input.rooting != "UNIFORM")
             throw std::invalid_argument("observe writes .ale files, which hold unrooted samples: it needs "
-                                        "--gene-tree-rooting UNIFORM, not ROOTED");
+                                        "--gene-tree-rooting UNIFORM, not " +
+                                        o->input.rooting);
         const std::string& outdir = o->output.outdir;
         prepareOutputs(o->output, {"ale", "families.txt", "result.json"});
         LoadedInput in = loadOrExplain(o->input, 0);

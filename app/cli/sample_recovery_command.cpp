@@ -110,7 +110,7 @@ void registerSampleRecovery(CLI::App& root) {
         SamplingSettings settings;
         settings.samples = o->samples;
         settings.seed = o->seed;
-        settings.halveRootBranches = rooting == GeneTreeRooting::Unrooted;
+        settings.halveRootBranches = rooting != GeneTreeRooting::Rooted;
         settings.solver.threads = o->threads;
         std::vector<int> all(o->families);
         for (int f = 0; f < o->families; ++f)

@@ -32,10 +32,10 @@ int main(int argc, char** argv) {
     QCommandLineOption minCovered("min-covered-species",
                                   "Leave out families covering fewer species (default 4).", "n", "4");
     // The gpurec CLI's names and defaults for the same settings.
-    QCommandLineOption rooting(
-        "gene-tree-rooting",
-        "UNIFORM (default: every rooting of unrooted trees) or ROOTED (the trees' own roots).", "rooting",
-        "UNIFORM");
+    QCommandLineOption rooting("gene-tree-rooting",
+                               "UNIFORM (default: every rooting of unrooted trees), ROOTED (the trees' own "
+                               "roots) or MAD (every rooting, weighted by its MAD deviation).",
+                               "rooting", "UNIFORM");
     QCommandLineOption constraint("transfer-constraint", "PARENTS (default) or NONE.", "constraint",
                                   "PARENTS");
     QCommandLineOption origination(

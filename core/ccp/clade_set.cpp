@@ -1,10 +1,12 @@
 #include "ccp/clade_set.hpp"
 
 #include "ccp/dense_id_index.hpp"
+#include "ccp/mad_deviation.hpp"
 #include "io/input_error.hpp"
 
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <cstdint>
 #include <numeric>
 #include <stdexcept>
@@ -15,7 +17,14 @@ namespace gpurec {
 GeneTreeRooting parseGeneTreeRooting(const std::string& text) {
     if (text == "UNIFORM" || text == "UNROOTED") return GeneTreeRooting::Unrooted;
     if (text == "ROOTED") return GeneTreeRooting::Rooted;
-    throw std::invalid_argument("unknown gene tree rooting '" + text + "' (expected UNIFORM or ROOTED)");
+    if (text == "MAD") return GeneTreeRooting::Mad;
+    throw std::invalid_argument("unknown gene tree rooting '" + text + "' (expected UNIFORM, ROOTED or MAD)");
+}
+
+std::string toString(GeneTreeRooting rooting) {
+    return rooting == GeneTreeRooting::Rooted ? "ROOTED"
+           : rooting == GeneTreeRooting::Mad  ? "MAD"
+                                              : "UNIFORM";
 }
 
 namespace {
@@ -63,19 +72,25 @@ class CladeTable {
 struct SplitCount {
     int parent, left, right;
     double count;
+    double deviation; // MAD: the deviation of the first tree with this root split; NaN until then
 };
 
 class SplitCounter {
   public:
-    void add(int parent, int a, int b) {
+    // Returns the split's index.
+    int add(int parent, int a, int b) {
         if (a > b) std::swap(a, b);
         // (parent, smaller child) determines the split: the other child is their difference.
         const std::uint64_t key = (static_cast<std::uint64_t>(parent) << 32) | static_cast<std::uint32_t>(a);
         auto [id, inserted] = index_.findOrAdd(mixBits(key), [&](int other) {
             return splits_[other].parent == parent && splits_[other].left == a;
         });
-        if (inserted) splits_.push_back({parent, a, b, 0.0});
+        if (inserted) splits_.push_back({parent, a, b, 0.0, std::nan("")});
         splits_[id].count += 1.0;
+        return id;
+    }
+    void noteDeviation(int id, double deviation) {
+        if (std::isnan(splits_[id].deviation)) splits_[id].deviation = deviation;
     }
     const std::vector<SplitCount>& splits() const { return splits_; }
 
@@ -167,6 +182,27 @@ IndexedTree rerootAtFirstGene(const NewickTree& tree, const std::vector<int>& ge
     return t;
 }
 
+// MAD deviations of rooting on the branch above each node of an unrooted tree (rerootAtFirstGene's).
+std::vector<double> madDeviationsAbove(const IndexedTree& t, const std::vector<int>& order) {
+    const std::size_t n = t.parent.size();
+    UnrootedLengths u;
+    u.neighbours.resize(n);
+    u.leaf.assign(n, false);
+    std::vector<std::pair<int, int>> branches;
+    for (int v : order) {
+        u.leaf[v] = t.gene[v] >= 0;
+        if (v == t.root) continue;
+        u.neighbours[v].emplace_back(t.parent[v], t.length[v]);
+        u.neighbours[t.parent[v]].emplace_back(v, t.length[v]);
+        branches.emplace_back(v, t.parent[v]);
+    }
+    const std::vector<double> perBranch = madBranchDeviations(u, branches);
+    std::vector<double> out(n, 0.0);
+    for (std::size_t k = 0; k < branches.size(); ++k)
+        out[branches[k].first] = perBranch[k];
+    return out;
+}
+
 IndexedTree asRooted(const NewickTree& tree, const std::vector<int>& geneOfNode) {
     IndexedTree t;
     const int n = static_cast<int>(tree.nodes.size());
@@ -188,7 +224,7 @@ void checkBinary(const NewickTree& tree, GeneTreeRooting rooting) {
         std::size_t k = node.children.size();
         if (k == 0) continue;
         bool isRoot = v == tree.root;
-        bool ok = k == 2 || (isRoot && k == 3 && rooting == GeneTreeRooting::Unrooted);
+        bool ok = k == 2 || (isRoot && k == 3 && rooting != GeneTreeRooting::Rooted);
         if (ok) continue;
         std::string what =
             k == 1 ? "a node with a single child" : "a polytomy (" + std::to_string(k) + " children)";
@@ -255,8 +291,8 @@ CladeSet buildCladeSet(const std::vector<NewickTree>& trees, GeneTreeRooting roo
                                  " leaves but the first tree has " + std::to_string(genes));
         if (genes == 1) continue;
 
-        IndexedTree t = rooting == GeneTreeRooting::Rooted ? asRooted(tree, geneOfNode)
-                                                           : rerootAtFirstGene(tree, geneOfNode);
+        const bool unrooted = rooting != GeneTreeRooting::Rooted;
+        IndexedTree t = unrooted ? rerootAtFirstGene(tree, geneOfNode) : asRooted(tree, geneOfNode);
         std::vector<int> order = postorderOf(t);
         const std::size_t n = t.parent.size();
         std::vector<Word> sub(n * W, 0);
@@ -274,17 +310,20 @@ CladeSet buildCladeSet(const std::vector<NewickTree>& trees, GeneTreeRooting roo
                 subSize[v] += subSize[c];
             }
         }
+        std::vector<double> deviation; // MAD: per node v, of rooting on the branch above it
+        if (rooting == GeneTreeRooting::Mad) deviation = madDeviationsAbove(t, order);
         std::vector<Word> complement(W);
         for (int v : order) {
             if (v == t.root) continue;
             subId[v] = table.intern(bitsOf(v), subSize[v]);
             table.addLength(subId[v], t.length[v]);
-            if (rooting == GeneTreeRooting::Unrooted) {
+            if (unrooted) {
                 for (int w = 0; w < W; ++w)
                     complement[w] = all[w] & ~bitsOf(v)[w];
                 upId[v] = table.intern(complement.data(), genes - subSize[v]);
                 table.addLength(upId[v], t.length[v]);
-                counter.add(fullClade, subId[v], upId[v]); // the root may sit on this edge
+                const int split = counter.add(fullClade, subId[v], upId[v]); // the root may sit on this edge
+                if (!deviation.empty()) counter.noteDeviation(split, deviation[v]);
             }
         }
         for (int v : order) {
@@ -338,7 +377,11 @@ CladeSet buildCladeSet(const std::vector<NewickTree>& trees, GeneTreeRooting roo
     for (const SplitCount& s : counter.splits()) {
         int l = rank[s.left], r = rank[s.right];
         if (l > r) std::swap(l, r);
-        byParent[rank[s.parent]].push_back({l, r, s.count});
+        // MAD weights a root split's count by the deviation of the first sample that has it (as
+        // AleRax keeps the first deviation it sees for a clade).
+        const double weight =
+            std::isnan(s.deviation) ? s.count : s.count / ((1 + s.deviation) * (1 + s.deviation));
+        byParent[rank[s.parent]].push_back({l, r, weight});
     }
     out.splitOffset.assign(C + 1, 0);
     for (int c = 0; c < C; ++c) {

@@ -7,8 +7,11 @@
 
 namespace gpurec {
 
-enum class GeneTreeRooting { Unrooted, Rooted };
-GeneTreeRooting parseGeneTreeRooting(const std::string& text); // "UNIFORM" | "ROOTED"
+// Unrooted: every root split weighted alike (AleRax's UNIFORM); Rooted: each tree's own root; Mad:
+// unrooted, root splits weighted by their MAD deviation (ccp/mad_deviation.hpp).
+enum class GeneTreeRooting { Unrooted, Rooted, Mad };
+GeneTreeRooting parseGeneTreeRooting(const std::string& text); // "UNIFORM" | "ROOTED" | "MAD"
+std::string toString(GeneTreeRooting rooting);                 // "UNIFORM" | "ROOTED" | "MAD"
 
 struct CladeSplit {
     int left;

@@ -91,10 +91,11 @@ GeneFamily prepareFamily(const SpeciesTree& species, const FamilyInput& input, G
     GeneFamily family;
     if (isAleFile(path)) {
         // Observed counts of unrooted samples: their root bipartitions are all weighted.
-        if (rooting == GeneTreeRooting::Rooted)
-            throw InputError(
-                path, 1, 1,
-                "an .ale file holds unrooted samples: it needs --gene-tree-rooting UNIFORM, not ROOTED");
+        if (rooting != GeneTreeRooting::Unrooted)
+            throw InputError(path, 1, 1,
+                             "an .ale file holds unrooted samples without branch lengths: it needs "
+                             "--gene-tree-rooting UNIFORM, not " +
+                                 toString(rooting));
         AleContents ale = parseAle(readTextFile(path), path);
         family.name = input.name;
         family.clades = std::move(ale.clades);

@@ -62,8 +62,9 @@ OpenInputDialog::OpenInputDialog(QWidget* parent) : QDialog(parent) {
     auto* addFolder = new QPushButton(tr("Add folder…"));
     auto* removeSelected = new QPushButton(tr("Remove"));
     rooting_ = new QComboBox;
-    rooting_->addItem(tr("all rootings, weighted equally (AleRax default)"), false);
-    rooting_->addItem(tr("as rooted in the files"), true);
+    rooting_->addItem(tr("all rootings, weighted equally (AleRax default)"), "UNIFORM");
+    rooting_->addItem(tr("as rooted in the files"), "ROOTED");
+    rooting_->addItem(tr("all rootings, weighted by their MAD deviation (MAD)"), "MAD");
     constraint_ = new QComboBox;
     constraint_->addItem(tr("not to an ancestor (PARENTS, AleRax default)"), "PARENTS");
     constraint_->addItem(tr("to any other branch (NONE)"), "NONE");
@@ -217,7 +218,8 @@ void OpenInputDialog::setRequest(const LoadRequest& r) {
                                                          : QString());
     }
     addGeneTrees(trees, mappings);
-    rooting_->setCurrentIndex(r.options.rooting == GeneTreeRooting::Rooted ? 1 : 0);
+    rooting_->setCurrentIndex(
+        std::max(0, rooting_->findData(QString::fromStdString(toString(r.options.rooting)))));
     constraint_->setCurrentIndex(r.constraint == TransferConstraint::None ? 1 : 0);
     origination_->setCurrentIndex(
         std::max(0, origination_->findData(QString::fromStdString(toString(r.options.origination)))));
@@ -241,8 +243,7 @@ LoadRequest OpenInputDialog::request() const {
         anyMapping = anyMapping || !r.paths.geneTreeMappings.back().empty();
     }
     if (!anyMapping) r.paths.geneTreeMappings.clear();
-    r.options.rooting =
-        rooting_->currentData().toBool() ? GeneTreeRooting::Rooted : GeneTreeRooting::Unrooted;
+    r.options.rooting = parseGeneTreeRooting(rooting_->currentData().toString().toStdString());
     r.options.minCoveredSpecies = minCovered_->value();
     r.options.origination = parseOrigination(origination_->currentData().toString().toStdString());
     r.constraint = parseTransferConstraint(constraint_->currentData().toString().toStdString());

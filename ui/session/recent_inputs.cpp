@@ -32,6 +32,7 @@ QVariantMap toVariant(const LoadRequest& r) {
             {"mappings", toStringList(r.paths.geneTreeMappings)},
             {"fractionMissingFile", QString::fromStdString(r.paths.fractionMissingFile)},
             {"rooted", r.options.rooting == GeneTreeRooting::Rooted},
+            {"rooting", QString::fromStdString(toString(r.options.rooting))},
             {"minCoveredSpecies", r.options.minCoveredSpecies},
             {"origination", QString::fromStdString(toString(r.options.origination))},
             {"transferConstraint", QString::fromStdString(toString(r.constraint))},
@@ -49,6 +50,12 @@ LoadRequest loadRequestFrom(const QVariantMap& map) {
     r.paths.geneTreeMappings = toStdVector(map.value("mappings").toStringList());
     r.paths.fractionMissingFile = map.value("fractionMissingFile").toString().toStdString();
     r.options.rooting = map.value("rooted").toBool() ? GeneTreeRooting::Rooted : GeneTreeRooting::Unrooted;
+    try {
+        if (map.contains("rooting"))
+            r.options.rooting = parseGeneTreeRooting(map.value("rooting").toString().toStdString());
+    } catch (const std::exception&) {
+        // an entry written by another version: whether its trees were rooted
+    }
     r.options.minCoveredSpecies = map.value("minCoveredSpecies", 4).toInt();
     try {
         r.options.origination =

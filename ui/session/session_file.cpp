@@ -273,6 +273,7 @@ json sessionToJson(const SessionState& s) {
               {"gene_tree_mappings", strings(s.input.paths.geneTreeMappings)},
               {"fraction_missing_file", s.input.paths.fractionMissingFile},
               {"rooted_gene_trees", s.input.options.rooting == GeneTreeRooting::Rooted},
+              {"gene_tree_rooting", toString(s.input.options.rooting)},
               {"min_covered_species", s.input.options.minCoveredSpecies},
               {"transfer_constraint", toString(s.input.constraint)},
               {"origination", toString(s.input.options.origination)},
@@ -312,8 +313,11 @@ SessionState sessionFromJson(const json& j) {
     s.input.paths.geneTrees = input.at("gene_trees").get<std::vector<std::string>>();
     s.input.paths.geneTreeMappings = input.at("gene_tree_mappings").get<std::vector<std::string>>();
     s.input.paths.fractionMissingFile = input.value("fraction_missing_file", std::string()); // older: none
-    s.input.options.rooting =
-        input.at("rooted_gene_trees").get<bool>() ? GeneTreeRooting::Rooted : GeneTreeRooting::Unrooted;
+    // Sessions before MAD rooting kept only whether the trees were rooted.
+    s.input.options.rooting = input.contains("gene_tree_rooting")
+                                  ? parseGeneTreeRooting(input.at("gene_tree_rooting").get<std::string>())
+                                  : (input.at("rooted_gene_trees").get<bool>() ? GeneTreeRooting::Rooted
+                                                                               : GeneTreeRooting::Unrooted);
     s.input.options.minCoveredSpecies = integerField<int>(input, "min_covered_species");
     s.input.constraint = parseTransferConstraint(input.at("transfer_constraint").get<std::string>());
     // Sessions written before --origination reached the workbench started families anywhere.
