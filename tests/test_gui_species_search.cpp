@@ -10,13 +10,18 @@
 #include "window/workbench_window.hpp"
 
 #include "sim/simulation.hpp"
+#include "simulated_data.hpp"
 #include "species_search/candidate_scorer.hpp"
+#include "tree/tanglegram.hpp"
 
 #include <QAbstractItemView>
+#include <QCheckBox>
 #include <QComboBox>
 #include <QFileInfo>
 #include <QLabel>
 #include <QPushButton>
+#include <QScrollArea>
+#include <QScrollBar>
 #include <QSignalSpy>
 #include <QTabBar>
 #include <QTabWidget>
@@ -240,6 +245,13 @@ class GuiSpeciesSearch : public QObject {
                           list->visualRect(list->model()->index(0, 0)).center());
         QVERIFY(QTest::qWaitFor([&] { return !list->isVisible(); }));
         QCOMPARE(tangle->layout().robinsonFoulds, fromStart);
+        // "Every name": one line of text per species, the view taller than the panel needs.
+        QVERIFY(!tangle->everyNameShown());
+        QVERIFY(test::click(panel->everyNameBox()));
+        QVERIFY(tangle->everyNameShown() && tangle->namesDrawn());
+        QVERIFY(tangle->minimumHeight() >= shown.leafCount() * QFontMetrics(tangle->font()).height());
+        QVERIFY(test::click(panel->everyNameBox()));
+        QVERIFY(!tangle->everyNameShown());
         QTest::mouseClick(trees->tabBar(), Qt::LeftButton, {}, trees->tabBar()->tabRect(0).center());
 
         QVERIFY(panel->saveButton()->isEnabled() && panel->adoptButton()->isEnabled());
@@ -256,6 +268,49 @@ class GuiSpeciesSearch : public QObject {
                                    outcome.rates);
         QVERIFY(std::abs(makeCpuBackend(data)->evaluate(theta, SolverOptions{}, false).totalLogLikelihood -
                          outcome.bestLogLikelihood) < 1e-9 * std::abs(outcome.bestLogLikelihood));
+    }
+
+    // A genome-scale comparison (150 species, 20 SPR moves apart): fitted to the panel the rows are
+    // too short for names; with every name shown each species is named on a scrolled row of one line
+    // of text, and the rows at the bottom are reached by scrolling; hovering names them either way.
+    void everyNameIsReadableOnLargeTrees() {
+        const SpeciesTree truth = test::simulatedSpeciesTree(150, 9);
+        SpeciesTopology moved = SpeciesTopology::fromSpeciesTree(truth, [&] {
+            std::vector<std::string> names;
+            for (int e : truth.leaves())
+                names.push_back(truth.name(e));
+            return names;
+        }());
+        for (int k = 0; k < 20; ++k) {
+            const int pruned = (k * 37) % moved.nodeCount();
+            if (pruned == moved.root()) continue;
+            const auto regrafts = moved.sprRegrafts(pruned, 3);
+            if (!regrafts.empty()) moved.applySpr(pruned, regrafts.front());
+        }
+        const SpeciesTree other = moved.toSpeciesTree();
+        QScrollArea scroll;
+        scroll.setWidgetResizable(true);
+        auto* view = new TanglegramView;
+        scroll.setWidget(view);
+        scroll.resize(700, 500);
+        QVERIFY(test::showActive(scroll));
+        view->setTrees(truth, "true", other, "moved");
+        QVERIFY(view->layout().robinsonFoulds > 0);
+        QVERIFY(!view->namesDrawn());
+        QCOMPARE(scroll.verticalScrollBar()->maximum(), 0);
+        view->setEveryNameShown(true);
+        QTRY_VERIFY(scroll.verticalScrollBar()->maximum() > 0);
+        QVERIFY(view->namesDrawn());
+        QVERIFY(view->height() >= 150 * QFontMetrics(view->font()).height());
+        // The last row: scrolled to, hovered, named.
+        const TanglegramSide& left = view->layout().left;
+        const int last = left.leafAtRow.back();
+        const QPointF at = view->nodePosition(true, last);
+        scroll.ensureVisible(int(at.x()), int(at.y()));
+        QVERIFY(scroll.verticalScrollBar()->value() > 0);
+        QCOMPARE(view->speciesAt(at.toPoint()), QString::fromStdString(truth.name(last)));
+        const QImage shot = scroll.grab().toImage();
+        QVERIFY(!shot.isNull());
     }
 
     // Pause holds the search between candidates; Resume lets it go on; Stop ends it with the best

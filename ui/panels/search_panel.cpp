@@ -5,6 +5,7 @@
 #include "views/species_tree_view.hpp"
 #include "views/tanglegram_view.hpp"
 
+#include <QCheckBox>
 #include <QComboBox>
 #include <QFileDialog>
 #include <QFileInfo>
@@ -12,6 +13,7 @@
 #include <QLabel>
 #include <QLocale>
 #include <QPushButton>
+#include <QScrollArea>
 #include <QSpinBox>
 #include <QSplitter>
 #include <QTabWidget>
@@ -136,17 +138,31 @@ SearchPanel::SearchPanel(QWidget* parent) : QWidget(parent) {
     auto* compare = new QWidget;
     auto* compareLayout = new QVBoxLayout(compare);
     compareLayout->setContentsMargins(0, 0, 0, 0);
+    everyName_ = new QCheckBox(tr("Every name"));
+    everyName_->setObjectName("tanglegramEveryName");
+    everyName_->setAccessibleName(tr("Name every species in the comparison"));
+    everyName_->setToolTip(tr("One line of text per species, scrolled, instead of fitting the trees to "
+                              "the panel (where large trees leave no room for names)"));
     auto* compareRow = new QHBoxLayout;
     compareRow->addWidget(new QLabel(tr("Compare with")));
     compareRow->addWidget(compareWith_, 1);
+    compareRow->addWidget(everyName_);
     compareLayout->addLayout(compareRow);
-    compareLayout->addWidget(tanglegram_, 1);
+    tanglegramScroll_ = new QScrollArea;
+    tanglegramScroll_->setObjectName("tanglegramScroll");
+    tanglegramScroll_->setAccessibleName(tr("Two species trees compared, scrolled"));
+    tanglegramScroll_->setWidgetResizable(true);
+    tanglegramScroll_->setFrameShape(QFrame::NoFrame);
+    tanglegramScroll_->setWidget(tanglegram_);
+    compareLayout->addWidget(tanglegramScroll_, 1);
+    connect(everyName_, &QCheckBox::toggled, tanglegram_, &TanglegramView::setEveryNameShown);
     compareLayout->addWidget(compareSummary_);
     treeTabs_ = new QTabWidget;
     treeTabs_->setObjectName("searchTrees");
     treeTabs_->setAccessibleName(tr("The search's tree"));
     treeTabs_->addTab(view_, tr("Tree"));
     treeTabs_->addTab(compare, tr("Compare"));
+    compareTab_ = compare;
     split->addWidget(plot_);
     split->addWidget(treeTabs_);
     split->setStretchFactor(0, 1);
@@ -361,7 +377,7 @@ void SearchPanel::compareWithStartTree() {
 void SearchPanel::updateComparison() {
     const bool withFile = compareWith_->currentIndex() == 2 && fileTree_;
     comparedWith_ = withFile ? 2 : 0;
-    if (treeTabs_->currentWidget() != tanglegram_->parentWidget()) return; // laid out when shown
+    if (treeTabs_->currentWidget() != compareTab_) return; // laid out when shown
     const std::optional<SpeciesTree>& other = withFile ? fileTree_ : startTree_;
     if (!shown_ || !other) {
         tanglegram_->clear();

@@ -11,10 +11,12 @@
 #include <memory>
 #include <optional>
 
+class QCheckBox;
 class QComboBox;
 class QCustomPlot;
 class QLabel;
 class QPushButton;
+class QScrollArea;
 class QSpinBox;
 class QTabWidget;
 class QTimer;
@@ -51,6 +53,8 @@ class SearchPanel : public QWidget {
     SpeciesTreeView* treeView() const { return view_; }
     QTabWidget* treeTabs() const { return treeTabs_; }
     TanglegramView* tanglegram() const { return tanglegram_; }
+    QCheckBox* everyNameBox() const { return everyName_; }
+    QScrollArea* tanglegramScroll() const { return tanglegramScroll_; }
     QComboBox* compareBox() const { return compareWith_; }
     QLabel* compareSummary() const { return compareSummary_; }
     // Compares the search's tree with the rooted species tree in `path` (Newick) instead of the start
@@ -87,6 +91,9 @@ class SearchPanel : public QWidget {
     SpeciesTreeView* view_;
     QTabWidget* treeTabs_;
     TanglegramView* tanglegram_;
+    QScrollArea* tanglegramScroll_;
+    QCheckBox* everyName_;
+    QWidget* compareTab_;
     QComboBox* compareWith_;
     QLabel* compareSummary_;
     std::optional<SpeciesTree> startTree_, fileTree_;

@@ -4,6 +4,7 @@
 #include <QPainter>
 #include <QToolTip>
 #include <algorithm>
+#include <cmath>
 
 namespace gpurec::ui {
 
@@ -11,13 +12,14 @@ namespace {
 
 const QColor kUnshared(213, 94, 0); // Okabe–Ito vermillion: apart from grey in every colour vision
 constexpr double kMargin = 8.0;
+constexpr int kMinimumHeight = 160;
 
 } // namespace
 
 TanglegramView::TanglegramView(QWidget* parent) : QWidget(parent) {
     setObjectName("tanglegram");
     setAccessibleName(tr("Two species trees compared"));
-    setMinimumSize(200, 160);
+    setMinimumSize(200, kMinimumHeight);
     setMouseTracking(true);
     setBackgroundRole(QPalette::Base);
     setAutoFillBackground(true);
@@ -32,6 +34,7 @@ void TanglegramView::setTrees(const SpeciesTree& left, const QString& leftTitle,
     leftTitle_ = leftTitle;
     rightTitle_ = rightTitle;
     setAccessibleDescription(summary());
+    updateMinimumHeight();
     update();
 }
 
@@ -40,7 +43,33 @@ void TanglegramView::clear() {
     left_.reset();
     right_.reset();
     setAccessibleDescription({});
+    updateMinimumHeight();
     update();
+}
+
+void TanglegramView::setEveryNameShown(bool shown) {
+    everyName_ = shown;
+    updateMinimumHeight();
+    update();
+}
+
+double TanglegramView::titleHeight() const {
+    return QFontMetricsF(font()).height() + 6;
+}
+
+void TanglegramView::updateMinimumHeight() {
+    int needed = kMinimumHeight;
+    if (everyName_ && layout_) {
+        const double row = QFontMetricsF(font()).height() + 2;
+        needed = std::max(
+            needed, static_cast<int>(std::ceil(2 * kMargin + titleHeight() + row * left_->leafCount())));
+    }
+    setMinimumHeight(needed);
+}
+
+void TanglegramView::changeEvent(QEvent* event) {
+    if (event->type() == QEvent::FontChange) updateMinimumHeight();
+    QWidget::changeEvent(event);
 }
 
 QString TanglegramView::summary() const {
@@ -65,7 +94,7 @@ QColor TanglegramView::branchColour(bool leftTree, int e) const {
 TanglegramView::Geometry TanglegramView::geometry() const {
     Geometry g;
     const QFontMetricsF metrics(font());
-    const double title = metrics.height() + 6;
+    const double title = titleHeight();
     g.rows = QRectF(kMargin, kMargin + title, width() - 2 * kMargin, height() - 2 * kMargin - title);
     const int n = left_->leafCount();
     g.rowHeight = g.rows.height() / std::max(n, 1);

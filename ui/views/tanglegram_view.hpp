@@ -32,10 +32,17 @@ class TanglegramView : public QWidget {
     QString speciesAt(const QPoint& point) const;
     // Centre of node e's end of its branch, in widget coordinates (for tests and tooltips).
     QPointF nodePosition(bool leftTree, int e) const;
+    // Off (the default): the rows share the height the view is given, names drawn only where they
+    // fit. On: every row one line of text tall, the view as tall as that needs (in a scroll area), so
+    // that every species is named at any tree size.
+    void setEveryNameShown(bool shown);
+    bool everyNameShown() const { return everyName_; }
+    bool namesDrawn() const { return layout_ && geometry().labels; }
 
   protected:
     void paintEvent(QPaintEvent* event) override;
     bool event(QEvent* event) override;
+    void changeEvent(QEvent* event) override;
 
   private:
     struct Geometry {
@@ -47,10 +54,13 @@ class TanglegramView : public QWidget {
     Geometry geometry() const;
     double nodeX(const Geometry& g, bool leftTree, int e) const;
     void drawTree(QPainter& painter, const Geometry& g, bool leftTree) const;
+    void updateMinimumHeight(); // what every name needs, or the fixed minimum
+    double titleHeight() const;
 
     std::optional<SpeciesTree> left_, right_;
     std::optional<Tanglegram> layout_;
     QString leftTitle_, rightTitle_;
+    bool everyName_ = false;
 };
 
 } // namespace gpurec::ui
