@@ -101,18 +101,26 @@ SpeciesTree miniNjSpeciesTree(const std::vector<FamilyInput>& families) {
                 if (fresh) species.push_back(s);
                 speciesOf[leaf] = it->second;
             }
-            grow(int(species.size()));
+            if (sum.size() != species.size()) grow(int(species.size()));
             // Edge weights: an edge shorter than 1.1e-6 (but not 0) counts 0.
             auto weight = [&](int child) {
                 const double len = tree.nodes[child].length.value_or(1.0);
                 return (len > 0 && len < 1.1e-6) ? 0 : 1;
             };
-            const int S = int(species.size());
-            std::vector<double> best(std::size_t(S) * S, std::numeric_limits<double>::infinity());
-            std::vector<bool> present(S, false);
+            // The tree's own species, by a local index: a sample touches only those (a genome-scale
+            // input has hundreds of species but tens per tree, and hundreds of thousands of trees).
+            std::vector<int> local(nodes, -1), speciesAt;
+            std::unordered_map<int, int> localOf;
             for (int leaf : tree.leaves()) {
                 if (speciesOf[leaf] < 0) continue;
-                present[speciesOf[leaf]] = true;
+                auto [it, fresh] = localOf.emplace(speciesOf[leaf], int(speciesAt.size()));
+                if (fresh) speciesAt.push_back(speciesOf[leaf]);
+                local[leaf] = it->second;
+            }
+            const int P = int(speciesAt.size());
+            std::vector<double> best(std::size_t(P) * P, std::numeric_limits<double>::infinity());
+            for (int leaf : tree.leaves()) {
+                if (speciesOf[leaf] < 0) continue;
                 // Breadth-first over the tree from this leaf (0/1 weights: a deque).
                 std::vector<int> dist(nodes, std::numeric_limits<int>::max());
                 std::deque<int> queue{leaf};
@@ -132,15 +140,15 @@ SpeciesTree miniNjSpeciesTree(const std::vector<FamilyInput>& families) {
                 }
                 for (int other : tree.leaves()) {
                     if (other == leaf || speciesOf[other] < 0) continue;
-                    double& b = best[std::size_t(speciesOf[leaf]) * S + speciesOf[other]];
+                    double& b = best[std::size_t(local[leaf]) * P + local[other]];
                     b = std::min(b, double(dist[other]));
                 }
             }
-            for (int i = 0; i < S; ++i)
-                for (int j = 0; j < S; ++j)
-                    if (i != j && present[i] && present[j]) {
-                        sum[i][j] += best[std::size_t(i) * S + j];
-                        count[i][j] += 1;
+            for (int i = 0; i < P; ++i)
+                for (int j = 0; j < P; ++j)
+                    if (i != j) {
+                        sum[speciesAt[i]][speciesAt[j]] += best[std::size_t(i) * P + j];
+                        count[speciesAt[i]][speciesAt[j]] += 1;
                     }
         }
     }
