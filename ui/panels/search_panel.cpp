@@ -146,7 +146,6 @@ SearchPanel::SearchPanel(QWidget* parent) : QWidget(parent) {
     auto* compareRow = new QHBoxLayout;
     compareRow->addWidget(new QLabel(tr("Compare with")));
     compareRow->addWidget(compareWith_, 1);
-    compareRow->addWidget(everyName_);
     compareLayout->addLayout(compareRow);
     tanglegramScroll_ = new QScrollArea;
     tanglegramScroll_->setObjectName("tanglegramScroll");
@@ -156,7 +155,11 @@ SearchPanel::SearchPanel(QWidget* parent) : QWidget(parent) {
     tanglegramScroll_->setWidget(tanglegram_);
     compareLayout->addWidget(tanglegramScroll_, 1);
     connect(everyName_, &QCheckBox::toggled, tanglegram_, &TanglegramView::setEveryNameShown);
-    compareLayout->addWidget(compareSummary_);
+    // Beside the word-wrapped summary, the box widens nothing (the panel fits a 1067-pixel screen).
+    auto* summaryRow = new QHBoxLayout;
+    summaryRow->addWidget(compareSummary_, 1);
+    summaryRow->addWidget(everyName_, 0, Qt::AlignTop);
+    compareLayout->addLayout(summaryRow);
     treeTabs_ = new QTabWidget;
     treeTabs_->setObjectName("searchTrees");
     treeTabs_->setAccessibleName(tr("The search's tree"));
