@@ -1,6 +1,7 @@
 // Rate files on arbitrary bytes: AleRax's model_parameters.txt (global and per-species rates) and
 // the per-family <family>_rates.txt. The input is cut at "\n%%\n": part 0 is the species tree,
-// part 1 model_parameters.txt, parts 2.. the rate files of families "f2", "f3", ...
+// part 1 model_parameters.txt, parts 2.. the rate files of families "f2", "f3", ..., each read as
+// UndatedDTL's and as UndatedDL's rates.
 #include "data/dataset.hpp"
 #include "fuzz_support.hpp"
 #include "io/input_error.hpp"
@@ -43,18 +44,23 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
                       parts[i]);
         dataset.families.push_back(std::move(family));
     }
-    if (parts.size() > 1) {
-        const std::string path = scratch.write("model_parameters.txt", parts[1]);
-        try {
-            checkRates(gpurec::readModelParameters(path, dataset.species,
-                                                   1 + static_cast<int>(dataset.families.size())));
-        } catch (const gpurec::InputError&) {
+    const std::string path =
+        parts.size() > 1 ? scratch.write("model_parameters.txt", parts[1]) : std::string();
+    // Both column layouts: UndatedDTL's D L T and UndatedDL's D L (which also reads D L T).
+    for (gpurec::RecModel model : {gpurec::RecModel::UndatedDTL, gpurec::RecModel::UndatedDL}) {
+        dataset.events.recModel = model;
+        if (!path.empty()) {
+            try {
+                checkRates(gpurec::readModelParameters(path, dataset.species,
+                                                       1 + static_cast<int>(dataset.families.size()), model));
+            } catch (const gpurec::InputError&) {
+            }
         }
-    }
-    if (!dataset.families.empty()) {
-        try {
-            checkRates(gpurec::readFamilyRateFiles(scratch.path(), dataset));
-        } catch (const gpurec::InputError&) {
+        if (!dataset.families.empty()) {
+            try {
+                checkRates(gpurec::readFamilyRateFiles(scratch.path(), dataset));
+            } catch (const gpurec::InputError&) {
+            }
         }
     }
     return 0;
