@@ -23,7 +23,6 @@ struct EventModel {
     // The self-loop terms of the Π equations that remain.
     bool cladeDuplicationLoss() const { return !noDup && !noDl; }
     bool cladeTransferLoss() const { return recModel == RecModel::UndatedDTL && !noTl; }
-    bool isDefault() const { return recModel == RecModel::UndatedDTL && !noDup && !noDl && !noTl; }
     // Throws std::invalid_argument for the combinations AleRax refuses, named by their options.
     void validate() const;
 };
