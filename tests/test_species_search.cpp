@@ -3,6 +3,7 @@
 #include "simulated_data.hpp"
 #include "support.hpp"
 
+#include "data/origination.hpp"
 #include "io/gene_mapping.hpp"
 #include "io/input_error.hpp"
 #include "species_search/species_search.hpp"
@@ -41,6 +42,7 @@ std::shared_ptr<Dataset> freshDataset(const Dataset& data, const std::string& ne
             copy.geneSpecies[g] = fresh->species.find(byPrefix.speciesOf(f.clades.geneNames[g]));
         fresh->families.push_back(std::move(copy));
     }
+    applyOrigination(*fresh, data.origination);
     if (!data.fractionMissing.empty()) { // by leaf name
         fresh->fractionMissing.assign(fresh->species.size(), 0.0);
         for (int e = 0; e < data.species.size(); ++e)
@@ -141,21 +143,28 @@ class SpeciesSearch : public QObject {
         QCOMPARE(int(rooted.size()), 2 * 10 - 3);
     }
 
-    // A candidate's families (re-indexed clade sets) and its leaves' fractions missing score exactly
-    // like families mapped onto that tree from scratch.
+    // A candidate's families (re-indexed clade sets), its leaves' fractions missing and its
+    // families' origins (ROOT, LCA: nodes of the candidate) score exactly like families mapped onto
+    // that tree from scratch.
     void remappedFamiliesScoreLikeFreshOnes_data() {
         QTest::addColumn<bool>("fractionMissing");
         QTest::addColumn<bool>("undatedDl"); // the candidates keep the model's variant
-        QTest::newRow("complete genomes") << false << false;
-        QTest::newRow("fractions missing") << true << false;
-        QTest::newRow("UndatedDL") << false << true;
+        QTest::addColumn<int>("origination");
+        const int uniform = int(Origination::Uniform);
+        QTest::newRow("complete genomes") << false << false << uniform;
+        QTest::newRow("fractions missing") << true << false << uniform;
+        QTest::newRow("UndatedDL") << false << true << uniform;
+        QTest::newRow("LCA origination") << false << false << int(Origination::Lca);
+        QTest::newRow("ROOT origination") << false << false << int(Origination::Root);
     }
     void remappedFamiliesScoreLikeFreshOnes() {
         QFETCH(bool, fractionMissing);
         QFETCH(bool, undatedDl);
+        QFETCH(int, origination);
         const SpeciesTree species = simulatedSpeciesTree(9, 5);
         auto data = simulated(species, 20, 7);
         if (undatedDl) data->events.recModel = RecModel::UndatedDL;
+        applyOrigination(*data, Origination(origination));
         if (fractionMissing) {
             data->fractionMissing.assign(species.size(), 0.0);
             for (int e = 0; e < species.size(); ++e)

@@ -204,7 +204,7 @@ void registerSearch(CLI::App& root) {
         throwIfInterrupted();
         const Dataset& data = *in.dataset;
         BackendChoice first = backendFrom(o->engine, in.dataset);
-        CandidateScorer scorer(in.dataset, backendFactoryFrom(o->engine), solver);
+        CandidateScorer scorer(in.dataset, backendFactoryFrom(o->engine), solver, std::move(first.backend));
         const RateParameters theta = resuming
                                          ? checkpointParameters(checkpoint, data)
                                          : initialRates(o->rates, data, parseRateMode(o->parametrization));

@@ -60,7 +60,7 @@ void registerTestTrees(CLI::App& root) {
         LoadedInput in = loadOrExplain(input, o->engine.threads);
         const Dataset& data = *in.dataset;
         BackendChoice first = backendFrom(o->engine, in.dataset);
-        CandidateScorer scorer(in.dataset, backendFactoryFrom(o->engine), solver);
+        CandidateScorer scorer(in.dataset, backendFactoryFrom(o->engine), solver, std::move(first.backend));
         const RateParameters start = initialRates(o->rates, data, RateMode::Global);
         std::vector<std::vector<double>> ll;
         std::vector<Rates> rates;

@@ -79,6 +79,12 @@ class LikelihoodBackend {
     // Forget cached E and Π (warm starts); results never depend on them beyond tolerance.
     virtual void clearWarmStarts() = 0;
     virtual void replan(const BatchLimits& limits) = 0;
+    // Moves the backend onto `data`: the same families with the same clade sets on another species
+    // tree of as many nodes (the species-tree search's candidates, CandidateScorer::datasetOn). What
+    // depends on the clade sets alone is kept (the CUDA backend's flattened clades, batch plan and
+    // wave lists); warm starts are forgotten, so results equal a fresh backend's on `data`. Throws
+    // std::invalid_argument when the families or their clade sets differ.
+    virtual void setSpeciesTree(std::shared_ptr<const Dataset> data) = 0;
     // A short description of the work plan (batches, peak memory) for logs.
     virtual std::string planSummary() const = 0;
     // E, Ē, Π and Π̄ of `families` (indices into the dataset) at θ, in that order: what the sampler

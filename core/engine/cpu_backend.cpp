@@ -49,6 +49,15 @@ class CpuBackend final : public LikelihoodBackend {
 
     void replan(const BatchLimits&) override {}
 
+    void setSpeciesTree(std::shared_ptr<const Dataset> data) override {
+        std::lock_guard lock(mutex_);
+        requireSameFamilies(*data_, *data);
+        data_ = std::move(data);
+        layout_ = SpeciesLayout(*data_);
+        warmTables_.clear();
+        warmE_.clear();
+    }
+
     std::string planSummary() const override {
         return "cpu: " + std::to_string(data_->families.size()) + " families, one per thread task" +
                (keepTables_ ? ", warm starts kept" : ", warm starts for E only (tables too large)");

@@ -26,6 +26,26 @@ void requireFamilies(const Dataset& data, const std::vector<int>& families) {
                                     std::to_string(count) + " families)");
 }
 
+void requireSameFamilies(const Dataset& current, const Dataset& next) {
+    const auto refuse = [](const std::string& why) {
+        throw std::invalid_argument("cannot move the backend onto another dataset: " + why);
+    };
+    if (next.species.size() != current.species.size())
+        refuse("its species tree has " + std::to_string(next.species.size()) + " nodes, not " +
+               std::to_string(current.species.size()));
+    if (next.transferConstraint != current.transferConstraint || next.events != current.events)
+        refuse("its transfer constraint or reconciliation model differs");
+    if (next.families.size() != current.families.size())
+        refuse("it has " + std::to_string(next.families.size()) + " families, not " +
+               std::to_string(current.families.size()));
+    for (std::size_t f = 0; f < next.families.size(); ++f) {
+        const CladeSet& a = current.families[f].clades;
+        const CladeSet& b = next.families[f].clades;
+        if (a.cladeCount() != b.cladeCount() || a.splitCount() != b.splitCount())
+            refuse("family " + next.families[f].name + " has another clade set");
+    }
+}
+
 Evaluation emptyEvaluation(const Dataset& data, const RateParameters& theta, bool withGradient, double fill) {
     Evaluation out;
     out.logLikelihood.assign(data.families.size(), fill);

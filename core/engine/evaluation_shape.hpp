@@ -15,6 +15,10 @@ void requireEvaluable(const Dataset& data, const RateParameters& theta, const So
 // Throws std::out_of_range for a family index outside `data`.
 void requireFamilies(const Dataset& data, const std::vector<int>& families);
 
+// Throws std::invalid_argument unless `next` holds `current`'s families with clade sets of the same
+// shape on a species tree of as many nodes (LikelihoodBackend::setSpeciesTree).
+void requireSameFamilies(const Dataset& current, const Dataset& next);
+
 // An evaluation of `data`'s families with every log-likelihood at `fill` and, with a gradient, a
 // zero gradient of θ's shape.
 Evaluation emptyEvaluation(const Dataset& data, const RateParameters& theta, bool withGradient,

@@ -25,6 +25,7 @@ struct EventModel {
     bool cladeTransferLoss() const { return recModel == RecModel::UndatedDTL && !noTl; }
     // Throws std::invalid_argument for the combinations AleRax refuses, named by their options.
     void validate() const;
+    bool operator==(const EventModel&) const = default;
 };
 
 } // namespace gpurec

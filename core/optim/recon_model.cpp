@@ -4,7 +4,7 @@
 
 namespace gpurec {
 
-ReconModel::ReconModel(std::shared_ptr<const Dataset> data, std::unique_ptr<LikelihoodBackend> backend,
+ReconModel::ReconModel(std::shared_ptr<const Dataset> data, std::shared_ptr<LikelihoodBackend> backend,
                        RateParameters theta, SolverOptions options)
     : data_(std::move(data)), backend_(std::move(backend)), theta_(std::move(theta)), options_(options) {
     options_.validate();

@@ -11,7 +11,7 @@ namespace gpurec {
 
 class ReconModel {
   public:
-    ReconModel(std::shared_ptr<const Dataset> data, std::unique_ptr<LikelihoodBackend> backend,
+    ReconModel(std::shared_ptr<const Dataset> data, std::shared_ptr<LikelihoodBackend> backend,
                RateParameters theta, SolverOptions options = {});
 
     const Dataset& dataset() const { return *data_; }
@@ -34,7 +34,7 @@ class ReconModel {
 
   private:
     std::shared_ptr<const Dataset> data_;
-    std::unique_ptr<LikelihoodBackend> backend_;
+    std::shared_ptr<LikelihoodBackend> backend_; // shared: CandidateScorer lends its one backend
     RateParameters theta_;
     SolverOptions options_;
     Evaluation last_;

@@ -1,6 +1,7 @@
 #include "species_search/candidate_scorer.hpp"
 
 #include "data/fraction_missing.hpp"
+#include "data/origination.hpp"
 #include "optim/recon_model.hpp"
 
 #include <stdexcept>
@@ -8,9 +9,9 @@
 namespace gpurec {
 
 CandidateScorer::CandidateScorer(std::shared_ptr<const Dataset> families, BackendFactory factory,
-                                 SolverOptions options)
+                                 SolverOptions options, std::unique_ptr<LikelihoodBackend> backend)
     : families_(std::move(families)), factory_(std::move(factory)), options_(options),
-      loaded_(SpeciesTopology::fromSpeciesTree(families_->species)) {
+      loaded_(SpeciesTopology::fromSpeciesTree(families_->species)), backend_(std::move(backend)) {
     options_.validate();
     const SpeciesTree& species = families_->species;
     std::vector<int> leafId(species.size(), -1);
@@ -59,6 +60,7 @@ std::shared_ptr<const Dataset> CandidateScorer::datasetOn(const SpeciesTopology&
     for (std::size_t f = 0; f < data->families.size(); ++f)
         for (std::size_t g = 0; g < geneLeaf_[f].size(); ++g)
             data->families[f].geneSpecies[g] = leafIndex[geneLeaf_[f][g]];
+    applyOrigination(*data, families_->origination); // ROOT and LCA name nodes of this tree
     return data;
 }
 
@@ -67,15 +69,23 @@ Evaluation CandidateScorer::evaluate(const SpeciesTopology& tree, const RatePara
         throw std::invalid_argument(
             "per-species rates are tied to one species tree; candidates take global or "
             "per-family rates");
-    std::unique_ptr<LikelihoodBackend> backend = factory_(datasetOn(tree));
+    std::shared_ptr<LikelihoodBackend> backend = backendOn(datasetOn(tree));
     ++evaluations_;
     return backend->evaluate(theta, options_, false);
+}
+
+std::shared_ptr<LikelihoodBackend> CandidateScorer::backendOn(std::shared_ptr<const Dataset> data) {
+    if (!backend_)
+        backend_ = factory_(std::move(data));
+    else
+        backend_->setSpeciesTree(std::move(data));
+    return backend_;
 }
 
 OptimizationResult CandidateScorer::optimizeRates(const SpeciesTopology& tree, const RateParameters& theta,
                                                   const OptimizerSettings& settings, Evaluation& evaluation) {
     std::shared_ptr<const Dataset> data = datasetOn(tree);
-    ReconModel model(data, factory_(data), theta, options_);
+    ReconModel model(data, backendOn(data), theta, options_);
     OptimizationResult result = gpurec::optimizeRates(model, settings);
     evaluations_ += result.evaluations;
     evaluation = model.lastEvaluation();
@@ -85,7 +95,7 @@ OptimizationResult CandidateScorer::optimizeRates(const SpeciesTopology& tree, c
 void CandidateScorer::sampleOn(const SpeciesTopology& tree, const RateParameters& theta, std::uint64_t seed,
                                const std::function<void(FamilySamples&&)>& consume) {
     std::shared_ptr<const Dataset> data = datasetOn(tree);
-    std::unique_ptr<LikelihoodBackend> backend = factory_(data);
+    std::shared_ptr<LikelihoodBackend> backend = backendOn(data);
     SamplingSettings settings;
     settings.samples = 1;
     settings.seed = seed;

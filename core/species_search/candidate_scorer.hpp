@@ -13,13 +13,17 @@
 
 namespace gpurec {
 
-// Builds a backend (CPU threads or CUDA) for a dataset; called once per candidate tree.
+// Builds a backend (CPU threads or CUDA) for a dataset; called once, for the first candidate: the
+// others move that backend onto their tree (LikelihoodBackend::setSpeciesTree), which keeps what
+// depends on the clade sets alone.
 using BackendFactory = std::function<std::unique_ptr<LikelihoodBackend>(std::shared_ptr<const Dataset>)>;
 
 class CandidateScorer {
   public:
-    // `families`: the families loaded on any species tree with the candidates' leaves.
-    CandidateScorer(std::shared_ptr<const Dataset> families, BackendFactory factory, SolverOptions options);
+    // `families`: the families loaded on any species tree with the candidates' leaves. `backend`, if
+    // given, is one already made on `families`: the factory is then never called.
+    CandidateScorer(std::shared_ptr<const Dataset> families, BackendFactory factory, SolverOptions options,
+                    std::unique_ptr<LikelihoodBackend> backend = {});
 
     const Dataset& families() const { return *families_; }
     const SolverOptions& solverOptions() const { return options_; }
@@ -49,6 +53,10 @@ class CandidateScorer {
     SolverOptions options_;
     SpeciesTopology loaded_;
     std::vector<std::vector<int>> geneLeaf_; // family -> gene -> topology leaf id
+    std::shared_ptr<LikelihoodBackend> backend_;
+
+    // The one backend, moved onto `data`.
+    std::shared_ptr<LikelihoodBackend> backendOn(std::shared_ptr<const Dataset> data);
     int evaluations_ = 0;
 };
 

@@ -317,6 +317,18 @@ class CudaBackend final : public LikelihoodBackend, public BackendDiagnostics {
         }
     }
 
+    void setSpeciesTree(std::shared_ptr<const Dataset> data) override {
+        std::lock_guard lock(mutex_);
+        check(cudaSetDevice(device_), "selecting the CUDA device");
+        requireSameFamilies(*data_, *data);
+        data_ = std::move(data);
+        layout_ = SpeciesLayout(*data_);
+        host_.setSpeciesTree(*data_);
+        uploadSpeciesTree();
+        eWarm_ = false;
+        tablesWarm_ = false;
+    }
+
     std::string planSummary() const override {
         return deviceName_ + ": " + plan_.summary() + "; species tree height " +
                std::to_string(host_.maxHeight) + ", depth " + std::to_string(host_.maxDepth) + "; " +
@@ -536,6 +548,24 @@ class CudaBackend final : public LikelihoodBackend, public BackendDiagnostics {
     }
 
     void uploadStructure() {
+        uploadSpeciesTree();
+        const HostStructure& h = host_;
+        const char* what = "uploading the clade structure";
+        s_.splitOffset.upload(h.splitOffset, memory_, what);
+        s_.splitLeft.upload(h.splitLeft, memory_, what);
+        s_.splitRight.upload(h.splitRight, memory_, what);
+        s_.splitWeight.upload(h.splitWeight, memory_, what);
+        s_.splitParent.upload(h.splitParent, memory_, what);
+        s_.parentOffset.upload(h.parentOffset, memory_, what);
+        s_.parentSplits.upload(h.parentSplits, memory_, what);
+        s_.cladeFamily.upload(h.cladeFamily, memory_, what);
+        s_.familyRoot.upload(h.familyRoot, memory_, what);
+        s_.chunkFirst.upload(h.chunkFirst, memory_, what);
+        s_.chunkEnd.upload(h.chunkEnd, memory_, what);
+    }
+
+    // What HostStructure::setSpeciesTree recomputes.
+    void uploadSpeciesTree() {
         const HostStructure& h = host_;
         const char* species = "uploading the species tree";
         s_.left.upload(h.left, memory_, species);
@@ -549,20 +579,8 @@ class CudaBackend final : public LikelihoodBackend, public BackendDiagnostics {
         s_.downOffset.upload(h.downOffset, memory_, species);
         s_.downRecords.upload(h.downRecords, memory_, species);
         s_.downInvRecipients.upload(h.downInvRecipients, memory_, species);
-        const char* what = "uploading the clade structure";
-        s_.splitOffset.upload(h.splitOffset, memory_, what);
-        s_.splitLeft.upload(h.splitLeft, memory_, what);
-        s_.splitRight.upload(h.splitRight, memory_, what);
-        s_.splitWeight.upload(h.splitWeight, memory_, what);
-        s_.splitParent.upload(h.splitParent, memory_, what);
-        s_.parentOffset.upload(h.parentOffset, memory_, what);
-        s_.parentSplits.upload(h.parentSplits, memory_, what);
-        s_.geneSpecies.upload(h.geneSpecies, memory_, what);
-        s_.cladeFamily.upload(h.cladeFamily, memory_, what);
-        s_.familyRoot.upload(h.familyRoot, memory_, what);
-        s_.familyOrigin.upload(h.familyOrigin, memory_, what);
-        s_.chunkFirst.upload(h.chunkFirst, memory_, what);
-        s_.chunkEnd.upload(h.chunkEnd, memory_, what);
+        s_.geneSpecies.upload(h.geneSpecies, memory_, species);
+        s_.familyOrigin.upload(h.familyOrigin, memory_, species);
     }
 
     BatchPlan makePlan(double budget) const {

@@ -70,8 +70,9 @@ template <class T> class DeviceArray {
         counter_ = &counter;
         counter.add(static_cast<double>(bytes()));
     }
+    // Keeps the allocation when it already has host's size (a species tree replaced by another).
     void upload(const std::vector<T>& host, MemoryCounter& counter, const char* what) {
-        allocate(host.size(), counter, what);
+        if (host.size() != size_ || counter_ != &counter) allocate(host.size(), counter, what);
         if (!host.empty()) check(cudaMemcpy(ptr_, host.data(), bytes(), cudaMemcpyHostToDevice), what);
     }
     void release() {

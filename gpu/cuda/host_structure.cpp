@@ -34,29 +34,6 @@ void levelLists(const SpeciesLayout& layout, int maxLevel, LevelOf levelOf, std:
 } // namespace
 
 HostStructure::HostStructure(const Dataset& data) {
-    const SpeciesTree& tree = data.species;
-    const SpeciesLayout layout(data);
-    n = layout.size;
-    noConstraint = data.transferConstraint == TransferConstraint::None;
-    cladeDuplicationLoss = layout.cladeDuplicationLoss;
-    cladeTransferLoss = layout.cladeTransferLoss;
-    left = layout.left;
-    right = layout.right;
-    parent = layout.parent;
-    missing = layout.missing;
-    sibling.assign(n, -1);
-    for (int e = 0; e < n; ++e) {
-        const int up = parent[e];
-        if (up >= 0) sibling[e] = left[up] == e ? right[up] : left[up];
-        maxHeight = std::max(maxHeight, tree.height(e));
-        maxDepth = std::max(maxDepth, tree.depth(e) - 1);
-    }
-    levelLists(
-        layout, maxHeight, [&](int e) { return tree.height(e); }, upOffset, upRecords, upInvRecipients);
-    levelLists(
-        layout, maxDepth, [&](int e) { return tree.depth(e) - 1; }, downOffset, downRecords,
-        downInvRecipients);
-
     const int F = static_cast<int>(data.families.size());
     long long clades = 0;
     for (const GeneFamily& f : data.families)
@@ -83,11 +60,9 @@ HostStructure::HostStructure(const Dataset& data) {
                 ++parentCount[base + cs.splits[k].right + 1];
             }
             splitOffset.push_back(static_cast<int>(splitLeft.size()));
-            geneSpecies.push_back(cs.cladeGene[c] >= 0 ? fam.geneSpecies[cs.cladeGene[c]] : -1);
             cladeFamily.push_back(f);
         }
         familyRoot.push_back(base + cs.rootClade());
-        familyOrigin.push_back(fam.originSpecies);
         for (int c = 0; c < cs.cladeCount(); c += kChunkClades) {
             chunkFirst.push_back(base + c);
             chunkEnd.push_back(base + std::min(c + kChunkClades, cs.cladeCount()));
@@ -101,6 +76,44 @@ HostStructure::HostStructure(const Dataset& data) {
     for (std::size_t k = 0; k < splitLeft.size(); ++k) {
         parentSplits[fill[splitLeft[k]]++] = static_cast<int>(k);
         parentSplits[fill[splitRight[k]]++] = static_cast<int>(k);
+    }
+    setSpeciesTree(data);
+}
+
+void HostStructure::setSpeciesTree(const Dataset& data) {
+    const SpeciesTree& tree = data.species;
+    const SpeciesLayout layout(data);
+    n = layout.size;
+    noConstraint = data.transferConstraint == TransferConstraint::None;
+    cladeDuplicationLoss = layout.cladeDuplicationLoss;
+    cladeTransferLoss = layout.cladeTransferLoss;
+    left = layout.left;
+    right = layout.right;
+    parent = layout.parent;
+    missing = layout.missing;
+    sibling.assign(n, -1);
+    maxHeight = 0;
+    maxDepth = 0;
+    for (int e = 0; e < n; ++e) {
+        const int up = parent[e];
+        if (up >= 0) sibling[e] = left[up] == e ? right[up] : left[up];
+        maxHeight = std::max(maxHeight, tree.height(e));
+        maxDepth = std::max(maxDepth, tree.depth(e) - 1);
+    }
+    levelLists(
+        layout, maxHeight, [&](int e) { return tree.height(e); }, upOffset, upRecords, upInvRecipients);
+    levelLists(
+        layout, maxDepth, [&](int e) { return tree.depth(e) - 1; }, downOffset, downRecords,
+        downInvRecipients);
+
+    geneSpecies.clear();
+    geneSpecies.reserve(cladeFamily.size());
+    familyOrigin.clear();
+    for (const GeneFamily& fam : data.families) {
+        const CladeSet& cs = fam.clades;
+        for (int c = 0; c < cs.cladeCount(); ++c)
+            geneSpecies.push_back(cs.cladeGene[c] >= 0 ? fam.geneSpecies[cs.cladeGene[c]] : -1);
+        familyOrigin.push_back(fam.originSpecies);
     }
 }
 

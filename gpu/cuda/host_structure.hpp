@@ -32,6 +32,10 @@ struct HostStructure {
 
     // Throws std::runtime_error when the dataset exceeds 32-bit clade or split ids.
     explicit HostStructure(const Dataset& data);
+    // Recomputes what depends on the species tree (node records, levels, the clades' leaf species,
+    // the families' origins) for `data`: the same families on another tree (LikelihoodBackend::
+    // setSpeciesTree).
+    void setSpeciesTree(const Dataset& data);
 
     int cladeCount() const { return familyCladeBegin.back(); }
     std::vector<int> familyCladeCounts() const;

@@ -12,6 +12,7 @@
 #include "engine/backend_factory.hpp"
 #include "recon/recon_newick.hpp"
 #include "recon/sampling_run.hpp"
+#include "species_search/candidate_scorer.hpp"
 
 #include <cmath>
 #include <cstdio>
@@ -123,6 +124,44 @@ void checkOutOfMemoryReplanning(LikelihoodBackend& reference, LikelihoodBackend&
     expect(row.passed, name + ": results after out-of-memory re-planning");
 }
 
+// A backend moved onto another species tree (an SPR and a new root, as a search's candidate) gives
+// a fresh CPU backend's results there, and again once moved back; a dataset with other families is
+// refused.
+void checkSpeciesTreeMoves(LikelihoodBackend& candidate, const std::shared_ptr<const Dataset>& data,
+                           const std::string& name, std::mt19937_64& rng) {
+    const CandidateScorer scorer(
+        data, [](std::shared_ptr<const Dataset>) -> std::unique_ptr<LikelihoodBackend> { return nullptr; },
+        SolverOptions{});
+    SpeciesTopology moved = scorer.loadedTopology();
+    for (int p = 0; p < moved.nodeCount(); ++p)
+        if (const std::vector<int> regrafts = moved.sprRegrafts(p, 3); !regrafts.empty()) {
+            moved.applySpr(p, regrafts.back());
+            break;
+        }
+    moved.rerootAbove(0);
+    expect(moved.canonicalNewick() != scorer.loadedTopology().canonicalNewick(),
+           name + ": the moved species tree differs");
+    const ComparisonCase c{RateMode::Genewise, Schedule::Converged};
+    const RateParameters theta = randomRates(c.mode, *data, rng);
+    for (const std::shared_ptr<const Dataset>& on :
+         {scorer.datasetOn(moved), scorer.datasetOn(scorer.loadedTopology())}) {
+        candidate.setSpeciesTree(on);
+        const std::unique_ptr<LikelihoodBackend> fresh = makeCpuBackend(on);
+        const ComparisonRow row =
+            compareBackends(*fresh, candidate, *on, name, c, theta, SolverOptions{}, BatchLimits{});
+        expect(row.passed, name + ": results after moving onto another species tree");
+    }
+    auto fewer = std::make_shared<Dataset>(*data);
+    fewer->families.pop_back();
+    bool refused = false;
+    try {
+        candidate.setSpeciesTree(fewer);
+    } catch (const std::invalid_argument&) {
+        refused = true;
+    }
+    expect(refused, name + ": moving onto other families is refused");
+}
+
 LoadedInput load(const ComparisonDataset& d) {
     InputPaths paths;
     paths.speciesTree = d.speciesTree;
@@ -197,6 +236,7 @@ int main(int argc, char** argv) {
             if (BackendDiagnostics* diag = candidate.backend->diagnostics()) diag->setPoisonOutputs(false);
             checkTablesAndSampling(*reference, *candidate.backend, *set, name);
             checkOutOfMemoryReplanning(*reference, *candidate.backend, *set, name, rng);
+            if (set->species.leafCount() >= 4) checkSpeciesTreeMoves(*candidate.backend, set, name, rng);
         }
     std::printf("%d comparisons on %zu device(s): %d failure(s)\n", rows, devices.size(), failures);
     return failures == 0 ? 0 : 1;
