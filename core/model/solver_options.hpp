@@ -31,6 +31,7 @@ struct SolverOptions {
 
     // Throws std::invalid_argument naming the field, its value and the valid range.
     void validate() const;
+    bool operator==(const SolverOptions&) const = default;
 };
 
 struct SolverOptionInfo {

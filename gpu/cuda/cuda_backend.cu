@@ -19,6 +19,7 @@
 #include <cstdio>
 #include <limits>
 #include <mutex>
+#include <optional>
 
 namespace gpurec {
 
@@ -287,6 +288,7 @@ class CudaBackend final : public LikelihoodBackend, public BackendDiagnostics {
         std::lock_guard lock(mutex_);
         eWarm_ = false;
         tablesWarm_ = false;
+        resident_.reset();
     }
 
     void replan(const BatchLimits& limits) override {
@@ -294,6 +296,7 @@ class CudaBackend final : public LikelihoodBackend, public BackendDiagnostics {
         check(cudaSetDevice(device_), "selecting the CUDA device");
         limits_ = limits;
         tablesWarm_ = false;
+        resident_.reset();
         batch_.release();
         std::size_t freeBytes = 0, totalBytes = 0;
         check(cudaMemGetInfo(&freeBytes, &totalBytes), "reading the free device memory");
@@ -327,6 +330,7 @@ class CudaBackend final : public LikelihoodBackend, public BackendDiagnostics {
         uploadSpeciesTree();
         eWarm_ = false;
         tablesWarm_ = false;
+        resident_.reset();
     }
 
     std::string planSummary() const override {
@@ -340,6 +344,7 @@ class CudaBackend final : public LikelihoodBackend, public BackendDiagnostics {
         std::lock_guard lock(mutex_);
         poison_ = poison;
         tablesWarm_ = false;
+        resident_.reset();
     }
 
     void setWaveProfiling(bool on) override {
@@ -402,6 +407,8 @@ class CudaBackend final : public LikelihoodBackend, public BackendDiagnostics {
         }
         check(cudaStreamSynchronize(stream_), "running the evaluation");
         tablesWarm_ = converged && !poison_;
+        if (!withGradient && !poison_ && !plan_.batches.empty())
+            resident_ = ResidentTables{plan_.batches.size() - 1, theta, options};
 
         unsigned long long counters[CounterCount];
         check(cudaMemcpy(counters, counters_.get(), sizeof counters, cudaMemcpyDeviceToHost),
@@ -433,8 +440,14 @@ class CudaBackend final : public LikelihoodBackend, public BackendDiagnostics {
         check(cudaSetDevice(device_), "selecting the CUDA device");
         const int n = layout_.size;
         const bool genewise = theta.mode() == RateMode::Genewise;
+        // The tables of one batch are still on the device at these rates (a sampling run asks for its
+        // families in groups): read them again instead of solving again.
+        bool reuse = resident_ && resident_->holds(theta, options);
+        for (int f : families)
+            reuse = reuse && f >= plan_.batches[resident_->batch].familyBegin &&
+                    f < plan_.batches[resident_->batch].familyEnd;
         SolverStats eStats;
-        const SetView sv = solveSets(theta, options, eStats);
+        const SetView sv = reuse ? setView() : solveSets(theta, options, eStats);
         const std::size_t setEntries = static_cast<std::size_t>(sets_.sets) * n;
         std::vector<std::vector<double>> set(6, std::vector<double>(setEntries));
         const DeviceArray<double>* setArrays[6] = {&sets_.pS, &sets_.pD, &sets_.pL,
@@ -459,7 +472,10 @@ class CudaBackend final : public LikelihoodBackend, public BackendDiagnostics {
             for (int f : families)
                 needed = needed || (f >= batch.familyBegin && f < batch.familyEnd);
             if (!needed) continue;
-            runBatch(b, sv, cv, fwd, AdjointSettings{}, false, genewise);
+            if (!reuse) {
+                runBatch(b, sv, cv, fwd, AdjointSettings{}, false, genewise);
+                if (!poison_) resident_ = ResidentTables{b, theta, options};
+            }
             for (std::size_t i = 0; i < families.size(); ++i)
                 if (families[i] >= batch.familyBegin && families[i] < batch.familyEnd)
                     readCladeTables(batch, families[i], out[i].clades, iterations[i]);
@@ -493,6 +509,7 @@ class CudaBackend final : public LikelihoodBackend, public BackendDiagnostics {
     SetView solveSets(const RateParameters& theta, const SolverOptions& options, SolverStats& stats) {
         const bool converged = options.schedule == Schedule::Converged;
         const int sets = theta.mode() == RateMode::Genewise ? familyCount() : 1;
+        resident_.reset(); // the tables on the device were solved with the E about to be replaced
         if (sets_.sets != sets) allocateSets(sets);
         timing_->begin();
         check(cudaMemsetAsync(counters_.get(), 0, counters_.bytes(), stream_), "clearing counters");
@@ -856,6 +873,16 @@ class CudaBackend final : public LikelihoodBackend, public BackendDiagnostics {
     std::vector<std::vector<std::pair<int, int>>> waveChunks_; // the same for the waves' split chunks
     int teamsPerSM_ = 0, multiprocessors_ = 0;
     bool eWarm_ = false, tablesWarm_ = false, poison_ = false, profileWaves_ = false;
+    // Which batch's Π tables the device holds and at what rates; none once anything replaces them.
+    struct ResidentTables {
+        std::size_t batch = 0;
+        RateParameters theta;
+        SolverOptions options;
+        bool holds(const RateParameters& t, const SolverOptions& o) const {
+            return t.mode() == theta.mode() && t.theta() == theta.theta() && o == options;
+        }
+    };
+    std::optional<ResidentTables> resident_;
     int injectedFailures_ = 0; // batch allocations still to fail (BackendDiagnostics::failNextAllocations)
     DeviceRunInfo last_;
     std::mutex mutex_;

@@ -98,6 +98,21 @@ void checkTablesAndSampling(LikelihoodBackend& reference, LikelihoodBackend& can
                                                 std::to_string(worstPi) + ")");
     expect(worstE <= kLikelihoodTolerance,
            name + ": E and Ē within tolerance (worst " + std::to_string(worstE) + ")");
+    // Asked again at the same rates (a sampling run's next group), alone or after an evaluation
+    // there, a family gets the same tables bit for bit (the CUDA backend reads them again).
+    const auto same = [](const FamilyTables& a, const FamilyTables& b) {
+        return a.clades.pi == b.clades.pi && a.clades.pibar == b.clades.pibar &&
+               a.clades.scale == b.clades.scale && a.E == b.E && a.Ebar == b.Ebar;
+    };
+    const std::vector<FamilyTables> again = candidate.familyTables(theta, options, {families.front()});
+    expect(!again.empty() && !got.empty() && same(again.front(), got.front()),
+           name + ": the same tables when asked again at the same rates");
+    candidate.evaluate(theta, options, false);
+    const std::vector<FamilyTables> afterEvaluation =
+        candidate.familyTables(theta, options, {families.back()});
+    expect(!afterEvaluation.empty() &&
+               worstTableError(afterEvaluation.front().clades, ref.back().clades) <= kLikelihoodTolerance,
+           name + ": tables after an evaluation at the same rates");
     // Draws compare uniform numbers with shares of Π: tables equal to ~1e-13 give the same draws
     // unless a number falls within that distance of a boundary (about 1e-13 per draw).
     expect(sampled(candidate, data, theta, families) == sampled(reference, data, theta, families),
