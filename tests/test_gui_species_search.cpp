@@ -12,6 +12,7 @@
 #include "sim/simulation.hpp"
 #include "simulated_data.hpp"
 #include "species_search/candidate_scorer.hpp"
+#include "species_search/start_trees.hpp"
 #include "tree/tanglegram.hpp"
 
 #include <QAbstractItemView>
@@ -23,6 +24,7 @@
 #include <QScrollArea>
 #include <QScrollBar>
 #include <QSignalSpy>
+#include <QSpinBox>
 #include <QTabBar>
 #include <QTabWidget>
 #include <QtTest>
@@ -98,6 +100,16 @@ bool clickSearchTab(WorkbenchWindow& w) {
     return tabs->currentWidget() == w.searchPanel();
 }
 
+// Opens `box`'s list with a click and clicks the entry holding `data`.
+bool pickEntry(QComboBox* box, const QVariant& data) {
+    if (!test::click(box)) return false;
+    QAbstractItemView* list = box->view();
+    if (!QTest::qWaitFor([&] { return list->isVisible(); })) return false;
+    const QModelIndex item = list->model()->index(box->findData(data), 0);
+    QTest::mouseClick(list->viewport(), Qt::LeftButton, {}, list->visualRect(item).center());
+    return QTest::qWaitFor([&] { return !list->isVisible(); }) && box->currentData() == data;
+}
+
 } // namespace
 
 class GuiSpeciesSearch : public QObject {
@@ -163,15 +175,7 @@ class GuiSpeciesSearch : public QObject {
         // Root positions, then the clades the start tree lacks, picked from the list with the mouse.
         QComboBox* colouring = panel->colouringBox();
         QCOMPARE(colouring->count(), 3);
-        auto pick = [&](SearchPanel::Colouring c) {
-            if (!test::click(colouring)) return false;
-            QAbstractItemView* list = colouring->view();
-            if (!QTest::qWaitFor([&] { return list->isVisible(); })) return false;
-            const QModelIndex item = list->model()->index(colouring->findData(int(c)), 0);
-            QTest::mouseClick(list->viewport(), Qt::LeftButton, {}, list->visualRect(item).center());
-            return QTest::qWaitFor([&] { return !list->isVisible(); }) &&
-                   colouring->currentData().toInt() == int(c);
-        };
+        auto pick = [&](SearchPanel::Colouring c) { return pickEntry(colouring, int(c)); };
         QVERIFY(pick(SearchPanel::Colouring::RootLlr));
         std::vector<double> llr(shown.size(), std::nan(""));
         int bestRoots = 0;
@@ -268,6 +272,61 @@ class GuiSpeciesSearch : public QObject {
                                    outcome.rates);
         QVERIFY(std::abs(makeCpuBackend(data)->evaluate(theta, SolverOptions{}, false).totalLogLikelihood -
                          outcome.bestLogLikelihood) < 1e-9 * std::abs(outcome.bestLogLikelihood));
+    }
+
+    // The start tree picked from the list (and a seed typed in): MiniNJ's tree or the seeded random
+    // tree of `gpurec search`, drawn as the first step arrives and compared with the best tree.
+    void searchFromABuiltStartTree_data() {
+        QTest::addColumn<int>("from");
+        QTest::newRow("MiniNJ") << int(SearchStart::MiniNj);
+        QTest::newRow("random") << int(SearchStart::Random);
+    }
+    void searchFromABuiltStartTree() {
+        QFETCH(int, from);
+        WorkbenchWindow w;
+        QVERIFY(test::showActive(w));
+        QVERIFY(test::loadInto(w, startRequest()));
+        SearchPanel* panel = w.searchPanel();
+        QVERIFY(clickSearchTab(w));
+        QCOMPARE(panel->startFromBox()->accessibleName(), QString("Start the search from"));
+        QVERIFY(pickEntry(panel->startFromBox(), from));
+        QSpinBox* seed = panel->seedBox();
+        QVERIFY(test::click(seed));
+        QCOMPARE(QApplication::focusWidget(), seed);
+        QTest::keyClick(seed, Qt::Key_A, Qt::ControlModifier);
+        QTest::keyClicks(seed, "7");
+        QTest::keyClick(seed, Qt::Key_Tab);
+        QCOMPARE(panel->settings().seed, std::uint64_t(7));
+        const SpeciesTree loaded = SpeciesTree::readFile(searchData().startTree);
+        const SpeciesTree expected = [&] {
+            if (from == int(SearchStart::MiniNj))
+                return miniNjSpeciesTree(readFamiliesFile(searchData().families));
+            std::vector<std::string> names;
+            for (int e : loaded.leaves())
+                names.push_back(loaded.name(e));
+            RandomSource rng(7);
+            return randomSpeciesTree(names, rng);
+        }();
+        const Rates startRates = w.session().parameters().rates(0);
+        QSignalSpy steps(&panel->run(), &SearchRun::stepFinished);
+        QSignalSpy finished(&panel->run(), &SearchRun::finished);
+        QVERIFY(test::click(panel->startButton()));
+        QVERIFY(!panel->startFromBox()->isEnabled() && !seed->isEnabled());
+        QVERIFY(test::waitForCount(steps, 1));
+        QVERIFY(QTest::qWaitFor([&] { return !finished.isEmpty(); }, kSearchTimeoutMs));
+        const auto outcome = finished.at(0).at(0).value<SearchOutcome>();
+        QVERIFY2(outcome.error.isEmpty(), qPrintable(outcome.error));
+        const SpeciesTopology start = topologyOf(outcome.startNewick.toStdString());
+        QCOMPARE(start.canonicalNewick(), topologyOf(expected.toNewick(true)).canonicalNewick());
+        // The first step scored the built tree at the rates the search started from.
+        QVERIFY(std::abs(freshLogLikelihood(outcome.startNewick.toStdString(), startRates) -
+                         outcome.startLogLikelihood) < 1e-9 * std::abs(outcome.startLogLikelihood));
+        QVERIFY(outcome.bestLogLikelihood >= outcome.startLogLikelihood);
+        const SpeciesTopology best = topologyOf(outcome.bestNewick.toStdString());
+        QTabWidget* trees = panel->treeTabs();
+        QTest::mouseClick(trees->tabBar(), Qt::LeftButton, {}, trees->tabBar()->tabRect(1).center());
+        QCOMPARE(panel->tanglegram()->layout().robinsonFoulds, rootedRobinsonFoulds(start, best));
+        if (from == int(SearchStart::Random)) QVERIFY(rootedRobinsonFoulds(start, best) > 0);
     }
 
     // A genome-scale comparison (150 species, 20 SPR moves apart): fitted to the panel the rows are

@@ -14,6 +14,7 @@
 #include "panels/waves_panel.hpp"
 #include "plots/live_plots.hpp"
 
+#include <QComboBox>
 #include <QDir>
 #include <QDockWidget>
 #include <QFile>
@@ -182,8 +183,10 @@ int runScreenshotTour(WorkbenchWindow& w, const QString& folder) {
     tree->view()->fitAll();
     save(tree, "species-tree-transfers.png");
 
-    // The species-tree search from the loaded tree: finished on small data, live on large.
+    // The species-tree search from a random tree, so that Compare has moves to show: finished on
+    // small data, live on large.
     SearchPanel* search = w.searchPanel();
+    search->startFromBox()->setCurrentIndex(search->startFromBox()->findData(int(SearchStart::Random)));
     w.startSpeciesSearch();
     waitFor(&search->run(), &SearchRun::finished, 8000);
     settle();

@@ -19,6 +19,7 @@
 #include <QTabWidget>
 #include <QTimer>
 #include <QVBoxLayout>
+#include <limits>
 #include <qcustomplot.h>
 
 namespace gpurec::ui {
@@ -48,6 +49,21 @@ SearchPanel::SearchPanel(QWidget* parent) : QWidget(parent) {
     radius_->setRange(1, 10);
     radius_->setValue(SpeciesSearchSettings{}.maxRadius);
     radius_->setToolTip(tr("SPR rounds start at radius 1 and grow to this while no move pays"));
+    startFrom_ = new QComboBox;
+    startFrom_->setObjectName("searchStartFrom");
+    startFrom_->setAccessibleName(tr("Start the search from"));
+    startFrom_->addItem(tr("the working tree"), int(SearchStart::WorkingTree));
+    startFrom_->addItem(tr("MiniNJ (from the gene trees)"), int(SearchStart::MiniNj));
+    startFrom_->addItem(tr("a random tree"), int(SearchStart::Random));
+    startFrom_->setToolTip(tr("As gpurec search -s: the loaded species tree, a distance tree built "
+                              "from the gene trees, or a random tree drawn from the seed"));
+    seed_ = new QSpinBox;
+    seed_->setObjectName("searchSeed");
+    seed_->setAccessibleName(tr("Seed of the search"));
+    seed_->setRange(0, std::numeric_limits<int>::max());
+    seed_->setValue(static_cast<int>(SpeciesSearchSettings{}.seed));
+    seed_->setToolTip(tr("Draws the random start tree, the reconciliations that propose transfer moves "
+                         "and the RELL bootstrap replicates (as --seed)"));
     start_ = new QPushButton(tr("Start search"));
     start_->setObjectName("startSearch");
     start_->setAccessibleName(tr("Start the species-tree search"));
@@ -104,6 +120,13 @@ SearchPanel::SearchPanel(QWidget* parent) : QWidget(parent) {
     settingsRow->addWidget(strategy_, 1);
     settingsRow->addWidget(new QLabel(tr("Largest SPR radius")));
     settingsRow->addWidget(radius_);
+    startFrom_->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+    startFrom_->setMinimumContentsLength(14);
+    auto* startRow = new QHBoxLayout;
+    startRow->addWidget(new QLabel(tr("Start from")));
+    startRow->addWidget(startFrom_, 1);
+    startRow->addWidget(new QLabel(tr("Seed")));
+    startRow->addWidget(seed_);
     auto* buttonsRow = new QHBoxLayout;
     buttonsRow->addWidget(start_);
     buttonsRow->addWidget(pause_);
@@ -111,6 +134,7 @@ SearchPanel::SearchPanel(QWidget* parent) : QWidget(parent) {
     buttonsRow->addStretch(1);
     auto* controls = new QVBoxLayout;
     controls->addLayout(settingsRow);
+    controls->addLayout(startRow);
     controls->addLayout(buttonsRow);
     colourBy_ = new QComboBox;
     colourBy_->setObjectName("searchColouring");
@@ -244,16 +268,21 @@ SpeciesSearchSettings SearchPanel::settings() const {
     SpeciesSearchSettings s;
     s.strategy = parseSearchStrategy(strategy_->currentData().toString().toStdString());
     s.maxRadius = radius_->value();
+    s.seed = static_cast<std::uint64_t>(seed_->value());
     return s;
 }
 
 void SearchPanel::start(std::shared_ptr<const Dataset> data, const QString& device, const BatchLimits& limits,
                         const SolverOptions& options, Rates rates) {
-    if (data) {
+    const auto from = static_cast<SearchStart>(startFrom_->currentData().toInt());
+    startTree_.reset(); // a built start tree arrives with the first step
+    if (data && from == SearchStart::WorkingTree) {
         startTree_ = data->species;
         showTree(QString::fromStdString(data->species.toNewick(true)));
     }
-    run_.start(std::move(data), device, limits, options, rates, settings());
+    run_.start(std::move(data), device, limits, options, rates, settings(), from);
+    if (from == SearchStart::MiniNj)
+        status_->setText(tr("Building the MiniNJ start tree from the gene trees…"));
 }
 
 QString SearchPanel::statusText() const {
@@ -262,7 +291,15 @@ QString SearchPanel::statusText() const {
 
 void SearchPanel::onStep(const SearchStepSample& step) {
     ++steps_;
-    if (step.index == 0) startLogLikelihood_ = step.logLikelihood;
+    if (step.index == 0) {
+        startLogLikelihood_ = step.logLikelihood;
+        if (!startTree_ && !step.bestNewick.isEmpty()) { // MiniNJ or random: drawn as soon as built
+            startTree_ =
+                SpeciesTree::fromNewick(parseNewick(step.bestNewick.toStdString(), "start tree").at(0));
+            showTree(step.bestNewick);
+            updateComparison();
+        }
+    }
     plot_->graph(kCandidates)->addData(step.index, step.logLikelihood);
     plot_->graph(kCurrent)->addData(step.index, step.bestLogLikelihood);
     if (!step.bestNewick.isEmpty() && step.index > 0) pendingNewick_ = step.bestNewick;
@@ -413,6 +450,8 @@ void SearchPanel::updateButtons() {
     start_->setEnabled(dataAvailable_ && !running);
     strategy_->setEnabled(!running);
     radius_->setEnabled(!running);
+    startFrom_->setEnabled(!running);
+    seed_->setEnabled(!running);
     const bool haveBest = !running && !best_.bestNewick.isEmpty();
     save_->setEnabled(haveBest);
     colourBy_->setEnabled(haveBest && colourBy_->count() > 0);

@@ -50,6 +50,8 @@ class SearchPanel : public QWidget {
     enum class Colouring { Bootstrap, RootLlr, NewClades };
     void setColouring(Colouring colouring);
     QComboBox* colouringBox() const { return colourBy_; }
+    QComboBox* startFromBox() const { return startFrom_; }
+    QSpinBox* seedBox() const { return seed_; }
     SpeciesTreeView* treeView() const { return view_; }
     QTabWidget* treeTabs() const { return treeTabs_; }
     TanglegramView* tanglegram() const { return tanglegram_; }
@@ -83,8 +85,8 @@ class SearchPanel : public QWidget {
     void updateButtons();
 
     SearchRun run_;
-    QComboBox *strategy_, *colourBy_;
-    QSpinBox* radius_;
+    QComboBox *strategy_, *colourBy_, *startFrom_;
+    QSpinBox *radius_, *seed_;
     QPushButton *start_, *pause_, *stop_, *save_, *adopt_;
     QLabel* status_;
     QCustomPlot* plot_;

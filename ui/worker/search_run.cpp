@@ -1,6 +1,7 @@
 #include "worker/search_run.hpp"
 
 #include "engine/backend_factory.hpp"
+#include "species_search/start_trees.hpp"
 
 #include <algorithm>
 #include <limits>
@@ -50,6 +51,34 @@ std::map<QString, double> newCladesByName(const SpeciesSearchResult& r) {
     return out;
 }
 
+// The families' inputs, for MiniNJ to read their gene trees again.
+std::vector<FamilyInput> familyInputs(const Dataset& data) {
+    std::vector<FamilyInput> out;
+    for (const GeneFamily& f : data.families) {
+        FamilyInput in;
+        in.name = f.name;
+        in.geneTreePath = f.geneTreePath;
+        in.mappingPath = f.mappingPath;
+        out.push_back(std::move(in));
+    }
+    return out;
+}
+
+SpeciesTopology startTopology(const CandidateScorer& scorer, const Dataset& data, SearchStart from,
+                              std::uint64_t seed) {
+    switch (from) {
+    case SearchStart::MiniNj:
+        return scorer.topologyOf(miniNjSpeciesTree(familyInputs(data)));
+    case SearchStart::Random: {
+        RandomSource rng(seed);
+        return scorer.topologyOf(randomSpeciesTree(scorer.loadedTopology().leafNames(), rng));
+    }
+    case SearchStart::WorkingTree:
+        break;
+    }
+    return scorer.loadedTopology();
+}
+
 } // namespace
 
 SearchRun::SearchRun(QObject* parent) : QObject(parent) {
@@ -69,14 +98,15 @@ void SearchRun::post(std::function<void()> fn) {
 }
 
 void SearchRun::start(std::shared_ptr<const Dataset> data, const QString& device, const BatchLimits& limits,
-                      const SolverOptions& options, Rates start, SpeciesSearchSettings settings) {
+                      const SolverOptions& options, Rates start, SpeciesSearchSettings settings,
+                      SearchStart from) {
     if (running_ || !data) return;
     running_ = true;
     paused_ = false;
     control_.reset();
     emit started();
     worker_.start([this, data = std::move(data), device = device.toStdString(), limits, options, start,
-                   settings = std::move(settings)]() mutable {
+                   settings = std::move(settings), from]() mutable {
         SearchOutcome out;
         double best = -std::numeric_limits<double>::infinity();
         settings.stopRequested = [this] {
@@ -93,8 +123,9 @@ void SearchRun::start(std::shared_ptr<const Dataset> data, const QString& device
                 options);
             const RateParameters theta(RateMode::Global, data->species.size(),
                                        static_cast<int>(data->families.size()), start);
-            const SpeciesSearchResult r = searchSpeciesTree(
-                scorer, scorer.loadedTopology(), theta, settings, [this, &best](const SearchStep& step) {
+            const SpeciesTopology startTree = startTopology(scorer, *data, from, settings.seed);
+            const SpeciesSearchResult r =
+                searchSpeciesTree(scorer, startTree, theta, settings, [this, &best](const SearchStep& step) {
                     SearchStepSample s;
                     s.index = step.index;
                     s.move = QString::fromStdString(step.move);

@@ -2,7 +2,8 @@
 // The species-tree search (core/species_search) on a worker thread of its own, for the workbench's
 // Search panel: each scored candidate is reported on the GUI thread, pause and stop take effect
 // before the next candidate, and the outcome carries the best tree, its rates and its supports.
-// The search builds a backend per candidate for the device it was given, like `gpurec search`.
+// The search starts from the working tree, MiniNJ or a seeded random tree and scores its candidates
+// on one backend for the device it was given, like `gpurec search`.
 #include "engine/backend.hpp"
 #include "species_search/species_search.hpp"
 #include "worker/run_control.hpp"
@@ -14,6 +15,11 @@
 #include <memory>
 
 namespace gpurec::ui {
+
+// Where the search starts, as `gpurec search -s FILE|MiniNJ|Random`: the families' own species
+// tree, the MiniNJ distance tree of their gene trees, or a random tree drawn from the seed of the
+// search's settings.
+enum class SearchStart { WorkingTree, MiniNj, Random };
 
 struct SearchStepSample {
     int index = 0;
@@ -48,10 +54,13 @@ class SearchRun : public QObject {
     explicit SearchRun(QObject* parent = nullptr);
     ~SearchRun() override; // stops a running search and waits for it
 
-    // Starts a search from the families' own species tree with global rates `start`, scoring on
-    // `device`. Ignored while a search runs.
+    // Starts a search from `from` with global rates `start`, scoring on `device`; MiniNJ and random
+    // start trees are built on the worker thread (MiniNJ reads the families' gene-tree files) and
+    // cover the species of the families' tree, or the search fails naming the species missing.
+    // Ignored while a search runs.
     void start(std::shared_ptr<const Dataset> data, const QString& device, const BatchLimits& limits,
-               const SolverOptions& options, Rates start, SpeciesSearchSettings settings);
+               const SolverOptions& options, Rates start, SpeciesSearchSettings settings,
+               SearchStart from = SearchStart::WorkingTree);
     void pause();
     void resume();
     void stop();
