@@ -48,20 +48,38 @@ SpeciesTopology CandidateScorer::topologyOf(const SpeciesTree& tree) const {
 }
 
 std::shared_ptr<const Dataset> CandidateScorer::datasetOn(const SpeciesTopology& tree) const {
-    auto data = std::make_shared<Dataset>();
-    data->species = tree.toSpeciesTree();
-    data->transferConstraint = families_->transferConstraint;
-    data->events = families_->events;
-    data->fractionMissing = fractionMissingOn(families_->fractionMissing, families_->species, data->species);
+    auto data = std::make_shared<Dataset>(*families_);
+    placeOn(tree, *data);
+    return data;
+}
+
+void CandidateScorer::placeOn(const SpeciesTopology& tree, Dataset& data) const {
+    data.species = tree.toSpeciesTree();
+    data.fractionMissing = fractionMissingOn(families_->fractionMissing, families_->species, data.species);
     std::vector<int> leafIndex(tree.leafCount());
     for (int id = 0; id < tree.leafCount(); ++id)
-        leafIndex[id] = data->species.find(tree.leafNames()[id]);
-    data->families = families_->families;
-    for (std::size_t f = 0; f < data->families.size(); ++f)
+        leafIndex[id] = data.species.find(tree.leafNames()[id]);
+    for (std::size_t f = 0; f < data.families.size(); ++f)
         for (std::size_t g = 0; g < geneLeaf_[f].size(); ++g)
-            data->families[f].geneSpecies[g] = leafIndex[geneLeaf_[f][g]];
-    applyOrigination(*data, families_->origination); // ROOT and LCA name nodes of this tree
-    return data;
+            data.families[f].geneSpecies[g] = leafIndex[geneLeaf_[f][g]];
+    applyOrigination(data, families_->origination); // ROOT and LCA name nodes of this tree
+}
+
+std::shared_ptr<const Dataset> CandidateScorer::candidateData(const SpeciesTopology& tree) {
+    // Of the two, the one no backend or model holds any more is rewritten in place: a copy of the
+    // families' clade sets per candidate cost a tenth of an evaluation at genome scale.
+    for (std::shared_ptr<Dataset>& slot : scratch_)
+        if (slot && slot.use_count() == 1) {
+            placeOn(tree, *slot);
+            return slot;
+        }
+    for (std::shared_ptr<Dataset>& slot : scratch_)
+        if (!slot) {
+            slot = std::make_shared<Dataset>(*families_);
+            placeOn(tree, *slot);
+            return slot;
+        }
+    return datasetOn(tree); // both still held (a caller kept a candidate's model): a copy
 }
 
 Evaluation CandidateScorer::evaluate(const SpeciesTopology& tree, const RateParameters& theta) {
@@ -69,7 +87,7 @@ Evaluation CandidateScorer::evaluate(const SpeciesTopology& tree, const RatePara
         throw std::invalid_argument(
             "per-species rates are tied to one species tree; candidates take global or "
             "per-family rates");
-    std::shared_ptr<LikelihoodBackend> backend = backendOn(datasetOn(tree));
+    std::shared_ptr<LikelihoodBackend> backend = backendOn(candidateData(tree));
     ++evaluations_;
     return backend->evaluate(theta, options_, false);
 }
@@ -84,7 +102,7 @@ std::shared_ptr<LikelihoodBackend> CandidateScorer::backendOn(std::shared_ptr<co
 
 OptimizationResult CandidateScorer::optimizeRates(const SpeciesTopology& tree, const RateParameters& theta,
                                                   const OptimizerSettings& settings, Evaluation& evaluation) {
-    std::shared_ptr<const Dataset> data = datasetOn(tree);
+    std::shared_ptr<const Dataset> data = candidateData(tree);
     ReconModel model(data, backendOn(data), theta, options_);
     OptimizationResult result = gpurec::optimizeRates(model, settings);
     evaluations_ += result.evaluations;
@@ -94,7 +112,7 @@ OptimizationResult CandidateScorer::optimizeRates(const SpeciesTopology& tree, c
 
 void CandidateScorer::sampleOn(const SpeciesTopology& tree, const RateParameters& theta, std::uint64_t seed,
                                const std::function<void(FamilySamples&&)>& consume) {
-    std::shared_ptr<const Dataset> data = datasetOn(tree);
+    std::shared_ptr<const Dataset> data = candidateData(tree);
     std::shared_ptr<LikelihoodBackend> backend = backendOn(data);
     SamplingSettings settings;
     settings.samples = 1;

@@ -54,9 +54,14 @@ class CandidateScorer {
     SpeciesTopology loaded_;
     std::vector<std::vector<int>> geneLeaf_; // family -> gene -> topology leaf id
     std::shared_ptr<LikelihoodBackend> backend_;
+    std::shared_ptr<Dataset> scratch_[2]; // candidates' datasets, reused (candidateData)
 
     // The one backend, moved onto `data`.
     std::shared_ptr<LikelihoodBackend> backendOn(std::shared_ptr<const Dataset> data);
+    // `data` (a copy of the families) re-indexed onto `tree`.
+    void placeOn(const SpeciesTopology& tree, Dataset& data) const;
+    // datasetOn(tree) for the scorer's own use: one of two datasets rewritten in place, not a copy.
+    std::shared_ptr<const Dataset> candidateData(const SpeciesTopology& tree);
     int evaluations_ = 0;
 };
 
