@@ -2,8 +2,9 @@
 # End-to-end smoke test of the real gpurec-workbench: under Xvfb (1600×1000) and a private D-Bus
 # session, scripts/gui_smoke.py finds the widgets through the accessibility tree (AT-SPI) and
 # clicks and types with xdotool: open a sample through the Open dialog, Optimise, Pause, Resume,
-# Stop, save the session, open the guided tour, sample, export, tell a sample's story, enter and
-# leave the presenter view; it then checks the files the workbench wrote and its log.
+# Stop, save the session, open the guided tour, sample, export, tell a sample's story, run a
+# species-tree search from a random tree, stop it, compare and save its tree, enter and leave the
+# presenter view; it then checks the files the workbench wrote and its log.
 # Usage: scripts/gui-smoke.sh [path/to/gpurec-workbench] [sample folder (default samples/medium)]
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)

@@ -80,8 +80,9 @@ SearchPanel::SearchPanel(QWidget* parent) : QWidget(parent) {
     adopt_->setObjectName("adoptSearchedTree");
     adopt_->setAccessibleName(tr("Save the best species tree and reload the families on it"));
     status_ = new QLabel(tr("Searches the species tree that makes the families most likely, from the "
-                            "loaded tree, at the rates of the Run panel."));
+                            "tree chosen in Start from, at the rates of the Run panel."));
     status_->setObjectName("searchStatus");
+    status_->setToolTip(tr("Species-tree search status"));
     status_->setWordWrap(true);
     status_->setTextInteractionFlags(Qt::TextSelectableByMouse);
 
@@ -157,6 +158,7 @@ SearchPanel::SearchPanel(QWidget* parent) : QWidget(parent) {
     compareWith_->setToolTip(tr("The tree set face to face with the search's current (or best) tree"));
     compareSummary_ = new QLabel;
     compareSummary_->setObjectName("compareSummary");
+    compareSummary_->setToolTip(tr("How the compared trees differ"));
     compareSummary_->setWordWrap(true);
     compareSummary_->setTextInteractionFlags(Qt::TextSelectableByMouse);
     auto* compare = new QWidget;
@@ -262,6 +264,18 @@ SearchPanel::~SearchPanel() {
 void SearchPanel::setDataAvailable(bool available) {
     dataAvailable_ = available;
     updateButtons();
+}
+
+QString SearchPanel::startDescription() const {
+    switch (static_cast<SearchStart>(startFrom_->currentData().toInt())) {
+    case SearchStart::MiniNj:
+        return tr("from MiniNJ");
+    case SearchStart::Random:
+        return tr("from a random tree, seed %1").arg(seed_->value());
+    case SearchStart::WorkingTree:
+        break;
+    }
+    return tr("from the working tree");
 }
 
 SpeciesSearchSettings SearchPanel::settings() const {

@@ -38,6 +38,8 @@ class SearchPanel : public QWidget {
     void start(std::shared_ptr<const Dataset> data, const QString& device, const BatchLimits& limits,
                const SolverOptions& options, Rates rates);
     SpeciesSearchSettings settings() const;
+    // "from the working tree", "from MiniNJ" or "from a random tree, seed N" (the Log's words).
+    QString startDescription() const;
 
     SearchRun& run() { return run_; }
     QPushButton* startButton() const { return start_; }

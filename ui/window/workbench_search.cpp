@@ -65,8 +65,9 @@ void WorkbenchWindow::startSpeciesSearch() {
         }
     }
     tabs_->setCurrentWidget(search_);
-    appendLog(tr("Species-tree search (%1) started on %2 with D %3, L %4, T %5")
-                  .arg(QString::fromStdString(toString(search_->settings().strategy)), run_->device())
+    appendLog(tr("Species-tree search (%1 %2) started on %3 with D %4, L %5, T %6")
+                  .arg(QString::fromStdString(toString(search_->settings().strategy)),
+                       search_->startDescription(), run_->device())
                   .arg(rates.d, 0, 'g', 6)
                   .arg(rates.l, 0, 'g', 6)
                   .arg(rates.t, 0, 'g', 6));
