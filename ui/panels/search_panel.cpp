@@ -91,6 +91,12 @@ SearchPanel::SearchPanel(QWidget* parent) : QWidget(parent) {
     plot_->setAccessibleName(tr("Log-likelihood of the scored candidates"));
     plot_->setMinimumSize(160, 160);
     plot_->xAxis->setLabel(tr("candidates scored"));
+    // Whole candidates, few ticks: fractional ticks ran into each other on a narrow plot.
+    auto ticker = QSharedPointer<QCPAxisTickerFixed>::create();
+    ticker->setTickStep(1);
+    ticker->setScaleStrategy(QCPAxisTickerFixed::ssMultiples);
+    ticker->setTickCount(4);
+    plot_->xAxis->setTicker(ticker);
     plot_->yAxis->setLabel(tr("total log-likelihood (nats)"));
     plot_->addGraph()->setName(tr("candidate"));
     plot_->graph(kCandidates)->setLineStyle(QCPGraph::lsNone);
@@ -128,6 +134,8 @@ SearchPanel::SearchPanel(QWidget* parent) : QWidget(parent) {
     startRow->addWidget(startFrom_, 1);
     startRow->addWidget(new QLabel(tr("Seed")));
     startRow->addWidget(seed_);
+    // The buttons on a row of their own: beside the start choice they widened the window past a
+    // 1067-pixel screen (1600 pixels at scale 1.5).
     auto* buttonsRow = new QHBoxLayout;
     buttonsRow->addWidget(start_);
     buttonsRow->addWidget(pause_);
@@ -181,11 +189,11 @@ SearchPanel::SearchPanel(QWidget* parent) : QWidget(parent) {
     tanglegramScroll_->setWidget(tanglegram_);
     compareLayout->addWidget(tanglegramScroll_, 1);
     connect(everyName_, &QCheckBox::toggled, tanglegram_, &TanglegramView::setEveryNameShown);
-    // Beside the word-wrapped summary, the box widens nothing (the panel fits a 1067-pixel screen).
-    auto* summaryRow = new QHBoxLayout;
-    summaryRow->addWidget(compareSummary_, 1);
-    summaryRow->addWidget(everyName_, 0, Qt::AlignTop);
-    compareLayout->addLayout(summaryRow);
+    // Below the drawing, the summary has the tab's whole width (beside the box it wrapped into more
+    // lines than a 1067-pixel screen leaves room for) and sits in the column itself, where its
+    // height follows its width.
+    compareLayout->addWidget(everyName_, 0, Qt::AlignLeft);
+    compareLayout->addWidget(compareSummary_);
     treeTabs_ = new QTabWidget;
     treeTabs_->setObjectName("searchTrees");
     treeTabs_->setAccessibleName(tr("The search's tree"));

@@ -20,6 +20,12 @@ void fitReadable(QGraphicsView& view, const QRectF& content, double rowUnits, do
         sx = width / content.width();
         sy = std::clamp(height / content.height(), minRowPixels / rowUnits, maxRowPixels / rowUnits);
     }
+    // A drawing taller than the view brings the vertical scroll bar, whose width the viewport then
+    // loses: fit the width that will be left (the names ran under the bar until the next resize).
+    const QScrollBar* bar = view.verticalScrollBar();
+    if (sy * content.height() + reserve.top + margin > view.viewport()->height() &&
+        !bar->isVisibleTo(&view) && view.verticalScrollBarPolicy() != Qt::ScrollBarAlwaysOff)
+        sx = std::max(40.0, width - bar->sizeHint().width()) / content.width();
     view.setTransform(QTransform::fromScale(sx, sy));
     const QRectF target = content.adjusted(-reserve.left / sx, -reserve.top / sy, reserve.right / sx, 0);
     view.scene()->setSceneRect(target);
