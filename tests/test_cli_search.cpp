@@ -95,7 +95,7 @@ class CliSearch : public QObject {
         QVERIFY(rootedRobinsonFoulds(a, b) <= 2);
         // The trace: a header, then the start, whose LL is the start tree's.
         const std::string trace = readText(out + "/search_trace.csv");
-        QVERIFY(trace.starts_with("step,move,log_likelihood,accepted,seconds,d,l,t,tree\n0,start,"));
+        QVERIFY(trace.starts_with("step,move,log_likelihood,accepted,seconds,d,l,t,tree,screened\n0,start,"));
         QVERIFY(readText(out + "/species_trees/species_tree_support_kh.newick").find(")100") !=
                 std::string::npos);
     }
@@ -281,12 +281,25 @@ class CliSearch : public QObject {
     // Per-family rates: each family's rates file, and the per-family likelihoods add up to the total.
     void perFamilyRates() {
         const std::string sim = simulatedFolder(), out = temporaryFolder("cli_search_fam") + "/out";
-        CliRun r =
-            runGpurec({"search", "-s", q(sim + "/species.nwk"), "--model-parametrization", "PER-FAMILY", "-f",
-                       q(sim + "/families.txt"), "--replicates", "50", "--max-radius", "1", "-p", q(out)});
+        CliRun r = runGpurec({"search", "-s", q(sim + "/species.nwk"), "--model-parametrization",
+                              "PER-FAMILY", "-f", q(sim + "/families.txt"), "--replicates", "50",
+                              "--max-radius", "1", "--prescreen", "0.5", "-p", q(out)});
         QVERIFY2(r.exitCode == 0, qPrintable(r.err));
         const nlohmann::json j = readJson(out + "/result.json");
         QCOMPARE(std::string(j["search"]["model_parametrization"]), std::string("genewise"));
+        // Pre-screened on half the families: the trace's screened rows are those the counts give.
+        QCOMPARE(double(j["search"]["prescreen"]), 0.5);
+        const int screenedOut = j["search"]["screened_out"];
+        QVERIFY(int(j["search"]["screenings"]) >= screenedOut);
+        QVERIFY(double(j["search"]["screening_z"]) >= 4.0);
+        int screenedRows = 0;
+        std::istringstream trace(readText(out + "/search_trace.csv"));
+        for (std::string line; std::getline(trace, line);)
+            if (line.ends_with(",1")) {
+                ++screenedRows;
+                QVERIFY2(line.find("SPR ") != std::string::npos, line.c_str());
+            }
+        QCOMPARE(screenedRows, screenedOut);
         QCOMPARE(j["search"]["rates"].size(), j["families"].size());
         for (const auto& [family, rates] : j["search"]["rates"].items())
             QVERIFY2(std::filesystem::exists(out + "/model_parameters/" + family + "_rates.txt"),
@@ -303,6 +316,10 @@ class CliSearch : public QObject {
         QCOMPARE(r.exitCode, 105); // CLI11's validation error
         QCOMPARE(r.err,
                  QString("--max-radius: must be >= 1, got 0\nRun with --help for more information.\n"));
+        r = runGpurec(QStringList{"search", "-s", "MiniNJ", "--prescreen", "1"} + input);
+        QCOMPARE(r.exitCode, 105);
+        QCOMPARE(r.err,
+                 QString("--prescreen: must be in [0, 1), got 1\nRun with --help for more information.\n"));
         r = runGpurec(QStringList{"search", "-s", "MiniNJ", "--species-tree-search", "SPR"} + input);
         QCOMPARE(r.exitCode, 105);
         QVERIFY2(r.err.contains("--species-tree-search: SPR not in {HYBRID,REROOT,SKIP}"), qPrintable(r.err));

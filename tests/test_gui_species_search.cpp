@@ -278,11 +278,14 @@ class GuiSpeciesSearch : public QObject {
     // tree of `gpurec search`, drawn as the first step arrives and compared with the best tree.
     void searchFromABuiltStartTree_data() {
         QTest::addColumn<int>("from");
-        QTest::newRow("MiniNJ") << int(SearchStart::MiniNj);
-        QTest::newRow("random") << int(SearchStart::Random);
+        QTest::addColumn<QString>("prescreen"); // typed into the Pre-screen box; empty: left off
+        QTest::newRow("MiniNJ") << int(SearchStart::MiniNj) << QString();
+        QTest::newRow("random") << int(SearchStart::Random) << QString();
+        QTest::newRow("random, pre-screened") << int(SearchStart::Random) << QString("50");
     }
     void searchFromABuiltStartTree() {
         QFETCH(int, from);
+        QFETCH(QString, prescreen);
         WorkbenchWindow w;
         QVERIFY(test::showActive(w));
         QVERIFY(test::loadInto(w, startRequest()));
@@ -297,6 +300,17 @@ class GuiSpeciesSearch : public QObject {
         QTest::keyClicks(seed, "7");
         QTest::keyClick(seed, Qt::Key_Tab);
         QCOMPARE(panel->settings().seed, std::uint64_t(7));
+        QCOMPARE(panel->settings().prescreen, 0.0);
+        if (!prescreen.isEmpty()) {
+            QSpinBox* box = panel->prescreenBox();
+            QCOMPARE(box->text(), QString("off"));
+            QVERIFY(test::click(box));
+            QCOMPARE(QApplication::focusWidget(), box);
+            QTest::keyClick(box, Qt::Key_A, Qt::ControlModifier);
+            QTest::keyClicks(box, prescreen);
+            QTest::keyClick(box, Qt::Key_Tab);
+            QCOMPARE(panel->settings().prescreen, prescreen.toDouble() / 100);
+        }
         const SpeciesTree loaded = SpeciesTree::readFile(searchData().startTree);
         const SpeciesTree expected = [&] {
             if (from == int(SearchStart::MiniNj))
@@ -316,6 +330,19 @@ class GuiSpeciesSearch : public QObject {
         QVERIFY(QTest::qWaitFor([&] { return !finished.isEmpty(); }, kSearchTimeoutMs));
         const auto outcome = finished.at(0).at(0).value<SearchOutcome>();
         QVERIFY2(outcome.error.isEmpty(), qPrintable(outcome.error));
+        // Candidates left at the pre-screen are plotted apart, as estimates, and never accepted.
+        int screened = 0;
+        for (const QList<QVariant>& signal : steps) {
+            const auto step = signal.at(0).value<SearchStepSample>();
+            if (step.screened) QVERIFY(!step.accepted);
+            screened += step.screened;
+        }
+        QCOMPARE(screened, outcome.screenedOut);
+        QCOMPARE(panel->plot()->graph(2)->dataCount(), screened);
+        if (!prescreen.isEmpty()) {
+            QVERIFY(screened > 0);
+            QVERIFY(panel->statusText().contains(QString("%1 left at the pre-screen").arg(screened)));
+        }
         const SpeciesTopology start = topologyOf(outcome.startNewick.toStdString());
         QCOMPARE(start.canonicalNewick(), topologyOf(expected.toNewick(true)).canonicalNewick());
         // The first step scored the built tree at the rates the search started from.

@@ -6,13 +6,16 @@
 #include "data/origination.hpp"
 #include "io/gene_mapping.hpp"
 #include "io/input_error.hpp"
+#include "species_search/prescreen.hpp"
 #include "species_search/species_search.hpp"
 #include "species_search/start_trees.hpp"
 #include "species_search/transfer_moves.hpp"
 #include "species_search/tree_tests.hpp"
 
 #include <QtTest>
+#include <algorithm>
 #include <cmath>
+#include <limits>
 #include <set>
 
 using namespace gpurec;
@@ -80,6 +83,21 @@ int deepestLeaf(const SpeciesTopology& t) {
         }
     }
     return best;
+}
+
+// `tree` after `moves` random SPR moves of radius 2 (seeded).
+SpeciesTopology sprMovesAway(SpeciesTopology tree, int moves, std::uint64_t seed) {
+    RandomSource rng(seed);
+    for (int k = 0; k < moves; ++k) {
+        int p = 0;
+        std::vector<int> regrafts;
+        while (regrafts.empty()) {
+            p = int(rng.below(std::uint64_t(tree.nodeCount())));
+            regrafts = tree.sprRegrafts(p, 2);
+        }
+        tree.applySpr(p, regrafts[rng.below(regrafts.size())]);
+    }
+    return tree;
 }
 
 } // namespace
@@ -223,17 +241,7 @@ class SpeciesSearch : public QObject {
         auto data = simulated(species, 40, 32);
         CandidateScorer scorer(data, cpuFactory(), SolverOptions{});
         const SpeciesTopology truth = scorer.loadedTopology();
-        SpeciesTopology start = truth;
-        RandomSource rng(5);
-        for (int k = 0; k < 3; ++k) {
-            int p = 0;
-            std::vector<int> regrafts;
-            while (regrafts.empty()) {
-                p = int(rng.below(std::uint64_t(start.nodeCount())));
-                regrafts = start.sprRegrafts(p, 2);
-            }
-            start.applySpr(p, regrafts[rng.below(regrafts.size())]);
-        }
+        const SpeciesTopology start = sprMovesAway(truth, 3, 5);
         QVERIFY(rootedRobinsonFoulds(start, truth) > 2);
         SpeciesSearchSettings settings;
         settings.replicates = 100;
@@ -309,6 +317,121 @@ class SpeciesSearch : public QObject {
         QVERIFY(sprOnly <= withTransfers + 1e-6);
         QVERIFY2(withTransfersSteps < sprOnlySteps,
                  qPrintable(QString("%1 vs %2").arg(withTransfersSteps).arg(sprOnlySteps)));
+    }
+
+    // The pre-screen's estimate, standard error and rule worked by hand.
+    void prescreenByHand() {
+        Prescreen p({0, 2}, 4);
+        const std::vector<double> current{-10, -20, -30, -40};
+        // Changes -1 and +3: mean 1, sample variance 8; se = 4 √(8 / 2 · (1 − 2/4)) = 4√2.
+        const ScreeningEstimate e = p.estimate({-11, -27}, current);
+        QCOMPARE(e.change, 4.0);
+        QVERIFY(std::abs(e.standardError - 4 * std::sqrt(2.0)) < 1e-14);
+        QCOMPARE(p.z(), Prescreen::minimumZ);
+        // Calibrating: everything is scored, except a candidate impossible on a sampled family.
+        QVERIFY(p.worthScoring({-1e9, 1.0}));
+        QVERIFY(!p.worthScoring({-std::numeric_limits<double>::infinity(), 1.0}));
+        for (int k = 0; k < Prescreen::calibrationCandidates; ++k)
+            p.observe({-10.0, 1.0}, -12.0); // two standard errors off each time: z = 4 × 2
+        p.observe({-10.0, std::numeric_limits<double>::infinity()}, 0.0); // carries no information
+        QCOMPARE(p.observed(), Prescreen::calibrationCandidates);
+        QCOMPARE(p.z(), 8.0);
+        QVERIFY(!p.worthScoring({-40.0, 5.0}));
+        QVERIFY(p.worthScoring({-39.9, 5.0}));
+        // One sampled family has no standard error: always scored.
+        const ScreeningEstimate one = Prescreen({1}, 4).estimate({-25}, current);
+        QCOMPARE(one.change, -20.0);
+        QVERIFY(std::isinf(one.standardError));
+        QVERIFY(p.worthScoring(one));
+    }
+
+    // The screening families: the middle one of each equal stratum of the cost order.
+    void screeningFamiliesSpanTheCosts() {
+        auto data = simulated(simulatedSpeciesTree(8, 3), 8, 4);
+        std::vector<int> byCost(8);
+        for (int f = 0; f < 8; ++f)
+            byCost[f] = f;
+        auto cost = [&](int f) {
+            return data->families[f].clades.cladeCount() + data->families[f].clades.splitCount();
+        };
+        std::stable_sort(byCost.begin(), byCost.end(), [&](int a, int b) { return cost(a) < cost(b); });
+        std::vector<int> expected{byCost[2], byCost[6]};
+        std::sort(expected.begin(), expected.end());
+        QCOMPARE(screeningFamilies(*data, 0.25), expected);
+        QCOMPARE(screeningFamilies(*data, 0.01).size(), std::size_t(2)); // at least two
+        QCOMPARE(screeningFamilies(*data, 0.99).size(), std::size_t(8));
+        QVERIFY_THROWS_EXCEPTION(std::invalid_argument, screeningFamilies(*data, 0.0));
+        QVERIFY_THROWS_EXCEPTION(std::invalid_argument, screeningFamilies(*data, 1.0));
+    }
+
+    // The screening backend gives the sampled families' log-likelihoods of a full evaluation, bit
+    // for bit, with each family's own rates.
+    void screeningScoresTheSampledFamilies() {
+        auto data = simulated(simulatedSpeciesTree(9, 61), 12, 62);
+        CandidateScorer scorer(data, cpuFactory(), SolverOptions{});
+        RateParameters theta(RateMode::Genewise, data->species.size(), 12, {0.1, 0.1, 0.1});
+        for (int f = 0; f < 12; ++f)
+            theta.setRates(f, {0.05 + 0.01 * f, 0.2 - 0.01 * f, 0.03 + 0.005 * f});
+        SpeciesTopology tree = scorer.loadedTopology();
+        tree.rerootAbove(tree.left(tree.left(tree.root())));
+        const std::vector<int> sample{1, 4, 7, 11};
+        scorer.setScreeningFamilies(sample);
+        const Evaluation full = scorer.evaluate(tree, theta), screened = scorer.screen(tree, theta);
+        QCOMPARE(screened.logLikelihood.size(), sample.size());
+        for (std::size_t i = 0; i < sample.size(); ++i)
+            QCOMPARE(screened.logLikelihood[i], full.logLikelihood[sample[i]]);
+        QCOMPARE(scorer.screenings(), 1);
+        QCOMPARE(scorer.evaluations(), 1);
+    }
+
+    // A pre-screened search ends as high as a full one, scoring fewer candidates on every family;
+    // its fully scored rows are exact and its screened rows are never accepted.
+    void prescreenedSearchEndsAsHigh() {
+        const SpeciesTree species = simulatedSpeciesTree(12, 51);
+        const int families = 120;
+        auto data = simulated(species, families, 52);
+        CandidateScorer scorer(data, cpuFactory(), SolverOptions{});
+        const SpeciesTopology truth = scorer.loadedTopology();
+        const SpeciesTopology start = sprMovesAway(truth, 4, 9);
+        SpeciesSearchSettings settings;
+        settings.replicates = 100;
+        settings.rates.max_iter = 20;
+        settings.maxRadius = 2;
+        settings.prescreen = 0.5;
+        RateParameters theta(RateMode::Global, species.size(), families, {0.1, 0.1, 0.1});
+        const SpeciesSearchResult screened = searchSpeciesTree(scorer, start, theta, settings);
+        QCOMPARE(int(scorer.screeningFamilies().size()), families / 2);
+        const double truthLL = scorer.evaluate(truth, screened.theta).totalLogLikelihood;
+        QVERIFY2(screened.evaluation.totalLogLikelihood >= truthLL - 1e-6,
+                 qPrintable(QString("%1 < %2").arg(screened.evaluation.totalLogLikelihood).arg(truthLL)));
+        QVERIFY(screened.screenedOut > 0);
+        QVERIFY(screened.screenings > screened.screenedOut);
+        QVERIFY(screened.screeningZ >= Prescreen::minimumZ);
+        int rows = 0, screenedRows = 0;
+        for (const SearchStep& step : screened.trace) {
+            if (step.screened) {
+                ++screenedRows;
+                QVERIFY(!step.accepted);
+                QVERIFY(step.move.find("SPR") != std::string::npos);
+            } else if (rows++ % 9 == 0) {
+                QVERIFY2(relativeError(step.logLikelihood,
+                                       freshLogLikelihood(*data, step.newick, step.rates)) < 1e-12,
+                         step.move.c_str());
+            }
+        }
+        QCOMPARE(screenedRows, screened.screenedOut);
+#ifdef GPUREC_TESTS_SANITIZED
+        qInfo("the unscreened search: checked in the release build only");
+        return;
+#endif
+        settings.prescreen = 0;
+        const SpeciesSearchResult full = searchSpeciesTree(scorer, start, theta, settings);
+        QVERIFY(scorer.screeningFamilies().empty());
+        qInfo("pre-screened: LL %.6f, %d evaluations of every family (%d screened out); full: LL %.6f, %d",
+              screened.evaluation.totalLogLikelihood, screened.evaluations, screened.screenedOut,
+              full.evaluation.totalLogLikelihood, full.evaluations);
+        QVERIFY(screened.evaluation.totalLogLikelihood >= full.evaluation.totalLogLikelihood - 1e-6);
+        QVERIFY(screened.evaluations < full.evaluations);
     }
 
     // KH per branch (spec 5.2) against the formula worked by hand on two families and three replicates.

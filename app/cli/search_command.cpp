@@ -48,6 +48,7 @@ nlohmann::json recordedOptions(const SearchOptions& o) {
                             {"--replicates", o.settings.replicates},
                             {"--seed", o.settings.seed},
                             {"--rate-iterations", o.settings.rates.max_iter},
+                            {"--prescreen", o.settings.prescreen},
                             {"--fix-rates", o.fixRates}});
     return j;
 }
@@ -69,6 +70,7 @@ SearchOptions resumedOptions(const CLI::App& app, const SearchOptions& given,
         o.settings.seed = integerField<std::uint64_t>(j, "--seed");
         o.settings.rates.max_iter = integerField<int>(j, "--rate-iterations");
         o.fixRates = j.at("--fix-rates").get<bool>();
+        o.settings.prescreen = j.value("--prescreen", 0.0); // absent from checkpoints before it existed
     } catch (const std::exception& e) {
         throw std::invalid_argument(checkpointPath +
                                     ": the recorded run options cannot be read: " + e.what());
@@ -151,6 +153,12 @@ void registerSearch(CLI::App& root) {
               "Seed of the Random start tree and the replicates (default 123)");
     addNumber(*app, "--rate-iterations", o->settings.rates.max_iter,
               "Iterations of each rate re-optimisation at most (default 100)", NumberRange::atLeast(1));
+    addNumber(*app, "--prescreen", o->settings.prescreen,
+              "Score SPR candidates on this fraction of the families first, and on all of them only "
+              "when that could be an improvement (the estimate plus z standard errors, z learned on the way) "
+              "(default 0: "
+              "off)",
+              NumberRange{0, 1, false, true, {}});
     app->add_flag("--fix-rates", o->fixRates, "Keep the starting rates (no re-optimisation)");
     addOutputOptions(*app, o->output);
     app->get_option("--species-tree")->required(false); // not with --resume: the checkpoint names it
@@ -277,6 +285,10 @@ void registerSearch(CLI::App& root) {
                        {"rates", ratesJson(data, result.theta)},
                        {"steps", result.trace.size()},
                        {"evaluations", result.evaluations},
+                       {"prescreen", settings.prescreen},
+                       {"screenings", result.screenings},
+                       {"screened_out", result.screenedOut},
+                       {"screening_z", result.screeningZ},
                        {"seconds", result.seconds},
                        {"max_radius", settings.maxRadius},
                        {"root_depth", settings.rootDepth},
@@ -303,6 +315,11 @@ void registerSearch(CLI::App& root) {
                     result.interrupted ? "interrupted" : "done", result.trace.size(), result.evaluations,
                     result.seconds, result.evaluation.totalLogLikelihood, result.startLogLikelihood,
                     rates.c_str());
+        if (settings.prescreen > 0)
+            std::printf("pre-screening on %zu families: %d candidates screened, %d of them left there "
+                        "(z %.3g)\n",
+                        scorer.screeningFamilies().size(), result.screenings, result.screenedOut,
+                        result.screeningZ);
         printEarlyStops(result.evaluation.stats);
         std::printf("wrote %s/species_trees/, %s/per_fam_likelihoods.txt, %s/model_parameters/, "
                     "%s/search_trace.csv and %s/result.json\n",

@@ -184,9 +184,10 @@ int runScreenshotTour(WorkbenchWindow& w, const QString& folder) {
     save(tree, "species-tree-transfers.png");
 
     // The species-tree search from a random tree, so that Compare has moves to show: finished on
-    // small data, live on large.
+    // small data, live on large; pre-screened, so that the plot shows its estimates too.
     SearchPanel* search = w.searchPanel();
     search->startFromBox()->setCurrentIndex(search->startFromBox()->findData(int(SearchStart::Random)));
+    search->prescreenBox()->setValue(30);
     w.startSpeciesSearch();
     waitFor(&search->run(), &SearchRun::finished, 8000);
     settle();

@@ -18,6 +18,19 @@ int Dataset::familyIndex(const std::string& name) const {
     return -1;
 }
 
+Dataset withFamilies(const Dataset& data, const std::vector<int>& families) {
+    Dataset out;
+    out.species = data.species;
+    out.transferConstraint = data.transferConstraint;
+    out.origination = data.origination;
+    out.fractionMissing = data.fractionMissing;
+    out.events = data.events;
+    out.families.reserve(families.size());
+    for (int f : families)
+        out.families.push_back(data.families.at(f));
+    return out;
+}
+
 long long Dataset::cladeCount() const {
     long long n = 0;
     for (const GeneFamily& f : families)

@@ -44,6 +44,9 @@ struct Dataset {
     int familyIndex(const std::string& name) const; // the last family of that name; -1 when none
 };
 
+// The families `families` (indices, in that order) of `data`, on the same species tree and model.
+Dataset withFamilies(const Dataset& data, const std::vector<int>& families);
+
 // AleRax's family filters, applied in its order: coverage, then --trim-ratio, then
 // --max-clade-split-ratio (data/family_trimming.hpp has the rules).
 struct LoadOptions {

@@ -92,6 +92,28 @@ Evaluation CandidateScorer::evaluate(const SpeciesTopology& tree, const RatePara
     return backend->evaluate(theta, options_, false);
 }
 
+void CandidateScorer::setScreeningFamilies(const std::vector<int>& families) {
+    if (families == screeningFamilies_) return;
+    screeningFamilies_ = families;
+    screening_.reset();
+    if (!families.empty())
+        screening_ = std::make_unique<CandidateScorer>(
+            std::make_shared<const Dataset>(withFamilies(*families_, families)), factory_, options_);
+}
+
+Evaluation CandidateScorer::screen(const SpeciesTopology& tree, const RateParameters& theta) {
+    if (!screening_) throw std::logic_error("CandidateScorer::screen without screening families");
+    if (theta.mode() != RateMode::Genewise) return screening_->evaluate(tree, theta);
+    RateParameters own(RateMode::Genewise, theta.speciesCount(), static_cast<int>(screeningFamilies_.size()),
+                       Rates{});
+    for (std::size_t i = 0; i < screeningFamilies_.size();
+         ++i) // θ copied, not through the rates: bit for bit
+        for (int k = 0; k < 3; ++k)
+            own.theta()[3 * own.row(static_cast<int>(i), 0) + k] =
+                theta.theta()[3 * theta.row(screeningFamilies_[i], 0) + k];
+    return screening_->evaluate(tree, own);
+}
+
 std::shared_ptr<LikelihoodBackend> CandidateScorer::backendOn(std::shared_ptr<const Dataset> data) {
     if (!backend_)
         backend_ = factory_(std::move(data));

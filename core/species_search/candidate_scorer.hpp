@@ -47,6 +47,15 @@ class CandidateScorer {
                   const std::function<void(FamilySamples&&)>& consume);
     int evaluations() const { return evaluations_; }
 
+    // Pre-screening (species_search/prescreen.hpp): candidates can also be scored on these families
+    // alone (indices, increasing), by a second backend moved like the first. Empty: none.
+    void setScreeningFamilies(const std::vector<int>& families);
+    const std::vector<int>& screeningFamilies() const { return screeningFamilies_; }
+    // The screening families' log-likelihoods on the candidate at θ (global or per-family rates of
+    // every family), in screeningFamilies() order.
+    Evaluation screen(const SpeciesTopology& tree, const RateParameters& theta);
+    int screenings() const { return screening_ ? screening_->evaluations() : 0; }
+
   private:
     std::shared_ptr<const Dataset> families_;
     BackendFactory factory_;
@@ -55,6 +64,8 @@ class CandidateScorer {
     std::vector<std::vector<int>> geneLeaf_; // family -> gene -> topology leaf id
     std::shared_ptr<LikelihoodBackend> backend_;
     std::shared_ptr<Dataset> scratch_[2]; // candidates' datasets, reused (candidateData)
+    std::vector<int> screeningFamilies_;
+    std::unique_ptr<CandidateScorer> screening_; // on the screening families alone
 
     // The one backend, moved onto `data`.
     std::shared_ptr<LikelihoodBackend> backendOn(std::shared_ptr<const Dataset> data);

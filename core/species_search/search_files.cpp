@@ -55,13 +55,14 @@ std::string rootRellNewick(const SpeciesTopology& tree, const std::vector<RootSu
 }
 
 std::string searchTraceHeader() {
-    return "step,move,log_likelihood,accepted,seconds,d,l,t,tree";
+    return "step,move,log_likelihood,accepted,seconds,d,l,t,tree,screened";
 }
 
 std::string searchTraceRow(const SearchStep& s) {
     return std::to_string(s.index) + "," + csvField(s.move) + "," + exactNumberText(s.logLikelihood) + "," +
            (s.accepted ? "1" : "0") + "," + exactNumberText(s.seconds) + "," + exactNumberText(s.rates.d) +
-           "," + exactNumberText(s.rates.l) + "," + exactNumberText(s.rates.t) + "," + csvField(s.newick);
+           "," + exactNumberText(s.rates.l) + "," + exactNumberText(s.rates.t) + "," + csvField(s.newick) +
+           "," + (s.screened ? "1" : "0");
 }
 
 void writeSearchTrees(const std::string& folder, const SpeciesSearchResult& result, SearchStrategy strategy) {

@@ -2,10 +2,12 @@
 
 #include "engine/solver_report.hpp"
 #include "run/interruption.hpp"
+#include "species_search/prescreen.hpp"
 #include "species_search/transfer_moves.hpp"
 
 #include <chrono>
 #include <limits>
+#include <optional>
 #include <set>
 #include <stdexcept>
 #include <tuple>
@@ -39,6 +41,7 @@ void SpeciesSearchSettings::validate() const {
     if (maxRadius < 1) bad("maxRadius", maxRadius, ">= 1");
     if (rootDepth < 1) bad("rootDepth", rootDepth, ">= 1");
     if (!(minImprovement >= 0)) bad("minImprovement", minImprovement, ">= 0");
+    if (!(prescreen >= 0 && prescreen < 1)) bad("prescreen", prescreen, "in [0, 1)");
     if (replicates < 1) bad("replicates", replicates, ">= 1");
     rates.validate();
 }
@@ -73,6 +76,13 @@ class Search {
         result_.start = result_.best = start;
         result_.theta = theta;
         result_.replicates = settings_.replicates;
+        if (settings_.prescreen > 0) {
+            std::vector<int> families = screeningFamilies(scorer_.families(), settings_.prescreen);
+            scorer_.setScreeningFamilies(families);
+            prescreen_.emplace(std::move(families), familyCount());
+        } else {
+            scorer_.setScreeningFamilies({});
+        }
         result_.evaluation = scorer_.evaluate(start, theta);
         // A family impossible at these rates would make every comparison meaningless.
         requireFiniteLikelihoods(*scorer_.datasetOn(start), theta, result_.evaluation);
@@ -105,6 +115,8 @@ class Search {
             result_.roots.push_back(
                 {roots_.roots()[i].split, roots_.logLikelihoodRatio(roots_.roots()[i]), rell[i]});
         result_.evaluations = scorer_.evaluations();
+        result_.screenings = scorer_.screenings();
+        if (prescreen_) result_.screeningZ = prescreen_->z();
         result_.seconds = elapsed();
         return std::move(result_);
     }
@@ -121,12 +133,18 @@ class Search {
     }
 
     void record(const std::string& move, const SpeciesTopology& tree, const Evaluation& eval, bool accepted) {
+        record(move, tree, eval.totalLogLikelihood, accepted, false);
+    }
+
+    void record(const std::string& move, const SpeciesTopology& tree, double logLikelihood, bool accepted,
+                bool screened) {
         SearchStep step;
         step.index = static_cast<int>(result_.trace.size());
         step.move = move;
         step.newick = tree.toSpeciesTree().toNewick(true);
-        step.logLikelihood = eval.totalLogLikelihood;
+        step.logLikelihood = logLikelihood;
         step.accepted = accepted;
+        step.screened = screened;
         step.seconds = elapsed();
         step.rates = result_.theta.rates(0);
         step.theta = &result_.theta;
@@ -157,7 +175,21 @@ class Search {
     bool trySpr(int prune, int regraft, const std::string& move) {
         SpeciesTopology candidate = result_.best;
         candidate.applySpr(prune, regraft);
+        std::optional<ScreeningEstimate> predicted;
+        if (prescreen_) {
+            if (stopping()) throw SearchInterrupted{};
+            predicted =
+                prescreen_->estimate(scorer_.screen(candidate, result_.theta).logLikelihood, perFamily());
+            // Left out of the supports: this far below the current tree it would hardly lower a KH
+            // count or win a bootstrap replicate.
+            if (!prescreen_->worthScoring(*predicted)) {
+                ++result_.screenedOut;
+                record(move, candidate, ll() + predicted->change, false, true);
+                return false;
+            }
+        }
         Evaluation eval = score(candidate);
+        if (predicted) prescreen_->observe(*predicted, eval.totalLogLikelihood - ll());
         std::vector<Clade> splits = treeSplits(candidate);
         const std::vector<Clade> affected = destroyedSplits(splits_, splits);
         bp_.candidate(affected, eval.logLikelihood);
@@ -313,6 +345,7 @@ class Search {
     BranchKH kh_;
     BranchBootstrap bp_;
     RootTable roots_;
+    std::optional<Prescreen> prescreen_;
     std::vector<Clade> splits_;        // of the current tree
     std::uint64_t transferRounds_ = 0; // seeds the reconciliations of each transfer round
     SpeciesSearchResult result_;

@@ -30,6 +30,10 @@ struct SpeciesSearchSettings {
     double minImprovement = 1e-8; // a candidate must beat the current tree by more (nats; AleRax's)
     int replicates = 1000;        // RELL replicates of the supports
     std::uint64_t seed = 123;
+    // Pre-screening: SPR candidates (transfer-guided ones too) are first scored on this fraction of
+    // the families, and on all of them only when the estimate from that sample could be an
+    // improvement (species_search/prescreen.hpp). 0: every candidate on every family.
+    double prescreen = 0.0;
     // Asked before every candidate and rate optimisation, besides SIGINT/SIGTERM: true ends the
     // search there with the best tree so far (the workbench's Stop). Empty: signals only.
     std::function<bool()> stopRequested;
@@ -45,8 +49,11 @@ struct SearchStep {
     std::string newick; // the candidate (AleRax node names, lengths 1)
     double logLikelihood = 0.0;
     bool accepted = false; // it became the current tree (or the rates were kept)
-    double seconds = 0.0;  // since the start of the search
-    Rates rates;           // the global rates it was scored with (per-family rates: family 0's)
+    // Scored on the pre-screening families only and left there: logLikelihood is the prediction
+    // (the current tree's plus the predicted change), not an evaluation of every family.
+    bool screened = false;
+    double seconds = 0.0; // since the start of the search
+    Rates rates;          // the global rates it was scored with (per-family rates: family 0's)
     // The rates the search holds after this step (valid during the observer's call): what a
     // checkpoint needs to resume with per-family rates.
     const RateParameters* theta = nullptr;
@@ -68,6 +75,9 @@ struct SpeciesSearchResult {
     std::map<Clade, int> kh, bootstrap; // branch supports of best's splits (HYBRID only)
     int replicates = 0;
     int evaluations = 0;
+    int screenings = 0;    // candidates scored on the pre-screening families
+    int screenedOut = 0;   // of them, those left there
+    double screeningZ = 0; // the pre-screen's z at the end (Prescreen::z)
     bool interrupted = false;
     double seconds = 0.0;
 };

@@ -54,6 +54,7 @@ class SearchPanel : public QWidget {
     QComboBox* colouringBox() const { return colourBy_; }
     QComboBox* startFromBox() const { return startFrom_; }
     QSpinBox* seedBox() const { return seed_; }
+    QSpinBox* prescreenBox() const { return prescreen_; }
     SpeciesTreeView* treeView() const { return view_; }
     QTabWidget* treeTabs() const { return treeTabs_; }
     TanglegramView* tanglegram() const { return tanglegram_; }
@@ -88,7 +89,7 @@ class SearchPanel : public QWidget {
 
     SearchRun run_;
     QComboBox *strategy_, *colourBy_, *startFrom_;
-    QSpinBox *radius_, *seed_;
+    QSpinBox *radius_, *seed_, *prescreen_;
     QPushButton *start_, *pause_, *stop_, *save_, *adopt_;
     QLabel* status_;
     QCustomPlot* plot_;

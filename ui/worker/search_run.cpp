@@ -130,6 +130,7 @@ void SearchRun::start(std::shared_ptr<const Dataset> data, const QString& device
                     s.index = step.index;
                     s.move = QString::fromStdString(step.move);
                     s.accepted = step.accepted;
+                    s.screened = step.screened;
                     s.logLikelihood = step.logLikelihood;
                     if (step.accepted) s.bestNewick = QString::fromStdString(step.newick);
                     if (step.accepted || step.index == 0) best = step.logLikelihood;
@@ -144,6 +145,7 @@ void SearchRun::start(std::shared_ptr<const Dataset> data, const QString& device
             out.bestLogLikelihood = r.evaluation.totalLogLikelihood;
             out.rates = r.theta.rates(0);
             out.evaluations = r.evaluations;
+            out.screenedOut = r.screenedOut;
             out.steps = static_cast<int>(r.trace.size());
             out.seconds = r.seconds;
             out.bootstrap = bootstrapByName(r);

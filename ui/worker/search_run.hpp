@@ -25,6 +25,7 @@ struct SearchStepSample {
     int index = 0;
     QString move; // as in search_trace.csv: "start", "SPR a -> b (radius r)", "root above n", "rates"
     bool accepted = false;
+    bool screened = false;          // left at the pre-screen: logLikelihood is its estimate
     double logLikelihood = 0.0;     // of this candidate
     double bestLogLikelihood = 0.0; // of the current tree after this step
     double seconds = 0.0;
@@ -38,6 +39,7 @@ struct SearchOutcome {
     double startLogLikelihood = 0.0, bestLogLikelihood = 0.0;
     Rates rates; // the global rates at the end
     int evaluations = 0;
+    int screenedOut = 0; // candidates the pre-screen left out
     int steps = 0;
     double seconds = 0.0;
     // Per node of the best tree, by its name in bestNewick: the RELL bootstrap fraction of an internal

@@ -1,0 +1,52 @@
+#pragma once
+// Pre-screening of SPR candidates on a fraction of the families (docs/species-search.md,
+// "Pre-screening"): the candidate's change of the total log-likelihood is estimated from a sample
+// of the families, with its standard error, and the candidate is scored on every family only when
+// the estimate plus z standard errors would be an improvement. z is learned from the candidates
+// scored both ways, so it widens by itself where the estimates err more than their errors say.
+#include "data/dataset.hpp"
+
+#include <vector>
+
+namespace gpurec {
+
+// round(fraction × families) families (at least two, where there are), spread evenly over the
+// families sorted by cost (clades + splits, ties by index) so that the sizes are represented as in
+// the whole set; in increasing index order. `fraction` in (0, 1).
+std::vector<int> screeningFamilies(const Dataset& data, double fraction);
+
+// The estimate from the screening families of a candidate's change of the total log-likelihood.
+struct ScreeningEstimate {
+    double change = 0.0;        // the sampled families' mean change × the number of families
+    double standardError = 0.0; // of that total (sampling without replacement); +inf below 2 families
+};
+
+class Prescreen {
+  public:
+    // Candidates scored both ways before the rule applies, and z's least value.
+    static constexpr int calibrationCandidates = 20;
+    static constexpr double minimumZ = 4.0;
+
+    Prescreen(std::vector<int> families, int familyCount);
+    const std::vector<int>& families() const { return families_; }
+
+    // From the screening families' log-likelihoods on the candidate (`screened`, in families()
+    // order) and on the current tree (`current`, every family's).
+    ScreeningEstimate estimate(const std::vector<double>& screened, const std::vector<double>& current) const;
+    // Whether the candidate is scored on every family: always while calibrating, then when
+    // change + z()·standardError > 0. A family impossible on the candidate (−inf) leaves it out.
+    bool worthScoring(const ScreeningEstimate& e) const;
+    // Records a candidate scored both ways: its estimate and its exact change.
+    void observe(const ScreeningEstimate& e, double exact);
+    // minimumZ × the root-mean-square of (exact − change) / standardError seen, where above 1.
+    double z() const;
+    int observed() const { return observed_; }
+
+  private:
+    std::vector<int> families_;
+    int familyCount_;
+    int observed_ = 0;
+    double squaredErrors_ = 0.0; // of the standardised errors
+};
+
+} // namespace gpurec
