@@ -5,18 +5,28 @@
 # libFuzzer campaign on the parsers.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# Each stage's wall time, so that a slow CI run says where its minutes went.
+started=$SECONDS
+stage() { echo "== stage done: $1 after $((SECONDS - started)) s"; }
 bash scripts/install-deps.sh
+stage "install-deps"
 jobs=$(nproc)
 
 bash scripts/format.sh # cheapest check first
+stage "format"
 cmake --preset release
 bash scripts/tidy.sh build/release "$jobs" # needs only the configured compile commands: fails fast
+stage "configure and clang-tidy"
 cmake --build --preset release -j "$jobs"
+stage "release build"
 ctest --preset release -j "$jobs"
+stage "release tests"
 bash scripts/gui-smoke.sh build/release/app/workbench/gpurec-workbench # the real workbench under Xvfb, real clicks
+stage "GUI smoke test"
 
 cmake --preset sanitize
 cmake --build --preset sanitize -j "$jobs"
+stage "sanitize build"
 find build/sanitize -name '*.gcda' -delete
 # Under the sanitizers the backend conformance suite runs on its datasets of at most 1,000 clades
 # (backend_conformance_cpu_small; the whole list took 39 min on CI's 2 cores), and four suites run
@@ -25,6 +35,7 @@ find build/sanitize -name '*.gcda' -delete
 # pipelines), whose engine code the core suites run under the sanitizers too. Together they had
 # pushed CI to 86 min, and the last two to 44.5.
 ctest --preset sanitize -j "$jobs"
+stage "sanitize tests"
 mkdir -p build/coverage
 # Held, not only printed: a floor a little below the line coverage of this run (91.6 % measured on
 # 2026-12-02 with this stage as it is), so that new core code without tests fails here.
@@ -32,5 +43,7 @@ coverage_floor=90
 gcovr --root . --filter 'core/' --object-directory build/sanitize --print-summary \
   --txt build/coverage/core.txt --exclude-throw-branches --fail-under-line "$coverage_floor"
 tail -n 3 build/coverage/core.txt
+stage "coverage"
 
 bash scripts/fuzz.sh 30
+stage "fuzzing"

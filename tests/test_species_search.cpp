@@ -407,12 +407,13 @@ class SpeciesSearch : public QObject {
         QVERIFY(screened.screenedOut > 0);
         QVERIFY(screened.screenings > screened.screenedOut);
         QVERIFY(screened.screeningZ >= Prescreen::minimumZ);
+        QVERIFY(!screened.roots.empty()); // the root positions scored on every family
         int rows = 0, screenedRows = 0;
         for (const SearchStep& step : screened.trace) {
             if (step.screened) {
                 ++screenedRows;
                 QVERIFY(!step.accepted);
-                QVERIFY(step.move.find("SPR") != std::string::npos);
+                QVERIFY(step.move.find("SPR") != std::string::npos || step.move.starts_with("root above"));
             } else if (rows++ % 9 == 0) {
                 QVERIFY2(relativeError(step.logLikelihood,
                                        freshLogLikelihood(*data, step.newick, step.rates)) < 1e-12,

@@ -20,6 +20,7 @@
 #include <iostream>
 #include <numbers>
 #include <set>
+#include <sstream>
 
 namespace gpurec::cli {
 
@@ -154,7 +155,7 @@ void registerSearch(CLI::App& root) {
     addNumber(*app, "--rate-iterations", o->settings.rates.max_iter,
               "Iterations of each rate re-optimisation at most (default 100)", NumberRange::atLeast(1));
     addNumber(*app, "--prescreen", o->settings.prescreen,
-              "Score SPR candidates on this fraction of the families first, and on all of them only "
+              "Score candidate moves on this fraction of the families first, and on all of them only "
               "when that could be an improvement (the estimate plus z standard errors, z learned on the way) "
               "(default 0: "
               "off)",
@@ -239,7 +240,16 @@ void registerSearch(CLI::App& root) {
         std::string traceText = searchTraceHeader() + "\n";
         if (resuming && std::filesystem::exists(tracePath)) {
             const std::string earlier = readTextFile(tracePath);
-            if (earlier.rfind(traceText, 0) == 0) traceText = earlier.substr(0, earlier.rfind('\n') + 1);
+            if (earlier.rfind(traceText, 0) == 0) {
+                traceText = earlier.substr(0, earlier.rfind('\n') + 1);
+            } else if (const std::string before = "step,move,log_likelihood,accepted,seconds,d,l,t,tree\n";
+                       earlier.rfind(before, 0) == 0) {
+                // A trace from before the pre-screen: its rows were all scored on every family.
+                std::istringstream rows(
+                    earlier.substr(before.size(), earlier.rfind('\n') + 1 - before.size()));
+                for (std::string row; std::getline(rows, row);)
+                    traceText += row + ",0\n";
+            }
         }
         const int earlierSteps = static_cast<int>(std::count(traceText.begin(), traceText.end(), '\n')) - 1;
         std::ofstream trace(tracePath);

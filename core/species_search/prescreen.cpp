@@ -30,7 +30,8 @@ std::vector<int> screeningFamilies(const Dataset& data, double fraction) {
 Prescreen::Prescreen(std::vector<int> families, int familyCount)
     : families_(std::move(families)), familyCount_(familyCount) {}
 
-ScreeningEstimate Prescreen::estimate(const std::vector<double>& screened, const std::vector<double>& current) const {
+ScreeningEstimate Prescreen::estimate(const std::vector<double>& screened,
+                                      const std::vector<double>& current) const {
     const int n = static_cast<int>(families_.size());
     std::vector<double> change(n);
     for (int i = 0; i < n; ++i)

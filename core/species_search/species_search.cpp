@@ -171,25 +171,32 @@ class Search {
             kh_.newReference(ll(), perFamily());
     }
 
+    // The candidate on every family, or nothing when the pre-screen leaves it out (its row is then
+    // recorded with the estimate). What is left out is left out of the supports too: this far below
+    // the current tree it would hardly lower a KH count, win a replicate or be the best root.
+    std::optional<Evaluation> scoreUnlessScreenedOut(const SpeciesTopology& candidate,
+                                                     const std::string& move) {
+        if (!prescreen_) return score(candidate);
+        if (stopping()) throw SearchInterrupted{};
+        const ScreeningEstimate predicted =
+            prescreen_->estimate(scorer_.screen(candidate, result_.theta).logLikelihood, perFamily());
+        if (!prescreen_->worthScoring(predicted)) {
+            ++result_.screenedOut;
+            record(move, candidate, ll() + predicted.change, false, true);
+            return std::nullopt;
+        }
+        Evaluation eval = score(candidate);
+        prescreen_->observe(predicted, eval.totalLogLikelihood - ll());
+        return eval;
+    }
+
     // One SPR candidate at the current rates, recorded as `move`; true when it became the current tree.
     bool trySpr(int prune, int regraft, const std::string& move) {
         SpeciesTopology candidate = result_.best;
         candidate.applySpr(prune, regraft);
-        std::optional<ScreeningEstimate> predicted;
-        if (prescreen_) {
-            if (stopping()) throw SearchInterrupted{};
-            predicted =
-                prescreen_->estimate(scorer_.screen(candidate, result_.theta).logLikelihood, perFamily());
-            // Left out of the supports: this far below the current tree it would hardly lower a KH
-            // count or win a bootstrap replicate.
-            if (!prescreen_->worthScoring(*predicted)) {
-                ++result_.screenedOut;
-                record(move, candidate, ll() + predicted->change, false, true);
-                return false;
-            }
-        }
-        Evaluation eval = score(candidate);
-        if (predicted) prescreen_->observe(*predicted, eval.totalLogLikelihood - ll());
+        std::optional<Evaluation> scored = scoreUnlessScreenedOut(candidate, move);
+        if (!scored) return false;
+        Evaluation eval = std::move(*scored);
         std::vector<Clade> splits = treeSplits(candidate);
         const std::vector<Clade> affected = destroyedSplits(splits_, splits);
         bp_.candidate(affected, eval.logLikelihood);
@@ -276,7 +283,13 @@ class Search {
             for (int child : {origin.left(node), origin.right(node)}) {
                 SpeciesTopology candidate = origin;
                 candidate.rerootAbove(child);
-                Evaluation eval = score(candidate);
+                std::optional<Evaluation> scored =
+                    scoreUnlessScreenedOut(candidate, "root above " + names[child]);
+                if (!scored) { // not a root of the root table, but the search goes on past it
+                    if (budget > 1) self(self, child, budget - 1);
+                    continue;
+                }
+                Evaluation eval = std::move(*scored);
                 roots_.add(candidate.rootSplitAbove(child), eval.totalLogLikelihood, eval.logLikelihood);
                 const bool accepted = better(eval);
                 record("root above " + names[child], candidate, eval, accepted);

@@ -30,9 +30,9 @@ struct SpeciesSearchSettings {
     double minImprovement = 1e-8; // a candidate must beat the current tree by more (nats; AleRax's)
     int replicates = 1000;        // RELL replicates of the supports
     std::uint64_t seed = 123;
-    // Pre-screening: SPR candidates (transfer-guided ones too) are first scored on this fraction of
-    // the families, and on all of them only when the estimate from that sample could be an
-    // improvement (species_search/prescreen.hpp). 0: every candidate on every family.
+    // Pre-screening: every candidate move (SPR, transfer-guided, root) is first scored on this
+    // fraction of the families, and on all of them only when the estimate from that sample could be
+    // an improvement (species_search/prescreen.hpp). 0: every candidate on every family.
     double prescreen = 0.0;
     // Asked before every candidate and rate optimisation, besides SIGINT/SIGTERM: true ends the
     // search there with the best tree so far (the workbench's Stop). Empty: signals only.

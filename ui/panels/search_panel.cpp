@@ -66,12 +66,12 @@ SearchPanel::SearchPanel(QWidget* parent) : QWidget(parent) {
                          "and the RELL bootstrap replicates (as --seed)"));
     prescreen_ = new QSpinBox;
     prescreen_->setObjectName("searchPrescreen");
-    prescreen_->setAccessibleName(tr("Pre-screen SPR candidates on this percentage of the families"));
+    prescreen_->setAccessibleName(tr("Pre-screen candidate moves on this percentage of the families"));
     prescreen_->setRange(0, 90);
     prescreen_->setSingleStep(5);
     prescreen_->setSuffix(tr(" %"));
     prescreen_->setSpecialValueText(tr("off"));
-    prescreen_->setToolTip(tr("Scores each SPR candidate on this share of the families first, and on "
+    prescreen_->setToolTip(tr("Scores each candidate move on this share of the families first, and on "
                               "every family only when that estimate could be an improvement (as "
                               "--prescreen). Worth it with many families: the estimate's error shrinks "
                               "with the number of families sampled"));
