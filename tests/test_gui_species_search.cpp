@@ -20,6 +20,7 @@
 #include <QComboBox>
 #include <QFileInfo>
 #include <QLabel>
+#include <QPlainTextEdit>
 #include <QPushButton>
 #include <QScrollArea>
 #include <QScrollBar>
@@ -340,6 +341,10 @@ class GuiSpeciesSearch : public QObject {
         QCOMPARE(screened, outcome.screenedOut);
         QCOMPARE(panel->plot()->graph(2)->dataCount(), screened);
         if (!prescreen.isEmpty()) {
+            QVERIFY(w.logView()->toPlainText().contains(
+                QString(
+                    "(HYBRID from a random tree, seed 7, pre-screened on %1 % of the families) started on")
+                    .arg(prescreen)));
             QVERIFY(screened > 0);
             QVERIFY(panel->statusText().contains(QString("%1 left at the pre-screen").arg(screened)));
         }

@@ -9,6 +9,7 @@
 
 #include <QFileDialog>
 #include <QFileInfo>
+#include <QLocale>
 #include <QTabWidget>
 
 namespace gpurec::ui {
@@ -65,9 +66,14 @@ void WorkbenchWindow::startSpeciesSearch() {
         }
     }
     tabs_->setCurrentWidget(search_);
-    appendLog(tr("Species-tree search (%1 %2) started on %3 with D %4, L %5, T %6")
-                  .arg(QString::fromStdString(toString(search_->settings().strategy)),
-                       search_->startDescription(), run_->device())
+    const SpeciesSearchSettings settings = search_->settings();
+    const QString prescreen = settings.prescreen > 0
+                                  ? tr(", pre-screened on %1 % of the families")
+                                        .arg(QLocale().toString(100 * settings.prescreen, 'g', 3))
+                                  : QString();
+    appendLog(tr("Species-tree search (%1 %2%3) started on %4 with D %5, L %6, T %7")
+                  .arg(QString::fromStdString(toString(settings.strategy)), search_->startDescription(),
+                       prescreen, run_->device())
                   .arg(rates.d, 0, 'g', 6)
                   .arg(rates.l, 0, 'g', 6)
                   .arg(rates.t, 0, 'g', 6));
