@@ -21,6 +21,7 @@ std::vector<int> screeningFamilies(const Dataset& data, double fraction) {
     std::stable_sort(byCost.begin(), byCost.end(), [&](int a, int b) { return cost[a] < cost[b]; });
     const int k = std::min(n, std::max(2, static_cast<int>(std::lround(fraction * n))));
     std::vector<int> chosen; // the middle one of each of k equal strata of the cost order
+    chosen.reserve(k);
     for (int i = 0; i < k; ++i)
         chosen.push_back(byCost[static_cast<int>((2LL * i + 1) * n / (2LL * k))]);
     std::sort(chosen.begin(), chosen.end());
