@@ -5,7 +5,8 @@
 # one signal, where timeout would also signal its process group and the second one ends gpurec). Prints one
 # line per run: species, families, device, finished or stopped, steps, evaluations, seconds,
 # candidates per second, the search's log-likelihood and the true tree's at the search's rates.
-#   scripts/device-search-bench.sh SPECIES FAMILIES LIMIT_S DEVICE...   (PRESET=hogenom-like: that preset)
+#   scripts/device-search-bench.sh SPECIES FAMILIES LIMIT_S DEVICE...   (PRESET=hogenom-like: that preset;
+#   PRESCREEN=F: gpurec search --prescreen F)
 # Needs the device build (scripts/device-check.sh builds it); output under $OUT or out/device.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -27,6 +28,7 @@ for device in "$@"; do
   run=$out/search_${PRESET:-$species}_${device//:/}
   rm -rf "$run"
   timeout --foreground -s INT "$limit" "$gpurec" search -s MiniNJ -f "$data/families.txt" --device "$device" -p "$run" \
+    --prescreen "${PRESCREEN:-0}" \
     >"$run.txt" 2>&1
   python3 - "$run/result.json" "$data" "$device" "$gpurec" "${PRESET:-$species species}" <<'PY'
 import json, subprocess, sys
