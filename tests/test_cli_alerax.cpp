@@ -6,6 +6,7 @@
 #include "support.hpp"
 
 #include "io/newick.hpp"
+#include "optim/rate_files.hpp"
 #include "recon/recphyloxml.hpp"
 #include "tree/species_tree.hpp"
 
@@ -299,14 +300,81 @@ class CliAlerax : public QObject {
         }
     }
 
+    // --origination OPTIMIZE with ORIGINATION-PER-SPECIES: the O column (normalised weights) is fitted,
+    // written as AleRax writes it, sampled at, and reads back to the same likelihood.
+    void optimisedOriginationRunsEndToEnd() {
+        const std::string out = temporaryFolder("alerax_optimize") + "/out";
+        CliRun r = runGpurec(aleraxArgs(out, {"--origination", "OPTIMIZE", "--model-parametrization",
+                                              "ORIGINATION-PER-SPECIES", "-g", "3"}));
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        const std::string rates = out + "/model_parameters/model_parameters.txt";
+        const SpeciesTree species = SpeciesTree::readFile(sharedData(kData) + "/sp.nwk");
+        const NodeParameters file = readNodeParameters(rates, species);
+        QCOMPARE(fileText(rates).substr(0, 13), std::string("node D L T O\n"));
+        double total = 0;
+        for (double o : file.origin)
+            total += o;
+        QVERIFY(std::abs(total - 1.0) < 1e-14);
+        const nlohmann::json j = readJson(out + "/result.json");
+        QCOMPARE(j.at("optimization").at("origination").size(), std::size_t(species.size()));
+        QVERIFY(j.at("sampling").at("families").size() == 1);
+        // Fitted weights beat uniform origination; eval at the written file gives the same likelihood.
+        const std::string uniform = temporaryFolder("alerax_uniform") + "/out";
+        QCOMPARE(runGpurec(aleraxArgs(uniform, {"-g", "0"})).exitCode, 0);
+        const double fitted = readJson(out + "/result.json").at("total").at("ll_nats").get<double>();
+        QVERIFY(fitted > readJson(uniform + "/result.json").at("total").at("ll_nats").get<double>() + 0.1);
+        const std::string ds = sharedData(kData);
+        const std::string again = temporaryFolder("alerax_optimize_eval") + "/out";
+        CliRun e = runGpurec({"eval", "-f", q(ds + "/families.txt"), "-s", q(ds + "/sp.nwk"), "--origination",
+                              "OPTIMIZE", "--rates-file", q(rates), "-p", q(again)});
+        QVERIFY2(e.exitCode == 0, qPrintable(e.err));
+        const double reread = readJson(again + "/result.json").at("total").at("ll_nats").get<double>();
+        QVERIFY2(std::abs(reread - fitted) < 1e-9 * std::abs(fitted),
+                 qPrintable(QString::number(reread - fitted)));
+    }
+
+    // A class file: the nodes of a class share their parameter in model_parameters.txt.
+    void parametrizationFileRunsEndToEnd() {
+        const std::string ds = sharedData(kData);
+        const SpeciesTree species = SpeciesTree::readFile(ds + "/sp.nwk");
+        const int left = species.left(species.root());
+        const std::string classes = temporaryFolder("alerax_classes") + "/classes.txt";
+        writeFile(classes, species.name(left) + " DL\n");
+        const std::string out = temporaryFolder("alerax_classes") + "/out";
+        CliRun r = runGpurec(aleraxArgs(out, {"--model-parametrization", q(classes), "-g", "0"}));
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        const NodeParameters file =
+            readNodeParameters(out + "/model_parameters/model_parameters.txt", species);
+        QVERIFY(file.origin.empty());
+        const int inside = species.left(left), outside = species.right(species.root());
+        QCOMPARE(file.rates[inside].d, file.rates[left].d);
+        QCOMPARE(file.rates[outside].d, file.rates[species.root()].d);
+        QCOMPARE(file.rates[inside].t, file.rates[outside].t); // T: one class
+        const std::string root = species.name(species.root()), sub = species.name(left);
+        QCOMPARE(readJson(out + "/checkpoint.json").at("extra_parameters").get<std::vector<std::string>>(),
+                 (std::vector<std::string>{root + " D", root + " L", root + " T", sub + " D", sub + " L"}));
+        CliRun hybrid = runGpurec(aleraxArgs(
+            out, {"--model-parametrization", q(classes), "--species-tree-search", "HYBRID", "--overwrite"}));
+        QCOMPARE(hybrid.exitCode, 2);
+        QCOMPARE(hybrid.err.trimmed(),
+                 QString::fromStdString("gpurec: error: species tree search is not compatible with "
+                                        "--model-parametrization " +
+                                        classes));
+        CliRun global = runGpurec(aleraxArgs(out, {"--origination", "OPTIMIZE", "--overwrite"}));
+        QCOMPARE(global.exitCode, 2);
+        QCOMPARE(global.err.trimmed(), QString("gpurec: error: --origination OPTIMIZE cannot be used with "
+                                               "--model-parametrization GLOBAL or --model-parametrization "
+                                               "PER-FAMILY"));
+    }
+
     void unsupportedOptionsAreRefusedByName() {
         const std::string out = temporaryFolder("alerax_refused") + "/out";
         const std::vector<std::pair<QStringList, QString>> cases = {
-            {{"--origination", "OPTIMIZE"}, "--origination OPTIMIZE"},
             {{"--speciation-gamma-categories", "4"}, "--speciation-gamma-categories 4"},
             {{"--transfer-constraint", "RELDATED"}, "--transfer-constraint RELDATED"},
-            {{"--model-parametrization", "ORIGINATION-PER-SPECIES"},
-             "--model-parametrization ORIGINATION-PER-SPECIES"},
+            {{"--origination", "OPTIMIZE", "--model-parametrization", "ORIGINATION-PER-SPECIES",
+              "--species-tree-search", "REROOT"},
+             "--species-tree-search REROOT with --model-parametrization ORIGINATION-PER-SPECIES"},
             {{"--highways"}, "--highways"},
             {{"--highway-candidates-file", "h.txt"}, "--highway-candidates-file"},
             {{"--prune-species-tree"}, "--prune-species-tree"},

@@ -10,6 +10,7 @@
 #include "engine/backend.hpp"
 #include "engine/family_solver.hpp"
 #include "engine/relative_error.hpp"
+#include "optim/parameter_classes.hpp"
 #include "support.hpp"
 
 #include <QtTest>
@@ -46,6 +47,11 @@ struct HostExecutor {
                     int familyBegin, int families, double* logLikelihood, double* rootSum) {
         for (int f = familyBegin; f < familyBegin + families; ++f)
             familyLikelihood(team, s, sv, cv, tab, f, familyBegin, logLikelihood, rootSum);
+    }
+    void originPosterior(const CladeView& cv, const TableView& tab, int familyBegin, int families,
+                         const double* rootSum, double* acc) {
+        for (int e = 0; e < tab.n; ++e)
+            originPosteriorEntry(cv, tab, familyBegin, families, rootSum, e, acc);
     }
     void adjointWave(const SpeciesView& s, const SetView& sv, const CladeView& cv, const TableView& tab,
                      const int* clades, int count, int familyBegin, const double* rootSum,
@@ -118,7 +124,10 @@ Emulation emulate(const Dataset& data, const RateParameters& theta, const Solver
     const bool converged = options.schedule == Schedule::Converged;
     const int sets = genewise ? F : 1;
     const SpeciesView s = h.speciesView();
-    const CladeView cv = h.cladeView(genewise);
+    CladeView cv = h.cladeView(genewise);
+    const std::vector<double> originWeights = theta.originWeights();
+    if (!originWeights.empty()) cv.originWeights = originWeights.data();
+    const std::vector<int> entries = theta.sharedEntries();
     const SerialTeam team;
     std::vector<double> scratch(kScratchVectors * static_cast<std::size_t>(n));
 
@@ -153,14 +162,9 @@ Emulation emulate(const Dataset& data, const RateParameters& theta, const Solver
         eLoop.outside = loopOutside.data();
     }
     for (int set = 0; set < sets; ++set) {
-        for (int e = 0; e < n; ++e) { // what probabilitiesKernel computes
-            const EventProbabilityRow p = eventProbabilities(
-                theta.theta().data() + 3 * rateRow(theta.mode(), set, e), data.events.presentRates());
-            sv.pS[set * n + e] = p.pS;
-            sv.pD[set * n + e] = p.pD;
-            sv.pL[set * n + e] = p.pL;
-            sv.pT[set * n + e] = p.pT;
-        }
+        for (int e = 0; e < n; ++e) // what probabilitiesKernel computes
+            setProbabilities(theta.theta().data(), entries.data(), genewise, data.events.presentRates(), set,
+                             n, e, sv);
         ExtinctionSettings ext{!converged, options.e_max_iter, options.e_tol, options.e_init, false};
         solveExtinctionSet(team, s, sv, eLoop, set, ext, scratch.data());
         if (divergent[set] >= 0) throw std::runtime_error("divergent self loop");
@@ -185,6 +189,7 @@ Emulation emulate(const Dataset& data, const RateParameters& theta, const Solver
     out.logLikelihood.assign(F, std::nan(""));
     if (withGradient) out.gradient.assign(theta.theta().size(), 0.0);
     std::vector<double> total(kGradientRows * static_cast<std::size_t>(n), 0.0);
+    std::vector<double> originPosterior(originWeights.empty() ? 0 : n, 0.0);
     std::vector<unsigned long long> counters(CounterCount, 0);
     BatchJob j;
     j.waveClades = waves.clades.data();
@@ -206,6 +211,7 @@ Emulation emulate(const Dataset& data, const RateParameters& theta, const Solver
     j.partial = partial.data();
     j.sharedTotal = total.data();
     j.thetaGradient = out.gradient.data();
+    j.originPosterior = originWeights.empty() ? nullptr : originPosterior.data();
     j.counters = counters.data();
     for (std::size_t bi = 0; bi < plan.batches.size(); ++bi) {
         const Batch& b = plan.batches[bi];
@@ -232,7 +238,7 @@ Emulation emulate(const Dataset& data, const RateParameters& theta, const Solver
         ext.E.assign(sv.E, sv.E + n);
         ext.Ebar.assign(sv.Ebar, sv.Ebar + n);
         addSharedModeGradient(SpeciesLayout(data), theta, h.familyOrigin, options, total, ext,
-                              data.events.presentRates(), out.gradient);
+                              data.events.presentRates(), out.gradient, originPosterior);
     }
     for (double v : out.logLikelihood)
         out.totalLogLikelihood += v;
@@ -399,6 +405,51 @@ class GpuSolverSteps : public QObject {
         SolverOptions options;
         options.schedule = parseSchedule(schedule.toStdString());
         matchesCpu(in.dataset, randomRates(static_cast<RateMode>(mode), *in.dataset, 13), options);
+    }
+
+    // AleRax's rate classes and fitted origination weights: the shared sets read θ through
+    // RateParameters::sharedEntries, the root seed and the conditioning take O_e, and the weights'
+    // gradient comes from the root rows (originPosteriorEntry).
+    void matchesCpuWithClassesAndOriginWeights_data() {
+        QTest::addColumn<QString>("parametrization");
+        QTest::addColumn<bool>("originWeights");
+        QTest::addColumn<QString>("schedule");
+        QTest::newRow("classes") << "classes" << false << "converged";
+        QTest::newRow("classes with O") << "classes" << true << "converged";
+        QTest::newRow("classes with O, alerax") << "classes" << true << "alerax";
+        QTest::newRow("specieswise with O") << "specieswise" << true << "converged";
+        QTest::newRow("origination per species") << "global" << true << "converged";
+    }
+    void matchesCpuWithClassesAndOriginWeights() {
+        QFETCH(QString, parametrization);
+        QFETCH(bool, originWeights);
+        QFETCH(QString, schedule);
+        InputPaths paths;
+        paths.speciesTree = sharedData("simulated_2/species.nwk");
+        paths.familiesFile = sharedData("simulated_2/families.txt");
+        LoadOptions lo;
+        lo.origination = originWeights ? Origination::Optimize : Origination::Uniform;
+        const LoadedInput in = loadInput(paths, TransferConstraint::Parents, lo);
+        const SpeciesTree& sp = in.dataset->species;
+        RateParameters theta;
+        if (parametrization == "classes") {
+            const std::string path = temporaryFolder("classes") + "/classes.txt";
+            writeFile(path, sp.name(sp.left(sp.root())) + " DL" + (originWeights ? "O" : "") + "\n" +
+                                sp.name(0) + " T\n");
+            theta = RateParameters(readParameterClasses(path, sp, RecModel::UndatedDTL, originWeights),
+                                   sp.size(), {0.1, 0.1, 0.1}, 0.1);
+        } else {
+            theta =
+                RateParameters(parseRateMode(parametrization.toStdString()), sp.size(), 0, {0.1, 0.1, 0.1});
+            theta.addOriginationPerNode(0.1);
+        }
+        std::mt19937 rng(17);
+        std::uniform_real_distribution<double> logRate(std::log2(0.01), std::log2(0.4));
+        for (double& t : theta.theta())
+            t = logRate(rng);
+        SolverOptions options;
+        options.schedule = parseSchedule(schedule.toStdString());
+        matchesCpu(in.dataset, theta, options);
     }
 
     // The direct self-loop solve adds only non-negative terms: no loss of accuracy at rates where

@@ -9,6 +9,7 @@
 // the gradient's scale are judged against 1e-3 of it instead of their own (noise-level) size.
 #include "data/origination.hpp"
 #include "engine/backend.hpp"
+#include "optim/parameter_classes.hpp"
 #include "simulated_data.hpp"
 #include "support.hpp"
 
@@ -16,6 +17,7 @@
 #include <algorithm>
 #include <cmath>
 #include <random>
+#include <set>
 
 using namespace gpurec;
 using namespace gpurec::test;
@@ -55,9 +57,23 @@ std::shared_ptr<const Dataset> dataset(const std::string& name) {
         5);
 }
 
-// Rates drawn log-uniformly in [1e-6, 1] for every row.
-RateParameters randomTheta(RateMode mode, const Dataset& data, unsigned seed) {
-    RateParameters theta(mode, data.species.size(), static_cast<int>(data.families.size()), Rates{});
+// θ of `mode` (a rate mode, or "classes": AleRax's class file, giving the root's left subtree and
+// one leaf their own parameters), with origination weights per node or class under --origination
+// OPTIMIZE; every entry drawn log-uniformly in [1e-6, 1].
+RateParameters randomTheta(const std::string& mode, const Dataset& data, unsigned seed) {
+    const bool weights = data.origination == Origination::Optimize;
+    const SpeciesTree& sp = data.species;
+    RateParameters theta;
+    if (mode == "classes") {
+        const std::string path = temporaryFolder("classes") + "/classes.txt";
+        writeFile(path, sp.name(sp.left(sp.root())) + (weights ? " DO\n" : " D\n") + sp.name(0) + " LT\n");
+        theta = RateParameters(readParameterClasses(path, sp, RecModel::UndatedDTL, weights), sp.size(),
+                               Rates{}, 1.0);
+    } else {
+        theta =
+            RateParameters(parseRateMode(mode), sp.size(), static_cast<int>(data.families.size()), Rates{});
+        if (weights) theta.addOriginationPerNode(1.0);
+    }
     std::mt19937_64 rng(seed);
     std::uniform_real_distribution<double> log2Rate(std::log2(1e-6), 0.0);
     for (double& t : theta.theta())
@@ -110,6 +126,13 @@ class Gradient : public QObject {
             for (const char* m : {"global", "specieswise", "genewise"})
                 for (const char* o : {"ROOT", "LCA"})
                     QTest::newRow((std::string(d) + "/" + m + "/" + o).c_str()) << d << m << seed++ << o;
+        // AleRax's class files, and origination weights fitted per node or per class (OPTIMIZE).
+        for (const char* d : {"tiny", "simulated"}) {
+            QTest::newRow((std::string(d) + "/classes").c_str()) << d << "classes" << seed++ << "UNIFORM";
+            for (const char* m : {"global", "specieswise", "classes"})
+                QTest::newRow((std::string(d) + "/" + m + "/OPTIMIZE").c_str())
+                    << d << m << seed++ << "OPTIMIZE";
+        }
         // A fraction of each leaf's genes missing: pS enters E at the leaves too.
         for (const char* d : {"tiny", "simulated"})
             for (const char* m : {"global", "specieswise", "genewise"})
@@ -130,7 +153,7 @@ class Gradient : public QObject {
         }
         std::shared_ptr<const Dataset> set = copy;
         QVERIFY(!set->families.empty());
-        RateParameters theta = randomTheta(parseRateMode(mode.toStdString()), *set, seed);
+        RateParameters theta = randomTheta(mode.toStdString(), *set, seed);
         auto backend = makeCpuBackend(set);
         const SolverOptions options;
         const Evaluation at = backend->evaluate(theta, options, true);
@@ -157,6 +180,14 @@ class Gradient : public QObject {
                                     .arg(at.gradient[i], 0, 'g', 12)
                                     .arg(richardson, 0, 'g', 12)
                                     .arg(error, 0, 'g', 3)));
+        }
+        if (theta.optimizesOrigination()) { // O_e = o_e / Σ o: scaling every weight changes nothing
+            std::set<int> entries;
+            double sum = 0;
+            for (int e = 0; e < set->species.size(); ++e)
+                if (entries.insert(theta.originEntry(e)).second) sum += at.gradient[theta.originEntry(e)];
+            QVERIFY2(std::abs(sum) < 1e-10 * scale,
+                     qPrintable(QString("weights' gradients sum to %1").arg(sum)));
         }
         qInfo("%s %s: %zu parameters, worst relative error %.2e", qPrintable(data), qPrintable(mode),
               theta.theta().size(), worst);

@@ -282,8 +282,9 @@ class GuiSession : public QObject {
         QVERIFY(refused(badRun, "\"run_number\" is negative"));
         nlohmann::json badOrigination = json;
         badOrigination["input"]["origination"] = "OPTIMIZE";
-        QVERIFY(refused(badOrigination,
-                        "--origination OPTIMIZE (per-species origination rates) is not supported"));
+        QVERIFY(refused(
+            badOrigination,
+            "--origination OPTIMIZE (fitted origination weights) is not available in the workbench yet"));
         nlohmann::json noEvaluations = json;
         noEvaluations["history"][0].erase("evaluations");
         QVERIFY(refused(noEvaluations, "evaluations"));

@@ -465,8 +465,9 @@ class Optimizer : public QObject {
         refused("D L T\n0.3 x 0.5\n", ":2:5: expected 'D L T', found 'x'");
         refused("D L T\n0.3 0.5\n", ":2:1: expected 'D L T' values, found 2 fields");
         refused("D L T\n0.3 0.2 0.5\n0.1 0.1 0.1\n", ":3:1: unexpected line after the rates");
-        refused("D L T O\n0.3 0.2 0.5 1\n",
-                ":1:1: parameters 'D L T O' are not supported; gpurec reads 'D L T' (UndatedDTL rates)");
+        refused(
+            "D L T O\n0.3 0.2 0.5 1\n",
+            ":1:7: per-family rates have no origination weights (AleRax refuses OPTIMIZE with PER-FAMILY)");
         refused("D L T\n", ":1: no rates after the 'D L T' line");
         refused("\n", ": no rates (expected a 'D L T' line and a line of rates)");
         // gpurec's older layout (the family's rates on every species node) is still read...

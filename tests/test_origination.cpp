@@ -46,22 +46,16 @@ class OriginationTest : public QObject {
         QVERIFY(parseOrigination("UNIFORM") == Origination::Uniform);
         QVERIFY(parseOrigination("ROOT") == Origination::Root);
         QVERIFY(parseOrigination("LCA") == Origination::Lca);
-        for (Origination o : {Origination::Uniform, Origination::Root, Origination::Lca})
+        QVERIFY(parseOrigination("OPTIMIZE") == Origination::Optimize);
+        for (Origination o :
+             {Origination::Uniform, Origination::Root, Origination::Lca, Origination::Optimize})
             QVERIFY(parseOrigination(toString(o)) == o);
-        try {
-            parseOrigination("OPTIMIZE");
-            QFAIL("OPTIMIZE was accepted");
-        } catch (const std::invalid_argument& e) {
-            QCOMPARE(std::string(e.what()),
-                     std::string("--origination OPTIMIZE (per-species origination rates) "
-                                 "is not supported yet; use UNIFORM, ROOT or LCA"));
-        }
         try {
             parseOrigination("root");
             QFAIL("a lower-case name was accepted");
         } catch (const std::invalid_argument& e) {
             QCOMPARE(std::string(e.what()),
-                     std::string("unknown origination 'root' (expected UNIFORM, ROOT or LCA)"));
+                     std::string("unknown origination 'root' (expected UNIFORM, ROOT, LCA or OPTIMIZE)"));
         }
     }
 
@@ -118,6 +112,100 @@ class OriginationTest : public QObject {
                                     .arg(f)
                                     .arg(std::log(mixture[f]), 0, 'g', 17)
                                     .arg(uniform.logLikelihood[f], 0, 'g', 17)));
+    }
+
+    // OPTIMIZE: L_O = Σ_e O_e Π_e / Σ_e O_e (1 − E_e) = Σ_e w_e L_e with w_e = O_e (1 − E_e) / Σ O (1 − E):
+    // the mixture of single-node origins weighted by O and survival, whatever the weights' scale.
+    void optimisedWeightsAreTheWeightedMixture() {
+        auto base = simulatedDataset(
+            simulatedSpeciesTree(7, 11), 4,
+            [](int) {
+                return Rates{0.2, 0.3, 0.25};
+            },
+            3);
+        auto data = withOrigination(*base, Origination::Optimize);
+        const int S = data->species.size();
+        RateParameters theta = globalRates(*data);
+        theta.addOriginationPerNode(1.0);
+        std::mt19937_64 rng(9);
+        std::uniform_real_distribution<double> log2Weight(-12.0, 1.0);
+        for (int e = 0; e < S; ++e)
+            theta.theta()[theta.originEntry(e)] = log2Weight(rng);
+        const std::vector<double> o = theta.originWeights();
+        const SolverOptions options;
+        const Evaluation weighted = makeCpuBackend(data)->evaluate(theta, options, false);
+        const FamilyTables tables = makeCpuBackend(data)->familyTables(theta, options, {0}).front();
+        QCOMPARE(tables.originWeights, o);
+        double survive = 0;
+        for (int e = 0; e < S; ++e)
+            survive += o[e] * (1.0 - tables.E[e]);
+        std::vector<double> mixture(data->families.size(), 0.0);
+        const RateParameters rates = globalRates(*data);
+        for (int e = 0; e < S; ++e) {
+            auto single = std::make_shared<Dataset>(*base);
+            for (GeneFamily& f : single->families)
+                f.originSpecies = e;
+            const Evaluation at = makeCpuBackend(single)->evaluate(rates, options, false);
+            for (std::size_t f = 0; f < mixture.size(); ++f)
+                mixture[f] += o[e] * (1.0 - tables.E[e]) / survive * std::exp(at.logLikelihood[f]);
+        }
+        for (std::size_t f = 0; f < mixture.size(); ++f)
+            QVERIFY2(relativeError(std::log(mixture[f]), weighted.logLikelihood[f]) < 1e-12,
+                     qPrintable(QString("family %1: mixture %2, weighted %3")
+                                    .arg(f)
+                                    .arg(std::log(mixture[f]), 0, 'g', 17)
+                                    .arg(weighted.logLikelihood[f], 0, 'g', 17)));
+        // Equal weights, at any scale, are UNIFORM origination.
+        for (double& t : theta.theta())
+            t = std::log2(0.01);
+        theta.setRates(0, {0.2, 0.3, 0.25});
+        const Evaluation equal = makeCpuBackend(data)->evaluate(theta, options, false);
+        const Evaluation uniform = makeCpuBackend(base)->evaluate(rates, options, false);
+        for (std::size_t f = 0; f < mixture.size(); ++f)
+            QVERIFY(relativeError(equal.logLikelihood[f], uniform.logLikelihood[f]) < 1e-14);
+    }
+
+    // The weights and the dataset's origination go together.
+    void weightsNeedOptimisedOrigination() {
+        auto data = simulatedDataset(
+            simulatedSpeciesTree(5, 2), 2,
+            [](int) {
+                return Rates{0.1, 0.1, 0.1};
+            },
+            4);
+        RateParameters theta = globalRates(*data);
+        theta.addOriginationPerNode(0.5);
+        QVERIFY_THROWS_EXCEPTION(std::invalid_argument,
+                                 makeCpuBackend(data)->evaluate(theta, SolverOptions{}, false));
+        auto optimised = withOrigination(*data, Origination::Optimize);
+        QVERIFY_THROWS_EXCEPTION(std::invalid_argument, makeCpuBackend(optimised)->evaluate(
+                                                            globalRates(*data), SolverOptions{}, false));
+        RateParameters genewise(RateMode::Genewise, data->species.size(), 2, {0.1, 0.1, 0.1});
+        QVERIFY_THROWS_EXCEPTION(std::invalid_argument, genewise.addOriginationPerNode(0.5));
+    }
+
+    // Samples start in proportion to O_e Π(root, e): with all the weight on one node, there.
+    void samplesStartWhereTheWeightsAre() {
+        auto base = simulatedDataset(
+            simulatedSpeciesTree(9, 5), 4,
+            [](int) {
+                return Rates{0.1, 0.2, 0.15};
+            },
+            8);
+        auto data = withOrigination(*base, Origination::Optimize);
+        RateParameters theta = globalRates(*data);
+        theta.addOriginationPerNode(std::pow(2.0, -60));
+        const int chosen = data->species.left(data->species.root());
+        theta.theta()[theta.originEntry(chosen)] = 0.0;
+        const std::vector<FamilyTables> tables =
+            makeCpuBackend(data)->familyTables(theta, SolverOptions{}, {0, 1});
+        const SpeciesLayout layout(*data);
+        std::mt19937_64 rng(4);
+        for (int f = 0; f < 2; ++f) {
+            const ReconciliationSampler sampler(layout, data->families[f], tables[f]);
+            for (int k = 0; k < 20; ++k)
+                QCOMPARE(sampler.draw(rng).originSpecies, chosen);
+        }
     }
 
     // A family covering every leaf has the root as its LCA; one covering a clade does not, and

@@ -263,12 +263,12 @@ class Resume : public QObject {
     void checkpointRowsMustFitTheInput() {
         auto data = std::make_shared<Dataset>();
         data->species = simulatedSpeciesTree(4, 3);
-        OptimizationCheckpoint c =
-            checkpointOf(RateParameters(RateMode::Specieswise, data->species.size(), 0, {}), *data);
-        QCOMPARE(checkpointParameters(c, *data).theta(), c.theta);
+        const RateParameters shape(RateMode::Specieswise, data->species.size(), 0, {});
+        OptimizationCheckpoint c = checkpointOf(shape, *data);
+        QCOMPARE(checkpointParameters(c, *data, shape).theta(), c.theta);
         c.rowNames[1] = "elsewhere";
         try {
-            checkpointParameters(c, *data);
+            checkpointParameters(c, *data, shape);
             QFAIL("rows of another species tree were accepted");
         } catch (const std::runtime_error& e) {
             QCOMPARE(std::string(e.what()),
@@ -350,7 +350,7 @@ class Resume : public QObject {
         writeCheckpoint(path, checkpoint);
         const OptimizationCheckpoint read = readCheckpoint(path);
         ReconModel second = model();
-        second.setParameters(checkpointParameters(read, *data));
+        second.setParameters(checkpointParameters(read, *data, second.parameters()));
         std::vector<int> iterations;
         const OptimizationResult resumed = optimizeRates(
             second, settings,

@@ -8,10 +8,12 @@
 #include "commands.hpp"
 
 #include "data/coverage_files.hpp"
+#include "data/origination.hpp"
 #include "io/number_text.hpp"
 #include "io/output_file.hpp"
 #include "io/result_writer.hpp"
 #include "io/text_file.hpp"
+#include "optim/parametrization.hpp"
 #include "tree/species_tree.hpp"
 
 #include <cstdio>
@@ -58,16 +60,23 @@ void refuseUnsupported(const CLI::App& app, const AleraxOptions& o) {
         throw std::invalid_argument(what + " is not supported by gpurec yet (docs/alerax.md lists what "
                                            "gpurec alerax runs)");
     };
-    if (o.origination == "OPTIMIZE") refuse("--origination OPTIMIZE");
     if (o.gammaCategories != 1) refuse("--speciation-gamma-categories " + std::to_string(o.gammaCategories));
     if (o.transferConstraint == "RELDATED") refuse("--transfer-constraint RELDATED");
-    if (o.parametrization != "GLOBAL" && o.parametrization != "PER-FAMILY" &&
-        o.parametrization != "PER-SPECIES")
-        refuse("--model-parametrization " + o.parametrization);
-    if (o.search != "SKIP" && o.parametrization == "PER-SPECIES")
-        refuse("--species-tree-search " + o.search + " with --model-parametrization PER-SPECIES");
-    if (generatedStart(o) && o.parametrization == "PER-SPECIES")
-        refuse("-s " + o.speciesTree + " with --model-parametrization PER-SPECIES");
+    // AleRax's own refusals first, with its messages.
+    const Parametrization p = parseParametrization(o.parametrization, parseOrigination(o.origination));
+    if (p.mode == RateMode::Classes && o.search == "HYBRID")
+        throw std::invalid_argument("species tree search is not compatible with --model-parametrization " +
+                                    o.parametrization);
+    if (p.mode == RateMode::Classes && o.search == "REROOT")
+        throw std::invalid_argument(
+            "species tree root inference is not compatible with --model-parametrization " +
+            o.parametrization);
+    // Parameters per species node do not follow the nodes through a search's moves.
+    const bool perNode = p.originPerNode || (p.mode != RateMode::Global && p.mode != RateMode::Genewise);
+    if (o.search != "SKIP" && perNode)
+        refuse("--species-tree-search " + o.search + " with --model-parametrization " + o.parametrization);
+    if (generatedStart(o) && perNode)
+        refuse("-s " + o.speciesTree + " with --model-parametrization " + o.parametrization);
     if (o.rateOptimizer != "LBFGSB") refuse("--rate-optimizer " + o.rateOptimizer);
     const std::pair<const char*, bool> flags[] = {{"--highways", o.highways},
                                                   {"--prune-species-tree", o.pruneSpeciesTree}};

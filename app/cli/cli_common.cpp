@@ -8,6 +8,7 @@
 #include "optim/rate_files.hpp"
 #include "recon/sampling_run.hpp"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <cstdio>
@@ -30,11 +31,11 @@ void addInputOptions(CLI::App& app, InputOptions& o) {
            "UNIFORM (every rooting of unrooted samples), ROOTED, or MAD (every rooting, weighted by its "
            "minimal ancestor deviation)")
         ->check(CLI::IsMember({"UNIFORM", "ROOTED", "MAD"}));
-    app.add_option(
-           "--origination", o.origination,
-           "Where a family may originate: UNIFORM (any species node, default), ROOT, or LCA (the last "
-           "common ancestor of the species it covers)")
-        ->check(CLI::IsMember({"UNIFORM", "ROOT", "LCA"}));
+    app.add_option("--origination", o.origination,
+                   "Where a family may originate: UNIFORM (any species node, default), ROOT, LCA (the last "
+                   "common ancestor of the species it covers), or OPTIMIZE (any node, with fitted weights: "
+                   "--model-parametrization PER-SPECIES, ORIGINATION-PER-SPECIES or a class file)")
+        ->check(CLI::IsMember({"UNIFORM", "ROOT", "LCA", "OPTIMIZE"}));
     app.add_option("-r,--rec-model", o.recModel,
                    "Reconciliation model: UndatedDTL (default) or UndatedDL (no transfers)")
         ->check(CLI::IsMember({"UndatedDTL", "UndatedDL"}));
@@ -260,31 +261,45 @@ SolverOptions solverOptionsFrom(const EngineOptions& o) {
     return s;
 }
 
-RateParameters initialRates(const RateOptions& o, const Dataset& data, RateMode mode) {
-    const int S = data.species.size(), F = static_cast<int>(data.families.size());
-    if (o.ratesFile.empty()) return RateParameters(mode, S, F, {o.d, o.l, o.t});
+RateParameters initialRates(const RateOptions& o, const Dataset& data, const Parametrization& p) {
+    if (o.ratesFile.empty()) return makeParameters(p, data, {o.d, o.l, o.t});
     if (std::filesystem::is_directory(o.ratesFile)) {
-        if (mode != RateMode::Genewise)
+        if (p.mode != RateMode::Genewise)
             throw std::invalid_argument("--rates-file " + o.ratesFile +
                                         " is a folder: per-family rate files (<family>_rates.txt) go with "
                                         "per-family rates");
         return readFamilyRateFiles(o.ratesFile, data);
     }
-    RateParameters fromFile = readModelParameters(o.ratesFile, data.species, F, data.events.recModel);
-    if (mode == RateMode::Global && fromFile.mode() == RateMode::Global) return fromFile;
-    RateParameters out(mode, S, F, fromFile.rates(0));
-    if (mode == RateMode::Specieswise)
-        for (int e = 0; e < S; ++e)
-            out.setRates(e, fromFile.rates(fromFile.row(0, e)));
-    else if (fromFile.mode() != RateMode::Global)
-        throw std::invalid_argument("--rates-file holds per-species rates; use the specieswise mode");
-    return out;
+    const NodeParameters file = readNodeParameters(o.ratesFile, data.species, data.events.recModel);
+    RateParameters theta = makeParameters(p, data, file.rates[0]);
+    if (p.mode == RateMode::Genewise) {
+        // Every family starts at the file's rates, which must then be the same on every node.
+        RateParameters shared(RateMode::Global, data.species.size(), 0, file.rates[0]);
+        setFromNodeParameters(shared, file, data.species, o.ratesFile, data.events.presentRates());
+        for (int f = 0; f < theta.rowCount(); ++f)
+            theta.setRates(f, shared.rates(0));
+        return theta;
+    }
+    setFromNodeParameters(theta, file, data.species, o.ratesFile, data.events.presentRates());
+    return theta;
+}
+
+RateParameters initialRates(const RateOptions& o, const Dataset& data, RateMode mode) {
+    Parametrization p;
+    p.mode = mode;
+    p.originPerNode = data.origination == Origination::Optimize;
+    return initialRates(o, data, p);
 }
 
 RateParameters fixedRunRates(const RateOptions& o, const Dataset& data) {
     if (o.ratesFile.empty()) return initialRates(o, data, RateMode::Global);
-    return initialRates(
-        o, data, std::filesystem::is_directory(o.ratesFile) ? RateMode::Genewise : RateMode::Specieswise);
+    if (std::filesystem::is_directory(o.ratesFile)) return initialRates(o, data, RateMode::Genewise);
+    // The file's own shape: global rates when its rows agree, else per node.
+    const NodeParameters file = readNodeParameters(o.ratesFile, data.species, data.events.recModel);
+    const bool uniform = std::all_of(file.rates.begin(), file.rates.end(), [&](const Rates& r) {
+        return r.d == file.rates[0].d && r.l == file.rates[0].l && r.t == file.rates[0].t;
+    });
+    return initialRates(o, data, uniform ? RateMode::Global : RateMode::Specieswise);
 }
 
 nlohmann::json ratesJson(const Dataset& data, const RateParameters& theta) {
@@ -296,10 +311,26 @@ nlohmann::json ratesJson(const Dataset& data, const RateParameters& theta) {
     };
     if (theta.mode() == RateMode::Global) return one(theta.rates(0));
     nlohmann::json rows = nlohmann::json::object();
-    for (int r = 0; r < theta.rowCount(); ++r)
-        rows[theta.mode() == RateMode::Specieswise ? data.species.name(r) : data.families[r].name] =
-            one(theta.rates(r));
+    if (theta.mode() == RateMode::Genewise) {
+        for (int r = 0; r < theta.rowCount(); ++r)
+            rows[data.families[r].name] = one(theta.rates(r));
+        return rows;
+    }
+    for (int e = 0; e < data.species.size(); ++e)
+        rows[data.species.name(e)] = one(theta.ratesAt(0, e));
     return rows;
+}
+
+nlohmann::json originationJson(const Dataset& data, const RateParameters& theta) {
+    const std::vector<double> o = theta.originWeights();
+    if (o.empty()) return nullptr;
+    double total = 0;
+    for (double v : o)
+        total += v;
+    nlohmann::json j = nlohmann::json::object();
+    for (int e = 0; e < data.species.size(); ++e)
+        j[data.species.name(e)] = o[e] / total;
+    return j;
 }
 
 void addRunDescription(nlohmann::json& j, const InputOptions& input, const LoadedInput& loaded,

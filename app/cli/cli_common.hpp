@@ -5,6 +5,7 @@
 #include "engine/backend_factory.hpp"
 #include "model/rate_parameters.hpp"
 #include "model/solver_options.hpp"
+#include "optim/parametrization.hpp"
 #include "species_search/candidate_scorer.hpp"
 
 #include <CLI/CLI.hpp>
@@ -118,8 +119,10 @@ LoadedInput loadOrExplain(const InputOptions& o, int threads);
 // Families skipped for bad input by the loadOrExplain calls of this process (main() exits with 3).
 int skippedFamilyCount();
 SolverOptions solverOptionsFrom(const EngineOptions& o);
-// Rates of `mode` from --d --l --t or --rates-file (a model_parameters.txt, or for per-family
-// rates a folder of <family>_rates.txt).
+// θ of parametrisation `p` from --d --l --t or --rates-file (a model_parameters.txt, whose nodes
+// sharing a parameter must agree, or for per-family rates a folder of <family>_rates.txt).
+RateParameters initialRates(const RateOptions& o, const Dataset& data, const Parametrization& p);
+// The same for rates of `mode`, with origination weights per node under --origination OPTIMIZE.
 RateParameters initialRates(const RateOptions& o, const Dataset& data, RateMode mode);
 // The rates of a fixed-rate run (eval, sample): --d --l --t (global), a model_parameters.txt
 // (per species, or global when its rows agree) or a folder of <family>_rates.txt (per family).
@@ -129,8 +132,10 @@ BackendChoice backendFrom(const EngineOptions& o, const std::shared_ptr<const Da
 // Backends on the same device and memory budget for the datasets of candidate species trees.
 BackendFactory backendFactoryFrom(const EngineOptions& o);
 // θ's rates for result.json: one {"D", "L", "T"} object (no "T" under UndatedDL) for global rates,
-// else one per species node or family, by name.
+// else one per species node or family, by name; origination weights go to originationJson.
 nlohmann::json ratesJson(const Dataset& data, const RateParameters& theta);
+// θ's origination weights O_e (normalised to sum to 1) by species node; null without them.
+nlohmann::json originationJson(const Dataset& data, const RateParameters& theta);
 // Adds the inputs, device, solver options, excluded and skipped families to a result.json object.
 void addRunDescription(nlohmann::json& j, const InputOptions& input, const LoadedInput& loaded,
                        const std::string& device, const SolverOptions& solver);

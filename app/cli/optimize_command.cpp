@@ -30,13 +30,24 @@ struct OptimizeOptions {
     std::string resume;
 };
 
+// The recorded --model-parametrization: gpurec's name of a rate mode, ORIGINATION-PER-SPECIES, or a
+// class file's absolute path (a run resumes from any working directory).
+std::string recordedParametrization(const std::string& text) {
+    if (text == "ORIGINATION-PER-SPECIES") return text;
+    try {
+        return toString(parseRateMode(text));
+    } catch (const std::invalid_argument&) {
+        return absolutePath(text);
+    }
+}
+
 // The options that define a run, under their command-line names: recorded in the checkpoint and
 // compared on --resume. Paths are absolute so that a run resumes from any working directory.
 // --device, --threads and --gpu-memory-limit are left out: they may change between the parts of
 // a run (results agree within the solver tolerance).
 nlohmann::json recordedOptions(const OptimizeOptions& o) {
     nlohmann::json j = recordedRunOptions(o.input, o.rates, o.engine);
-    j.update(nlohmann::json{{"--model-parametrization", toString(parseRateMode(o.parametrization))},
+    j.update(nlohmann::json{{"--model-parametrization", recordedParametrization(o.parametrization)},
                             {"--optimizer", o.optimizer},
                             {"--max-iter", o.settings.max_iter},
                             {"--min-rate", o.settings.min_rate},
@@ -93,8 +104,9 @@ void registerOptimize(CLI::App& root) {
             "Starting rates: AleRax model_parameters.txt, or (PER-FAMILY) a folder of <family>_rates.txt");
     addEngineOptions(*app, o->engine, true);
     app->add_option("--model-parametrization", o->parametrization,
-                    "GLOBAL (default), PER-SPECIES or PER-FAMILY")
-        ->check(CLI::IsMember({"GLOBAL", "PER-SPECIES", "PER-FAMILY", "global", "specieswise", "genewise"}));
+                    "GLOBAL (default), PER-SPECIES, PER-FAMILY, ORIGINATION-PER-SPECIES (global rates, "
+                    "origination weights per species node; with --origination OPTIMIZE) or a class file "
+                    "('label TYPES' lines: the node and its subtree get their own D, L, T or O parameter)");
     app->add_option("--optimizer", o->optimizer, "lbfgsb (default) or adam")
         ->check(CLI::IsMember({"lbfgsb", "adam"}));
     addNumber(*app, "--max-iter", o->settings.max_iter, "Iterations at most (default 100)",
@@ -149,11 +161,13 @@ void registerOptimize(CLI::App& root) {
         LoadedInput in = loadOrExplain(opts.input, opts.engine.threads);
         throwIfInterrupted(); // nothing computed yet: nothing to write
         const Dataset& data = *in.dataset;
-        const RateMode mode = parseRateMode(opts.parametrization);
+        const Parametrization parametrization = parseParametrization(opts.parametrization, data.origination);
+        const RateMode mode = parametrization.mode;
         SolverOptions solver = solverOptionsFrom(opts.engine);
         BackendChoice backend = backendFrom(opts.engine, in.dataset);
         RateParameters start =
-            resuming ? checkpointParameters(checkpoint, data) : initialRates(opts.rates, data, mode);
+            resuming ? checkpointParameters(checkpoint, data, makeParameters(parametrization, data, {}))
+                     : initialRates(opts.rates, data, parametrization);
         ReconModel model(in.dataset, std::move(backend.backend), start, solver);
         if (!resuming) {
             checkpoint = checkpointOf(start, data);
@@ -199,6 +213,7 @@ void registerOptimize(CLI::App& root) {
         nlohmann::json j = evaluationJson(data, best);
         j["optimization"] = {
             {"mode", toString(mode)},
+            {"model_parametrization", parametrization.text},
             {"settings", optimizerSettingsJson(settings)},
             {"iterations", result.iterations},
             {"evaluations", result.evaluations},
@@ -208,7 +223,8 @@ void registerOptimize(CLI::App& root) {
             {"initial_nll_bits", result.initialNllBits},
             {"best_nll_bits", result.bestNllBits},
             {"seconds", result.seconds},
-            {"rates", ratesJson(data, result.best)}};
+            {"rates", ratesJson(data, result.best)},
+            {"origination", originationJson(data, result.best)}};
         j["interrupted"] = result.interrupted;
         addRunDescription(j, opts.input, in, backend.description, solver);
         writeJson(outdir + "/result.json", j);

@@ -214,9 +214,10 @@ void registerSearch(CLI::App& root) {
         const Dataset& data = *in.dataset;
         BackendChoice first = backendFrom(o->engine, in.dataset);
         CandidateScorer scorer(in.dataset, backendFactoryFrom(o->engine), solver, std::move(first.backend));
-        const RateParameters theta = resuming
-                                         ? checkpointParameters(checkpoint, data)
-                                         : initialRates(o->rates, data, parseRateMode(o->parametrization));
+        const Parametrization parametrization = parseParametrization(o->parametrization, data.origination);
+        const RateParameters theta =
+            resuming ? checkpointParameters(checkpoint, data, makeParameters(parametrization, data, {}))
+                     : initialRates(o->rates, data, parametrization);
         const SpeciesTopology from =
             resuming ? scorer.topologyOf(SpeciesTree::fromNewick(
                            parseNewick(checkpoint.run.at("tree").get<std::string>(), checkpointPath).at(0)))

@@ -18,6 +18,10 @@ EngineModel::EngineModel(const ModelInput& in) : input(in) {
     lo.minCoveredSpecies = in.minCoveredSpecies;
     lo.threads = in.threads;
     lo.origination = parseOrigination(in.origination);
+    if (lo.origination == Origination::Optimize)
+        throw std::invalid_argument(
+            "--origination OPTIMIZE (fitted origination weights) is not available in the "
+            "Python API yet; gpurec optimize and gpurec alerax fit them");
     lo.events = in.events;
     loaded = loadInput(in.paths, parseTransferConstraint(in.transferConstraint), lo);
     if (!loaded.errors.empty() && in.strict) {

@@ -76,7 +76,8 @@ int main(int argc, char** argv) {
     try {
         request.options.rooting = gpurec::parseGeneTreeRooting(parser.value(rooting).toStdString());
         request.constraint = gpurec::parseTransferConstraint(parser.value(constraint).toStdString());
-        request.options.origination = gpurec::parseOrigination(parser.value(origination).toStdString());
+        request.options.origination =
+            gpurec::ui::workbenchOrigination(parser.value(origination).toStdString());
         request.options.events.recModel = gpurec::parseRecModel(parser.value(recModel).toStdString());
         request.options.events.noDup = parser.isSet(noDup);
         request.options.events.noDl = parser.isSet(noDl);

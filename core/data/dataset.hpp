@@ -21,12 +21,13 @@ struct GeneFamily {
     std::vector<int> geneSpecies; // gene index -> species leaf index
     int coveredSpecies = 0;
     // The one species node the family may originate at (--origination ROOT or LCA, set by
-    // applyOrigination); -1: any node, with equal weight (UNIFORM).
+    // applyOrigination); -1: any node, with equal weight (UNIFORM) or the weights θ holds (OPTIMIZE).
     int originSpecies = -1;
 };
 
-// Where families may originate (--origination; data/origination.hpp reads and applies it).
-enum class Origination { Uniform, Root, Lca };
+// Where families may originate (--origination; data/origination.hpp reads and applies it). Optimize:
+// any node, weighted by origination weights that are part of the rate parameters.
+enum class Origination { Uniform, Root, Lca, Optimize };
 
 struct Dataset {
     SpeciesTree species;

@@ -8,10 +8,9 @@ Origination parseOrigination(const std::string& text) {
     if (text == "UNIFORM") return Origination::Uniform;
     if (text == "ROOT") return Origination::Root;
     if (text == "LCA") return Origination::Lca;
-    if (text == "OPTIMIZE")
-        throw std::invalid_argument("--origination OPTIMIZE (per-species origination rates) is not supported "
-                                    "yet; use UNIFORM, ROOT or LCA");
-    throw std::invalid_argument("unknown origination '" + text + "' (expected UNIFORM, ROOT or LCA)");
+    if (text == "OPTIMIZE") return Origination::Optimize;
+    throw std::invalid_argument("unknown origination '" + text +
+                                "' (expected UNIFORM, ROOT, LCA or OPTIMIZE)");
 }
 
 std::string toString(Origination origination) {
@@ -20,6 +19,8 @@ std::string toString(Origination origination) {
         return "ROOT";
     case Origination::Lca:
         return "LCA";
+    case Origination::Optimize:
+        return "OPTIMIZE";
     case Origination::Uniform:
         break;
     }
@@ -41,6 +42,7 @@ void applyOrigination(Dataset& data, Origination origination) {
     for (GeneFamily& family : data.families) {
         switch (origination) {
         case Origination::Uniform:
+        case Origination::Optimize:
             family.originSpecies = -1;
             break;
         case Origination::Root:

@@ -60,6 +60,7 @@ struct Evaluation {
 struct FamilyTables {
     EventProbabilities p;
     std::vector<double> E, Ebar;
+    std::vector<double> originWeights; // --origination OPTIMIZE: o_e per node (else empty)
     CladeTables clades; // cladeSelfIterations: per clade (1 where a backend solves a self loop directly)
     SolverStats stats;  // early stops of the E and Π solves, so sampling reports them as eval does
 };

@@ -16,17 +16,17 @@ namespace {
 
 // Warm-start tables are kept only while they fit this budget.
 constexpr double kWarmStartBytes = 2e9;
-// Budget of the per-chunk sums of a shared gradient (six rows of species nodes per chunk), exceeded
-// only to keep at least kMinChunks chunks for the dynamic schedule.
+// Budget of the per-chunk sums of a shared gradient (six rows of species nodes per chunk, seven with
+// origination weights), exceeded only to keep at least kMinChunks chunks for the dynamic schedule.
 constexpr double kChunkGradientBytes = 64e6;
 constexpr double kMinChunks = 256;
 
 // Families per chunk of the fixed-order reductions, from the dataset's shape only (never from the
-// thread count): one family per chunk unless the chunks' shared gradients (`n` species nodes, 0
-// when there is none) would exceed the budget.
-int familiesPerChunk(int families, int n) {
+// thread count): one family per chunk unless the chunks' shared gradients (`rows` rows of `n`
+// species nodes, n = 0 when there is none) would exceed the budget.
+int familiesPerChunk(int families, int n, int rows) {
     if (n == 0) return 1;
-    const double chunks = std::max(kMinChunks, std::floor(kChunkGradientBytes / (6.0 * sizeof(double) * n)));
+    const double chunks = std::max(kMinChunks, std::floor(kChunkGradientBytes / (rows * sizeof(double) * n)));
     return std::max(1, static_cast<int>(std::ceil(families / chunks)));
 }
 
@@ -72,6 +72,9 @@ class CpuBackend final : public LikelihoodBackend {
         Evaluation out = emptyEvaluation(*data_, theta, withGradient);
         const int threads = options.threads > 0 ? options.threads : omp_get_max_threads();
         const bool shared = theta.sharedAcrossFamilies();
+        // --origination OPTIMIZE: the weights O_e, shared by the families (never genewise).
+        const std::vector<double> originWeights = theta.originWeights();
+        const std::vector<double>* origins = originWeights.empty() ? nullptr : &originWeights;
 
         std::lock_guard lock(mutex_);
         if (warmE_.size() != static_cast<std::size_t>(F)) warmE_.assign(F, {});
@@ -93,9 +96,11 @@ class CpuBackend final : public LikelihoodBackend {
         // (one family each unless the shared gradient's buffers would be too large), each chunk sums
         // its families in order, and the chunks are combined in order after the loop.
         const bool sharedGradient = withGradient && shared;
-        const int chunkSize = familiesPerChunk(F, sharedGradient ? n : 0);
+        const int chunkSize = familiesPerChunk(F, sharedGradient ? n : 0, origins ? 7 : 6);
         const int chunks = (F + chunkSize - 1) / chunkSize;
         std::vector<ProbabilityGradient> chunkGrad(sharedGradient ? chunks : 0, ProbabilityGradient(n));
+        std::vector<std::vector<double>> chunkOrigin(withGradient && origins ? chunks : 0,
+                                                     std::vector<double>(n, 0.0));
         std::vector<SolverStats> chunkStats(chunks);
         std::vector<std::exception_ptr> chunkFailure(chunks);
 
@@ -121,7 +126,7 @@ class CpuBackend final : public LikelihoodBackend {
                     // fit the budget; otherwise each thread reuses one scratch table.
                     CladeTables& tables = keepTables_ ? warmTables_[f] : threadTables_[omp_get_thread_num()];
                     solveClades(layout_, family, p, ext, options, tables, keepTables_ && useWarm);
-                    out.logLikelihood[f] = familyLogLikelihood(tables, ext, family.originSpecies);
+                    out.logLikelihood[f] = familyLogLikelihood(tables, ext, family.originSpecies, origins);
                     st.piIterations += tables.selfIterations;
                     st.maxPiIterations = std::max(st.maxPiIterations, tables.maxSelfIterations);
                     st.piEarly.note(tables.earlyClades, tables.earlyResidual);
@@ -129,7 +134,8 @@ class CpuBackend final : public LikelihoodBackend {
                         ProbabilityGradient own(shared ? 0 : n);
                         ProbabilityGradient& g = shared ? chunkGrad[k] : own;
                         AdjointStats adj;
-                        accumulateCladeAdjoint(layout_, family, p, ext, tables, options, g, adj);
+                        accumulateCladeAdjoint(layout_, family, p, ext, tables, options, g, adj, origins);
+                        if (origins) addOriginationGradient(tables, ext, originWeights, 1.0, chunkOrigin[k]);
                         st.prunedClades += adj.prunedClades;
                         if (!shared) {
                             eliminateExtinction(layout_, p, ext, options, g, adj.krylov);
@@ -164,6 +170,9 @@ class CpuBackend final : public LikelihoodBackend {
                                          F - out.stats.bicgstabEarly.families);
             addThetaGradient(theta, 0, sharedP, total, out.gradient);
         }
+        for (const std::vector<double>& g : chunkOrigin)
+            for (int e = 0; e < n; ++e)
+                out.gradient[theta.originEntry(e)] += g[e];
         finishEvaluation(out, options, start);
         return out;
     }
@@ -182,6 +191,7 @@ class CpuBackend final : public LikelihoodBackend {
                 const int f = families[i];
                 out[i] = computeFamilyTables(layout_, data_->families[f],
                                              theta.probabilities(f, data_->events.presentRates()), options);
+                out[i].originWeights = theta.originWeights();
             } catch (...) {
                 failure[i] = std::current_exception();
             }

@@ -16,6 +16,12 @@ void requireEvaluable(const Dataset& data, const RateParameters& theta, const So
     options.validate();
     if (!ratesFitDataset(theta, data))
         throw std::invalid_argument("rate parameters do not match the dataset's shape");
+    if (theta.optimizesOrigination() != (data.origination == Origination::Optimize))
+        throw std::invalid_argument(
+            theta.optimizesOrigination()
+                ? "the rate parameters hold origination weights: they go with "
+                  "--origination OPTIMIZE"
+                : "--origination OPTIMIZE needs origination weights in the rate parameters");
 }
 
 void requireFamilies(const Dataset& data, const std::vector<int>& families) {

@@ -292,17 +292,32 @@ void solveClades(const SpeciesLayout& s, const GeneFamily& family, const EventPr
     }
 }
 
-double familyLogLikelihood(const CladeTables& tables, const ExtinctionState& ext, int origin) {
+double familyLogLikelihood(const CladeTables& tables, const ExtinctionState& ext, int origin,
+                           const std::vector<double>* originWeights) {
     const int root = tables.clades - 1;
     const double* row = tables.piRow(root);
     if (origin >= 0)
         return std::log(row[origin]) + tables.scale[root] * std::numbers::ln2 - std::log1p(-ext.E[origin]);
     double sum = 0, survive = 0;
-    for (int e = 0; e < tables.species; ++e)
-        sum += row[e];
-    for (double E : ext.E)
-        survive += 1.0 - E;
+    for (int e = 0; e < tables.species; ++e) {
+        const double o = originWeights ? (*originWeights)[e] : 1.0;
+        sum += o * row[e];
+        survive += o * (1.0 - ext.E[e]);
+    }
     return std::log(sum) + tables.scale[root] * std::numbers::ln2 - std::log(survive);
+}
+
+void addOriginationGradient(const CladeTables& tables, const ExtinctionState& ext,
+                            const std::vector<double>& originWeights, double weight, std::vector<double>& g) {
+    const int root = tables.clades - 1;
+    const double* row = tables.piRow(root); // the row's scale cancels in Π(root, e) / Σ o Π(root, ·)
+    double sum = 0, survive = 0;
+    for (int e = 0; e < tables.species; ++e) {
+        sum += originWeights[e] * row[e];
+        survive += originWeights[e] * (1.0 - ext.E[e]);
+    }
+    for (int e = 0; e < tables.species; ++e)
+        g[e] += weight * originWeights[e] * ((1.0 - ext.E[e]) / survive - row[e] / sum);
 }
 
 void ProbabilityGradient::add(const ProbabilityGradient& o) {
@@ -320,7 +335,8 @@ void ProbabilityGradient::add(const ProbabilityGradient& o) {
 // products of adjoints and Π entries need no scale at all.
 void accumulateCladeAdjoint(const SpeciesLayout& s, const GeneFamily& family, const EventProbabilities& p,
                             const ExtinctionState& ext, const CladeTables& t, const SolverOptions& options,
-                            ProbabilityGradient& grad, AdjointStats& stats) {
+                            ProbabilityGradient& grad, AdjointStats& stats,
+                            const std::vector<double>* originWeights, double weight) {
     const int n = s.size;
     const CladeSet& cs = family.clades;
     const int C = cs.cladeCount();
@@ -337,14 +353,17 @@ void accumulateCladeAdjoint(const SpeciesLayout& s, const GeneFamily& family, co
     const int root = C - 1;
     const int origin = family.originSpecies;
     {
+        auto O = [&](int e) {
+            return origin >= 0 ? (e == origin ? 1.0 : 0.0) : originWeights ? (*originWeights)[e] : 1.0;
+        };
         double sum = 0;
         for (int e = 0; e < n; ++e)
-            if (origin < 0 || e == origin) sum += t.piRow(root)[e];
+            if (O(e) != 0.0) sum += O(e) * t.piRow(root)[e];
         for (int e = 0; e < n; ++e)
-            if (origin < 0 || e == origin)
-                rhs[static_cast<std::size_t>(root) * n + e] = -1.0 / (std::numbers::ln2 * sum);
+            if (O(e) != 0.0)
+                rhs[static_cast<std::size_t>(root) * n + e] = -weight * O(e) / (std::numbers::ln2 * sum);
     }
-    addConditioningGradient(ext.E, origin, grad.gE);
+    addConditioningGradient(ext.E, origin, grad.gE, originWeights, weight);
     double largest = 0;
     for (int c = C - 1; c >= 0; --c) {
         double* r = rhs.data() + static_cast<std::size_t>(c) * n;
@@ -438,29 +457,28 @@ void accumulateCladeAdjoint(const SpeciesLayout& s, const GeneFamily& family, co
     }
 }
 
-void addConditioningGradient(const std::vector<double>& E, int origin, std::vector<double>& gE) {
+void addConditioningGradient(const std::vector<double>& E, int origin, std::vector<double>& gE,
+                             const std::vector<double>* originWeights, double weight) {
     if (origin >= 0) {
-        gE[origin] -= 1.0 / (std::numbers::ln2 * (1.0 - E[origin]));
+        gE[origin] -= weight / (std::numbers::ln2 * (1.0 - E[origin]));
         return;
     }
-    double survive = 0;
-    for (double v : E)
-        survive += 1.0 - v;
-    for (double& g : gE)
-        g -= 1.0 / (std::numbers::ln2 * survive);
+    addConditioningGradient(E, std::vector<int>{-1}, gE, originWeights, std::vector<double>{weight});
 }
 
 void addConditioningGradient(const std::vector<double>& E, const std::vector<int>& origins,
-                             std::vector<double>& gE) {
+                             std::vector<double>& gE, const std::vector<double>* originWeights,
+                             const std::vector<double>& weights) {
     std::vector<double> atNode(E.size(), 0.0);
     double anywhere = 0;
-    for (int origin : origins)
-        (origin < 0 ? anywhere : atNode[origin]) += 1.0;
+    for (std::size_t f = 0; f < origins.size(); ++f)
+        (origins[f] < 0 ? anywhere : atNode[origins[f]]) += weights.empty() ? 1.0 : weights[f];
+    auto O = [&](std::size_t e) { return originWeights ? (*originWeights)[e] : 1.0; };
     double survive = 0;
-    for (double v : E)
-        survive += 1.0 - v;
+    for (std::size_t e = 0; e < E.size(); ++e)
+        survive += O(e) * (1.0 - E[e]);
     for (std::size_t e = 0; e < gE.size(); ++e) {
-        if (anywhere > 0) gE[e] -= anywhere / (std::numbers::ln2 * survive);
+        if (anywhere > 0) gE[e] -= anywhere * O(e) / (std::numbers::ln2 * survive);
         if (atNode[e] > 0) gE[e] -= atNode[e] / (std::numbers::ln2 * (1.0 - E[e]));
     }
 }
@@ -489,10 +507,9 @@ void addThetaGradient(const RateParameters& theta, int family, const EventProbab
     for (int e = 0; e < static_cast<int>(p.pS.size()); ++e) {
         double mean =
             grad.gS[e] * p.pS[e] + grad.gD[e] * p.pD[e] + grad.gL[e] * p.pL[e] + grad.gT[e] * p.pT[e];
-        int row = theta.row(family, e);
-        out[3 * row + 0] += std::numbers::ln2 * p.pD[e] * (grad.gD[e] - mean);
-        out[3 * row + 1] += std::numbers::ln2 * p.pL[e] * (grad.gL[e] - mean);
-        out[3 * row + 2] += std::numbers::ln2 * p.pT[e] * (grad.gT[e] - mean);
+        out[theta.entry(family, e, 0)] += std::numbers::ln2 * p.pD[e] * (grad.gD[e] - mean);
+        out[theta.entry(family, e, 1)] += std::numbers::ln2 * p.pL[e] * (grad.gL[e] - mean);
+        out[theta.entry(family, e, 2)] += std::numbers::ln2 * p.pT[e] * (grad.gT[e] - mean);
     }
 }
 

@@ -36,9 +36,11 @@ void solveClades(const SpeciesLayout& s, const GeneFamily& family, const EventPr
 CladeTables solveClades(const SpeciesLayout& s, const GeneFamily& family, const EventProbabilities& p,
                         const ExtinctionState& ext, const SolverOptions& options);
 
-// ln Σ_e Π(root, e) − ln Σ_e (1 − E_e) (natural log, spec 6.2), or with one origination node o
-// (GeneFamily::originSpecies ≥ 0) ln Π(root, o) − ln(1 − E_o).
-double familyLogLikelihood(const CladeTables& tables, const ExtinctionState& ext, int origin);
+// ln Σ_e O_e Π(root, e) − ln Σ_e O_e (1 − E_e) (natural log, spec 6.2): with one origination node o
+// (GeneFamily::originSpecies ≥ 0) ln Π(root, o) − ln(1 − E_o); otherwise O_e = `originWeights`
+// (--origination OPTIMIZE: RateParameters::originWeights), or 1 when they are null (UNIFORM).
+double familyLogLikelihood(const CladeTables& tables, const ExtinctionState& ext, int origin,
+                           const std::vector<double>* originWeights = nullptr);
 
 // Derivatives of one family's NLL (bits) with respect to its event probabilities and to E, Ē
 // (the conditioning term's included), with Π eliminated by the adjoint (E still to be eliminated by
@@ -58,16 +60,27 @@ struct AdjointStats {
     std::vector<double>* cladePosterior = nullptr;
 };
 
+// With `originWeights` as for familyLogLikelihood. `weight` scales this family's contribution: the
+// derivatives are those of weight × NLL (a gamma category's share of the family's likelihood).
 void accumulateCladeAdjoint(const SpeciesLayout& s, const GeneFamily& family, const EventProbabilities& p,
                             const ExtinctionState& ext, const CladeTables& tables,
-                            const SolverOptions& options, ProbabilityGradient& grad, AdjointStats& stats);
+                            const SolverOptions& options, ProbabilityGradient& grad, AdjointStats& stats,
+                            const std::vector<double>* originWeights = nullptr, double weight = 1.0);
 
-// Adds d/dE of one family's conditioning term log2 Σ_e O_e (1 − E_e) (origin: its originSpecies).
-void addConditioningGradient(const std::vector<double>& E, int origin, std::vector<double>& gE);
-// The same for families sharing E whose originSpecies are `origins`: one pass over the species
-// for all of them, whatever their number.
+// Adds d/dE of `weight` times one family's conditioning term log2 Σ_e O_e (1 − E_e) (origin: its
+// originSpecies; O_e = originWeights, or 1 when null).
+void addConditioningGradient(const std::vector<double>& E, int origin, std::vector<double>& gE,
+                             const std::vector<double>* originWeights = nullptr, double weight = 1.0);
+// The same for families sharing E whose originSpecies are `origins`, each family's term times its
+// weight (`weights` empty: 1 each): one pass over the species for all of them, whatever their number.
 void addConditioningGradient(const std::vector<double>& E, const std::vector<int>& origins,
-                             std::vector<double>& gE);
+                             std::vector<double>& gE, const std::vector<double>* originWeights = nullptr,
+                             const std::vector<double>& weights = {});
+
+// --origination OPTIMIZE: adds weight × d NLL / d log2 o_e of one family,
+// o_e ((1 − E_e) / Σ o (1 − E) − Π(root, e) / Σ o Π(root, ·)), to g (one entry per species node).
+void addOriginationGradient(const CladeTables& tables, const ExtinctionState& ext,
+                            const std::vector<double>& originWeights, double weight, std::vector<double>& g);
 
 // Eliminates E (of one family, or shared by the families whose derivatives `grad` sums): solves
 // the E adjoint and adds ∂G/∂p. Leaves grad.gE/gEbar consumed.

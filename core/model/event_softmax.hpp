@@ -7,7 +7,9 @@
 
 namespace gpurec {
 
-enum class RateMode { Global, Specieswise, Genewise };
+// Classes: AleRax's custom parametrisation file, each species node reading its classes' entries
+// (RateParameters::entry); rateRow serves the other three.
+enum class RateMode { Global, Specieswise, Genewise, Classes };
 
 // Row of θ (rows of 3 log2 rates) that (family, species node) reads in `mode`.
 GPUREC_HD inline int rateRow(RateMode mode, int family, int species) {

@@ -10,8 +10,9 @@ RateMode parseRateMode(const std::string& text) {
     if (text == "global" || text == "GLOBAL") return RateMode::Global;
     if (text == "specieswise" || text == "PER-SPECIES") return RateMode::Specieswise;
     if (text == "genewise" || text == "PER-FAMILY") return RateMode::Genewise;
+    if (text == "classes") return RateMode::Classes;
     throw std::invalid_argument("unknown rate mode '" + text +
-                                "' (expected global, specieswise or genewise)");
+                                "' (expected global, specieswise, genewise or classes)");
 }
 
 std::string toString(RateMode mode) {
@@ -22,29 +23,87 @@ std::string toString(RateMode mode) {
         return "specieswise";
     case RateMode::Genewise:
         return "genewise";
+    case RateMode::Classes:
+        return "classes";
     }
     return "?";
 }
 
+namespace {
+
+double logOf(double rate, const char* what) {
+    if (!(rate > 0) || !std::isfinite(rate))
+        throw std::invalid_argument(std::string(what) + " must be positive and finite (got " +
+                                    std::to_string(rate) + ")");
+    return std::log2(rate);
+}
+
+} // namespace
+
 RateParameters::RateParameters(RateMode mode, int speciesCount, int familyCount, Rates initial)
     : mode_(mode), speciesCount_(speciesCount), familyCount_(familyCount) {
-    int rows = mode == RateMode::Global ? 1 : mode == RateMode::Specieswise ? speciesCount : familyCount;
-    theta_.resize(static_cast<std::size_t>(rows) * 3);
-    for (int r = 0; r < rows; ++r)
+    if (mode == RateMode::Classes)
+        throw std::invalid_argument("a class parametrisation is built from its class map");
+    rowCount_ = mode == RateMode::Global ? 1 : mode == RateMode::Specieswise ? speciesCount : familyCount;
+    theta_.resize(static_cast<std::size_t>(rowCount_) * 3);
+    for (int r = 0; r < rowCount_; ++r)
         setRates(r, initial);
 }
 
+RateParameters::RateParameters(ParameterClassMap classes, int speciesCount, Rates initial,
+                               double originInitial)
+    : mode_(RateMode::Classes), speciesCount_(speciesCount), classes_(std::move(classes)) {
+    const std::size_t entries = classes_.entryType.size();
+    if (classes_.entryNames.size() != entries)
+        throw std::invalid_argument("class map: one name per entry expected");
+    for (const std::vector<int>& perNode : classes_.rateEntry)
+        if (perNode.size() != static_cast<std::size_t>(speciesCount))
+            throw std::invalid_argument("class map: one entry per species node expected");
+    theta_.resize(entries);
+    for (std::size_t i = 0; i < entries; ++i) {
+        switch (classes_.entryType[i]) {
+        case 'D':
+            theta_[i] = logOf(initial.d, "rates");
+            break;
+        case 'L':
+            theta_[i] = logOf(initial.l, "rates");
+            break;
+        case 'T':
+            theta_[i] = logOf(initial.t, "rates");
+            break;
+        default:
+            theta_[i] = logOf(originInitial, "origination weights");
+        }
+    }
+    originEntry_ = classes_.originEntry;
+}
+
 Rates RateParameters::rates(int row) const {
+    if (mode_ == RateMode::Classes) throw std::logic_error("a class parametrisation has no rows");
     return {std::exp2(theta_[3 * row]), std::exp2(theta_[3 * row + 1]), std::exp2(theta_[3 * row + 2])};
 }
 
 void RateParameters::setRates(int row, Rates r) {
+    if (mode_ == RateMode::Classes) throw std::logic_error("a class parametrisation has no rows");
     if (!(r.d > 0 && r.l > 0 && r.t > 0) || !std::isfinite(r.d + r.l + r.t))
         throw std::invalid_argument("rates must be positive and finite (got D=" + std::to_string(r.d) +
                                     ", L=" + std::to_string(r.l) + ", T=" + std::to_string(r.t) + ")");
     theta_[3 * row] = std::log2(r.d);
     theta_[3 * row + 1] = std::log2(r.l);
     theta_[3 * row + 2] = std::log2(r.t);
+}
+
+Rates RateParameters::ratesAt(int family, int species) const {
+    return {std::exp2(theta_[entry(family, species, 0)]), std::exp2(theta_[entry(family, species, 1)]),
+            std::exp2(theta_[entry(family, species, 2)])};
+}
+
+std::vector<int> RateParameters::sharedEntries() const {
+    std::vector<int> out(3 * static_cast<std::size_t>(speciesCount_));
+    for (int k = 0; k < 3; ++k)
+        for (int e = 0; e < speciesCount_; ++e)
+            out[static_cast<std::size_t>(k) * speciesCount_ + e] = entry(0, e, k);
+    return out;
 }
 
 EventProbabilities RateParameters::probabilities(int family, PresentRates present) const {
@@ -54,13 +113,44 @@ EventProbabilities RateParameters::probabilities(int family, PresentRates presen
     p.pL.resize(speciesCount_);
     p.pT.resize(speciesCount_);
     for (int e = 0; e < speciesCount_; ++e) {
-        const EventProbabilityRow q = eventProbabilities(theta_.data() + 3 * row(family, e), present);
+        const double logRates[3] = {theta_[entry(family, e, 0)], theta_[entry(family, e, 1)],
+                                    theta_[entry(family, e, 2)]};
+        const EventProbabilityRow q = eventProbabilities(logRates, present);
         p.pS[e] = q.pS;
         p.pD[e] = q.pD;
         p.pL[e] = q.pL;
         p.pT[e] = q.pT;
     }
     return p;
+}
+
+void RateParameters::addOriginationPerNode(double initialWeight) {
+    if (mode_ == RateMode::Genewise)
+        throw std::invalid_argument(
+            "origination weights are shared by the families: not with per-family rates");
+    if (mode_ == RateMode::Classes || optimizesOrigination())
+        throw std::logic_error("origination weights are already part of these parameters");
+    const double value = logOf(initialWeight, "origination weights");
+    originEntry_.resize(speciesCount_);
+    for (int e = 0; e < speciesCount_; ++e) {
+        originEntry_[e] = static_cast<int>(theta_.size());
+        theta_.push_back(value);
+    }
+}
+
+std::vector<double> RateParameters::originWeights() const {
+    std::vector<double> out(originEntry_.size());
+    for (std::size_t e = 0; e < out.size(); ++e)
+        out[e] = std::exp2(theta_[originEntry_[e]]);
+    return out;
+}
+
+std::vector<std::string> RateParameters::extraEntryNames(const std::vector<std::string>& speciesNames) const {
+    if (mode_ == RateMode::Classes) return classes_.entryNames;
+    std::vector<std::string> names;
+    for (std::size_t e = 0; e < originEntry_.size(); ++e)
+        names.push_back("O " + speciesNames.at(e));
+    return names;
 }
 
 void projectRateGradient(const std::vector<double>& theta, std::vector<double>& grad, double minRate,

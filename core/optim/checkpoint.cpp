@@ -27,6 +27,8 @@ std::vector<std::string> rateRowNames(RateMode mode, const Dataset& data) {
             names.push_back(f.name);
         return names;
     }
+    case RateMode::Classes:
+        break;
     }
     return {};
 }
@@ -35,25 +37,38 @@ OptimizationCheckpoint checkpointOf(const RateParameters& theta, const Dataset& 
     OptimizationCheckpoint c;
     c.mode = theta.mode();
     c.rowNames = rateRowNames(theta.mode(), data);
+    c.extraNames = theta.extraEntryNames(data.species.names());
     c.theta = theta.theta();
     return c;
 }
 
-RateParameters checkpointParameters(const OptimizationCheckpoint& c, const Dataset& data) {
-    const std::vector<std::string> names = rateRowNames(c.mode, data);
-    if (names != c.rowNames) {
-        std::size_t i = 0;
-        while (i < names.size() && i < c.rowNames.size() && names[i] == c.rowNames[i])
-            ++i;
-        const std::string what = i < c.rowNames.size() && i < names.size()
-                                     ? "row " + std::to_string(i + 1) + " is '" + c.rowNames[i] +
-                                           "' in the checkpoint and '" + names[i] + "' in the input"
-                                     : std::to_string(c.rowNames.size()) + " rows in the checkpoint, " +
-                                           std::to_string(names.size()) + " in the input";
-        throw std::runtime_error("the checkpoint's " + toString(c.mode) + " rates do not fit the input (" +
-                                 what + ")");
-    }
-    RateParameters theta(c.mode, data.species.size(), static_cast<int>(data.families.size()), {});
+namespace {
+
+// Throws unless the checkpoint's names are the input's, naming the first that differs.
+void requireNames(const std::vector<std::string>& checkpoint, const std::vector<std::string>& input,
+                  const std::string& what, const std::string& mode) {
+    if (checkpoint == input) return;
+    std::size_t i = 0;
+    while (i < input.size() && i < checkpoint.size() && input[i] == checkpoint[i])
+        ++i;
+    const std::string where = i < checkpoint.size() && i < input.size()
+                                  ? what + " " + std::to_string(i + 1) + " is '" + checkpoint[i] +
+                                        "' in the checkpoint and '" + input[i] + "' in the input"
+                                  : std::to_string(checkpoint.size()) + " " + what + "s in the checkpoint, " +
+                                        std::to_string(input.size()) + " in the input";
+    throw std::runtime_error("the checkpoint's " + mode + " rates do not fit the input (" + where + ")");
+}
+
+} // namespace
+
+RateParameters checkpointParameters(const OptimizationCheckpoint& c, const Dataset& data,
+                                    const RateParameters& shape) {
+    if (c.mode != shape.mode())
+        throw std::runtime_error("the checkpoint holds " + toString(c.mode) + " rates, the run " +
+                                 toString(shape.mode()) + " rates");
+    requireNames(c.rowNames, rateRowNames(c.mode, data), "row", toString(c.mode));
+    requireNames(c.extraNames, shape.extraEntryNames(data.species.names()), "parameter", toString(c.mode));
+    RateParameters theta = shape;
     theta.theta() = c.theta;
     return theta;
 }
@@ -94,9 +109,10 @@ OptimizerSettings optimizerSettingsFromJson(const json& j) {
 }
 
 json checkpointToJson(const OptimizationCheckpoint& c) {
-    if (c.theta.size() != 3 * c.rowNames.size())
+    if (c.theta.size() != 3 * c.rowNames.size() + c.extraNames.size())
         throw std::runtime_error("checkpoint with " + std::to_string(c.theta.size()) + " rate values for " +
-                                 std::to_string(c.rowNames.size()) + " rows");
+                                 std::to_string(c.rowNames.size()) + " rows and " +
+                                 std::to_string(c.extraNames.size()) + " other parameters");
     for (double v : c.theta)
         if (!std::isfinite(v)) throw std::runtime_error("checkpoint with a rate that is not finite");
     return {{"format", kFormat},
@@ -104,6 +120,7 @@ json checkpointToJson(const OptimizationCheckpoint& c) {
             {"gpurec_version", GPUREC_VERSION},
             {"mode", toString(c.mode)},
             {"rows", c.rowNames},
+            {"extra_parameters", c.extraNames},
             {"theta", c.theta},
             {"best_nll_bits", jsonNumber(c.bestNllBits)},
             {"settings", optimizerSettingsJson(c.settings)},
@@ -128,10 +145,14 @@ OptimizationCheckpoint checkpointFromJson(const json& j) {
         OptimizationCheckpoint c;
         c.mode = parseRateMode(j.at("mode").get<std::string>());
         c.rowNames = j.at("rows").get<std::vector<std::string>>();
+        // Absent from checkpoints written before origination weights and class parametrisations.
+        c.extraNames = j.value("extra_parameters", std::vector<std::string>{});
         c.theta = j.at("theta").get<std::vector<double>>();
-        if (c.theta.size() != 3 * c.rowNames.size())
+        if (c.theta.size() != 3 * c.rowNames.size() + c.extraNames.size())
             throw std::runtime_error("\"theta\" has " + std::to_string(c.theta.size()) + " values for " +
-                                     std::to_string(c.rowNames.size()) + " rows (expected 3 per row)");
+                                     std::to_string(c.rowNames.size()) + " rows and " +
+                                     std::to_string(c.extraNames.size()) +
+                                     " other parameters (expected 3 per row and 1 per other parameter)");
         if (c.mode == RateMode::Global && c.rowNames.size() > 1)
             throw std::runtime_error("global rates have one row");
         c.bestNllBits = numberFromJson(j.at("best_nll_bits"));

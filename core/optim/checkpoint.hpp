@@ -18,9 +18,10 @@ constexpr int kCheckpointFormatVersion = 1;
 
 struct OptimizationCheckpoint {
     RateMode mode = RateMode::Global;
-    std::vector<std::string> rowNames; // one per row of θ: "global", species or family names
-    std::vector<double> theta;         // the best point: log2 D, L, T per row
-    double bestNllBits = 0.0;          // NaN: not evaluated yet (written as null)
+    std::vector<std::string> rowNames;   // one per row of θ: "global", species or family names
+    std::vector<std::string> extraNames; // θ's entries after the rows (RateParameters::extraEntryNames)
+    std::vector<double> theta;           // the best point: log2 D, L, T per row, then the extra entries
+    double bestNllBits = 0.0;            // NaN: not evaluated yet (written as null)
     OptimizerSettings settings;
     ResumePoint progress;   // iterations and evaluations so far, starting NLL, seconds spent
     bool finished = false;  // the run ended by itself (converged, iteration cap, no progress)
@@ -28,14 +29,16 @@ struct OptimizationCheckpoint {
     nlohmann::json run = nlohmann::json::object(); // the client's inputs and options, verbatim
 };
 
-// Row names of θ in its mode: how a checkpoint's rates are matched to the data.
+// Row names of θ in its mode (none for classes): how a checkpoint's rates are matched to the data.
 std::vector<std::string> rateRowNames(RateMode mode, const Dataset& data);
 
 // A checkpoint of `theta` (its rows named from `data`); the rest is left at its defaults.
 OptimizationCheckpoint checkpointOf(const RateParameters& theta, const Dataset& data);
-// The checkpoint's θ for `data`. Throws std::runtime_error when its rows are not exactly the
-// data's (another species tree or other families).
-RateParameters checkpointParameters(const OptimizationCheckpoint& checkpoint, const Dataset& data);
+// The checkpoint's θ in the parametrisation of `shape` (θ of the run's options on `data`). Throws
+// std::runtime_error when its mode, rows or other entries are not exactly those (another species
+// tree, other families, another parametrisation).
+RateParameters checkpointParameters(const OptimizationCheckpoint& checkpoint, const Dataset& data,
+                                    const RateParameters& shape);
 
 nlohmann::json optimizerSettingsJson(const OptimizerSettings& settings);
 // Throws std::runtime_error naming the field; validates the settings.

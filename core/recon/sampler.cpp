@@ -210,8 +210,9 @@ int ReconciliationSampler::drawOrigin(std::mt19937_64& rng, StoryStep* step) con
         }
         return origin;
     }
+    const std::vector<double>& o = t_.originWeights; // --origination OPTIMIZE, else uniform
     const int e = drawSpecies(
-        s_.size, [row](int h) { return row[h]; }, rng, step);
+        s_.size, [&](int h) { return o.empty() ? row[h] : o[h] * row[h]; }, rng, step);
     if (e < 0)
         throw std::runtime_error("sampling family '" + family_.name + "': the family has probability zero");
     return e;

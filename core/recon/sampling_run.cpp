@@ -25,14 +25,17 @@ std::uint64_t nameHash(const std::string& name) {
     return h;
 }
 
-std::string rowOwner(const Dataset& data, const RateParameters& theta, int row) {
+// Who a rate entry of θ belongs to, in words.
+std::string entryOwner(const Dataset& data, const RateParameters& theta, int entry) {
     switch (theta.mode()) {
     case RateMode::Global:
         return "the global rates";
     case RateMode::Specieswise:
-        return "species node " + data.species.name(row);
+        return "species node " + data.species.name(entry / 3);
     case RateMode::Genewise:
-        return "family " + data.families[row].name;
+        return "family " + data.families[entry / 3].name;
+    case RateMode::Classes:
+        return "class " + theta.classes().entryNames[entry];
     }
     return "";
 }
@@ -58,17 +61,20 @@ void validateSampling(const Dataset& data, const RateParameters& theta, const Sa
         throw std::invalid_argument("rate parameters do not match the dataset's shape");
     // Rates read back from 6-digit files may sit a rounding step outside the bounds.
     const double lo = settings.minRate * (1 - 1e-6), hi = settings.maxRate * (1 + 1e-6);
-    for (int row = 0; row < theta.rowCount(); ++row) {
-        Rates r = theta.rates(row);
-        const std::pair<const char*, double> named[] = {
-            {"duplication", r.d}, {"loss", r.l}, {"transfer", r.t}};
-        for (auto [name, value] : named) {
-            if (value >= lo && value <= hi) continue;
-            throw std::invalid_argument(std::string(name) + " rate " + shortestNumberText(value) + " of " +
-                                        rowOwner(data, theta, row) + " is out of bounds [" +
-                                        shortestNumberText(settings.minRate) + ", " +
-                                        shortestNumberText(settings.maxRate) + "]");
-        }
+    // Every rate entry (origination weights have no such bounds: only their ratios matter).
+    const std::vector<double>& th = theta.theta();
+    for (int i = 0; i < static_cast<int>(th.size()); ++i) {
+        const char type = theta.mode() == RateMode::Classes ? theta.classes().entryType[i]
+                          : i < 3 * theta.rowCount()        ? "DLT"[i % 3]
+                                                            : 'O';
+        if (type == 'O' || (type == 'T' && !data.events.presentRates().transfer)) continue;
+        const double value = std::exp2(th[i]);
+        if (value >= lo && value <= hi) continue;
+        const char* name = type == 'D' ? "duplication" : type == 'L' ? "loss" : "transfer";
+        throw std::invalid_argument(std::string(name) + " rate " + shortestNumberText(value) + " of " +
+                                    entryOwner(data, theta, i) + " is out of bounds [" +
+                                    shortestNumberText(settings.minRate) + ", " +
+                                    shortestNumberText(settings.maxRate) + "]");
     }
 }
 
@@ -112,7 +118,9 @@ void sampleFamilies(const Dataset& data, const RateParameters& theta, const std:
                 out.stats = tables[i].stats;
                 ExtinctionState ext;
                 ext.E = tables[i].E;
-                out.logLikelihood = familyLogLikelihood(tables[i].clades, ext, family.originSpecies);
+                const std::vector<double>& o = tables[i].originWeights;
+                out.logLikelihood = familyLogLikelihood(tables[i].clades, ext, family.originSpecies,
+                                                        o.empty() ? nullptr : &o);
                 out.reconciliations.reserve(settings.samples);
                 for (int k = 0; k < settings.samples; ++k)
                     out.reconciliations.push_back(sampler.draw(rng));

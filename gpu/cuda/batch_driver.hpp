@@ -7,7 +7,7 @@
 // tests the loop the GPU runs.
 //
 // An executor provides, with the arguments of the solver_kernels.hpp launcher of the same name:
-//   splitChunks, forwardWave, likelihood, adjointWave, gradientGather, foldChunks,
+//   splitChunks, forwardWave, likelihood, originPosterior, adjointWave, gradientGather, foldChunks,
 //   accumulateShared, genewiseTheta, countStats, countNaN, and
 //   zero(double*, count), copy(double* to, const double* from, count), poison(const Batch&),
 //   endPhase(EvaluationPhase), endWave(EvaluationPhase, batch, wave, clades).
@@ -54,8 +54,9 @@ struct BatchJob {
     double* logLikelihood = nullptr;                                              // all families'
     double *rootSum = nullptr, *largestDone = nullptr, *largestRunning = nullptr; // per batch family
     double* partial = nullptr;
-    double* sharedTotal = nullptr;   // shared sets: kGradientRows rows of n
-    double* thetaGradient = nullptr; // genewise: 3 per family
+    double* sharedTotal = nullptr;     // shared sets: kGradientRows rows of n
+    double* thetaGradient = nullptr;   // genewise: 3 per family
+    double* originPosterior = nullptr; // --origination OPTIMIZE with a gradient: n (originPosteriorEntry)
     unsigned long long* counters = nullptr;
 };
 
@@ -75,6 +76,8 @@ template <class Executor> void runBatchSteps(Executor& x, const BatchJob& j) {
     x.countStats(j.tab.iterations, b.clades(), j.counters + ForwardSum);
     x.endPhase(EvaluationPhase::Forward);
     const std::size_t tableEntries = static_cast<std::size_t>(b.clades()) * j.s.n;
+    if (j.withGradient && j.originPosterior)
+        x.originPosterior(j.cv, j.tab, b.familyBegin, b.families(), j.rootSum, j.originPosterior);
     if (j.withGradient) {
         x.zero(j.largestDone, b.families());
         x.zero(j.largestRunning, b.families());

@@ -198,6 +198,10 @@ struct DeviceExecutor {
                     int familyBegin, int families, double* logLikelihood, double* rootSum) {
         launchLikelihood(s, sv, cv, tab, familyBegin, families, logLikelihood, rootSum, stream);
     }
+    void originPosterior(const CladeView& cv, const TableView& tab, int familyBegin, int families,
+                         const double* rootSum, double* acc) {
+        launchOriginPosterior(cv, tab, familyBegin, families, rootSum, acc, stream);
+    }
     void adjointWave(const SpeciesView& s, const SetView& sv, const CladeView& cv, const TableView& tab,
                      const int* clades, int count, int familyBegin, const double* rootSum,
                      const double* largestDone, double* largestRunning, const AdjointSettings& opt) {
@@ -270,8 +274,13 @@ class CudaBackend final : public LikelihoodBackend, public BackendDiagnostics {
         stream_ = timing_->stream;
         uploadStructure();
         const int F = familyCount();
-        theta_.allocate(3 * static_cast<std::size_t>(std::max(F, layout_.size)), memory_,
+        // Rows of 3 per family or node, or a class parametrisation's entries (4 types per node at
+        // most), and the origination weights.
+        theta_.allocate(4 * static_cast<std::size_t>(std::max(F, layout_.size)) + 4, memory_,
                         "allocating the rates");
+        entries_.allocate(3 * static_cast<std::size_t>(layout_.size), memory_, "allocating the rates");
+        originWeights_.allocate(layout_.size, memory_, "allocating the origination weights");
+        originPosterior_.allocate(layout_.size, memory_, "allocating the origination weights");
         thetaGradient_.allocate(3 * static_cast<std::size_t>(F), memory_, "allocating the rate gradient");
         logLikelihood_.allocate(F, memory_, "allocating the log-likelihoods");
         sharedTotal_.allocate(kGradientRows * static_cast<std::size_t>(layout_.size), memory_,
@@ -386,6 +395,9 @@ class CudaBackend final : public LikelihoodBackend, public BackendDiagnostics {
         if (withGradient && !genewise)
             check(cudaMemsetAsync(sharedTotal_.get(), 0, sharedTotal_.bytes(), stream_),
                   "clearing the gradient");
+        if (withGradient && originOptimized_)
+            check(cudaMemsetAsync(originPosterior_.get(), 0, originPosterior_.bytes(), stream_),
+                  "clearing the gradient");
         if (withGradient && genewise && poison_)
             check(cudaMemsetAsync(thetaGradient_.get(), 0xff, thetaGradient_.bytes(), stream_),
                   "poisoning the gradient");
@@ -495,6 +507,7 @@ class CudaBackend final : public LikelihoodBackend, public BackendDiagnostics {
                 c.selfIterations += it;
                 c.maxSelfIterations = std::max(c.maxSelfIterations, it);
             }
+            t.originWeights = theta.originWeights();
             const double r = residual[genewise ? families[i] : 0];
             t.stats.eEarly.note(options.schedule == Schedule::Converged && r > options.e_tol ? 1 : 0, r);
         }
@@ -514,11 +527,27 @@ class CudaBackend final : public LikelihoodBackend, public BackendDiagnostics {
         timing_->begin();
         check(cudaMemsetAsync(counters_.get(), 0, counters_.bytes(), stream_), "clearing counters");
         const SetView sv = setView();
+        if (theta.theta().size() > theta_.size())
+            throw std::logic_error("more rate parameters than the backend holds");
         check(cudaMemcpyAsync(theta_.get(), theta.theta().data(), theta.theta().size() * sizeof(double),
                               cudaMemcpyHostToDevice, stream_),
               "uploading the rates");
-        launchProbabilities(theta_.get(), theta.mode(), data_->events.presentRates(), sets, layout_.size, sv,
-                            stream_);
+        const bool genewise = theta.mode() == RateMode::Genewise;
+        if (!genewise) {
+            const std::vector<int> entries = theta.sharedEntries();
+            check(cudaMemcpyAsync(entries_.get(), entries.data(), entries.size() * sizeof(int),
+                                  cudaMemcpyHostToDevice, stream_),
+                  "uploading the rates");
+        }
+        originOptimized_ = theta.optimizesOrigination();
+        if (originOptimized_) {
+            const std::vector<double> weights = theta.originWeights();
+            check(cudaMemcpyAsync(originWeights_.get(), weights.data(), weights.size() * sizeof(double),
+                                  cudaMemcpyHostToDevice, stream_),
+                  "uploading the origination weights");
+        }
+        launchProbabilities(theta_.get(), entries_.get(), genewise, data_->events.presentRates(), sets,
+                            layout_.size, sv, stream_);
         ExtinctionSettings ext{!converged, options.e_max_iter, options.e_tol, options.e_init,
                                converged && eWarm_};
         launchExtinction(speciesView(), sv, extinctionLoopView(sv), sets, ext, stream_);
@@ -735,10 +764,11 @@ class CudaBackend final : public LikelihoodBackend, public BackendDiagnostics {
     }
 
     CladeView cladeView(bool genewise) const {
-        return CladeView{s_.splitOffset.get(),  s_.splitLeft.get(),    s_.splitRight.get(),
-                         s_.splitWeight.get(),  s_.splitParent.get(),  s_.parentOffset.get(),
-                         s_.parentSplits.get(), s_.geneSpecies.get(),  s_.cladeFamily.get(),
-                         s_.familyRoot.get(),   s_.familyOrigin.get(), genewise};
+        CladeView v{s_.splitOffset.get(), s_.splitLeft.get(),    s_.splitRight.get(),   s_.splitWeight.get(),
+                    s_.splitParent.get(), s_.parentOffset.get(), s_.parentSplits.get(), s_.geneSpecies.get(),
+                    s_.cladeFamily.get(), s_.familyRoot.get(),   s_.familyOrigin.get(), genewise};
+        v.originWeights = originOptimized_ ? originWeights_.get() : nullptr;
+        return v;
     }
 
     ChunkView chunkView() const {
@@ -809,6 +839,7 @@ class CudaBackend final : public LikelihoodBackend, public BackendDiagnostics {
         j.partial = batch_.partial.get();
         j.sharedTotal = sharedTotal_.get();
         j.thetaGradient = thetaGradient_.get();
+        j.originPosterior = originOptimized_ ? originPosterior_.get() : nullptr;
         j.counters = counters_.get();
         DeviceExecutor x{stream_, *timing_, batch_, layout_.size, profileWaves_};
         runBatchSteps(x, j);
@@ -846,9 +877,15 @@ class CudaBackend final : public LikelihoodBackend, public BackendDiagnostics {
         check(cudaMemcpyAsync(ext.Ebar.data(), sets_.Ebar.get(), n * sizeof(double), cudaMemcpyDeviceToHost,
                               stream_),
               "reading E");
+        std::vector<double> originPosterior(originOptimized_ ? n : 0);
+        if (originOptimized_)
+            check(cudaMemcpyAsync(originPosterior.data(), originPosterior_.get(), n * sizeof(double),
+                                  cudaMemcpyDeviceToHost, stream_),
+                  "reading the gradient");
         check(cudaStreamSynchronize(stream_), "computing the gradient");
-        const KrylovStats ks = addSharedModeGradient(layout_, theta, host_.familyOrigin, options, total, ext,
-                                                     data_->events.presentRates(), out.gradient);
+        const KrylovStats ks =
+            addSharedModeGradient(layout_, theta, host_.familyOrigin, options, total, ext,
+                                  data_->events.presentRates(), out.gradient, originPosterior);
         out.stats.bicgstabIterations += ks.iterations;
         out.stats.bicgstabBreakdowns += ks.breakdowns;
         out.stats.bicgstabEarly.note(ks.unconverged, ks.worstResidual, familyCount());
@@ -866,7 +903,10 @@ class CudaBackend final : public LikelihoodBackend, public BackendDiagnostics {
     Structure s_;
     SetArrays sets_;
     BatchBuffers batch_;
-    DeviceArray<double> theta_, thetaGradient_, sharedTotal_, logLikelihood_;
+    DeviceArray<double> theta_, thetaGradient_, sharedTotal_, logLikelihood_, originWeights_,
+        originPosterior_;
+    DeviceArray<int> entries_;     // RateParameters::sharedEntries of the shared modes
+    bool originOptimized_ = false; // θ of the last solveSets holds origination weights
     DeviceArray<unsigned long long> counters_;
     BatchPlan plan_;
     std::vector<std::vector<std::pair<int, int>>> waves_;      // per batch: (offset, count) of each wave

@@ -107,6 +107,8 @@ struct CladeView {
     const int* familyRoot = nullptr;
     const int* familyOrigin = nullptr; // GeneFamily::originSpecies: the one origination node, or −1 (any)
     bool genewise = false;             // parameter set of family f: f (genewise) or 0
+    // --origination OPTIMIZE: O_e of every node for the families originating anywhere (null: 1 each).
+    const double* originWeights = nullptr;
     GPUREC_HD int setOf(int family) const { return genewise ? family : 0; }
 };
 

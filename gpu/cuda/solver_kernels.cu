@@ -41,16 +41,19 @@ template <class Kernel> void allowSharedMemory(Kernel kernel, std::size_t bytes,
           name);
 }
 
-__global__ void probabilitiesKernel(const double* theta, RateMode mode, PresentRates present, int sets, int n,
-                                    SetView sv) {
+__global__ void probabilitiesKernel(const double* theta, const int* entries, bool genewise,
+                                    PresentRates present, int sets, int n, SetView sv) {
     const long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x;
     if (i >= static_cast<long long>(sets) * n) return;
-    const int set = static_cast<int>(i / n), e = static_cast<int>(i % n);
-    const EventProbabilityRow p = eventProbabilities(theta + 3 * rateRow(mode, set, e), present);
-    sv.pS[i] = p.pS;
-    sv.pD[i] = p.pD;
-    sv.pL[i] = p.pL;
-    sv.pT[i] = p.pT;
+    setProbabilities(theta, entries, genewise, present, static_cast<int>(i / n), n, static_cast<int>(i % n),
+                     sv);
+}
+
+__global__ void originPosteriorKernel(CladeView cv, TableView tab, int familyBegin, int families,
+                                      const double* rootSum, double* acc) {
+    const int e = blockIdx.x * blockDim.x + threadIdx.x;
+    if (e >= tab.n) return;
+    originPosteriorEntry(cv, tab, familyBegin, families, rootSum, e, acc);
 }
 
 __global__ void __launch_bounds__(kMaxTeam, kTeamsPerSM)
@@ -214,12 +217,19 @@ int teamsPerMultiprocessor(int species, bool noConstraint) {
     return blocks;
 }
 
-void launchProbabilities(const double* theta, RateMode mode, PresentRates present, int sets, int n,
-                         const SetView& sv, cudaStream_t stream) {
+void launchProbabilities(const double* theta, const int* entries, bool genewise, PresentRates present,
+                         int sets, int n, const SetView& sv, cudaStream_t stream) {
     const long long count = static_cast<long long>(sets) * n;
-    probabilitiesKernel<<<blocksFor(count, kElementBlock), kElementBlock, 0, stream>>>(theta, mode, present,
-                                                                                       sets, n, sv);
+    probabilitiesKernel<<<blocksFor(count, kElementBlock), kElementBlock, 0, stream>>>(
+        theta, entries, genewise, present, sets, n, sv);
     checkLaunch("the rate-to-probability kernel");
+}
+
+void launchOriginPosterior(const CladeView& cv, const TableView& tab, int familyBegin, int families,
+                           const double* rootSum, double* acc, cudaStream_t stream) {
+    originPosteriorKernel<<<blocksFor(tab.n, kElementBlock), kElementBlock, 0, stream>>>(
+        cv, tab, familyBegin, families, rootSum, acc);
+    checkLaunch("the origination-weight gradient kernel");
 }
 
 void launchExtinction(const SpeciesView& s, const SetView& sv, const SetView& eLoop, int sets,

@@ -18,10 +18,10 @@ void configureTeamKernels(int species);
 // Clades the forward kernel (converged schedule) runs at once on one multiprocessor.
 int teamsPerMultiprocessor(int species, bool noConstraint);
 
-// p of every set from θ (rows of 3 log2 rates): set s, node e reads row 0 (global), e (specieswise)
-// or s (genewise).
-void launchProbabilities(const double* theta, RateMode mode, PresentRates present, int sets, int n,
-                         const SetView& sv, cudaStream_t stream);
+// p of every set from θ: a genewise set s reads its row s, a shared set the entries `entries` names
+// (RateParameters::sharedEntries).
+void launchProbabilities(const double* theta, const int* entries, bool genewise, PresentRates present,
+                         int sets, int n, const SetView& sv, cudaStream_t stream);
 
 // eLoop: sv, or sv with its own loop-constant arrays for the E equations (solveExtinctionSet).
 void launchExtinction(const SpeciesView& s, const SetView& sv, const SetView& eLoop, int sets,
@@ -38,6 +38,10 @@ void launchForwardWave(const SpeciesView& s, const SetView& sv, const CladeView&
 void launchLikelihood(const SpeciesView& s, const SetView& sv, const CladeView& cv, const TableView& tab,
                       int familyBegin, int families, double* logLikelihood, double* rootSum,
                       cudaStream_t stream);
+
+// acc[e] += Σ over the batch's families of Π(root, e) / rootSum, in family order (originPosteriorEntry).
+void launchOriginPosterior(const CladeView& cv, const TableView& tab, int familyBegin, int families,
+                           const double* rootSum, double* acc, cudaStream_t stream);
 
 void launchAdjointWave(const SpeciesView& s, const SetView& sv, const CladeView& cv, const TableView& tab,
                        const int* clades, int count, int familyBegin, const double* rootSum,

@@ -23,6 +23,21 @@ GPUREC_HD inline int adjointScratchVectors(bool noConstraint) {
     return noConstraint ? 4 : 3;
 }
 
+// The event probabilities of (set, node e) from θ: a genewise set's own row, else the entries
+// `entries` names for the node (RateParameters::sharedEntries, type-major).
+GPUREC_HD inline void setProbabilities(const double* theta, const int* entries, bool genewise,
+                                       PresentRates present, int set, int n, int e, const SetView& sv) {
+    double logRates[3];
+    for (int k = 0; k < 3; ++k)
+        logRates[k] = genewise ? theta[3 * set + k] : theta[entries[k * n + e]];
+    const EventProbabilityRow p = eventProbabilities(logRates, present);
+    const std::size_t i = static_cast<std::size_t>(set) * n + e;
+    sv.pS[i] = p.pS;
+    sv.pD[i] = p.pD;
+    sv.pL[i] = p.pL;
+    sv.pT[i] = p.pT;
+}
+
 // Fills the level-ordered coefficients of one set (E, Ē, diag and denom already solved).
 GPUREC_HD inline void fillSweepCoefficients(const SpeciesView& s, const SetView& sv, int set, int position) {
     const std::size_t o = static_cast<std::size_t>(set) * s.n;
@@ -336,9 +351,9 @@ GPUREC_HD void solveCladeForward(const Team& t, const SpeciesView& s, const SetR
     }
 }
 
-// ln Σ_e Π(root, e) − ln Σ_e (1 − E_e) of family f (spec 6.2), or ln Π(root, o) − ln(1 − E_o) for a
-// family with one origination node o; keeps the root row's mantissa sum (over the origination nodes)
-// for the adjoint's starting values.
+// ln Σ_e O_e Π(root, e) − ln Σ_e O_e (1 − E_e) of family f (spec 6.2): O_e = 1 (UNIFORM), the
+// origination weights (OPTIMIZE), or ln Π(root, o) − ln(1 − E_o) for a family with one origination
+// node o; keeps the root row's mantissa sum Σ_e O_e Π(root, e) for the adjoint's starting values.
 template <class Team>
 GPUREC_HD void familyLikelihood(const Team& t, const SpeciesView& s, const SetView& sv, const CladeView& cv,
                                 const TableView& tab, int f, int familyBegin, double* logLikelihood,
@@ -346,20 +361,39 @@ GPUREC_HD void familyLikelihood(const Team& t, const SpeciesView& s, const SetVi
     const int root = cv.familyRoot[f];
     const int origin = cv.familyOrigin[f];
     const double* row = tab.pi + tab.row(root);
-    double sum = 0.0;
-    if (origin < 0) {
+    const int set = cv.setOf(f);
+    const double* E = sv.E + static_cast<std::size_t>(set) * s.n;
+    const double* o = cv.originWeights;
+    double sum = 0.0, survive = 0.0;
+    if (origin < 0 && o) {
+        forEachNode(t, s, [&](int e) {
+            sum += o[e] * row[e];
+            survive += o[e] * (1.0 - E[e]);
+        });
+        sum = t.sum(sum);
+        survive = t.sum(survive);
+    } else if (origin < 0) {
         forEachNode(t, s, [&](int e) { sum += row[e]; });
         sum = t.sum(sum);
+        survive = sv.survive[set];
     } else {
         sum = row[origin];
+        survive = 1.0 - E[origin];
     }
     if (t.rank == 0) {
-        const int set = cv.setOf(f);
-        const double survive =
-            origin < 0 ? sv.survive[set] : 1.0 - sv.E[static_cast<std::size_t>(set) * s.n + origin];
         rootSum[f - familyBegin] = sum;
         logLikelihood[f - familyBegin] = log(sum) + tab.scale[tab.local(root)] * kLn2 - log(survive);
     }
+}
+
+// Entry e of Σ_f Π(root_f, e) / Σ_h O_h Π(root_f, h) over the batch's families, in family order
+// (--origination OPTIMIZE: the root rows' share of the weights' gradient; rows' scales cancel).
+GPUREC_HD inline void originPosteriorEntry(const CladeView& cv, const TableView& tab, int familyBegin,
+                                           int families, const double* rootSum, int e, double* acc) {
+    double sum = acc[e];
+    for (int f = familyBegin; f < familyBegin + families; ++f)
+        sum += tab.pi[tab.row(cv.familyRoot[f]) + e] / rootSum[f - familyBegin];
+    acc[e] = sum;
 }
 
 // Solves (I − Aᵀ) w = b for the self-loop operator A of spec 7 (the Jacobian of the Π and E
@@ -438,8 +472,9 @@ GPUREC_HD void solveCladeAdjoint(const Team& t, const SpeciesView& s, const SetR
     const bool root = c == cv.familyRoot[family];
     const int origin = cv.familyOrigin[family];
     const double start = root ? -1.0 / (kLn2 * rootSum[family - familyBegin]) : 0.0;
+    const double* o = cv.originWeights;
     forEachNode(t, s, [&](int e) {
-        b[e] = origin < 0 || e == origin ? start : 0.0;
+        b[e] = origin >= 0 ? (e == origin ? start : 0.0) : o ? o[e] * start : start;
         fromBar[e] = 0.0;
     });
     // Parent-split-major, like the forward's split terms; each member only touches its own nodes.

@@ -1,6 +1,7 @@
 #include "session/recent_inputs.hpp"
 
 #include "data/origination.hpp"
+#include "input/input_loader.hpp"
 
 #include <QFileInfo>
 #include <QSettings>
@@ -59,7 +60,7 @@ LoadRequest loadRequestFrom(const QVariantMap& map) {
     r.options.minCoveredSpecies = map.value("minCoveredSpecies", 4).toInt();
     try {
         r.options.origination =
-            parseOrigination(map.value("origination", "UNIFORM").toString().toStdString());
+            workbenchOrigination(map.value("origination", "UNIFORM").toString().toStdString());
     } catch (const std::exception&) {
         r.options.origination = Origination::Uniform; // an entry written by another version
     }

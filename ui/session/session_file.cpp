@@ -2,6 +2,7 @@
 
 #include "data/origination.hpp"
 #include "engine/solver_report.hpp"
+#include "input/input_loader.hpp"
 #include "io/families_file.hpp"
 #include "io/json_number.hpp"
 #include "optim/checkpoint.hpp"
@@ -321,7 +322,7 @@ SessionState sessionFromJson(const json& j) {
     s.input.options.minCoveredSpecies = integerField<int>(input, "min_covered_species");
     s.input.constraint = parseTransferConstraint(input.at("transfer_constraint").get<std::string>());
     // Sessions written before --origination reached the workbench started families anywhere.
-    s.input.options.origination = parseOrigination(input.value("origination", std::string("UNIFORM")));
+    s.input.options.origination = workbenchOrigination(input.value("origination", std::string("UNIFORM")));
     // And before the model's variants reached it, the default model.
     s.input.options.events.recModel = parseRecModel(input.value("rec_model", std::string("UndatedDTL")));
     s.input.options.events.noDup = input.value("no_dup", false);

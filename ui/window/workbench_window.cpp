@@ -601,6 +601,8 @@ void WorkbenchWindow::updateRateRow() {
                                        .arg(QString::fromStdString(dataset_->families[family].name)));
         break;
     }
+    case RateMode::Classes: // the workbench fits no class parametrisation
+        break;
     }
 }
 

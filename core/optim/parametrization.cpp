@@ -1,0 +1,48 @@
+#include "optim/parametrization.hpp"
+
+#include "optim/parameter_classes.hpp"
+
+#include <stdexcept>
+
+namespace gpurec {
+
+Parametrization parseParametrization(const std::string& text, Origination origination) {
+    Parametrization p;
+    p.text = text;
+    const bool optimize = origination == Origination::Optimize;
+    if (text == "ORIGINATION-PER-SPECIES") {
+        if (!optimize)
+            throw std::invalid_argument("--model-parametrization ORIGINATION-PER-SPECIES can only be used "
+                                        "with --origination OPTIMIZE");
+        p.originPerNode = true;
+        return p;
+    }
+    try {
+        p.mode = parseRateMode(text);
+    } catch (const std::invalid_argument&) {
+        p.mode = RateMode::Classes;
+        p.classFile = text;
+    }
+    if (p.mode == RateMode::Classes && p.classFile.empty())
+        throw std::invalid_argument("--model-parametrization classes needs the class file's path");
+    if (optimize && (p.mode == RateMode::Global || p.mode == RateMode::Genewise))
+        throw std::invalid_argument(
+            "--origination OPTIMIZE cannot be used with --model-parametrization GLOBAL "
+            "or --model-parametrization PER-FAMILY");
+    p.originPerNode = optimize && p.mode == RateMode::Specieswise;
+    return p;
+}
+
+RateParameters makeParameters(const Parametrization& p, const Dataset& data, Rates initial) {
+    const int S = data.species.size(), F = static_cast<int>(data.families.size());
+    const double originStart = 1.0 / S;
+    if (p.mode == RateMode::Classes)
+        return RateParameters(readParameterClasses(p.classFile, data.species, data.events.recModel,
+                                                   data.origination == Origination::Optimize),
+                              S, initial, originStart);
+    RateParameters theta(p.mode, S, F, initial);
+    if (p.originPerNode) theta.addOriginationPerNode(originStart);
+    return theta;
+}
+
+} // namespace gpurec

@@ -1,0 +1,30 @@
+#pragma once
+// AleRax's --model-parametrization with --origination: which free parameters a run fits. GLOBAL,
+// PER-SPECIES and PER-FAMILY rates (gpurec's global, specieswise, genewise); ORIGINATION-PER-SPECIES:
+// global rates with one origination weight per species node; or a class file
+// (optim/parameter_classes.hpp). Under --origination OPTIMIZE every parametrisation but GLOBAL and
+// PER-FAMILY has origination weights: per node, or per class of the file.
+#include "data/dataset.hpp"
+#include "model/rate_parameters.hpp"
+
+#include <string>
+
+namespace gpurec {
+
+struct Parametrization {
+    RateMode mode = RateMode::Global;
+    bool originPerNode = false; // origination weights after the rates' rows
+    std::string classFile;      // RateMode::Classes
+    std::string text;           // as given on the command line
+};
+
+// Throws std::invalid_argument with AleRax's messages for the combinations it refuses (OPTIMIZE with
+// GLOBAL or PER-FAMILY, ORIGINATION-PER-SPECIES without OPTIMIZE); any other text is a class file.
+Parametrization parseParametrization(const std::string& text, Origination origination);
+
+// The starting θ: rates `initial` on every row or class; origination weights, when the
+// parametrisation has them, all 1/N (AleRax's start: the UNIFORM likelihood). Throws InputError
+// for a bad class file.
+RateParameters makeParameters(const Parametrization& p, const Dataset& data, Rates initial);
+
+} // namespace gpurec
