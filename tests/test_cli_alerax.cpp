@@ -367,10 +367,39 @@ class CliAlerax : public QObject {
                                                "PER-FAMILY"));
     }
 
+    // --speciation-gamma-categories: α fitted with the rates, carried to the sampling stage, and the
+    // mixture's likelihood read back by eval at the written rates and α.
+    void gammaCategoriesRunEndToEnd() {
+        const std::string out = temporaryFolder("alerax_gamma") + "/out";
+        CliRun r = runGpurec(aleraxArgs(out, {"--speciation-gamma-categories", "3", "-g", "2"}));
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        const nlohmann::json j = readJson(out + "/result.json");
+        const nlohmann::json& gamma = j.at("optimization").at("speciation_gamma");
+        QCOMPARE(gamma.at("categories").get<int>(), 3);
+        const double alpha = gamma.at("alpha").get<double>();
+        QVERIFY(alpha >= 0.0201 && alpha <= 100);
+        QVERIFY2(r.out.contains("--gamma-alpha"), qPrintable(r.out)); // the sampling stage's α
+        const std::string ds = sharedData(kData);
+        const std::string again = temporaryFolder("alerax_gamma_eval") + "/out";
+        CliRun e =
+            runGpurec({"eval", "-f", q(ds + "/families.txt"), "-s", q(ds + "/sp.nwk"),
+                       "--speciation-gamma-categories", "3", "--gamma-alpha", QString::number(alpha, 'g', 17),
+                       "--rates-file", q(out + "/model_parameters/model_parameters.txt"), "-p", q(again)});
+        QVERIFY2(e.exitCode == 0, qPrintable(e.err));
+        QVERIFY(relativeError(readJson(again + "/result.json").at("total").at("ll_nats").get<double>(),
+                              j.at("total").at("ll_nats").get<double>()) < 1e-12);
+        CliRun perFamily =
+            runGpurec(aleraxArgs(out, {"--speciation-gamma-categories", "3", "--model-parametrization",
+                                       "PER-FAMILY", "--overwrite"}));
+        QCOMPARE(perFamily.exitCode, 2);
+        QVERIFY2(perFamily.err.contains(
+                     "--speciation-gamma-categories cannot be used with --model-parametrization PER-FAMILY"),
+                 qPrintable(perFamily.err));
+    }
+
     void unsupportedOptionsAreRefusedByName() {
         const std::string out = temporaryFolder("alerax_refused") + "/out";
         const std::vector<std::pair<QStringList, QString>> cases = {
-            {{"--speciation-gamma-categories", "4"}, "--speciation-gamma-categories 4"},
             {{"--transfer-constraint", "RELDATED"}, "--transfer-constraint RELDATED"},
             {{"--origination", "OPTIMIZE", "--model-parametrization", "ORIGINATION-PER-SPECIES",
               "--species-tree-search", "REROOT"},

@@ -117,7 +117,8 @@ struct Emulation {
 // Split chunks of 3 splits, so that clades with more splits take the chunked path and clades with
 // fewer the direct one, in every dataset.
 Emulation emulate(const Dataset& data, const RateParameters& theta, const SolverOptions& options,
-                  bool withGradient, int maxFamiliesPerBatch = 0, int chunkSplits = 3) {
+                  bool withGradient, int maxFamiliesPerBatch = 0, int chunkSplits = 3,
+                  const std::vector<double>* familyWeights = nullptr) {
     const HostStructure h(data);
     const int n = h.n, F = static_cast<int>(data.families.size());
     const bool genewise = theta.mode() == RateMode::Genewise;
@@ -127,6 +128,7 @@ Emulation emulate(const Dataset& data, const RateParameters& theta, const Solver
     CladeView cv = h.cladeView(genewise);
     const std::vector<double> originWeights = theta.originWeights();
     if (!originWeights.empty()) cv.originWeights = originWeights.data();
+    if (familyWeights) cv.familyWeights = familyWeights->data();
     const std::vector<int> entries = theta.sharedEntries();
     const SerialTeam team;
     std::vector<double> scratch(kScratchVectors * static_cast<std::size_t>(n));
@@ -238,7 +240,8 @@ Emulation emulate(const Dataset& data, const RateParameters& theta, const Solver
         ext.E.assign(sv.E, sv.E + n);
         ext.Ebar.assign(sv.Ebar, sv.Ebar + n);
         addSharedModeGradient(SpeciesLayout(data), theta, h.familyOrigin, options, total, ext,
-                              data.events.presentRates(), out.gradient, originPosterior);
+                              data.events.presentRates(), out.gradient, originPosterior,
+                              familyWeights ? *familyWeights : std::vector<double>{});
     }
     for (double v : out.logLikelihood)
         out.totalLogLikelihood += v;
@@ -255,11 +258,11 @@ RateParameters randomRates(RateMode mode, const Dataset& data, unsigned seed) {
     return theta;
 }
 
-// The emulation against the CPU backend, forward and gradient.
+// The emulation against the CPU backend, forward and gradient (of Σ_f w_f NLL_f with weights).
 void matchesCpu(const std::shared_ptr<const Dataset>& data, const RateParameters& theta,
-                const SolverOptions& options) {
-    Evaluation cpu = makeCpuBackend(data)->evaluate(theta, options, true);
-    const Emulation emulated = emulate(*data, theta, options, true);
+                const SolverOptions& options, const std::vector<double>* familyWeights = nullptr) {
+    Evaluation cpu = makeCpuBackend(data)->evaluate(theta, options, true, familyWeights);
+    const Emulation emulated = emulate(*data, theta, options, true, 0, 3, familyWeights);
     const Evaluation& gpu = emulated.out;
     QCOMPARE(emulated.unwritten, 0ull);
     const double llError = worstRelativeError(gpu.logLikelihood, cpu.logLikelihood);
@@ -450,6 +453,37 @@ class GpuSolverSteps : public QObject {
         SolverOptions options;
         options.schedule = parseSchedule(schedule.toStdString());
         matchesCpu(in.dataset, theta, options);
+    }
+
+    // Family weights in the gradient (a category mixture's): the adjoint's seeds and the
+    // conditioning terms scale, in every mode, with and without origination weights.
+    void matchesCpuWithFamilyWeights_data() {
+        QTest::addColumn<int>("mode");
+        QTest::addColumn<bool>("originWeights");
+        for (RateMode m : {RateMode::Global, RateMode::Specieswise, RateMode::Genewise})
+            QTest::newRow(toString(m).c_str()) << int(m) << false;
+        QTest::newRow("specieswise with O") << int(RateMode::Specieswise) << true;
+    }
+    void matchesCpuWithFamilyWeights() {
+        QFETCH(int, mode);
+        QFETCH(bool, originWeights);
+        InputPaths paths;
+        paths.speciesTree = sharedData("simulated_2/species.nwk");
+        paths.familiesFile = sharedData("simulated_2/families.txt");
+        LoadOptions lo;
+        lo.origination = originWeights ? Origination::Optimize : Origination::Uniform;
+        const LoadedInput in = loadInput(paths, TransferConstraint::Parents, lo);
+        RateParameters theta = randomRates(static_cast<RateMode>(mode), *in.dataset, 19);
+        if (originWeights) theta.addOriginationPerNode(0.3);
+        std::vector<double> weights;
+        for (std::size_t f = 0; f < in.dataset->families.size(); ++f)
+            weights.push_back(0.2 + 0.7 * static_cast<double>(f));
+        matchesCpu(in.dataset, theta, SolverOptions{}, &weights);
+        // The weights matter: the weighted gradient is not the plain one.
+        const Evaluation plain = makeCpuBackend(in.dataset)->evaluate(theta, SolverOptions{}, true);
+        QVERIFY(worstRelativeError(
+                    emulate(*in.dataset, theta, SolverOptions{}, true, 0, 3, &weights).out.gradient,
+                    plain.gradient) > 1e-3);
     }
 
     // The direct self-loop solve adds only non-negative terms: no loss of accuracy at rates where

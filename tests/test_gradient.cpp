@@ -9,6 +9,7 @@
 // the gradient's scale are judged against 1e-3 of it instead of their own (noise-level) size.
 #include "data/origination.hpp"
 #include "engine/backend.hpp"
+#include "engine/backend_factory.hpp"
 #include "optim/parameter_classes.hpp"
 #include "simulated_data.hpp"
 #include "support.hpp"
@@ -133,6 +134,14 @@ class Gradient : public QObject {
                 QTest::newRow((std::string(d) + "/" + m + "/OPTIMIZE").c_str())
                     << d << m << seed++ << "OPTIMIZE";
         }
+        // Speciation gamma categories: the mean of three categories' likelihoods, the shape α fitted
+        // with the rates (the mixture backend selectBackend builds).
+        for (const char* d : {"tiny", "simulated"}) {
+            for (const char* m : {"global", "specieswise"})
+                QTest::newRow((std::string(d) + "/" + m + "/gamma").c_str()) << d << m << seed++ << "UNIFORM";
+            QTest::newRow((std::string(d) + "/classes/OPTIMIZE/gamma").c_str())
+                << d << "classes" << seed++ << "OPTIMIZE";
+        }
         // A fraction of each leaf's genes missing: pS enters E at the leaves too.
         for (const char* d : {"tiny", "simulated"})
             for (const char* m : {"global", "specieswise", "genewise"})
@@ -151,10 +160,12 @@ class Gradient : public QObject {
             for (int e = 0, leaf = 0; e < copy->species.size(); ++e)
                 if (copy->species.isLeaf(e)) copy->fractionMissing[e] = 0.15 * (1 + leaf++ % 5);
         }
+        if (QString(QTest::currentDataTag()).endsWith("gamma")) copy->speciationCategories = 3;
         std::shared_ptr<const Dataset> set = copy;
         QVERIFY(!set->families.empty());
         RateParameters theta = randomTheta(mode.toStdString(), *set, seed);
-        auto backend = makeCpuBackend(set);
+        if (set->speciationCategories > 1) theta.addSpeciationShape(0.7);
+        auto backend = selectBackend("cpu", set, {}).backend;
         const SolverOptions options;
         const Evaluation at = backend->evaluate(theta, options, true);
         QCOMPARE(at.gradient.size(), theta.theta().size());

@@ -60,10 +60,12 @@ void refuseUnsupported(const CLI::App& app, const AleraxOptions& o) {
         throw std::invalid_argument(what + " is not supported by gpurec yet (docs/alerax.md lists what "
                                            "gpurec alerax runs)");
     };
-    if (o.gammaCategories != 1) refuse("--speciation-gamma-categories " + std::to_string(o.gammaCategories));
     if (o.transferConstraint == "RELDATED") refuse("--transfer-constraint RELDATED");
     // AleRax's own refusals first, with its messages.
     const Parametrization p = parseParametrization(o.parametrization, parseOrigination(o.origination));
+    if (o.gammaCategories > 1 && p.mode == RateMode::Genewise)
+        throw std::invalid_argument(
+            "--speciation-gamma-categories cannot be used with --model-parametrization PER-FAMILY");
     if (p.mode == RateMode::Classes && o.search == "HYBRID")
         throw std::invalid_argument("species tree search is not compatible with --model-parametrization " +
                                     o.parametrization);
@@ -110,6 +112,8 @@ std::vector<std::string> inputArguments(const AleraxOptions& o, bool withSpecies
         if (given) a.emplace_back(flag);
     if (o.ccpSampleFrequency != 1)
         a.insert(a.end(), {"--ccp-sample-frequency", std::to_string(o.ccpSampleFrequency)});
+    if (o.gammaCategories != 1)
+        a.insert(a.end(), {"--speciation-gamma-categories", std::to_string(o.gammaCategories)});
     if (o.trimRatio != 0) a.insert(a.end(), {"--trim-ratio", exactNumberText(o.trimRatio)});
     if (o.maxCladeSplitRatio != -1)
         a.insert(a.end(), {"--max-clade-split-ratio", exactNumberText(o.maxCladeSplitRatio)});
@@ -218,7 +222,7 @@ void registerAlerax(CLI::App& root) {
             if (o->fixRates) first.push_back("--fix-rates");
         } else {
             first = {"optimize"};
-            if (o->fixRates) first.insert(first.end(), {"--max-iter", "0"});
+            if (o->fixRates) first.emplace_back("--fix-rates");
         }
         first.insert(first.end(), {"--model-parametrization", o->parametrization, "--overwrite"});
         first.insert(first.end(), rates.begin(), rates.end());
@@ -254,6 +258,13 @@ void registerAlerax(CLI::App& root) {
                                                "--overwrite"};
             const std::vector<std::string> sampleInput = inputArguments(*o, false);
             second.insert(second.end(), sampleInput.begin(), sampleInput.end());
+            // The categories' shape the first stage fitted (AleRax keeps it in memory).
+            const nlohmann::json& stage =
+                result.contains("search") ? result["search"] : result["optimization"];
+            if (stage.contains("speciation_gamma") && !stage["speciation_gamma"].is_null())
+                second.insert(
+                    second.end(),
+                    {"--gamma-alpha", exactNumberText(stage["speciation_gamma"]["alpha"].get<double>())});
             runStage(second); // its result.json replaces the first stage's, which `result` holds
             result["sampling"] = nlohmann::json::parse(readTextFile(resultPath));
             commands.push_back(second);

@@ -101,18 +101,20 @@ void registerCheck(CLI::App& root) {
             input.noDup = d.events.noDup;
             input.noDl = d.events.noDl;
             input.noTl = d.events.noTl;
+            input.gammaCategories = d.speciationCategories;
             LoadedInput in = loadOrExplain(input, o->threads);
             std::shared_ptr<const Dataset> data = in.dataset;
             BackendChoice gpu = selectBackend(device, data, limits);
             poisonOutputs(*gpu.backend);
-            std::unique_ptr<LikelihoodBackend> cpu = makeCpuBackend(data);
+            std::unique_ptr<LikelihoodBackend> cpu = selectBackend("cpu", data, {}).backend;
             for (const ComparisonCase& c : comparisonCases()) {
                 SolverOptions options;
                 options.schedule = c.schedule;
                 options.threads = o->threads;
-                const RateParameters theta = randomRates(c.mode, *data, rng);
+                const std::optional<RateParameters> theta = randomParameters(d, c, *data, rng);
+                if (!theta) continue;
                 ComparisonRow row =
-                    compareBackends(*cpu, *gpu.backend, *data, d.name, c, theta, options, limits);
+                    compareBackends(*cpu, *gpu.backend, *data, d.name, c, *theta, options, limits);
                 allPassed = allPassed && row.passed;
                 rows.push_back(row);
                 std::printf("%-40s %-12s %-9s NLL %s grad %s %s\n", d.name.c_str(), row.mode.c_str(),

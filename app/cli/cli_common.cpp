@@ -5,6 +5,7 @@
 #include "io/json_number.hpp"
 #include "io/output_folder.hpp"
 #include "io/result_writer.hpp"
+#include "model/gamma_categories.hpp"
 #include "optim/rate_files.hpp"
 #include "recon/sampling_run.hpp"
 
@@ -42,6 +43,10 @@ void addInputOptions(CLI::App& app, InputOptions& o) {
     app.add_flag("--no-dup", o.noDup, "No duplications: D = 0 (and so no DL terms)");
     app.add_flag("--no-dl", o.noDl, "Leave the duplication-loss term out of the clade equations");
     app.add_flag("--no-tl", o.noTl, "Leave the two transfer-loss terms out of the clade equations");
+    addNumber(app, "--speciation-gamma-categories", o.gammaCategories,
+              "Speciation rate categories: the likelihood is the mean over K categories whose speciation "
+              "weights are the mean rates of K equal-probability bins of Gamma(alpha, alpha) (default 1)",
+              NumberRange::atLeast(1));
     addNumber(app, "--min-covered-species", o.minCoveredSpecies,
               "Exclude families covering fewer species (default 4)", NumberRange::atLeast(0));
     addNumber(app, "--ccp-sample-frequency", o.ccpSampleFrequency,
@@ -148,6 +153,10 @@ void addRateOptions(CLI::App& app, RateOptions& o, const NumberRange& range) {
     CLI::Option* d = addNumber(app, "--d", o.d, "Duplication rate (" + within + "; default 0.1)", range);
     CLI::Option* l = addNumber(app, "--l", o.l, "Loss rate (" + within + "; default 0.1)", range);
     CLI::Option* t = addNumber(app, "--t", o.t, "Transfer rate (" + within + "; default 0.1)", range);
+    addNumber(app, "--gamma-alpha", o.gammaAlpha,
+              "Shape alpha of the speciation categories' Gamma distribution (--speciation-gamma-categories > "
+              "1; the start when it is fitted; default 1)",
+              NumberRange::between(kMinGammaAlpha, kMaxGammaAlpha));
     app.add_option("--rates-file", o.ratesFile,
                    "AleRax model_parameters.txt (node D L T), or a folder of <family>_rates.txt (per-family "
                    "rates); excludes --d --l --t")
@@ -212,6 +221,7 @@ LoadOptions loadOptionsFrom(const InputOptions& o, int threads) {
     lo.threads = threads;
     lo.origination = parseOrigination(o.origination);
     lo.events = eventModelFrom(o);
+    lo.speciationCategories = o.gammaCategories;
     return lo;
 }
 
@@ -262,16 +272,18 @@ SolverOptions solverOptionsFrom(const EngineOptions& o) {
 }
 
 RateParameters initialRates(const RateOptions& o, const Dataset& data, const Parametrization& p) {
-    if (o.ratesFile.empty()) return makeParameters(p, data, {o.d, o.l, o.t});
+    if (o.ratesFile.empty()) return makeParameters(p, data, {o.d, o.l, o.t}, o.gammaAlpha);
     if (std::filesystem::is_directory(o.ratesFile)) {
         if (p.mode != RateMode::Genewise)
             throw std::invalid_argument("--rates-file " + o.ratesFile +
                                         " is a folder: per-family rate files (<family>_rates.txt) go with "
                                         "per-family rates");
-        return readFamilyRateFiles(o.ratesFile, data);
+        RateParameters theta = readFamilyRateFiles(o.ratesFile, data);
+        addSpeciationShape(theta, data, o.gammaAlpha); // refused: not with per-family rates
+        return theta;
     }
     const NodeParameters file = readNodeParameters(o.ratesFile, data.species, data.events.recModel);
-    RateParameters theta = makeParameters(p, data, file.rates[0]);
+    RateParameters theta = makeParameters(p, data, file.rates[0], o.gammaAlpha);
     if (p.mode == RateMode::Genewise) {
         // Every family starts at the file's rates, which must then be the same on every node.
         RateParameters shared(RateMode::Global, data.species.size(), 0, file.rates[0]);
@@ -333,6 +345,13 @@ nlohmann::json originationJson(const Dataset& data, const RateParameters& theta)
     return j;
 }
 
+nlohmann::json speciationGammaJson(const Dataset& data, const RateParameters& theta) {
+    if (data.speciationCategories < 2) return nullptr;
+    return {{"categories", data.speciationCategories},
+            {"alpha", theta.speciationShape()},
+            {"rates", gammaCategoryRates(theta.speciationShape(), data.speciationCategories)}};
+}
+
 void addRunDescription(nlohmann::json& j, const InputOptions& input, const LoadedInput& loaded,
                        const std::string& device, const SolverOptions& solver) {
     j["options"] = {{"species_tree", input.species},
@@ -345,6 +364,7 @@ void addRunDescription(nlohmann::json& j, const InputOptions& input, const Loade
                     {"no_dup", input.noDup},
                     {"no_dl", input.noDl},
                     {"no_tl", input.noTl},
+                    {"speciation_gamma_categories", input.gammaCategories},
                     {"min_covered_species", input.minCoveredSpecies},
                     {"ccp_sample_frequency", input.ccpSampleFrequency},
                     {"trim_ratio", input.trimRatio},
@@ -421,6 +441,7 @@ nlohmann::json recordedRunOptions(const InputOptions& input, const RateOptions& 
             {"--no-dup", input.noDup},
             {"--no-dl", input.noDl},
             {"--no-tl", input.noTl},
+            {"--speciation-gamma-categories", input.gammaCategories},
             {"--min-covered-species", input.minCoveredSpecies},
             {"--ccp-sample-frequency", input.ccpSampleFrequency},
             {"--trim-ratio", input.trimRatio},
@@ -428,6 +449,7 @@ nlohmann::json recordedRunOptions(const InputOptions& input, const RateOptions& 
             {"--d", rates.d},
             {"--l", rates.l},
             {"--t", rates.t},
+            {"--gamma-alpha", rates.gammaAlpha},
             {"--rates-file", absolutePath(rates.ratesFile)},
             {"--schedule", engine.schedule},
             {"--solver", engine.solverSettings}};
@@ -450,10 +472,14 @@ void applyRecordedRunOptions(const nlohmann::json& j, InputOptions& input, RateO
     input.noDup = j.value("--no-dup", false);
     input.noDl = j.value("--no-dl", false);
     input.noTl = j.value("--no-tl", false);
+    input.gammaCategories = j.contains("--speciation-gamma-categories")
+                                ? integerField<int>(j, "--speciation-gamma-categories")
+                                : 1;
     input.fractionMissingFile = j.value("--fraction-missing-file", std::string());
     rates.d = j.at("--d").get<double>();
     rates.l = j.at("--l").get<double>();
     rates.t = j.at("--t").get<double>();
+    rates.gammaAlpha = j.value("--gamma-alpha", 1.0);
     rates.ratesFile = j.at("--rates-file").get<std::string>();
     engine.schedule = j.at("--schedule").get<std::string>();
     engine.solverSettings = j.at("--solver").get<std::vector<std::string>>();

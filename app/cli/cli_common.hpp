@@ -74,6 +74,7 @@ struct InputOptions {
     std::string origination = "UNIFORM";
     std::string recModel = "UndatedDTL";
     bool noDup = false, noDl = false, noTl = false;
+    int gammaCategories = 1; // --speciation-gamma-categories
     int minCoveredSpecies = 4;
     int ccpSampleFrequency = 1;
     double trimRatio = 0, maxCladeSplitRatio = -1;
@@ -82,6 +83,7 @@ struct InputOptions {
 
 struct RateOptions {
     double d = 0.1, l = 0.1, t = 0.1;
+    double gammaAlpha = 1.0; // the speciation categories' shape (start, or fixed in eval and sample)
     std::string ratesFile;
 };
 
@@ -136,6 +138,8 @@ BackendFactory backendFactoryFrom(const EngineOptions& o);
 nlohmann::json ratesJson(const Dataset& data, const RateParameters& theta);
 // θ's origination weights O_e (normalised to sum to 1) by species node; null without them.
 nlohmann::json originationJson(const Dataset& data, const RateParameters& theta);
+// The speciation categories: their count, the shape α and the weights s_c; null for one category.
+nlohmann::json speciationGammaJson(const Dataset& data, const RateParameters& theta);
 // Adds the inputs, device, solver options, excluded and skipped families to a result.json object.
 void addRunDescription(nlohmann::json& j, const InputOptions& input, const LoadedInput& loaded,
                        const std::string& device, const SolverOptions& solver);

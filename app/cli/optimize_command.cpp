@@ -55,7 +55,8 @@ nlohmann::json recordedOptions(const OptimizeOptions& o) {
                             {"--grad-tol", o.settings.grad_tol},
                             {"--rel-tol", o.settings.rel_tol},
                             {"--learning-rate", o.settings.learning_rate},
-                            {"--no-warm-starts", !o.settings.warm_starts}});
+                            {"--no-warm-starts", !o.settings.warm_starts},
+                            {"--fix-rates", o.settings.fix_rates}});
     return j;
 }
 
@@ -70,6 +71,7 @@ void applyRecordedOptions(const nlohmann::json& j, OptimizeOptions& o) {
     o.settings.rel_tol = j.at("--rel-tol").get<double>();
     o.settings.learning_rate = j.at("--learning-rate").get<double>();
     o.settings.warm_starts = !j.at("--no-warm-starts").get<bool>();
+    o.settings.fix_rates = j.value("--fix-rates", false);
 }
 
 // The options of the run recorded in `checkpoint`, with this command line's device and threads.
@@ -124,6 +126,10 @@ void registerOptimize(CLI::App& root) {
               NumberRange::atLeast(0));
     addNumber(*app, "--learning-rate", o->settings.learning_rate,
               "Adam step size in log2-rate units (default 0.1)", NumberRange::positive());
+    app->add_flag(
+        "--fix-rates", o->settings.fix_rates,
+        "Keep the starting rates and origination weights (AleRax's --fix-rates): only the speciation "
+        "categories' shape is fitted");
     app->add_flag(
         "!--no-warm-starts", o->settings.warm_starts,
         "Start every evaluation's fixed points afresh (for benchmarks; results agree within tolerance)");
@@ -224,7 +230,8 @@ void registerOptimize(CLI::App& root) {
             {"best_nll_bits", result.bestNllBits},
             {"seconds", result.seconds},
             {"rates", ratesJson(data, result.best)},
-            {"origination", originationJson(data, result.best)}};
+            {"origination", originationJson(data, result.best)},
+            {"speciation_gamma", speciationGammaJson(data, result.best)}};
         j["interrupted"] = result.interrupted;
         addRunDescription(j, opts.input, in, backend.description, solver);
         writeJson(outdir + "/result.json", j);

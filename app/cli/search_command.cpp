@@ -294,6 +294,7 @@ void registerSearch(CLI::App& root) {
                        {"log_likelihood", result.evaluation.totalLogLikelihood},
                        {"model_parametrization", toString(result.theta.mode())},
                        {"rates", ratesJson(data, result.theta)},
+                       {"speciation_gamma", speciationGammaJson(data, result.theta)},
                        {"steps", result.trace.size()},
                        {"evaluations", result.evaluations},
                        {"prescreen", settings.prescreen},

@@ -3,6 +3,7 @@
 #include "io/newick.hpp"
 #include "io/number_text.hpp"
 #include "io/output_file.hpp"
+#include "optim/parameter_classes.hpp"
 #include "sim/simulation.hpp"
 
 #include <algorithm>
@@ -19,7 +20,7 @@ std::vector<ComparisonDataset> referenceDatasets(const std::string& dataRoot,
                    int minCovered) {
         if (fs::exists(folder / species) && fs::exists(folder / "families.txt"))
             out.push_back({name, (folder / species).string(), (folder / "families.txt").string(), minCovered,
-                           "PARENTS", "UNIFORM", "", EventModel{}});
+                           "PARENTS", "UNIFORM", "", EventModel{}, 1, ""});
     };
     const fs::path data(dataRoot);
     add("tiny", data / "tiny", "species.nwk", 3);
@@ -88,6 +89,18 @@ std::vector<ComparisonDataset> simulatedDatasets(int families, std::uint64_t see
         variant.events = events;
         out.push_back(variant);
     }
+    ComparisonDataset optimized = parents;
+    optimized.name += ", OPTIMIZE";
+    optimized.origination = "OPTIMIZE";
+    ComparisonDataset gamma = parents;
+    gamma.name += ", 3 speciation categories";
+    gamma.speciationCategories = 3;
+    ComparisonDataset classes = optimized;
+    classes.name += " with classes";
+    classes.classFile = (std::filesystem::path(folder) / "classes.txt").string();
+    writeFileAtomically(classes.classFile, quoteNewickLabel(species.name(species.left(species.root()))) +
+                                               " DO\n" + quoteNewickLabel(species.name(0)) + " LT\n");
+    out.insert(out.end(), {optimized, gamma, classes});
     return out;
 }
 
@@ -104,6 +117,27 @@ RateParameters randomRates(RateMode mode, const Dataset& data, std::mt19937_64& 
     std::uniform_real_distribution<double> logRate(std::log2(0.005), std::log2(0.5));
     for (double& t : theta.theta())
         t = logRate(rng);
+    return theta;
+}
+
+std::optional<RateParameters> randomParameters(const ComparisonDataset& d, const ComparisonCase& c,
+                                               const Dataset& data, std::mt19937_64& rng) {
+    if (c.mode == RateMode::Genewise && d.extendedParameters()) return std::nullopt;
+    const bool optimize = data.origination == Origination::Optimize;
+    RateParameters theta =
+        !d.classFile.empty() && c.mode == RateMode::Specieswise
+            ? RateParameters(readParameterClasses(d.classFile, data.species, data.events.recModel, optimize),
+                             data.species.size(), {0.1, 0.1, 0.1}, 0.1)
+            : RateParameters(c.mode, data.species.size(), static_cast<int>(data.families.size()),
+                             {0.1, 0.1, 0.1});
+    if (optimize && theta.mode() != RateMode::Classes) theta.addOriginationPerNode(0.1);
+    std::uniform_real_distribution<double> logRate(std::log2(0.005), std::log2(0.5));
+    for (double& t : theta.theta())
+        t = logRate(rng);
+    if (data.speciationCategories > 1) {
+        std::uniform_real_distribution<double> logShape(std::log2(0.3), std::log2(5.0));
+        theta.addSpeciationShape(std::exp2(logShape(rng)));
+    }
     return theta;
 }
 

@@ -6,6 +6,7 @@
 #include "engine/relative_error.hpp"
 
 #include <cstdint>
+#include <optional>
 #include <random>
 #include <string>
 #include <vector>
@@ -22,6 +23,13 @@ struct ComparisonDataset {
     std::string origination = "UNIFORM";
     std::string fractionMissingFile; // empty: none
     EventModel events;               // --rec-model, --no-dup, --no-dl, --no-tl
+    int speciationCategories = 1;    // --speciation-gamma-categories
+    std::string classFile;           // a class parametrisation, used in place of per-species rates
+    // Whether the dataset's θ has more than rates (weights, a shape, classes): its rows are the
+    // comparisons alone, the suite's table, sampling and re-planning checks take plain rates.
+    bool extendedParameters() const {
+        return origination == "OPTIMIZE" || speciationCategories > 1 || !classFile.empty();
+    }
 };
 
 // tiny, alerax/*, primates and simulated_2 under `dataRoot`, and every sample under `samplesRoot`,
@@ -32,7 +40,8 @@ std::vector<ComparisonDataset> referenceDatasets(const std::string& dataRoot, co
 // LCA origination (each family's root seed and conditioning at one node), with a fraction of
 // every leaf's genes missing (a fraction-missing file written beside them), and under the model's
 // variants: UndatedDL, --no-dup with --no-dl, --no-dl, and --no-tl (the Π loop without terms the E
-// adjoint keeps).
+// adjoint keeps), then with fitted origination weights (OPTIMIZE), three speciation gamma
+// categories, and a class parametrisation file with origination weights per class.
 std::vector<ComparisonDataset> simulatedDatasets(int families, std::uint64_t seed, const std::string& folder);
 
 struct ComparisonCase {
@@ -44,6 +53,12 @@ const std::vector<ComparisonCase>& comparisonCases();
 
 // Log2 rates drawn uniformly between log2 0.005 and log2 0.5.
 RateParameters randomRates(RateMode mode, const Dataset& data, std::mt19937_64& rng);
+// θ of case `c` on dataset `d` (loaded as `data`): random rates, and as the dataset has them random
+// origination weights, a random shape α of its speciation categories, or its class file's classes
+// (in place of per-species rates); nullopt where the case does not apply (per-family rates with
+// anything but rates).
+std::optional<RateParameters> randomParameters(const ComparisonDataset& d, const ComparisonCase& c,
+                                               const Dataset& data, std::mt19937_64& rng);
 
 struct ComparisonRow {
     std::string dataset, mode, schedule;

@@ -25,6 +25,7 @@ Dataset withFamilies(const Dataset& data, const std::vector<int>& families) {
     out.origination = data.origination;
     out.fractionMissing = data.fractionMissing;
     out.events = data.events;
+    out.speciationCategories = data.speciationCategories;
     out.families.reserve(families.size());
     for (int f : families)
         out.families.push_back(data.families.at(f));

@@ -39,6 +39,10 @@ struct Dataset {
     // data/fraction_missing.hpp; 0 at internal nodes). Empty: none missing.
     std::vector<double> fractionMissing;
     EventModel events; // --rec-model, --no-dup, --no-dl, --no-tl
+    // --speciation-gamma-categories: the model is the mean of this many categories, each with its
+    // own speciation weight (model/gamma_categories.hpp; θ then holds their shape α). The backend
+    // factory wraps the engines for it (engine/gamma_mixture_backend.hpp).
+    int speciationCategories = 1;
 
     long long cladeCount() const;
     long long splitCount() const;
@@ -59,6 +63,7 @@ struct LoadOptions {
     int threads = 0;                                // 0: all cores
     Origination origination = Origination::Uniform; // applied by loadInput
     EventModel events;                              // validated and recorded by loadInput
+    int speciationCategories = 1;                   // recorded by loadInput
 };
 
 // The size of one family's clade set, before any exclusion (AleRax's ccps/ccpdim.txt).

@@ -14,8 +14,11 @@ LoadedInput loadInput(const InputPaths& paths, TransferConstraint constraint, co
     options.events.validate();
     if (options.events.recModel == RecModel::UndatedDL && constraint != TransferConstraint::Parents)
         throw std::invalid_argument("--transfer-constraint can only be used with --rec-model UndatedDTL");
+    if (options.speciationCategories < 1)
+        throw std::invalid_argument("--speciation-gamma-categories can only take values >= 1");
     auto dataset = std::make_shared<Dataset>();
     dataset->events = options.events;
+    dataset->speciationCategories = options.speciationCategories;
     std::vector<std::string> warnings;
     dataset->species = SpeciesTree::readFile(paths.speciesTree, &warnings);
     dataset->transferConstraint = constraint;

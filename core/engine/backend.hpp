@@ -63,6 +63,9 @@ struct FamilyTables {
     std::vector<double> originWeights; // --origination OPTIMIZE: o_e per node (else empty)
     CladeTables clades; // cladeSelfIterations: per clade (1 where a backend solves a self loop directly)
     SolverStats stats;  // early stops of the E and Π solves, so sampling reports them as eval does
+    // Speciation gamma categories (engine/gamma_mixture_backend.hpp): every category's own tables,
+    // the fields above then left empty; empty for a model of one category.
+    std::vector<FamilyTables> categories;
 };
 
 // Device memory budget and batch shape; the CPU ignores what it does not need.
@@ -75,8 +78,11 @@ class LikelihoodBackend {
   public:
     virtual ~LikelihoodBackend() = default;
     virtual std::string name() const = 0;
-    virtual Evaluation evaluate(const RateParameters& theta, const SolverOptions& options,
-                                bool withGradient) = 0;
+    // `familyWeights`, when given (one per family), weight the families in the gradient: it is then
+    // that of Σ_f w_f NLL_f (a mixture's categories, engine/gamma_mixture_backend.hpp); the
+    // likelihoods and totals are unweighted. Null: every weight 1.
+    virtual Evaluation evaluate(const RateParameters& theta, const SolverOptions& options, bool withGradient,
+                                const std::vector<double>* familyWeights = nullptr) = 0;
     // Forget cached E and Π (warm starts); results never depend on them beyond tolerance.
     virtual void clearWarmStarts() = 0;
     virtual void replan(const BatchLimits& limits) = 0;

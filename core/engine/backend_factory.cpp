@@ -1,5 +1,7 @@
 #include "engine/backend_factory.hpp"
 
+#include "engine/gamma_mixture_backend.hpp"
+
 #include <mutex>
 #include <omp.h>
 #include <stdexcept>
@@ -83,8 +85,11 @@ std::vector<std::string> availableDeviceNames() {
     return out;
 }
 
-BackendChoice selectBackend(const std::string& device, const std::shared_ptr<const Dataset>& data,
-                            const BatchLimits& limits) {
+namespace {
+
+// A backend of one speciation category on the device asked for, or the CPU.
+BackendChoice selectCategoryBackend(const std::string& device, const std::shared_ptr<const Dataset>& data,
+                                    const BatchLimits& limits) {
     BackendChoice choice;
     const std::vector<DeviceBackendKind> kinds = registeredKinds();
     const DeviceBackendKind* kind = nullptr;
@@ -119,6 +124,25 @@ BackendChoice selectBackend(const std::string& device, const std::shared_ptr<con
     }
     choice.backend = makeCpuBackend(data);
     choice.description = cpuDescription();
+    return choice;
+}
+
+} // namespace
+
+BackendChoice selectBackend(const std::string& device, const std::shared_ptr<const Dataset>& data,
+                            const BatchLimits& limits) {
+    BackendChoice choice = selectCategoryBackend(device, data, limits);
+    const int k = data->speciationCategories;
+    if (k < 2) return choice;
+    // The CPU keeps one backend per category (each with its warm starts); a device one for all,
+    // whose memory the categories then share.
+    std::vector<std::unique_ptr<LikelihoodBackend>> backends;
+    const bool cpu = choice.backend->name() == "cpu";
+    backends.push_back(std::move(choice.backend));
+    for (int c = 1; cpu && c < k; ++c)
+        backends.push_back(makeCpuBackend(data));
+    choice.backend = makeGammaMixtureBackend(data, std::move(backends));
+    choice.description += ", " + std::to_string(k) + " speciation categories";
     return choice;
 }
 

@@ -63,10 +63,10 @@ class CpuBackend final : public LikelihoodBackend {
                (keepTables_ ? ", warm starts kept" : ", warm starts for E only (tables too large)");
     }
 
-    Evaluation evaluate(const RateParameters& theta, const SolverOptions& options,
-                        bool withGradient) override {
+    Evaluation evaluate(const RateParameters& theta, const SolverOptions& options, bool withGradient,
+                        const std::vector<double>* familyWeights = nullptr) override {
         const auto start = std::chrono::steady_clock::now();
-        requireEvaluable(*data_, theta, options);
+        requireEvaluable(*data_, theta, options, familyWeights);
         const int F = static_cast<int>(data_->families.size());
         const int n = layout_.size;
         Evaluation out = emptyEvaluation(*data_, theta, withGradient);
@@ -134,8 +134,11 @@ class CpuBackend final : public LikelihoodBackend {
                         ProbabilityGradient own(shared ? 0 : n);
                         ProbabilityGradient& g = shared ? chunkGrad[k] : own;
                         AdjointStats adj;
-                        accumulateCladeAdjoint(layout_, family, p, ext, tables, options, g, adj, origins);
-                        if (origins) addOriginationGradient(tables, ext, originWeights, 1.0, chunkOrigin[k]);
+                        const double weight = familyWeights ? (*familyWeights)[f] : 1.0;
+                        accumulateCladeAdjoint(layout_, family, p, ext, tables, options, g, adj, origins,
+                                               weight);
+                        if (origins)
+                            addOriginationGradient(tables, ext, originWeights, weight, chunkOrigin[k]);
                         st.prunedClades += adj.prunedClades;
                         if (!shared) {
                             eliminateExtinction(layout_, p, ext, options, g, adj.krylov);

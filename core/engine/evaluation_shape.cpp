@@ -12,8 +12,16 @@ bool ratesFitDataset(const RateParameters& theta, const Dataset& data) {
             theta.familyCount() == static_cast<int>(data.families.size()));
 }
 
-void requireEvaluable(const Dataset& data, const RateParameters& theta, const SolverOptions& options) {
+void requireEvaluable(const Dataset& data, const RateParameters& theta, const SolverOptions& options,
+                      const std::vector<double>* familyWeights) {
     options.validate();
+    if (theta.shapeEntry() >= 0)
+        throw std::invalid_argument(
+            "this backend evaluates one speciation category: the gamma shape goes to the "
+            "category mixture");
+    if (familyWeights && familyWeights->size() != data.families.size())
+        throw std::invalid_argument("family weights: " + std::to_string(familyWeights->size()) + " for " +
+                                    std::to_string(data.families.size()) + " families");
     if (!ratesFitDataset(theta, data))
         throw std::invalid_argument("rate parameters do not match the dataset's shape");
     if (theta.optimizesOrigination() != (data.origination == Origination::Optimize))

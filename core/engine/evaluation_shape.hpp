@@ -10,8 +10,10 @@ namespace gpurec {
 
 // Whether θ has the shape of `data`: its species nodes, and its families in the genewise mode.
 bool ratesFitDataset(const RateParameters& theta, const Dataset& data);
-// Throws std::invalid_argument for invalid options or a θ that does not fit `data`.
-void requireEvaluable(const Dataset& data, const RateParameters& theta, const SolverOptions& options);
+// Throws std::invalid_argument for invalid options, a θ that does not fit `data` (a backend of one
+// speciation category takes no shape α: the mixture strips it), or family weights of another count.
+void requireEvaluable(const Dataset& data, const RateParameters& theta, const SolverOptions& options,
+                      const std::vector<double>* familyWeights = nullptr);
 // Throws std::out_of_range for a family index outside `data`.
 void requireFamilies(const Dataset& data, const std::vector<int>& families);
 

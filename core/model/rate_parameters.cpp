@@ -1,5 +1,7 @@
 #include "model/rate_parameters.hpp"
 
+#include "model/gamma_categories.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <stdexcept>
@@ -125,6 +127,7 @@ EventProbabilities RateParameters::probabilities(int family, PresentRates presen
 }
 
 void RateParameters::addOriginationPerNode(double initialWeight) {
+    if (shapeEntry_ >= 0) throw std::logic_error("the speciation shape stays θ's last entry");
     if (mode_ == RateMode::Genewise)
         throw std::invalid_argument(
             "origination weights are shared by the families: not with per-family rates");
@@ -145,11 +148,54 @@ std::vector<double> RateParameters::originWeights() const {
     return out;
 }
 
+void RateParameters::addSpeciationShape(double alpha) {
+    if (shapeEntry_ >= 0) throw std::logic_error("the speciation shape is already part of these parameters");
+    if (!(alpha >= kMinGammaAlpha && alpha <= kMaxGammaAlpha))
+        throw std::invalid_argument("the speciation gamma shape must be in [0.0201, 100], got " +
+                                    std::to_string(alpha));
+    shapeEntry_ = static_cast<int>(theta_.size());
+    theta_.push_back(std::log2(alpha));
+}
+
+double RateParameters::speciationShape() const {
+    return shapeEntry_ < 0 ? 1.0 : std::exp2(theta_[shapeEntry_]);
+}
+
+bool RateParameters::isRateEntry(int i) const {
+    if (mode_ == RateMode::Classes)
+        return i < static_cast<int>(classes_.entryType.size()) && classes_.entryType[i] != 'O';
+    return i < 3 * rowCount_;
+}
+
+RateParameters RateParameters::category(double log2Scaler) const {
+    RateParameters out = *this;
+    if (shapeEntry_ >= 0) {
+        out.theta_.pop_back();
+        out.shapeEntry_ = -1;
+    }
+    for (int i = 0; i < static_cast<int>(out.theta_.size()); ++i)
+        if (isRateEntry(i)) out.theta_[i] -= log2Scaler;
+    return out;
+}
+
+void RateParameters::entryBounds(double minRate, double maxRate, std::vector<double>& lower,
+                                 std::vector<double>& upper) const {
+    lower.assign(theta_.size(), std::log2(minRate));
+    upper.assign(theta_.size(), std::log2(maxRate));
+    if (shapeEntry_ >= 0) {
+        lower[shapeEntry_] = std::log2(kMinGammaAlpha);
+        upper[shapeEntry_] = std::log2(kMaxGammaAlpha);
+    }
+}
+
 std::vector<std::string> RateParameters::extraEntryNames(const std::vector<std::string>& speciesNames) const {
-    if (mode_ == RateMode::Classes) return classes_.entryNames;
     std::vector<std::string> names;
-    for (std::size_t e = 0; e < originEntry_.size(); ++e)
-        names.push_back("O " + speciesNames.at(e));
+    if (mode_ == RateMode::Classes)
+        names = classes_.entryNames;
+    else
+        for (std::size_t e = 0; e < originEntry_.size(); ++e)
+            names.push_back("O " + speciesNames.at(e));
+    if (shapeEntry_ >= 0) names.emplace_back("alpha");
     return names;
 }
 

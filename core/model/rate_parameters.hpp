@@ -79,8 +79,23 @@ class RateParameters {
     // o_e of every species node (empty when origination is not optimised); the likelihood reads
     // them normalised (O_e = o_e / Σ o), so their scale does not matter.
     std::vector<double> originWeights() const;
-    // Entries after the rate rows in the row modes (origination weights), or every entry of a
-    // class parametrisation, by name: "O <node>" or the class file's "<node> <type>".
+    // Speciation rate categories (model/gamma_categories.hpp): the shape α of their Gamma
+    // distribution, one entry log2 α at the end of θ.
+    void addSpeciationShape(double alpha);
+    int shapeEntry() const { return shapeEntry_; } // −1: one category, no shape
+    double speciationShape() const;
+    // θ of the category with speciation weight 2^log2Scaler: every rate entry minus log2Scaler
+    // (p^S = s / (s + δ + λ + τ) is the model at rates divided by s), the shape entry dropped.
+    RateParameters category(double log2Scaler) const;
+    // Whether entry i is a D, L or T rate (not an origination weight or the shape).
+    bool isRateEntry(int i) const;
+    // log2 bounds of every entry: rates and origination weights in [minRate, maxRate], the shape in
+    // AleRax's [0.0201, 100].
+    void entryBounds(double minRate, double maxRate, std::vector<double>& lower,
+                     std::vector<double>& upper) const;
+
+    // Entries after the rate rows in the row modes (origination weights, the shape), or every entry
+    // of a class parametrisation, by name: "O <node>", the class file's "<node> <type>", "alpha".
     std::vector<std::string> extraEntryNames(const std::vector<std::string>& speciesNames) const;
     const ParameterClassMap& classes() const { return classes_; }
 
@@ -91,6 +106,7 @@ class RateParameters {
     int rowCount_ = 0;
     std::vector<double> theta_;
     std::vector<int> originEntry_;
+    int shapeEntry_ = -1;
     ParameterClassMap classes_; // classes mode only
 };
 

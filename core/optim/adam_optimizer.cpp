@@ -12,7 +12,7 @@ StopOptimization runAdam(OptimizationRun& run) {
     for (int step = 1;; ++step) {
         run.evaluate(theta, grad);
         run.endIteration(); // throws StopOptimization, max_iter included
-        projectRateGradient(theta, grad, s.min_rate, s.max_rate);
+        run.project(theta, grad);
         const double correction1 = 1.0 - std::pow(s.beta1, step), correction2 = 1.0 - std::pow(s.beta2, step);
         for (std::size_t i = 0; i < theta.size(); ++i) {
             m[i] = s.beta1 * m[i] + (1.0 - s.beta1) * grad[i];
@@ -20,7 +20,7 @@ StopOptimization runAdam(OptimizationRun& run) {
             theta[i] -=
                 s.learning_rate * (m[i] / correction1) / (std::sqrt(v[i] / correction2) + s.adam_epsilon);
         }
-        clampLogRate(theta, s.min_rate, s.max_rate);
+        run.clamp(theta);
     }
 }
 

@@ -86,6 +86,7 @@ json optimizerSettingsJson(const OptimizerSettings& s) {
             {"adam_epsilon", s.adam_epsilon},
             {"lbfgsb_memory", s.lbfgsb_memory},
             {"warm_starts", s.warm_starts},
+            {"fix_rates", s.fix_rates},
             {"lockstep_families", s.lockstep_families}};
 }
 
@@ -103,6 +104,7 @@ OptimizerSettings optimizerSettingsFromJson(const json& j) {
     s.adam_epsilon = j.at("adam_epsilon").get<double>();
     s.lbfgsb_memory = integerField<int>(j, "lbfgsb_memory");
     s.warm_starts = j.at("warm_starts").get<bool>();
+    s.fix_rates = j.value("fix_rates", false); // absent before --fix-rates in optimize
     s.lockstep_families = j.at("lockstep_families").get<bool>();
     s.validate();
     return s;

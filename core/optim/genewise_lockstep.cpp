@@ -53,7 +53,7 @@ double projectedNorm(const FamilyBfgs::Vector& theta, const FamilyBfgs::Vector& 
 StopOptimization runGenewiseLockstep(OptimizationRun& run) {
     using Vector = FamilyBfgs::Vector;
     const OptimizerSettings& s = run.settings();
-    const FamilyBfgs::Limits limits{run.lowerBound(), run.upperBound(), s.grad_tol, s.rel_tol};
+    const FamilyBfgs::Limits limits{run.rateLowerBound(), run.rateUpperBound(), s.grad_tol, s.rel_tol};
     const std::vector<double> start = run.startTheta();
     const std::size_t families = start.size() / 3;
     std::vector<FamilyBfgs> searches;

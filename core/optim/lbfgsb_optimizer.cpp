@@ -59,7 +59,8 @@ StopOptimization runLbfgsb(OptimizationRun& run) {
     LBFGSpp::LBFGSBSolver<double, ReportingLineSearch> solver(param);
 
     const Eigen::Index n = static_cast<Eigen::Index>(run.startTheta().size());
-    const Vector lower = Vector::Constant(n, run.lowerBound()), upper = Vector::Constant(n, run.upperBound());
+    const Vector lower = Eigen::Map<const Vector>(run.lowerBounds().data(), n),
+                 upper = Eigen::Map<const Vector>(run.upperBounds().data(), n);
     Objective objective{run, {}, {}};
     Vector x = Eigen::Map<const Vector>(run.startTheta().data(), n);
     int fruitless = 0;

@@ -30,11 +30,14 @@ std::string shortNumber(double v) {
 OptimizationRun::OptimizationRun(ReconModel& model, const OptimizerSettings& settings,
                                  const ProgressCallback& progress, const ResumePoint* resume)
     : model_(model), settings_(settings), progress_(progress), started_(std::chrono::steady_clock::now()),
-      lower_(std::log2(settings.min_rate)), upper_(std::log2(settings.max_rate)),
       current_(model.parameters()), resumed_(resume != nullptr) {
     settings_.validate();
+    current_.entryBounds(settings_.min_rate, settings_.max_rate, lower_, upper_);
     start_ = current_.theta();
-    clampLogRate(start_, settings_.min_rate, settings_.max_rate);
+    clamp(start_);
+    if (settings_.fix_rates) // every entry but the shape held where it starts
+        for (int i = 0; i < static_cast<int>(start_.size()); ++i)
+            if (i != current_.shapeEntry()) lower_[i] = upper_[i] = start_[i];
     if (resume) {
         iteration_ = resume->iterations;
         evaluations_ = resume->evaluations;
@@ -44,10 +47,20 @@ OptimizationRun::OptimizationRun(ReconModel& model, const OptimizerSettings& set
     }
 }
 
+void OptimizationRun::clamp(std::vector<double>& theta) const {
+    for (std::size_t i = 0; i < theta.size(); ++i)
+        theta[i] = std::clamp(theta[i], lower_[i], upper_[i]);
+}
+
+void OptimizationRun::project(const std::vector<double>& theta, std::vector<double>& grad) const {
+    for (std::size_t i = 0; i < theta.size() && i < grad.size(); ++i)
+        if ((theta[i] <= lower_[i] && grad[i] > 0) || (theta[i] >= upper_[i] && grad[i] < 0)) grad[i] = 0.0;
+}
+
 double OptimizationRun::projectedGradNorm(const std::vector<double>& theta,
                                           const std::vector<double>& grad) const {
     std::vector<double> projected = grad;
-    projectRateGradient(theta, projected, settings_.min_rate, settings_.max_rate);
+    project(theta, projected);
     double norm = 0;
     for (double g : projected)
         norm = std::max(norm, std::abs(g));
@@ -80,7 +93,7 @@ void OptimizationRun::keepIfBest() {
 
 double OptimizationRun::evaluate(const std::vector<double>& theta, std::vector<double>& grad) {
     std::vector<double> point = theta;
-    clampLogRate(point, settings_.min_rate, settings_.max_rate);
+    clamp(point);
     if (haveBest_ && point == bestTheta_) {
         grad = bestGrad_;
         lastTheta_ = bestTheta_;
@@ -99,7 +112,7 @@ double OptimizationRun::evaluate(const std::vector<double>& theta, std::vector<d
 std::vector<double> OptimizationRun::evaluateFamilies(const std::vector<double>& theta,
                                                       std::vector<double>& grad) {
     std::vector<double> point = theta;
-    clampLogRate(point, settings_.min_rate, settings_.max_rate);
+    clamp(point);
     evaluateModel(point, grad);
     std::vector<double> nll;
     for (double ll : model_.lastEvaluation().logLikelihood)
@@ -185,11 +198,11 @@ void OptimizationRun::endIterationAt(const std::vector<double>& theta, double nl
 bool OptimizationRun::snapToLowerBound() {
     if (!haveBest_ || iteration_ > settings_.max_iter) return false;
     std::vector<double> candidate = bestTheta_, projected = bestGrad_;
-    projectRateGradient(bestTheta_, projected, settings_.min_rate, settings_.max_rate);
+    project(bestTheta_, projected);
     bool moved = false;
     for (std::size_t i = 0; i < candidate.size(); ++i) {
         if (projected[i] > 0 && candidate[i] < kLinearRegimeLog2Rate) {
-            candidate[i] = lower_;
+            candidate[i] = lower_[i];
             moved = true;
         }
     }

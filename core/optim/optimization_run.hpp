@@ -27,8 +27,14 @@ class OptimizationRun {
     const OptimizerSettings& settings() const { return settings_; }
     // Where an algorithm (re)starts: the best point so far, else the clamped starting θ.
     const std::vector<double>& startTheta() const { return haveBest_ ? bestTheta_ : start_; }
-    double lowerBound() const { return lower_; } // log2 of the rate bounds
-    double upperBound() const { return upper_; }
+    // log2 bounds of every entry of θ (RateParameters::entryBounds); the rates' are the settings'.
+    const std::vector<double>& lowerBounds() const { return lower_; }
+    const std::vector<double>& upperBounds() const { return upper_; }
+    double rateLowerBound() const { return std::log2(settings_.min_rate); }
+    double rateUpperBound() const { return std::log2(settings_.max_rate); }
+    // θ into its bounds; the gradient's components that push past an active bound zeroed.
+    void clamp(std::vector<double>& theta) const;
+    void project(const std::vector<double>& theta, std::vector<double>& grad) const;
 
     // NLL (bits) and gradient at θ projected into the bounds. The best point's values are cached,
     // so re-evaluating it (an L-BFGS-B restart) costs nothing. Once a signal has arrived, throws
@@ -82,7 +88,7 @@ class OptimizationRun {
     OptimizerSettings settings_;
     const ProgressCallback& progress_;
     std::chrono::steady_clock::time_point started_;
-    double lower_, upper_;
+    std::vector<double> lower_, upper_;
     RateParameters current_;
     std::vector<double> start_;
     std::vector<double> modelTheta_; // where the model's last evaluation is

@@ -88,7 +88,8 @@ OptimizationResult optimizeRates(ReconModel& model, const OptimizerSettings& set
         StopOptimization stop;
         if (settings.kind == OptimizerKind::Adam)
             stop = fitJointly(run, runAdam);
-        else if (model.parameters().mode() == RateMode::Genewise && settings.lockstep_families)
+        else if (model.parameters().mode() == RateMode::Genewise && settings.lockstep_families &&
+                 !settings.fix_rates)
             stop = untilStopped([&] { return runGenewiseLockstep(run); }); // snaps per family itself
         else
             stop = fitJointly(run, runLbfgsb);

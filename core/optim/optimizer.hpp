@@ -25,6 +25,9 @@ struct OptimizerSettings {
     double adam_epsilon = 1e-8; // Adam's denominator guard
     int lbfgsb_memory = 10;     // L-BFGS-B correction pairs
     bool warm_starts = true;    // false: clear the backend's E and Π̄ guesses before every evaluation
+    // Keep the rates and origination weights at their start (AleRax's --fix-rates): only the
+    // speciation categories' shape, if any, is fitted.
+    bool fix_rates = false;
     // Genewise rates under L-BFGS-B: one bounded BFGS per family, all families' trial points in one
     // evaluation per iteration (false: one joint L-BFGS-B over every family's rates, much slower).
     bool lockstep_families = true;

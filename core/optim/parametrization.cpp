@@ -33,16 +33,26 @@ Parametrization parseParametrization(const std::string& text, Origination origin
     return p;
 }
 
-RateParameters makeParameters(const Parametrization& p, const Dataset& data, Rates initial) {
+RateParameters makeParameters(const Parametrization& p, const Dataset& data, Rates initial, double alpha) {
     const int S = data.species.size(), F = static_cast<int>(data.families.size());
     const double originStart = 1.0 / S;
-    if (p.mode == RateMode::Classes)
-        return RateParameters(readParameterClasses(p.classFile, data.species, data.events.recModel,
-                                                   data.origination == Origination::Optimize),
-                              S, initial, originStart);
-    RateParameters theta(p.mode, S, F, initial);
+    RateParameters theta =
+        p.mode == RateMode::Classes
+            ? RateParameters(readParameterClasses(p.classFile, data.species, data.events.recModel,
+                                                  data.origination == Origination::Optimize),
+                             S, initial, originStart)
+            : RateParameters(p.mode, S, F, initial);
     if (p.originPerNode) theta.addOriginationPerNode(originStart);
+    addSpeciationShape(theta, data, alpha);
     return theta;
+}
+
+void addSpeciationShape(RateParameters& theta, const Dataset& data, double alpha) {
+    if (data.speciationCategories < 2) return;
+    if (theta.mode() == RateMode::Genewise)
+        throw std::invalid_argument(
+            "--speciation-gamma-categories cannot be used with --model-parametrization PER-FAMILY");
+    theta.addSpeciationShape(alpha);
 }
 
 } // namespace gpurec

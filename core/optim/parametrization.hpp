@@ -23,8 +23,14 @@ struct Parametrization {
 Parametrization parseParametrization(const std::string& text, Origination origination);
 
 // The starting θ: rates `initial` on every row or class; origination weights, when the
-// parametrisation has them, all 1/N (AleRax's start: the UNIFORM likelihood). Throws InputError
-// for a bad class file.
-RateParameters makeParameters(const Parametrization& p, const Dataset& data, Rates initial);
+// parametrisation has them, all 1/N (AleRax's start: the UNIFORM likelihood); the speciation
+// categories' shape `alpha` when the data has several (addSpeciationShape). Throws InputError for a
+// bad class file.
+RateParameters makeParameters(const Parametrization& p, const Dataset& data, Rates initial,
+                              double alpha = 1.0);
+
+// Appends the shape α of data.speciationCategories > 1 categories to θ (nothing for one). Throws
+// std::invalid_argument with AleRax's message for per-family rates, and for α out of its bounds.
+void addSpeciationShape(RateParameters& theta, const Dataset& data, double alpha);
 
 } // namespace gpurec

@@ -2,6 +2,7 @@
 
 #include "engine/evaluation_shape.hpp"
 #include "engine/family_solver.hpp"
+#include "engine/gamma_mixture_backend.hpp"
 #include "io/number_text.hpp"
 
 #include <algorithm>
@@ -111,19 +112,40 @@ void sampleFamilies(const Dataset& data, const RateParameters& theta, const std:
             try {
                 const int f = group[i];
                 const GeneFamily& family = data.families.at(f);
-                ReconciliationSampler sampler(layout, family, tables[i], settings.halveRootBranches);
                 std::mt19937_64 rng = familyGenerator(settings.seed, family.name);
                 FamilySamples out;
                 out.family = f;
                 out.stats = tables[i].stats;
-                ExtinctionState ext;
-                ext.E = tables[i].E;
-                const std::vector<double>& o = tables[i].originWeights;
-                out.logLikelihood = familyLogLikelihood(tables[i].clades, ext, family.originSpecies,
-                                                        o.empty() ? nullptr : &o);
+                // One table set per speciation category (else the family's one): each reconciliation
+                // draws its category from the posterior L_c / Σ L, then its events in that category.
+                std::vector<const FamilyTables*> sets;
+                for (const FamilyTables& c : tables[i].categories)
+                    sets.push_back(&c);
+                if (sets.empty()) sets.push_back(&tables[i]);
+                std::vector<double> ll;
+                std::vector<ReconciliationSampler> samplers;
+                for (const FamilyTables* t : sets) {
+                    ExtinctionState ext;
+                    ext.E = t->E;
+                    const std::vector<double>& o = t->originWeights;
+                    ll.push_back(
+                        familyLogLikelihood(t->clades, ext, family.originSpecies, o.empty() ? nullptr : &o));
+                    samplers.emplace_back(layout, family, *t, settings.halveRootBranches);
+                }
+                out.logLikelihood = sets.size() == 1 ? ll.front() : meanOfLikelihoods(ll);
+                std::vector<double> share(ll.size());
+                for (std::size_t c = 0; c < ll.size(); ++c)
+                    share[c] = std::exp(ll[c] - out.logLikelihood) / static_cast<double>(ll.size());
                 out.reconciliations.reserve(settings.samples);
-                for (int k = 0; k < settings.samples; ++k)
-                    out.reconciliations.push_back(sampler.draw(rng));
+                for (int k = 0; k < settings.samples; ++k) {
+                    std::size_t c = 0;
+                    if (sets.size() > 1) {
+                        double u = uniformUnit(rng);
+                        while (c + 1 < share.size() && u >= share[c])
+                            u -= share[c++];
+                    }
+                    out.reconciliations.push_back(samplers[c].draw(rng));
+                }
                 tables[i] = FamilyTables{}; // release the tables as soon as they are used
                 consume(std::move(out));
             } catch (...) {

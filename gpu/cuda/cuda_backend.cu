@@ -281,6 +281,7 @@ class CudaBackend final : public LikelihoodBackend, public BackendDiagnostics {
         entries_.allocate(3 * static_cast<std::size_t>(layout_.size), memory_, "allocating the rates");
         originWeights_.allocate(layout_.size, memory_, "allocating the origination weights");
         originPosterior_.allocate(layout_.size, memory_, "allocating the origination weights");
+        familyWeightsDevice_.allocate(F, memory_, "allocating the family weights");
         thetaGradient_.allocate(3 * static_cast<std::size_t>(F), memory_, "allocating the rate gradient");
         logLikelihood_.allocate(F, memory_, "allocating the log-likelihoods");
         sharedTotal_.allocate(kGradientRows * static_cast<std::size_t>(layout_.size), memory_,
@@ -375,10 +376,10 @@ class CudaBackend final : public LikelihoodBackend, public BackendDiagnostics {
 
     BackendDiagnostics* diagnostics() override { return this; }
 
-    Evaluation evaluate(const RateParameters& theta, const SolverOptions& options,
-                        bool withGradient) override {
+    Evaluation evaluate(const RateParameters& theta, const SolverOptions& options, bool withGradient,
+                        const std::vector<double>* familyWeights = nullptr) override {
         const auto wallStart = std::chrono::steady_clock::now();
-        requireEvaluable(*data_, theta, options);
+        requireEvaluable(*data_, theta, options, familyWeights);
         const int F = familyCount();
         std::lock_guard lock(mutex_);
         check(cudaSetDevice(device_), "selecting the CUDA device");
@@ -388,7 +389,15 @@ class CudaBackend final : public LikelihoodBackend, public BackendDiagnostics {
         Evaluation out = emptyEvaluation(*data_, theta, withGradient,
                                          poison_ ? std::numeric_limits<double>::quiet_NaN() : 0.0);
         const SetView sv = solveSets(theta, options, out.stats);
-        const CladeView cv = cladeView(genewise);
+        // The families' gradient weights (a mixture's categories), read by the adjoint's seeds.
+        familyWeights_ = familyWeights && withGradient ? *familyWeights : std::vector<double>{};
+        CladeView cv = cladeView(genewise);
+        if (!familyWeights_.empty()) {
+            check(cudaMemcpyAsync(familyWeightsDevice_.get(), familyWeights_.data(),
+                                  familyWeights_.size() * sizeof(double), cudaMemcpyHostToDevice, stream_),
+                  "uploading the family weights");
+            cv.familyWeights = familyWeightsDevice_.get();
+        }
         const ForwardSettings fwd = forwardSettings(options);
         AdjointSettings adj{options.bicgstab_max_iter, options.bicgstab_tol, options.pibar_side_threshold,
                             options.use_adjoint_pruning, options.adjoint_pruning_threshold};
@@ -883,9 +892,9 @@ class CudaBackend final : public LikelihoodBackend, public BackendDiagnostics {
                                   cudaMemcpyDeviceToHost, stream_),
                   "reading the gradient");
         check(cudaStreamSynchronize(stream_), "computing the gradient");
-        const KrylovStats ks =
-            addSharedModeGradient(layout_, theta, host_.familyOrigin, options, total, ext,
-                                  data_->events.presentRates(), out.gradient, originPosterior);
+        const KrylovStats ks = addSharedModeGradient(layout_, theta, host_.familyOrigin, options, total, ext,
+                                                     data_->events.presentRates(), out.gradient,
+                                                     originPosterior, familyWeights_);
         out.stats.bicgstabIterations += ks.iterations;
         out.stats.bicgstabBreakdowns += ks.breakdowns;
         out.stats.bicgstabEarly.note(ks.unconverged, ks.worstResidual, familyCount());
@@ -905,8 +914,10 @@ class CudaBackend final : public LikelihoodBackend, public BackendDiagnostics {
     BatchBuffers batch_;
     DeviceArray<double> theta_, thetaGradient_, sharedTotal_, logLikelihood_, originWeights_,
         originPosterior_;
-    DeviceArray<int> entries_;     // RateParameters::sharedEntries of the shared modes
-    bool originOptimized_ = false; // θ of the last solveSets holds origination weights
+    DeviceArray<double> familyWeightsDevice_;
+    std::vector<double> familyWeights_; // of the evaluation in progress (empty: 1 each)
+    DeviceArray<int> entries_;          // RateParameters::sharedEntries of the shared modes
+    bool originOptimized_ = false;      // θ of the last solveSets holds origination weights
     DeviceArray<unsigned long long> counters_;
     BatchPlan plan_;
     std::vector<std::vector<std::pair<int, int>>> waves_;      // per batch: (offset, count) of each wave

@@ -109,6 +109,9 @@ struct CladeView {
     bool genewise = false;             // parameter set of family f: f (genewise) or 0
     // --origination OPTIMIZE: O_e of every node for the families originating anywhere (null: 1 each).
     const double* originWeights = nullptr;
+    // Per family: its weight in the gradient (LikelihoodBackend::evaluate's familyWeights; null: 1).
+    const double* familyWeights = nullptr;
+    GPUREC_HD double weightOf(int family) const { return familyWeights ? familyWeights[family] : 1.0; }
     GPUREC_HD int setOf(int family) const { return genewise ? family : 0; }
 };
 

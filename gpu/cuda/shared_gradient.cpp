@@ -8,7 +8,8 @@ KrylovStats addSharedModeGradient(const SpeciesLayout& layout, const RateParamet
                                   const std::vector<int>& familyOrigins, const SolverOptions& options,
                                   const std::vector<double>& rows, const ExtinctionState& extinction,
                                   PresentRates present, std::vector<double>& gradient,
-                                  const std::vector<double>& originPosterior) {
+                                  const std::vector<double>& originPosterior,
+                                  const std::vector<double>& familyWeights) {
     const int n = layout.size;
     ProbabilityGradient g(n);
     auto rowOf = [&](int r) { return std::vector<double>(rows.begin() + r * n, rows.begin() + (r + 1) * n); };
@@ -20,7 +21,7 @@ KrylovStats addSharedModeGradient(const SpeciesLayout& layout, const RateParamet
     const EventProbabilities p = theta.probabilities(0, present);
     KrylovStats stats;
     const std::vector<double> o = theta.originWeights();
-    addConditioningGradient(extinction.E, familyOrigins, g.gE, o.empty() ? nullptr : &o);
+    addConditioningGradient(extinction.E, familyOrigins, g.gE, o.empty() ? nullptr : &o, familyWeights);
     eliminateExtinction(layout, p, extinction, options, g, stats);
     addThetaGradient(theta, 0, p, g, gradient);
     if (!o.empty()) {
@@ -28,7 +29,9 @@ KrylovStats addSharedModeGradient(const SpeciesLayout& layout, const RateParamet
         double survive = 0;
         for (int e = 0; e < n; ++e)
             survive += o[e] * (1.0 - extinction.E[e]);
-        const double families = static_cast<double>(familyOrigins.size());
+        double families = 0;
+        for (std::size_t f = 0; f < familyOrigins.size(); ++f)
+            families += familyWeights.empty() ? 1.0 : familyWeights[f];
         for (int e = 0; e < n; ++e)
             gradient[theta.originEntry(e)] +=
                 o[e] * (families * (1.0 - extinction.E[e]) / survive - originPosterior.at(e));

@@ -386,13 +386,13 @@ GPUREC_HD void familyLikelihood(const Team& t, const SpeciesView& s, const SetVi
     }
 }
 
-// Entry e of Σ_f Π(root_f, e) / Σ_h O_h Π(root_f, h) over the batch's families, in family order
+// Entry e of Σ_f w_f Π(root_f, e) / Σ_h O_h Π(root_f, h) over the batch's families, in family order
 // (--origination OPTIMIZE: the root rows' share of the weights' gradient; rows' scales cancel).
 GPUREC_HD inline void originPosteriorEntry(const CladeView& cv, const TableView& tab, int familyBegin,
                                            int families, const double* rootSum, int e, double* acc) {
     double sum = acc[e];
     for (int f = familyBegin; f < familyBegin + families; ++f)
-        sum += tab.pi[tab.row(cv.familyRoot[f]) + e] / rootSum[f - familyBegin];
+        sum += cv.weightOf(f) * tab.pi[tab.row(cv.familyRoot[f]) + e] / rootSum[f - familyBegin];
     acc[e] = sum;
 }
 
@@ -471,7 +471,7 @@ GPUREC_HD void solveCladeAdjoint(const Team& t, const SpeciesView& s, const SetR
     const int family = cv.cladeFamily[c];
     const bool root = c == cv.familyRoot[family];
     const int origin = cv.familyOrigin[family];
-    const double start = root ? -1.0 / (kLn2 * rootSum[family - familyBegin]) : 0.0;
+    const double start = root ? -cv.weightOf(family) / (kLn2 * rootSum[family - familyBegin]) : 0.0;
     const double* o = cv.originWeights;
     forEachNode(t, s, [&](int e) {
         b[e] = origin >= 0 ? (e == origin ? start : 0.0) : o ? o[e] * start : start;
@@ -566,16 +566,17 @@ GPUREC_HD inline void gatherGradient(const SpeciesView& s, const SetRef& p, cons
 }
 
 // Eliminates E of one family's parameter set (spec 7.3), the family originating at `origin` (−1:
-// anywhere): solves the E adjoint and writes d NLL / dθ of a species-uniform set (a genewise row) to
-// theta[0..2]. acc holds the kGradientRows rows of n accumulated by gatherGradient.
+// anywhere) with gradient weight `weight`: solves the E adjoint and writes d NLL / dθ of a
+// species-uniform set (a genewise row) to theta[0..2]. acc holds the kGradientRows rows of n
+// accumulated by gatherGradient.
 template <class Team>
 GPUREC_HD void eliminateExtinctionSet(const Team& t, const SpeciesView& s, const SetRef& p, double survive,
-                                      int origin, const double* acc, int maxIterations, double tolerance,
-                                      double* scratch, double* theta) {
+                                      int origin, double weight, const double* acc, int maxIterations,
+                                      double tolerance, double* scratch, double* theta) {
     const int n = s.n;
     double *q = scratch, *u = scratch + n, *v = scratch + 2 * n, *sub = scratch + 3 * n;
     // d/dE_e of the conditioning term log2 Σ_e O_e (1 − E_e).
-    const double conditioning = 1.0 / (kLn2 * (origin < 0 ? survive : 1.0 - p.E[origin]));
+    const double conditioning = weight / (kLn2 * (origin < 0 ? survive : 1.0 - p.E[origin]));
     forEachNode(t, s, [&](int e) {
         q[e] = acc[RowE * n + e] - (origin < 0 || e == origin ? conditioning : 0.0);
         v[e] = acc[RowEbar * n + e];
@@ -648,8 +649,8 @@ GPUREC_HD void genewiseThetaFamily(const Team& t, const SpeciesView& s, const Se
     const SetRef p(sv, f, n);
     const double* acc =
         partial + static_cast<std::size_t>(chunks.familyChunkBegin[f] - chunkBegin) * kGradientRows * n;
-    eliminateExtinctionSet(t, s, p, sv.survive[f], cv.familyOrigin[f], acc, opt.maxIterations, opt.tolerance,
-                           scratch, theta + 3 * static_cast<std::size_t>(f));
+    eliminateExtinctionSet(t, s, p, sv.survive[f], cv.familyOrigin[f], cv.weightOf(f), acc, opt.maxIterations,
+                           opt.tolerance, scratch, theta + 3 * static_cast<std::size_t>(f));
 }
 
 } // namespace gpurec::gpu

@@ -186,6 +186,7 @@ LoadedInput load(const ComparisonDataset& d) {
     lo.minCoveredSpecies = d.minCoveredSpecies;
     lo.origination = parseOrigination(d.origination);
     lo.events = d.events;
+    lo.speciationCategories = d.speciationCategories;
     return loadInput(paths, parseTransferConstraint(d.transferConstraint), lo);
 }
 
@@ -231,14 +232,15 @@ int main(int argc, char** argv) {
             }
             BackendChoice candidate = selectBackend(device, set, BatchLimits{});
             if (BackendDiagnostics* diag = candidate.backend->diagnostics()) diag->setPoisonOutputs(true);
-            const std::unique_ptr<LikelihoodBackend> reference = makeCpuBackend(set);
+            const std::unique_ptr<LikelihoodBackend> reference = selectBackend("cpu", set, {}).backend;
             const std::string name = device + " " + d.name;
             for (const ComparisonCase& c : comparisonCases()) {
                 SolverOptions options;
-                const RateParameters theta = randomRates(c.mode, *set, rng);
+                const std::optional<RateParameters> theta = randomParameters(d, c, *set, rng);
+                if (!theta) continue;
                 options.schedule = c.schedule;
                 const ComparisonRow row = compareBackends(*reference, *candidate.backend, *set, d.name, c,
-                                                          theta, options, BatchLimits{});
+                                                          *theta, options, BatchLimits{});
                 ++rows;
                 char line[256];
                 std::snprintf(line, sizeof line,
@@ -249,6 +251,7 @@ int main(int argc, char** argv) {
                 expect(row.passed, line);
             }
             if (BackendDiagnostics* diag = candidate.backend->diagnostics()) diag->setPoisonOutputs(false);
+            if (d.extendedParameters()) continue; // the checks below take plain rates
             checkTablesAndSampling(*reference, *candidate.backend, *set, name);
             checkOutOfMemoryReplanning(*reference, *candidate.backend, *set, name, rng);
             if (set->species.leafCount() >= 4) checkSpeciesTreeMoves(*candidate.backend, set, name, rng);
