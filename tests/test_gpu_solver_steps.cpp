@@ -16,8 +16,10 @@
 
 #include <QtTest>
 #include <algorithm>
+#include <barrier>
 #include <cmath>
 #include <random>
+#include <thread>
 
 using namespace gpurec;
 using namespace gpurec::gpu;
@@ -106,6 +108,25 @@ struct HostExecutor {
     }
     void endPhase(EvaluationPhase) {}
     void endWave(EvaluationPhase, int, int, int) {}
+};
+
+// A team of host threads, one per member, for the steps whose result depends on how the work is
+// split between members: barriers are real, and exclusiveSum goes through shared totals as
+// BlockTeam's per-warp totals do.
+struct ThreadTeam {
+    int rank, size;
+    std::barrier<>* barrier;
+    double* totals; // one per member
+    void sync() const { barrier->arrive_and_wait(); }
+    double exclusiveSum(double v, bool reversed) const {
+        totals[rank] = v;
+        sync();
+        double sum = 0.0;
+        for (int r = reversed ? size - 1 : 0; reversed ? r > rank : r < rank; r += reversed ? -1 : 1)
+            sum += totals[r];
+        sync();
+        return sum;
+    }
 };
 
 struct Emulation {
@@ -552,6 +573,43 @@ class GpuSolverSteps : public QObject {
                                        static_cast<int>(in.dataset->families.size()), r);
             matchesCpu(in.dataset, theta, SolverOptions{});
         }
+    }
+
+    // RELDATED's running sums split between team members (scanPositions): the blocks, their totals'
+    // scan and the direction, against plain running sums, for teams larger and smaller than n.
+    void teamScansMatchRunningSums() {
+        std::mt19937 rng(3);
+        std::uniform_real_distribution<double> u(0, 1);
+        for (int n : {1, 2, 5, 37, 100})
+            for (int members : {1, 2, 3, 8, 13})
+                for (bool fromEnd : {false, true}) {
+                    std::vector<double> x(n), out(n, std::nan("")), totals(members);
+                    for (double& v : x)
+                        v = u(rng);
+                    std::barrier<> barrier(members);
+                    std::vector<std::thread> threads;
+                    for (int r = 0; r < members; ++r)
+                        threads.emplace_back([&, r] {
+                            const ThreadTeam team{r, members, &barrier, totals.data()};
+                            scanPositions(
+                                team, n, fromEnd, [&](int i) { return x[i]; }, out.data());
+                        });
+                    for (std::thread& t : threads)
+                        t.join();
+                    double sum = 0.0;
+                    for (int k = 0; k < n; ++k) {
+                        const int i = fromEnd ? n - 1 - k : k;
+                        sum += x[i];
+                        QVERIFY2(relativeError(out[i], sum) < 1e-14,
+                                 qPrintable(QString("n %1, %2 members, %3: position %4 holds %5, expected %6")
+                                                .arg(n)
+                                                .arg(members)
+                                                .arg(fromEnd ? "from the end" : "from the start")
+                                                .arg(i)
+                                                .arg(out[i])
+                                                .arg(sum)));
+                    }
+                }
     }
 
     // The direct self-loop solve adds only non-negative terms: no loss of accuracy at rates where
