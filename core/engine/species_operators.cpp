@@ -30,18 +30,7 @@ SpeciesLayout::SpeciesLayout(const Dataset& data)
 }
 
 bool SpeciesLayout::isRecipient(int e, int h) const {
-    if (h == e) return false;
-    switch (constraint) {
-    case TransferConstraint::Parents:
-        for (int a = parent[e]; a >= 0; a = parent[a])
-            if (a == h) return false;
-        break;
-    case TransferConstraint::None:
-        break;
-    case TransferConstraint::RelDated:
-        return rank[h] >= firstRecipientRank(rank.data(), parent.data(), e);
-    }
-    return true;
+    return gpurec::isRecipient(constraint, parent.data(), rank.data(), e, h);
 }
 
 // sub(e) = Σ over the subtree of e; outside(e) = Σ over nodes neither in subtree(e) nor ancestors

@@ -1,14 +1,32 @@
 #pragma once
-// RELDATED's recipient sets (spec 4.1) in terms of the rank order, and the sums over them from
-// running sums along that order: shared by the species tree, the CPU engine and the CUDA kernels.
-// Ranks put every node after its parent, so R(e) is every node ranked from first(e) =
-// rank(parent(e)) + 1 on (from 0 for the root), e itself excepted.
+// The transfer recipient sets R(e) (spec 4.1), RELDATED's in terms of the rank order, and the sums
+// over them from running sums along that order: shared by the species tree, the CPU engine and the
+// CUDA kernels. Ranks put every node after its parent, so under RELDATED R(e) is every node ranked
+// from first(e) = rank(parent(e)) + 1 on (from 0 for the root), e itself excepted.
 #include "model/host_device.hpp"
+#include "tree/transfer_constraint.hpp"
 
 namespace gpurec {
 
 GPUREC_HD inline int firstRecipientRank(const int* rank, const int* parent, int e) {
     return parent[e] < 0 ? 0 : rank[parent[e]] + 1;
+}
+
+// Whether h ∈ R(e), from each node's parent (−1 at the root) and rank.
+GPUREC_HD inline bool isRecipient(TransferConstraint constraint, const int* parent, const int* rank, int e,
+                                  int h) {
+    if (h == e) return false;
+    switch (constraint) {
+    case TransferConstraint::Parents:
+        for (int a = parent[e]; a >= 0; a = parent[a])
+            if (a == h) return false;
+        break;
+    case TransferConstraint::None:
+        break;
+    case TransferConstraint::RelDated:
+        return rank[h] >= firstRecipientRank(rank, parent, e);
+    }
+    return true;
 }
 
 // Σ_{h∈R(e)} x_h from suffix[r] = Σ_{rank(h) ≥ r} x_h (n nodes; own = rank(e)): the nodes ranked

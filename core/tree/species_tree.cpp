@@ -143,15 +143,15 @@ SpeciesTree SpeciesTree::fromNewick(const NewickTree& tree, std::vector<std::str
 void SpeciesTree::date(const NewickTree& tree, const std::vector<int>& order) {
     const int n = size();
     // Distances from the top, the root's own length included, accumulated root first.
-    std::vector<double> date(n);
+    std::vector<double> fromTop(n);
     for (int e = n - 1; e >= 0; --e)
-        date[e] = datingLength(tree.nodes[order[e]].length) + (parent_[e] < 0 ? 0.0 : date[parent_[e]]);
+        fromTop[e] = datingLength(tree.nodes[order[e]].length) + (parent_[e] < 0 ? 0.0 : fromTop[parent_[e]]);
     byRank_.resize(n);
     std::iota(byRank_.begin(), byRank_.end(), 0);
     // Names compare as bytes (strcmp): std::string's order.
     std::sort(byRank_.begin(), byRank_.end(), [&](int a, int b) {
         if (isLeaf(a) != isLeaf(b)) return isLeaf(b);
-        if (!isLeaf(a) && date[a] != date[b]) return date[a] < date[b];
+        if (!isLeaf(a) && fromTop[a] != fromTop[b]) return fromTop[a] < fromTop[b];
         return names_[a] < names_[b];
     });
     rank_.resize(n);
@@ -159,7 +159,7 @@ void SpeciesTree::date(const NewickTree& tree, const std::vector<int>& order) {
         rank_[byRank_[r]] = r;
     datingProblem_.clear();
     for (int e = 0; e < n && datingProblem_.empty(); ++e)
-        if (!isLeaf(e) && parent_[e] >= 0 && !(date[e] > date[parent_[e]]))
+        if (!isLeaf(e) && parent_[e] >= 0 && !(fromTop[e] > fromTop[parent_[e]]))
             datingProblem_ =
                 "--transfer-constraint RELDATED dates the species tree by its branch lengths, but "
                 "node '" +
@@ -204,17 +204,8 @@ int SpeciesTree::recipientCount(int e, TransferConstraint constraint) const {
 }
 
 bool SpeciesTree::isRecipient(int e, int h, TransferConstraint constraint) const {
-    if (h == e) return false;
-    switch (constraint) {
-    case TransferConstraint::Parents:
-        return !isAncestorOrSelf(h, e);
-    case TransferConstraint::None:
-        break;
-    case TransferConstraint::RelDated:
-        requireDating();
-        return rank_[h] >= firstRecipientRank(rank_.data(), parent_.data(), e);
-    }
-    return true;
+    if (constraint == TransferConstraint::RelDated) requireDating();
+    return gpurec::isRecipient(constraint, parent_.data(), rank_.data(), e, h);
 }
 
 std::vector<int> SpeciesTree::recipients(int e, TransferConstraint constraint) const {
