@@ -158,7 +158,8 @@ std::vector<Case> badInputCatalogue() {
          {},
          0,
          {"gpurec: warning: {d}/s.nwk:1:3: negative branch length -1 of 'A' (and 1 more); branch lengths are "
-          "not used by the undated model"},
+          "not used by the undated model (--transfer-constraint RELDATED dates the tree with 1 in their "
+          "place)"},
          kAll},
         {"species: BOM accepted", {{"s.nwk", kBom + kSpecies}}, {}, 0, {}, kAll},
 

@@ -3,6 +3,7 @@
 // implementation's Π, E and Ē; on simulated families they add up to the engine's own cells at
 // any depth (scaled rows); a single gene's observation term is pS exactly.
 #include "engine/cell_decomposition.hpp"
+#include "reference_model.hpp"
 #include "simulated_data.hpp"
 #include "support.hpp"
 
@@ -67,9 +68,11 @@ class CellDecomposition : public QObject {
     }
 
     // Families deep enough that whole rows are scaled: the terms, scaled like their row, still add
-    // up to the cell, under both transfer constraints.
+    // up to the cell, under every transfer constraint, whose recipients are those of the definition
+    // (reference_model.hpp).
     void simulatedCellsAddUpToTheTables() {
-        for (TransferConstraint constraint : {TransferConstraint::Parents, TransferConstraint::None}) {
+        for (TransferConstraint constraint :
+             {TransferConstraint::Parents, TransferConstraint::None, TransferConstraint::RelDated}) {
             auto data = simulatedDataset(
                 simulatedSpeciesTree(12, 2), 3,
                 [](int) {
@@ -81,6 +84,7 @@ class CellDecomposition : public QObject {
             const std::vector<FamilyTables> tables =
                 makeCpuBackend(data)->familyTables(theta, SolverOptions{}, {0, 1, 2});
             const SpeciesLayout layout(data->species, constraint);
+            const std::vector<std::vector<int>> R = referenceRecipients(data->species, constraint);
             double worst = 0;
             for (int f = 0; f < 3; ++f) {
                 const GeneFamily& family = data->families[f];
@@ -93,8 +97,12 @@ class CellDecomposition : public QObject {
                     const ExtinctionCellDecomposition d = decomposeExtinctionCell(layout, tables[f], e);
                     worst = std::max(worst, relativeError(d.sum(), d.stored));
                     double bar = 0;
-                    for (const auto& share : d.recipients)
+                    std::vector<int> recipients;
+                    for (const auto& share : d.recipients) {
                         bar += share.second;
+                        recipients.push_back(share.first);
+                    }
+                    QCOMPARE(recipients, R[e]);
                     worst = std::max(worst, relativeError(bar, d.barStored));
                 }
             }

@@ -1,8 +1,9 @@
 // `gpurec alerax` end to end: an AleRax command line gives AleRax's files with the numbers of the
 // gpurec stages it runs (optimize or search, then sample), AleRax's defaults, per-family rates
-// carried into the sampling, a fixed-rate run against the reference likelihood, and every option
-// of AleRax's model that gpurec lacks refused by name.
+// carried into the sampling, a fixed-rate run against the reference likelihood, RELDATED's dated
+// trees and refusals, and every option of AleRax's model that gpurec lacks refused by name.
 #include "cli_run.hpp"
+#include "reference_model.hpp"
 #include "support.hpp"
 
 #include "io/newick.hpp"
@@ -397,10 +398,138 @@ class CliAlerax : public QObject {
                  qPrintable(perFamily.err));
     }
 
+    // --transfer-constraint RELDATED reaches both stages: the species-tree files carry AleRax's
+    // rank-derived lengths (the sampling stage reads the inferred tree and dates it alike), the
+    // likelihood is `gpurec eval --transfer-constraint RELDATED`'s on the input tree, and no sampled
+    // transfer goes to a recipient outside R(e) (brute force, reference_model.hpp).
+    void relDatedRunsEndToEnd() {
+        const std::string folder = temporaryFolder("alerax_reldated");
+        const std::string ds = sharedData(kData);
+        const std::string out = folder + "/out";
+        const QStringList rates = {"--d", "0.05", "--l", "0.2", "--t", "0.3"};
+        CliRun r = runGpurec(aleraxArgs(
+            out, QStringList{"--fix-rates", "--transfer-constraint", "RELDATED", "-g", "20"} + rates));
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        QCOMPARE(r.out.count("--transfer-constraint RELDATED"), 2); // optimize, then sample
+        const SpeciesTree species = SpeciesTree::readFile(ds + "/sp.nwk");
+        const std::string ranked = species.toRankedNewick() + "\n";
+        QCOMPARE(fileText(out + "/species_trees/starting_species_tree.newick"), ranked);
+        QCOMPARE(fileText(out + "/species_trees/inferred_species_tree.newick"), ranked);
+        auto evalLikelihood = [&](const std::string& tree, const QString& constraint,
+                                  const std::string& families) {
+            const std::string dir = temporaryFolder("alerax_reldated_eval") + "/out";
+            CliRun e = runGpurec(QStringList{"eval", "-f", q(families), "-s", q(tree),
+                                             "--transfer-constraint", constraint, "-p", q(dir)} +
+                                 rates);
+            if (e.exitCode != 0) qWarning("%s", qPrintable(e.err));
+            return fileText(dir + "/per_fam_likelihoods.txt");
+        };
+        const std::string likelihoods = fileText(out + "/per_fam_likelihoods.txt");
+        QCOMPARE(likelihoods, evalLikelihood(ds + "/sp.nwk", "RELDATED", ds + "/families.txt"));
+        QCOMPARE(likelihoods, evalLikelihood(out + "/species_trees/inferred_species_tree.newick", "RELDATED",
+                                             ds + "/families.txt"));
+        QVERIFY(likelihoods != evalLikelihood(ds + "/sp.nwk", "PARENTS", ds + "/families.txt"));
+        QCOMPARE(readJson(out + "/result.json").at("options").at("transfer_constraint").get<std::string>(),
+                 std::string("RELDATED"));
+
+        const auto R = referenceRecipients(species, TransferConstraint::RelDated);
+        int transfers = 0;
+        for (int i = 0; i < 20; ++i) {
+            const RecPhyloDocument doc =
+                readRecPhyloXml(out + "/reconciliations/all/my_family_sample_" + std::to_string(i) + ".xml");
+            auto node = [&](int e) { return species.find(doc.species.name(e)); };
+            for (const ReconNode& n : doc.reconciliations.at(0).nodes)
+                for (const ReconEvent& ev : n.events)
+                    if (ev.type == EventType::Transfer || ev.type == EventType::TransferLoss) {
+                        const std::vector<int>& allowed = R[node(ev.species)];
+                        QVERIFY(std::count(allowed.begin(), allowed.end(), node(ev.recipient)) == 1);
+                        ++transfers;
+                    }
+        }
+        QVERIFY(transfers > 0);
+
+        // A search that keeps its start (SKIP) scores it with the start's dating, and writes it.
+        const std::string skip = folder + "/skip";
+        CliRun k = runGpurec(QStringList{"search", "-f", q(ds + "/families.txt"), "-s", q(ds + "/sp.nwk"),
+                                         "--species-tree-search", "SKIP", "--transfer-constraint", "RELDATED",
+                                         "--fix-rates", "-p", q(skip)} +
+                             rates);
+        QVERIFY2(k.exitCode == 0, qPrintable(k.err));
+        QCOMPARE(fileText(skip + "/per_fam_likelihoods.txt"), likelihoods);
+        QCOMPARE(SpeciesTree::readFile(skip + "/species_trees/inferred_species_tree.newick").toRankedNewick(),
+                 species.toRankedNewick());
+        // A start tree built from the families: the files carry its dating too, and the run's
+        // likelihood is the one of the trees it wrote.
+        const std::string nj = folder + "/nj";
+        const std::string primates = sharedData("primates") + "/families.txt";
+        CliRun n =
+            runGpurec({"alerax", "-f", q(primates), "-s", "MiniNJ", "--transfer-constraint", "RELDATED",
+                       "--fix-rates", "-g", "0", "-p", q(nj), "--d", "0.05", "--l", "0.2", "--t", "0.3"});
+        QVERIFY2(n.exitCode == 0, qPrintable(n.err));
+        const std::string start = nj + "/species_trees/starting_species_tree.newick";
+        QCOMPARE(fileText(start), SpeciesTree::readFile(start).toRankedNewick() + "\n");
+        QCOMPARE(fileText(nj + "/per_fam_likelihoods.txt"), evalLikelihood(start, "RELDATED", primates));
+        QCOMPARE(fileText(nj + "/per_fam_likelihoods.txt"),
+                 evalLikelihood(nj + "/species_trees/inferred_species_tree.newick", "RELDATED", primates));
+    }
+
+    // AleRax's refusals around RELDATED, with its messages, before anything is written; and
+    // --infer-speciation-order, which gpurec does not have yet.
+    void relDatedRefusals() {
+        const std::string out = temporaryFolder("alerax_reldated_refused") + "/out";
+        const std::string notYet = "--infer-speciation-order is not supported by gpurec yet (docs/alerax.md "
+                                   "lists what gpurec alerax "
+                                   "runs)";
+        const std::vector<std::pair<QStringList, std::string>> cases = {
+            {{"--species-tree-search", "HYBRID", "--transfer-constraint", "RELDATED"},
+             "species tree search is not compatible with --transfer-constraint RELDATED"},
+            {{"--species-tree-search", "REROOT", "--transfer-constraint", "RELDATED"},
+             "species tree root inference is not compatible with --transfer-constraint RELDATED unless using "
+             "--infer-speciation-order"},
+            {{"--infer-speciation-order"},
+             "--infer-speciation-order can only be used with --transfer-constraint "
+             "RELDATED"},
+            {{"--transfer-constraint", "RELDATED", "--infer-speciation-order"}, notYet},
+            {{"--species-tree-search", "REROOT", "--transfer-constraint", "RELDATED",
+              "--infer-speciation-order"},
+             notYet},
+        };
+        for (const auto& [extra, message] : cases) {
+            CliRun r = runGpurec(aleraxArgs(out, extra));
+            QCOMPARE(r.exitCode, 2);
+            QCOMPARE(r.err.trimmed(), q("gpurec: error: " + message));
+            QVERIFY(!std::filesystem::exists(out));
+        }
+        // The same from gpurec search itself (HYBRID by default).
+        const std::string ds = sharedData(kData);
+        const QStringList search = {"search",
+                                    "-f",
+                                    q(ds + "/families.txt"),
+                                    "-s",
+                                    q(ds + "/sp.nwk"),
+                                    "--transfer-constraint",
+                                    "RELDATED",
+                                    "-p",
+                                    q(out)};
+        CliRun hybrid = runGpurec(search);
+        QCOMPARE(hybrid.exitCode, 2);
+        QCOMPARE(hybrid.err.trimmed(), q("gpurec: error: " + cases[0].second));
+        CliRun order =
+            runGpurec(search + QStringList{"--species-tree-search", "SKIP", "--infer-speciation-order"});
+        QCOMPARE(order.exitCode, 2);
+        QCOMPARE(order.err.trimmed(), q("gpurec: error: " + notYet));
+        QVERIFY(!std::filesystem::exists(out));
+        // UndatedDL has no transfers to constrain.
+        CliRun dl = runGpurec(aleraxArgs(out, {"-r", "UndatedDL", "--transfer-constraint", "RELDATED"}));
+        QCOMPARE(dl.exitCode, 2);
+        QVERIFY2(dl.err.contains("--transfer-constraint can only be used with --rec-model UndatedDTL"),
+                 qPrintable(dl.err));
+        QVERIFY(!std::filesystem::exists(out + "/result.json"));
+    }
+
     void unsupportedOptionsAreRefusedByName() {
         const std::string out = temporaryFolder("alerax_refused") + "/out";
         const std::vector<std::pair<QStringList, QString>> cases = {
-            {{"--transfer-constraint", "RELDATED"}, "--transfer-constraint RELDATED"},
             {{"--origination", "OPTIMIZE", "--model-parametrization", "ORIGINATION-PER-SPECIES",
               "--species-tree-search", "REROOT"},
              "--species-tree-search REROOT with --model-parametrization ORIGINATION-PER-SPECIES"},

@@ -1,17 +1,19 @@
 // The reconciliation model's variants (AleRax's --rec-model UndatedDL, --no-dup, --no-dl, --no-tl;
 // spec 3.1, 5.1) on the CPU engine: log-likelihoods against an independent solver of the spec's
-// equations written here (plain fixed-point iteration of E and Π with the terms switched as the
-// spec says, no postorder solves, no scaling), under both schedules; gradients against central
-// differences, with the rates a model lacks frozen at gradient 0; the sampler and the cell
-// decomposition without the events or terms a model leaves out; AleRax's refusals.
+// equations (reference_model.hpp: plain fixed-point iteration of E and Π with the terms switched as
+// the spec says, no postorder solves, no scaling), under both schedules, and under
+// --transfer-constraint RELDATED (the reference's recipient sets by brute force from its own ranks);
+// gradients against central differences, with the rates a model lacks frozen at gradient 0; the
+// sampler and the cell decomposition without the events or terms a model leaves out; AleRax's
+// refusals.
 #include "engine/backend.hpp"
 #include "engine/cell_decomposition.hpp"
 #include "recon/sampler.hpp"
+#include "reference_model.hpp"
 #include "support.hpp"
 
 #include <QtTest>
 #include <cmath>
-#include <numeric>
 #include <random>
 
 using namespace gpurec;
@@ -30,119 +32,18 @@ EventModel modelNamed(const QString& name) {
     return m;
 }
 
+// A variant's transfer constraint: "RELDATED" among its parts, else PARENTS.
+TransferConstraint constraintNamed(const QString& name) {
+    return name.split('+').contains("RELDATED") ? TransferConstraint::RelDated : TransferConstraint::Parents;
+}
+
 std::shared_ptr<Dataset> withModel(const std::string& folder, const std::string& species, int minCovered,
-                                   const EventModel& m) {
+                                   const EventModel& m,
+                                   TransferConstraint constraint = TransferConstraint::Parents) {
     auto d = std::make_shared<Dataset>(*loadShared(folder, species, minCovered).dataset);
     d->events = m;
+    d->transferConstraint = constraint;
     return d;
-}
-
-// Transfer recipients under PARENTS: every node that is neither e nor one of its ancestors.
-std::vector<std::vector<int>> recipients(const SpeciesTree& tree) {
-    const int n = tree.size();
-    std::vector<std::vector<int>> r(n);
-    for (int e = 0; e < n; ++e) {
-        std::vector<bool> ancestor(n, false);
-        for (int a = e; a >= 0; a = tree.parent(a))
-            ancestor[a] = true;
-        for (int h = 0; h < n; ++h)
-            if (!ancestor[h]) r[e].push_back(h);
-    }
-    return r;
-}
-
-double bar(const std::vector<int>& to, const std::vector<double>& x) {
-    double s = 0;
-    for (int h : to)
-        s += x[h];
-    return s / static_cast<double>(to.size());
-}
-
-// The spec's equations for one family at global rates `r`, solved by plain iteration: E by Jacobi
-// sweeps to the fixed point (or AleRax's 4 Gauss–Seidel sweeps from 0), then each clade's Π by Jacobi
-// sweeps of its whole right-hand side to the fixed point. Natural log.
-double referenceLogLikelihood(const Dataset& data, const GeneFamily& family, Rates r, const EventModel& m,
-                              bool aleraxExtinction) {
-    const SpeciesTree& tree = data.species;
-    const int n = tree.size();
-    const auto R = recipients(tree);
-    const double d = m.noDup ? 0.0 : r.d, t = m.recModel == RecModel::UndatedDL ? 0.0 : r.t;
-    const double z = 1 + d + r.l + t;
-    const double pS = 1 / z, pD = d / z, pL = r.l / z, pT = t / z;
-    const bool dlTerm = !m.noDup && !m.noDl, tlTerm = m.recModel == RecModel::UndatedDTL && !m.noTl;
-
-    std::vector<double> E(n, 0.0), Eb(n, 0.0);
-    auto extinctionRhs = [&](int e, const std::vector<double>& x, const std::vector<double>& xb) {
-        const double s = tree.isLeaf(e) ? 0.0 : x[tree.left(e)] * x[tree.right(e)];
-        return pL + pS * s + pD * x[e] * x[e] + pT * x[e] * xb[e];
-    };
-    if (aleraxExtinction) {
-        for (int sweep = 0; sweep < 4; ++sweep) {
-            for (int e = 0; e < n; ++e) // postorder: children already updated in this sweep
-                E[e] = extinctionRhs(e, E, Eb);
-            for (int e = 0; e < n; ++e)
-                Eb[e] = bar(R[e], E);
-        }
-    } else {
-        for (int it = 0; it < 20000; ++it) {
-            std::vector<double> next(n);
-            for (int e = 0; e < n; ++e)
-                next[e] = extinctionRhs(e, E, Eb);
-            const bool still = next == E;
-            E = next;
-            for (int e = 0; e < n; ++e)
-                Eb[e] = bar(R[e], E);
-            if (still) break;
-        }
-    }
-
-    const CladeSet& cs = family.clades;
-    const int C = cs.cladeCount();
-    std::vector<std::vector<double>> pi(C, std::vector<double>(n, 0.0)), pib(C, std::vector<double>(n, 0.0));
-    for (int c = 0; c < C; ++c) {
-        std::vector<double> K(n, 0.0);
-        if (cs.cladeGene[c] >= 0) K[family.geneSpecies[cs.cladeGene[c]]] = pS;
-        for (int k = cs.splitOffset[c]; k < cs.splitOffset[c + 1]; ++k) {
-            const CladeSplit& sp = cs.splits[k];
-            const auto &a = pi[sp.left], &b = pi[sp.right], &ab = pib[sp.left], &bb = pib[sp.right];
-            for (int e = 0; e < n; ++e) {
-                if (!tree.isLeaf(e)) {
-                    const int f = tree.left(e), g = tree.right(e);
-                    K[e] += sp.weight * pS * (a[f] * b[g] + b[f] * a[g]);
-                }
-                K[e] += sp.weight * (pD * a[e] * b[e] + pT * (a[e] * bb[e] + b[e] * ab[e]));
-            }
-        }
-        std::vector<double>& x = pi[c];
-        std::vector<double>& xb = pib[c];
-        for (int it = 0; it < 5000; ++it) {
-            std::vector<double> next(n);
-            for (int e = 0; e < n; ++e) {
-                double v = K[e];
-                if (!tree.isLeaf(e)) {
-                    const int f = tree.left(e), g = tree.right(e);
-                    v += pS * (x[f] * E[g] + x[g] * E[f]);
-                }
-                if (dlTerm) v += 2 * pD * E[e] * x[e];
-                if (tlTerm) v += pT * Eb[e] * x[e] + pT * E[e] * xb[e];
-                next[e] = v;
-            }
-            double change = 0, peak = 0;
-            for (int e = 0; e < n; ++e) {
-                change = std::max(change, std::abs(next[e] - x[e]));
-                peak = std::max(peak, next[e]);
-            }
-            x = next;
-            for (int e = 0; e < n; ++e)
-                xb[e] = bar(R[e], x);
-            if (change <= 4e-16 * peak) break;
-        }
-    }
-    const double root = std::accumulate(pi[C - 1].begin(), pi[C - 1].end(), 0.0);
-    double survive = 0;
-    for (double v : E)
-        survive += 1 - v;
-    return std::log(root) - std::log(survive);
 }
 
 // Every family's log-likelihood in `ev` against the reference solver's, within `tolerance`
@@ -158,8 +59,10 @@ bool matchesReference(const Dataset& data, const Evaluation& ev, Rates rates, co
     return true;
 }
 
-const char* const kVariants[] = {"UndatedDTL", "UndatedDL",   "no-dup",          "no-dl",
-                                 "no-tl",      "no-dl+no-tl", "UndatedDL+no-dl", "no-dup+no-dl"};
+// RELDATED: transfers by the ranks of the species tree's dating (tiny: equal dates, ordered by name).
+const char* const kVariants[] = {"UndatedDTL", "UndatedDL",      "no-dup",          "no-dl",
+                                 "no-tl",      "no-dl+no-tl",    "UndatedDL+no-dl", "no-dup+no-dl",
+                                 "RELDATED",   "no-dup+RELDATED"};
 
 // Central differences of the total NLL in one θ component (h in log2-rate units).
 double centralDifference(LikelihoodBackend& backend, RateParameters theta, std::size_t i, double h,
@@ -197,14 +100,18 @@ class EventModels : public QObject {
         QFETCH(int, minCovered);
         QFETCH(QString, variant);
         const EventModel m = modelNamed(variant);
-        auto data = withModel(folder.toStdString(), species.toStdString(), minCovered, m);
+        const TransferConstraint constraint = constraintNamed(variant);
+        auto data = withModel(folder.toStdString(), species.toStdString(), minCovered, m, constraint);
         const Rates rates{0.25, 0.3, 0.2};
         RateParameters theta(RateMode::Global, data->species.size(), static_cast<int>(data->families.size()),
                              rates);
         const Evaluation ev = makeCpuBackend(data)->evaluate(theta, SolverOptions{}, false);
         QVERIFY(matchesReference(*data, ev, rates, m, false, 1e-11));
-        // Each variant changes the likelihood: a switch the engine ignored would fail here.
-        if (m.recModel != RecModel::UndatedDTL || m.noDup || m.noDl || m.noTl) {
+        // Each variant changes the likelihood: a switch the engine ignored would fail here. (On tiny's
+        // three leaves RELDATED allows what PARENTS does.)
+        const bool otherRecipients = referenceRecipients(data->species, constraint) !=
+                                     referenceRecipients(data->species, TransferConstraint::Parents);
+        if (m.recModel != RecModel::UndatedDTL || m.noDup || m.noDl || m.noTl || otherRecipients) {
             auto plain = withModel(folder.toStdString(), species.toStdString(), minCovered, EventModel{});
             const Evaluation base = makeCpuBackend(plain)->evaluate(theta, SolverOptions{}, false);
             QVERIFY(std::abs(base.totalLogLikelihood - ev.totalLogLikelihood) > 1e-6);
@@ -215,13 +122,13 @@ class EventModels : public QObject {
     // closed form for UndatedDL and --no-tl), so the reference's converged Π at the 4-sweep E.
     void aleraxScheduleSolvesUncoupledCladesExactly_data() {
         QTest::addColumn<QString>("variant");
-        for (const char* v : {"UndatedDL", "no-tl", "no-dl+no-tl", "UndatedDL+no-dl"})
+        for (const char* v : {"UndatedDL", "no-tl", "no-dl+no-tl", "UndatedDL+no-dl", "no-tl+RELDATED"})
             QTest::newRow(v) << v;
     }
     void aleraxScheduleSolvesUncoupledCladesExactly() {
         QFETCH(QString, variant);
         const EventModel m = modelNamed(variant);
-        auto data = withModel("simulated_2", "species.nwk", 4, m);
+        auto data = withModel("simulated_2", "species.nwk", 4, m, constraintNamed(variant));
         const Rates rates{0.25, 0.3, 0.2};
         RateParameters theta(RateMode::Global, data->species.size(), static_cast<int>(data->families.size()),
                              rates);
@@ -264,7 +171,7 @@ class EventModels : public QObject {
         QFETCH(QString, variant);
         QFETCH(int, mode);
         const EventModel m = modelNamed(variant);
-        auto data = withModel("simulated_2", "species.nwk", 4, m);
+        auto data = withModel("simulated_2", "species.nwk", 4, m, constraintNamed(variant));
         RateParameters theta(static_cast<RateMode>(mode), data->species.size(),
                              static_cast<int>(data->families.size()), Rates{0.2, 0.25, 0.15});
         std::mt19937 rng(5);
@@ -373,6 +280,13 @@ class EventModels : public QObject {
         LoadOptions lo;
         lo.events = modelNamed("UndatedDL");
         QVERIFY_THROWS_EXCEPTION(std::invalid_argument, loadInput(paths, TransferConstraint::None, lo));
+        try {
+            loadInput(paths, TransferConstraint::RelDated, lo);
+            QFAIL("UndatedDL with RELDATED was accepted");
+        } catch (const std::invalid_argument& e) {
+            QCOMPARE(std::string(e.what()),
+                     "--transfer-constraint can only be used with --rec-model UndatedDTL");
+        }
         QVERIFY(loadInput(paths, TransferConstraint::Parents, lo).dataset->events.recModel ==
                 RecModel::UndatedDL);
     }

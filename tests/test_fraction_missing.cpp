@@ -1,6 +1,6 @@
 // --fraction-missing-file (spec 1.5, 4.2): the reader's located errors, the extinction probabilities
-// against an independent fixed point computed here (plain substitution from 0 with Ē summed over
-// each node's recipients by brute force), fm = 0 leaving every number as it was, and the E
+// against an independent fixed point (reference_model.hpp: plain substitution from 0 with Ē summed
+// over each node's recipients by brute force), fm = 0 leaving every number as it was, and the E
 // decomposition of the teaching panel. The gradient with fm is checked by finite differences in
 // test_gradient, the GPU's host emulation in test_gpu_solver_steps.
 #include "data/fraction_missing.hpp"
@@ -8,6 +8,7 @@
 #include "engine/cell_decomposition.hpp"
 #include "engine/species_operators.hpp"
 #include "io/input_error.hpp"
+#include "reference_model.hpp"
 #include "support.hpp"
 
 #include <QtTest>
@@ -28,36 +29,6 @@ std::string fileWith(const std::string& text) {
     const std::string path = temporaryFolder("fraction_missing") + "/fm.txt";
     writeFile(path, text);
     return path;
-}
-
-// E by substitution from E = 0 (the least fixed point, spec 4.2), Ē from its definition.
-std::vector<double> independentExtinction(const SpeciesTree& tree, TransferConstraint constraint,
-                                          const EventProbabilities& p, const std::vector<double>& fm) {
-    const int n = tree.size();
-    std::vector<double> E(n, 0.0), next(n);
-    for (int it = 0; it < 100000; ++it) {
-        double change = 0;
-        for (int e = 0; e < n; ++e) {
-            double bar = 0;
-            int recipients = 0;
-            for (int h = 0; h < n; ++h) {
-                bool excluded = h == e;
-                if (constraint == TransferConstraint::Parents)
-                    for (int a = tree.parent(e); a >= 0; a = tree.parent(a))
-                        excluded = excluded || a == h;
-                if (excluded) continue;
-                bar += E[h];
-                ++recipients;
-            }
-            bar /= recipients;
-            const double spec = tree.isLeaf(e) ? fm[e] : E[tree.left(e)] * E[tree.right(e)];
-            next[e] = p.pL[e] + p.pS[e] * spec + p.pD[e] * E[e] * E[e] + p.pT[e] * E[e] * bar;
-            change = std::max(change, std::abs(next[e] - E[e]));
-        }
-        E = next;
-        if (change < 1e-18) break;
-    }
-    return E;
 }
 
 std::shared_ptr<Dataset> familiesOn(const SpeciesTree& tree) {
@@ -174,6 +145,7 @@ class FractionMissing : public QObject {
         QTest::addColumn<QString>("schedule");
         QTest::newRow("PARENTS") << int(TransferConstraint::Parents) << "converged";
         QTest::newRow("NONE") << int(TransferConstraint::None) << "converged";
+        QTest::newRow("RELDATED") << int(TransferConstraint::RelDated) << "converged";
     }
     void extinctionMatchesAnIndependentFixedPoint() {
         QFETCH(int, constraint);
@@ -187,8 +159,8 @@ class FractionMissing : public QObject {
         const RateParameters theta(RateMode::Global, tree.size(), 3, {0.2, 0.3, 0.25});
         auto backend = makeCpuBackend(data);
         const FamilyTables t = backend->familyTables(theta, SolverOptions{}, {0}).front();
-        const std::vector<double> E =
-            independentExtinction(tree, data->transferConstraint, t.p, data->fractionMissing);
+        const std::vector<double> E = referenceExtinction(
+            tree, referenceRecipients(tree, data->transferConstraint), t.p, data->fractionMissing, false);
         for (int e = 0; e < tree.size(); ++e)
             QVERIFY2(relativeError(t.E[e], E[e]) < 1e-13,
                      qPrintable(QString("E(%1) = %2, independent %3")

@@ -1,7 +1,8 @@
 // The CUDA backend's solver steps (gpu/cuda/solver_steps.hpp) run serially on the host, driven by
 // the backend's own batch loop (gpu/cuda/batch_driver.hpp) with a host executor, against the CPU
-// reference: forward log-likelihoods and gradients in every rate mode and schedule, with poisoned
-// tables that must all be written. Also the batch planner.
+// reference: forward log-likelihoods and gradients in every rate mode, schedule and transfer
+// constraint (RELDATED's scans over the rank order included), with poisoned tables that must all be
+// written. Also the batch planner.
 #include "cuda/batch_driver.hpp"
 #include "cuda/host_structure.hpp"
 #include "cuda/shared_gradient.hpp"
@@ -15,8 +16,10 @@
 
 #include <QtTest>
 #include <algorithm>
+#include <barrier>
 #include <cmath>
 #include <random>
+#include <thread>
 
 using namespace gpurec;
 using namespace gpurec::gpu;
@@ -105,6 +108,25 @@ struct HostExecutor {
     }
     void endPhase(EvaluationPhase) {}
     void endWave(EvaluationPhase, int, int, int) {}
+};
+
+// A team of host threads, one per member, for the steps whose result depends on how the work is
+// split between members: barriers are real, and exclusiveSum goes through shared totals as
+// BlockTeam's per-warp totals do.
+struct ThreadTeam {
+    int rank, size;
+    std::barrier<>* barrier;
+    double* totals; // one per member
+    void sync() const { barrier->arrive_and_wait(); }
+    double exclusiveSum(double v, bool reversed) const {
+        totals[rank] = v;
+        sync();
+        double sum = 0.0;
+        for (int r = reversed ? size - 1 : 0; reversed ? r > rank : r < rank; r += reversed ? -1 : 1)
+            sum += totals[r];
+        sync();
+        return sum;
+    }
 };
 
 struct Emulation {
@@ -484,6 +506,144 @@ class GpuSolverSteps : public QObject {
         QVERIFY(worstRelativeError(
                     emulate(*in.dataset, theta, SolverOptions{}, true, 0, 3, &weights).out.gradient,
                     plain.gradient) > 1e-3);
+    }
+
+    // RELDATED: the iterated self loop with the recipient averages and their transposes from the
+    // team's scans over the rank order, in every rate mode and schedule, with one origination node,
+    // fractions missing, the model's variants, and on a tree whose dates all tie (tiny: by name).
+    void matchesCpuUnderRelDated_data() {
+        QTest::addColumn<QString>("folder");
+        QTest::addColumn<QString>("species");
+        QTest::addColumn<int>("minCovered");
+        QTest::addColumn<int>("mode");
+        QTest::addColumn<QString>("schedule");
+        QTest::addColumn<QString>("origination");
+        QTest::addColumn<QString>("events");
+        QTest::addColumn<bool>("missing");
+        for (RateMode m : {RateMode::Global, RateMode::Specieswise, RateMode::Genewise}) {
+            const std::string mode = toString(m);
+            QTest::newRow(("simulated_2 " + mode).c_str()) << "simulated_2"
+                                                           << "species.nwk" << 4 << int(m) << "converged"
+                                                           << "UNIFORM"
+                                                           << "" << false;
+            QTest::newRow(("simulated_2 " + mode + " LCA").c_str())
+                << "simulated_2"
+                << "species.nwk" << 4 << int(m) << "converged"
+                << "LCA"
+                << "" << false;
+            for (const char* events : {"no-dl", "no-tl", "no-dup+no-dl"})
+                QTest::newRow(("simulated_2 " + mode + " " + events).c_str())
+                    << "simulated_2"
+                    << "species.nwk" << 4 << int(m) << "converged"
+                    << "UNIFORM" << events << false;
+        }
+        QTest::newRow("test_trees_3 global alerax") << "alerax/test_trees_3"
+                                                    << "sp.nwk" << 4 << int(RateMode::Global) << "alerax"
+                                                    << "UNIFORM"
+                                                    << "" << false;
+        QTest::newRow("simulated_2 global alerax no-tl")
+            << "simulated_2"
+            << "species.nwk" << 4 << int(RateMode::Global) << "alerax"
+            << "UNIFORM"
+            << "no-tl" << false;
+        QTest::newRow("simulated_2 genewise fraction missing")
+            << "simulated_2"
+            << "species.nwk" << 4 << int(RateMode::Genewise) << "converged"
+            << "UNIFORM"
+            << "" << true;
+        QTest::newRow("primates specieswise")
+            << "primates"
+            << "species.nwk" << 4 << int(RateMode::Specieswise) << "converged"
+            << "UNIFORM"
+            << "" << false;
+        QTest::newRow("tiny genewise (equal dates)")
+            << "tiny"
+            << "species.nwk" << 3 << int(RateMode::Genewise) << "converged"
+            << "UNIFORM"
+            << "" << false;
+    }
+    void matchesCpuUnderRelDated() {
+        QFETCH(QString, folder);
+        QFETCH(QString, species);
+        QFETCH(int, minCovered);
+        QFETCH(int, mode);
+        QFETCH(QString, schedule);
+        QFETCH(QString, origination);
+        QFETCH(QString, events);
+        QFETCH(bool, missing);
+        InputPaths paths;
+        paths.speciesTree = sharedData(folder.toStdString() + "/" + species.toStdString());
+        paths.familiesFile = sharedData(folder.toStdString() + "/families.txt");
+        LoadOptions lo;
+        lo.minCoveredSpecies = minCovered;
+        lo.origination = parseOrigination(origination.toStdString());
+        for (const QString& part : events.split('+', Qt::SkipEmptyParts)) {
+            lo.events.noDup = lo.events.noDup || part == "no-dup";
+            lo.events.noDl = lo.events.noDl || part == "no-dl";
+            lo.events.noTl = lo.events.noTl || part == "no-tl";
+        }
+        LoadedInput in = loadInput(paths, TransferConstraint::RelDated, lo);
+        QVERIFY(!in.dataset->families.empty());
+        if (missing) {
+            Dataset& data = *in.dataset;
+            data.fractionMissing.assign(data.species.size(), 0.0);
+            for (int e = 0, leaf = 0; e < data.species.size(); ++e)
+                if (data.species.isLeaf(e)) data.fractionMissing[e] = 0.2 * (leaf++ % 5);
+        }
+        SolverOptions options;
+        options.schedule = parseSchedule(schedule.toStdString());
+        matchesCpu(in.dataset, randomRates(static_cast<RateMode>(mode), *in.dataset, 17), options);
+    }
+
+    // RELDATED at the rates where one event dominates or vanishes.
+    void matchesCpuUnderRelDatedAtExtremeRates() {
+        InputPaths paths;
+        paths.speciesTree = sharedData("simulated_2/species.nwk");
+        paths.familiesFile = sharedData("simulated_2/families.txt");
+        LoadedInput in = loadInput(paths, TransferConstraint::RelDated, LoadOptions{});
+        for (const Rates& r : {Rates{1e-10, 1e-10, 1e-10}, Rates{0.2, 0.3, 1e-10}, Rates{0.05, 1e-10, 0.05},
+                               Rates{1e-6, 0.05, 1.5}, Rates{0.9, 0.5, 1e-4}}) {
+            const RateParameters theta(RateMode::Global, in.dataset->species.size(),
+                                       static_cast<int>(in.dataset->families.size()), r);
+            matchesCpu(in.dataset, theta, SolverOptions{});
+        }
+    }
+
+    // RELDATED's running sums split between team members (scanPositions): the blocks, their totals'
+    // scan and the direction, against plain running sums, for teams larger and smaller than n.
+    void teamScansMatchRunningSums() {
+        std::mt19937 rng(3);
+        std::uniform_real_distribution<double> u(0, 1);
+        for (int n : {1, 2, 5, 37, 100})
+            for (int members : {1, 2, 3, 8, 13})
+                for (bool fromEnd : {false, true}) {
+                    std::vector<double> x(n), out(n, std::nan("")), totals(members);
+                    for (double& v : x)
+                        v = u(rng);
+                    std::barrier<> barrier(members);
+                    std::vector<std::thread> threads;
+                    for (int r = 0; r < members; ++r)
+                        threads.emplace_back([&, r] {
+                            const ThreadTeam team{r, members, &barrier, totals.data()};
+                            scanPositions(
+                                team, n, fromEnd, [&](int i) { return x[i]; }, out.data());
+                        });
+                    for (std::thread& t : threads)
+                        t.join();
+                    double sum = 0.0;
+                    for (int k = 0; k < n; ++k) {
+                        const int i = fromEnd ? n - 1 - k : k;
+                        sum += x[i];
+                        QVERIFY2(relativeError(out[i], sum) < 1e-14,
+                                 qPrintable(QString("n %1, %2 members, %3: position %4 holds %5, expected %6")
+                                                .arg(n)
+                                                .arg(members)
+                                                .arg(fromEnd ? "from the end" : "from the start")
+                                                .arg(i)
+                                                .arg(out[i])
+                                                .arg(sum)));
+                    }
+                }
     }
 
     // The direct self-loop solve adds only non-negative terms: no loss of accuracy at rates where

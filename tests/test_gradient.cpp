@@ -1,7 +1,7 @@
 // The analytic gradient of the total NLL (implicit differentiation, CPU backend) against finite
 // differences of the converged NLL, in the three parameter modes, on shared and simulated
-// families, with origination at one node and with fractions of genes missing; the accuracy cost of the
-// adjoint's knobs; warm starts.
+// families, with origination at one node, with fractions of genes missing and under
+// --transfer-constraint RELDATED; the accuracy cost of the adjoint's knobs; warm starts.
 //
 // Finite differences: D(h) = (f(θ + h e_i) − f(θ − h e_i)) / 2h, Richardson-extrapolated to
 // R_i = (4 D(h/2) − D(h)) / 3 (truncation error O(h^4)), h = 0.01 in log2-rate units.
@@ -147,6 +147,11 @@ class Gradient : public QObject {
             for (const char* m : {"global", "specieswise", "genewise"})
                 QTest::newRow((std::string(d) + "/" + m + "/fraction missing").c_str())
                     << d << m << seed++ << "UNIFORM";
+        // RELDATED: the recipient averages' transposes by running sums over the rank order.
+        for (const char* d : {"test_trees_2", "simulated"})
+            for (const char* m : {"global", "specieswise", "genewise"})
+                QTest::newRow((std::string(d) + "/" + m + "/RELDATED").c_str())
+                    << d << m << seed++ << "UNIFORM";
     }
     void matchesFiniteDifferences() {
         QFETCH(QString, data);
@@ -161,6 +166,8 @@ class Gradient : public QObject {
                 if (copy->species.isLeaf(e)) copy->fractionMissing[e] = 0.15 * (1 + leaf++ % 5);
         }
         if (QString(QTest::currentDataTag()).endsWith("gamma")) copy->speciationCategories = 3;
+        if (QString(QTest::currentDataTag()).endsWith("RELDATED"))
+            copy->transferConstraint = TransferConstraint::RelDated;
         std::shared_ptr<const Dataset> set = copy;
         QVERIFY(!set->families.empty());
         RateParameters theta = randomTheta(mode.toStdString(), *set, seed);

@@ -17,6 +17,7 @@
 #include "panels/step_controls.hpp"
 #include "panels/waves_panel.hpp"
 #include "plots/live_plots.hpp"
+#include "session/session_file.hpp"
 #include "window/eliding_label.hpp"
 #include "window/workbench_window.hpp"
 
@@ -216,6 +217,50 @@ class GuiWorkbench : public QObject {
                 ->evaluate(w.session().parameters(), SolverOptions{}, false)
                 .totalNllBits;
         QVERIFY(std::abs(anywhere - expected) > 1e-6); // the option changed the model
+    }
+
+    // RELDATED picked with the mouse in the Open data dialog reaches the engine (its likelihood, not
+    // PARENTS'), comes back into the dialog, and is remembered with the recent input and the session.
+    void relDatedChosenInTheOpenDialogReachesTheEngine() {
+        OpenInputDialog dialog;
+        dialog.setRequest(teachingRequest());
+        QVERIFY(test::showActive(dialog));
+        QComboBox* constraint = nullptr;
+        for (QComboBox* box : dialog.findChildren<QComboBox*>())
+            if (box->accessibleName() == "Transfers go") constraint = box;
+        QVERIFY(constraint);
+        QCOMPARE(constraint->currentData().toString(), QString("PARENTS"));
+        QVERIFY(test::click(constraint));
+        QAbstractItemView* list = constraint->view();
+        QTRY_VERIFY(list->isVisible());
+        const QModelIndex dated = list->model()->index(constraint->findData("RELDATED"), 0);
+        QTest::mouseClick(list->viewport(), Qt::LeftButton, {}, list->visualRect(dated).center());
+        QTRY_VERIFY(!list->isVisible());
+        const LoadRequest request = dialog.request();
+        QVERIFY(request.constraint == TransferConstraint::RelDated);
+        dialog.close();
+        OpenInputDialog again;
+        again.setRequest(request);
+        QVERIFY(again.request().constraint == TransferConstraint::RelDated);
+
+        WorkbenchWindow w;
+        QVERIFY(test::showActive(w));
+        QVERIFY(loadInto(w, request));
+        QVERIFY(w.dataset()->transferConstraint == TransferConstraint::RelDated);
+        double expected = 0;
+        QVERIFY(evaluationMatchesTheCpu(w, expected));
+        LoadRequest parents = request;
+        parents.constraint = TransferConstraint::Parents;
+        const double notDated =
+            makeCpuBackend(loadInput(parents.paths, parents.constraint, parents.options).dataset)
+                ->evaluate(w.session().parameters(), SolverOptions{}, false)
+                .totalNllBits;
+        QVERIFY(std::abs(notDated - expected) > 1e-6); // the choice changed the model
+        QVERIFY(RecentInputs().entries().front().constraint == TransferConstraint::RelDated);
+        const std::string session = test::temporaryFolder("gui_reldated") + "/session.json";
+        QVERIFY(w.saveSession(QString::fromStdString(session)));
+        QVERIFY(readSessionFile(QString::fromStdString(session)).input.constraint ==
+                TransferConstraint::RelDated);
     }
 
     // The model's events in the Open data dialog: UndatedDL picked with the mouse greys what it

@@ -9,6 +9,7 @@
 #include "recon/recon_newick.hpp"
 #include "recon/sampler.hpp"
 #include "recon/sampling_run.hpp"
+#include "reference_model.hpp"
 #include "support.hpp"
 #include "test_sampling_keys.hpp"
 
@@ -146,19 +147,17 @@ class ScenarioWeight {
 };
 
 // Expected number of events of each type per sample, by pushing the probability of visiting
-// each (clade, species) cell from the root down (true Π values; Π̄ recomputed from explicit
-// recipient lists).
+// each (clade, species) cell from the root down (true Π values; Π̄ recomputed from the explicit
+// recipient lists R).
 struct ExpectedCounts {
     double S = 0, SL = 0, D = 0, T = 0, TL = 0, Leaf = 0;
 };
 
-ExpectedCounts expectedEventCounts(const SpeciesTree& s, const GeneFamily& f, const FamilyTables& t) {
+ExpectedCounts expectedEventCounts(const SpeciesTree& s, const GeneFamily& f, const FamilyTables& t,
+                                   const std::vector<std::vector<int>>& R) {
     const CladeSet& cs = f.clades;
     const int n = s.size(), C = cs.cladeCount();
     std::vector<std::vector<double>> pi(C, std::vector<double>(n)), bar(C, std::vector<double>(n));
-    std::vector<std::vector<int>> R(n);
-    for (int e = 0; e < n; ++e)
-        R[e] = s.recipients(e, TransferConstraint::Parents);
     for (int c = 0; c < C; ++c) {
         for (int e = 0; e < n; ++e)
             pi[c][e] = std::ldexp(t.clades.piRow(c)[e], t.clades.scale[c]);
@@ -320,23 +319,44 @@ class Sampler : public QObject {
         QVERIFY(sampledMass > 0.99);
     }
 
+    // Under each constraint, with the recipient sets by brute force (reference_model.hpp): RELDATED
+    // on the tree's dating. Every transfer goes to an allowed recipient.
+    void eventTypeFrequenciesOnLargerFamily_data() {
+        QTest::addColumn<int>("constraint");
+        QTest::newRow("PARENTS") << int(TransferConstraint::Parents);
+        QTest::newRow("RELDATED") << int(TransferConstraint::RelDated);
+    }
     void eventTypeFrequenciesOnLargerFamily() {
+        QFETCH(int, constraint);
+        const auto recipients = static_cast<TransferConstraint>(constraint);
         LoadedInput in = loadShared("alerax/test_trees_2", "sp.nwk");
         const Dataset& data = *in.dataset;
         const GeneFamily& fam = data.families[0];
         RateParameters theta(RateMode::Global, data.species.size(), 1, {0.1, 0.2, 0.15});
-        SpeciesLayout layout(data.species, TransferConstraint::Parents);
+        SpeciesLayout layout(data.species, recipients);
         FamilyTables tables =
             computeFamilyTables(layout, fam, theta.probabilities(0, PresentRates{}), SolverOptions{});
         ReconciliationSampler sampler(layout, fam, tables);
-        ExpectedCounts expected = expectedEventCounts(data.species, fam, tables);
+        const std::vector<std::vector<int>> R = referenceRecipients(data.species, recipients);
+        ExpectedCounts expected = expectedEventCounts(data.species, fam, tables, R);
         QVERIFY(std::abs(expected.Leaf - fam.clades.geneCount()) < 1e-9);
 
         const int N = 40000;
         std::mt19937_64 rng = familyGenerator(7, fam.name);
         std::array<double, 5> sum{}, sumSq{};
+        long transfers = 0;
         for (int i = 0; i < N; ++i) {
             Reconciliation r = sampler.draw(rng);
+            for (const ReconNode& node : r.nodes)
+                for (const ReconEvent& ev : node.events)
+                    if (ev.type == EventType::Transfer || ev.type == EventType::TransferLoss) {
+                        const std::vector<int>& allowed = R[ev.species];
+                        QVERIFY2(std::find(allowed.begin(), allowed.end(), ev.recipient) != allowed.end(),
+                                 qPrintable(QString::fromStdString("transfer from " +
+                                                                   data.species.name(ev.species) + " to " +
+                                                                   data.species.name(ev.recipient))));
+                        ++transfers;
+                    }
             EventCounts c = countEvents(r);
             QCOMPARE(c.Leaf, long(fam.clades.geneCount()));
             QCOMPARE(c.S + c.D + c.T, long(fam.clades.geneCount() - 1));
@@ -358,6 +378,7 @@ class Sampler : public QObject {
                 qPrintable(
                     QString("%1: mean %2, expected %3, se %4").arg(names[k]).arg(mean).arg(want[k]).arg(se)));
         }
+        QVERIFY(transfers > 0);
     }
 
     void reproducibleAndIndependentOfThreads() {

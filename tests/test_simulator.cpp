@@ -1,6 +1,6 @@
 // The DTL simulator: the undated process against the engine's likelihood, determinism, the truth
-// files (RecPhyloXML, JSON, text) against the gene trees, the species tree and perturbation
-// helpers, and the errors for bad parameters.
+// files (RecPhyloXML, JSON, text) against the gene trees, RELDATED's transfers and written tree, the
+// species tree and perturbation helpers, and the errors for bad parameters.
 #include "ccp/clade_set.hpp"
 #include "data/dataset.hpp"
 #include "engine/backend.hpp"
@@ -8,6 +8,7 @@
 #include "io/text_file.hpp"
 #include "optim/rate_files.hpp"
 #include "recon/recphyloxml.hpp"
+#include "reference_model.hpp"
 #include "sim/simulation.hpp"
 #include "support.hpp"
 
@@ -339,6 +340,51 @@ class SimulatorTest : public QObject {
         // Per-species rates and per-family factors are written for the rate-recovery tests.
         RateParameters written = readModelParameters(dir + "/truth/rates.txt", doc.species, 1);
         QCOMPARE(written.rates(0).d, o.rates.d);
+    }
+
+    // RELDATED (undated process): transfers from e go only to nodes ranked after e's parent
+    // (recipient sets by brute force, reference_model.hpp), and every such node is drawn.
+    void relDatedTransfersFollowTheRanks() {
+        const SpeciesTree species =
+            SpeciesTree::fromNewick(parseNewick("((A:1,B:1)X:2,(C:1,D:1)Y:1)R;", "species")[0]);
+        const int n = species.size();
+        const auto R = referenceRecipients(species, TransferConstraint::RelDated);
+        FamilySimulator simulator(species, TransferConstraint::RelDated, SimProcess::Undated, {});
+        const std::vector<Rates> rates(n, Rates{0.05, 0.2, 0.6});
+        std::vector<std::set<int>> drawn(n);
+        RandomSource rng(7);
+        for (int f = 0; f < 2000; ++f)
+            for (const ReconNode& node : simulator.simulate("f", rates, rng).truth.nodes)
+                for (const ReconEvent& ev : node.events)
+                    if (ev.type == EventType::Transfer || ev.type == EventType::TransferLoss)
+                        drawn[ev.species].insert(ev.recipient);
+        for (int e = 0; e < n; ++e)
+            QCOMPARE(std::vector<int>(drawn[e].begin(), drawn[e].end()), R[e]);
+    }
+
+    // The written species tree gives the ranks the simulation drew by (AleRax's rank lengths), and
+    // the truth's transfers follow them.
+    void relDatedDatasetKeepsItsRanks() {
+        SimulationOptions o = smallDataset(SimProcess::Undated);
+        o.transferConstraint = TransferConstraint::RelDated;
+        const std::string dir = temporaryFolder("sim_reldated");
+        runSimulation(o, dir);
+        const SpeciesTree written = SpeciesTree::readFile(dir + "/species.nwk");
+        RandomSource rng = RandomSource::stream(o.seed, 0); // the stream of the birth-death tree
+        const SpeciesTree drawnOn = SpeciesTree::fromNewick(simulateBirthDeathTree(o.birthDeath, rng));
+        QCOMPARE(readTextFile(dir + "/species.nwk"), drawnOn.toRankedNewick() + "\n");
+        QCOMPARE(written.ranks(), drawnOn.ranks());
+        const RecPhyloDocument doc = readRecPhyloXml(dir + "/truth/reconciliations.xml");
+        const auto R = referenceRecipients(written, TransferConstraint::RelDated);
+        long transfers = 0;
+        for (const Reconciliation& r : doc.reconciliations)
+            for (const ReconNode& node : r.nodes)
+                for (const ReconEvent& ev : node.events)
+                    if (ev.type == EventType::Transfer || ev.type == EventType::TransferLoss) {
+                        QVERIFY(std::count(R[ev.species].begin(), R[ev.species].end(), ev.recipient) == 1);
+                        ++transfers;
+                    }
+        QVERIFY(transfers > 0);
     }
 
     void datedTransfersAreContemporary() {

@@ -1,5 +1,6 @@
 // Species-tree search: tree edits, re-mapping the families onto candidates, REROOT and HYBRID on
-// simulated data, supports against hand-worked values, and bad start trees.
+// simulated data, supports against hand-worked values, bad start trees, and RELDATED's dated
+// topologies.
 #include "simulated_data.hpp"
 #include "support.hpp"
 
@@ -575,6 +576,43 @@ class SpeciesSearch : public QObject {
                                  searchSpeciesTree(scorer, scorer.loadedTopology(), specieswise, {}));
         QCOMPARE(scorer.topologyOf(parseTree("((D,C),(B,A));")).canonicalNewick(),
                  std::string("((A,B),(C,D));"));
+    }
+
+    // RELDATED: a dated topology gives back its tree's ranks (Y's clade before X's, as the lengths
+    // say, where equal depths would order them by name), it cannot be rearranged, and the search
+    // refuses the strategies that would move its nodes, with AleRax's messages.
+    void datedTopologiesKeepTheirRanks() {
+        const SpeciesTree tree =
+            SpeciesTree::fromNewick(parseNewick("((A:1,B:3)X:2,(C:2,D:0.5)Y:1)R;", "species")[0]);
+        auto rankOfClade = [](const SpeciesTree& t, const char* left) {
+            return t.rank(t.parent(t.find(left))); // the cherry's node
+        };
+        SpeciesTopology dated = SpeciesTopology::fromSpeciesTree(tree, {}, true);
+        const SpeciesTree back = dated.toSpeciesTree();
+        QCOMPARE(rankOfClade(back, "C"), 1);
+        QCOMPARE(rankOfClade(back, "A"), 2);
+        QCOMPARE(back.toRankedNewick(),
+                 SpeciesTree::fromNewick(parseNewick(back.toNewick(true), "b")[0]).toRankedNewick());
+        const SpeciesTree undated = SpeciesTopology::fromSpeciesTree(tree).toSpeciesTree();
+        QCOMPARE(rankOfClade(undated, "A"), 1);
+        QVERIFY_THROWS_EXCEPTION(std::logic_error, dated.rerootAbove(0));
+        QVERIFY_THROWS_EXCEPTION(std::logic_error, dated.applySpr(0, 2));
+        auto refusal = [](SearchStrategy strategy) {
+            try {
+                requireSearchAllowed(strategy, TransferConstraint::RelDated);
+            } catch (const std::invalid_argument& e) {
+                return std::string(e.what());
+            }
+            return std::string();
+        };
+        QCOMPARE(refusal(SearchStrategy::Hybrid),
+                 std::string("species tree search is not compatible with --transfer-constraint RELDATED"));
+        QCOMPARE(
+            refusal(SearchStrategy::Reroot),
+            std::string("species tree root inference is not compatible with --transfer-constraint RELDATED "
+                        "unless using --infer-speciation-order"));
+        QCOMPARE(refusal(SearchStrategy::Skip), std::string());
+        requireSearchAllowed(SearchStrategy::Hybrid, TransferConstraint::Parents);
     }
 };
 

@@ -1,14 +1,51 @@
-// Species tree: AleRax relabelling, postorder structure, transfer recipients and Π̄ averaging.
+// Species tree: AleRax relabelling, postorder structure, RELDATED ranks, transfer recipients and Π̄
+// averaging, against brute force (reference_model.hpp).
 #include "engine/species_operators.hpp"
 #include "io/input_error.hpp"
+#include "reference_model.hpp"
 #include "support.hpp"
 #include "tree/species_tree.hpp"
 
 #include <QtTest>
+#include <algorithm>
 #include <random>
 
 using namespace gpurec;
 using namespace gpurec::test;
+
+namespace {
+
+// A random rooted binary tree over leaves L0..L(n−1), internal nodes unnamed (relabelled like
+// AleRax) or named, lengths drawn from values that make ties, rounding and the ≤ 0 rule matter.
+std::string randomNewick(int leaves, std::mt19937& rng) {
+    const char* const lengths[] = {"",   ":0",   ":-1",        ":0.1",       ":0.2",       ":0.3", ":0.7",
+                                   ":1", ":1.5", ":0.0000001", ":2.0000004", ":2.0000001", ":1e-3"};
+    std::uniform_int_distribution<int> length(0, std::size(lengths) - 1), coin(0, 1);
+    std::vector<std::string> parts;
+    for (int i = 0; i < leaves; ++i)
+        parts.push_back("L" + std::to_string(i) + lengths[length(rng)]);
+    int named = 0;
+    while (parts.size() > 1) {
+        std::uniform_int_distribution<std::size_t> pick(0, parts.size() - 1);
+        const std::size_t a = pick(rng);
+        std::string left = parts[a];
+        parts.erase(parts.begin() + static_cast<long>(a));
+        const std::size_t b = pick(rng) % parts.size();
+        const std::string label = coin(rng) ? "N" + std::to_string(named++) : "";
+        parts[b] = "(" + left + "," + parts[b] + ")" + label + lengths[length(rng)];
+    }
+    return parts[0] + ";";
+}
+
+std::vector<std::string> namesOf(const SpeciesTree& st, const std::vector<int>& nodes) {
+    std::vector<std::string> out;
+    for (int e : nodes)
+        out.push_back(st.name(e));
+    std::sort(out.begin(), out.end());
+    return out;
+}
+
+} // namespace
 
 class SpeciesTrees : public QObject {
     Q_OBJECT
@@ -55,6 +92,148 @@ class SpeciesTrees : public QObject {
         QCOMPARE(none, (std::vector<int>{4, 4, 4, 4, 4}));
         QCOMPARE(st.recipients(2, TransferConstraint::Parents), (std::vector<int>{0, 1, 3}));
         QVERIFY(parseTransferConstraint("NONE") == TransferConstraint::None);
+        QVERIFY_THROWS_EXCEPTION(std::invalid_argument, parseTransferConstraint("RELDATE"));
+    }
+
+    // The worked example of the RELDATED notes: not ultrametric, the root without a length (1).
+    void relDatedWorkedExample() {
+        const SpeciesTree st = tree("((A:1,B:3)X:2,(C:2,D:0.5)Y:1)R;");
+        std::vector<std::string> byRank;
+        for (int r = 0; r < st.size(); ++r)
+            byRank.push_back(st.name(st.nodeAtRank(r)));
+        QCOMPARE(byRank, (std::vector<std::string>{"R", "Y", "X", "A", "B", "C", "D"}));
+        QCOMPARE(st.ranks(), referenceRanks(st));
+        const std::map<std::string, std::vector<std::string>> expected = {
+            {"R", {"A", "B", "C", "D", "X", "Y"}},
+            {"X", {"A", "B", "C", "D", "Y"}},
+            {"Y", {"A", "B", "C", "D", "X"}},
+            {"A", {"B", "C", "D"}},
+            {"B", {"A", "C", "D"}},
+            {"C", {"A", "B", "D", "X"}},
+            {"D", {"A", "B", "C", "X"}}};
+        const auto reference = referenceRecipients(st, TransferConstraint::RelDated);
+        for (const auto& [name, recipients] : expected) {
+            const int e = st.find(name);
+            QCOMPARE(namesOf(st, st.recipients(e, TransferConstraint::RelDated)), recipients);
+            QCOMPARE(namesOf(st, reference[e]), recipients);
+            QCOMPARE(st.recipientCount(e, TransferConstraint::RelDated), int(recipients.size()));
+        }
+        // AleRax's written form: every leaf at depth H = 3, the root's length 1; read back, the same ranks.
+        QCOMPARE(st.toRankedNewick(), std::string("((A:1,B:1)X:2,(C:2,D:2)Y:1)R:1;"));
+        QCOMPARE(tree(st.toRankedNewick()).ranks(), st.ranks());
+        QCOMPARE(st.toNewickFor(TransferConstraint::Parents), st.toNewick(true));
+
+        // Equal dates (X and Y at 3) go by name: X first, and A may now transfer to Y but C not to X.
+        const SpeciesTree tie = tree("((A:1,B:3)X:2,(C:2,D:0.5)Y:2)R;");
+        QCOMPARE(tie.rank(tie.find("X")), 1);
+        QCOMPARE(tie.rank(tie.find("Y")), 2);
+        QCOMPARE(tie.ranks(), referenceRanks(tie));
+        QCOMPARE(namesOf(tie, tie.recipients(tie.find("A"), TransferConstraint::RelDated)),
+                 (std::vector<std::string>{"B", "C", "D", "Y"}));
+        QCOMPARE(namesOf(tie, tie.recipients(tie.find("C"), TransferConstraint::RelDated)),
+                 (std::vector<std::string>{"A", "B", "D"}));
+        QVERIFY(parseTransferConstraint("RELDATED") == TransferConstraint::RelDated);
+        QCOMPARE(toString(TransferConstraint::RelDated), std::string("RELDATED"));
+    }
+
+    // Lengths as AleRax reads them: rounded to 6 decimals before the dates (1.0000004 and 1.0000001
+    // tie, so X goes first by name), a length rounded to 0 counts 1, the tie-break uses the names
+    // AleRax gives unnamed nodes.
+    void relDatedLengthsAreRoundedFirst() {
+        const SpeciesTree rounded = tree("((A,B)X:1.0000004,(C,D)Y:1.0000001)R;");
+        QCOMPARE(rounded.rank(rounded.find("X")), 1);
+        const SpeciesTree tiny = tree("((A,B)X:0.0000001,(C,D)Y:0.5)R;");
+        QCOMPARE(tiny.rank(tiny.find("Y")), 1);
+        const SpeciesTree unnamed = tree("((C,D),(A,B));");
+        QCOMPARE(unnamed.name(unnamed.nodeAtRank(1)), std::string("Node_A_B_0"));
+        // A node whose distance from the top rounds to its parent's cannot be dated: refused, but
+        // only under RELDATED.
+        const SpeciesTree flat = tree("((A,B)X:0.000001,(C,D)Y:1)R:1e17;");
+        QVERIFY_THROWS_EXCEPTION(std::invalid_argument, flat.requireDating());
+        QVERIFY_THROWS_EXCEPTION(std::invalid_argument, flat.recipientCount(0, TransferConstraint::RelDated));
+        QVERIFY_THROWS_EXCEPTION(std::invalid_argument, SpeciesLayout(flat, TransferConstraint::RelDated));
+        QCOMPARE(flat.recipientCount(0, TransferConstraint::Parents), 4);
+    }
+
+    // Random trees: ranks, every constraint's recipient sets and counts against brute force.
+    void recipientSetsMatchBruteForce() {
+        std::mt19937 rng(17);
+        for (int trial = 0; trial < 200; ++trial) {
+            const SpeciesTree st = tree(randomNewick(2 + trial % 12, rng));
+            QCOMPARE(st.ranks(), referenceRanks(st));
+            for (int e = 0; e < st.size(); ++e) {
+                QVERIFY(st.rank(st.nodeAtRank(e)) == e);
+                if (e != st.root()) QVERIFY(st.rank(e) > st.rank(st.parent(e)));
+            }
+            for (TransferConstraint c :
+                 {TransferConstraint::Parents, TransferConstraint::None, TransferConstraint::RelDated}) {
+                const auto reference = referenceRecipients(st, c);
+                const SpeciesLayout layout(st, c);
+                for (int e = 0; e < st.size(); ++e) {
+                    QCOMPARE(st.recipients(e, c), reference[e]);
+                    QCOMPARE(st.recipientCount(e, c), int(reference[e].size()));
+                    for (int h = 0; h < st.size(); ++h)
+                        QCOMPARE(layout.isRecipient(e, h), std::find(reference[e].begin(), reference[e].end(),
+                                                                     h) != reference[e].end());
+                }
+            }
+            const SpeciesTree back = tree(st.toRankedNewick());
+            QCOMPARE(back.ranks(), st.ranks());
+        }
+    }
+
+    // The recipient average and its transpose against sums over the brute-force sets, on random
+    // trees, the average of values spread over 30 orders of magnitude, the transpose of signed ones
+    // (adjoints): to the last digits under PARENTS and NONE (the average adds non-negative terms
+    // only); under RELDATED a running sum is taken from another, so the error is relative to the
+    // sum with e's own term, and the average is never negative.
+    void recipientAveragesOnRandomTrees() {
+        std::mt19937 rng(29);
+        std::uniform_real_distribution<double> u(0, 1), exponent(-30, 0);
+        for (int trial = 0; trial < 100; ++trial) {
+            const SpeciesTree st = tree(randomNewick(2 + trial % 15, rng));
+            const int n = st.size();
+            for (TransferConstraint c :
+                 {TransferConstraint::Parents, TransferConstraint::None, TransferConstraint::RelDated}) {
+                const auto reference = referenceRecipients(st, c);
+                const SpeciesLayout layout(st, c);
+                std::vector<double> x(n), w(n), bar(n), tr(n), scratch(3 * n);
+                for (int e = 0; e < n; ++e) {
+                    x[e] = u(rng) * std::pow(10.0, exponent(rng));
+                    w[e] = (u(rng) - 0.5) * std::pow(10.0, exponent(rng));
+                }
+                recipientAverage(layout, x.data(), bar.data(), scratch.data());
+                recipientAverageTranspose(layout, w.data(), tr.data(), scratch.data());
+                const bool ranked = c == TransferConstraint::RelDated;
+                // |got − expected| within 1e-13 of the sum of the terms' sizes (and of e's own).
+                auto close = [&](double got, double expected, double size, double own) {
+                    return std::abs(got - expected) <= 1e-13 * (size + (ranked ? std::abs(own) : 0.0));
+                };
+                std::vector<double> expectedTr(n, 0.0), sizeTr(n, 0.0);
+                for (int e = 0; e < n; ++e) {
+                    const double expected = averageOver(reference[e], x);
+                    const double share = 1.0 / static_cast<double>(reference[e].size());
+                    QVERIFY2(bar[e] >= 0 && close(bar[e], expected, expected, x[e] * share),
+                             qPrintable(QString("%1 x̄(%2) = %3, expected %4")
+                                            .arg(QString::fromStdString(toString(c)))
+                                            .arg(e)
+                                            .arg(bar[e], 0, 'g', 17)
+                                            .arg(expected, 0, 'g', 17)));
+                    for (int h : reference[e]) {
+                        expectedTr[h] += w[e] * share;
+                        sizeTr[h] += std::abs(w[e]) * share;
+                    }
+                }
+                for (int h = 0; h < n; ++h)
+                    QVERIFY2(close(tr[h], expectedTr[h], sizeTr[h],
+                                   w[h] / static_cast<double>(reference[h].size())),
+                             qPrintable(QString("%1 transpose(%2) = %3, expected %4")
+                                            .arg(QString::fromStdString(toString(c)))
+                                            .arg(h)
+                                            .arg(tr[h], 0, 'g', 17)
+                                            .arg(expectedTr[h], 0, 'g', 17)));
+            }
+        }
     }
 
     void recipientAverageMatchesBruteForce() {

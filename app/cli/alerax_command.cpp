@@ -14,6 +14,7 @@
 #include "io/result_writer.hpp"
 #include "io/text_file.hpp"
 #include "optim/parametrization.hpp"
+#include "species_search/species_search.hpp"
 #include "tree/species_tree.hpp"
 
 #include <cstdio>
@@ -42,6 +43,7 @@ struct AleraxOptions {
     double trimRatio = 0, maxCladeSplitRatio = -1;
     int ccpSampleFrequency = 1;
     bool highways = false, pruneSpeciesTree = false, noDup = false, noDl = false, noTl = false;
+    bool inferSpeciationOrder = false;
     std::string highwayCandidatesFile, fractionMissingFile;
     // gpurec's own, for the machine it runs on
     std::string device = "auto";
@@ -60,7 +62,6 @@ void refuseUnsupported(const CLI::App& app, const AleraxOptions& o) {
         throw std::invalid_argument(what + " is not supported by gpurec yet (docs/alerax.md lists what "
                                            "gpurec alerax runs)");
     };
-    if (o.transferConstraint == "RELDATED") refuse("--transfer-constraint RELDATED");
     // AleRax's own refusals first, with its messages.
     const Parametrization p = parseParametrization(o.parametrization, parseOrigination(o.origination));
     if (o.gammaCategories > 1 && p.mode == RateMode::Genewise)
@@ -73,6 +74,8 @@ void refuseUnsupported(const CLI::App& app, const AleraxOptions& o) {
         throw std::invalid_argument(
             "species tree root inference is not compatible with --model-parametrization " +
             o.parametrization);
+    refuseSpeciationOrderInference(o.inferSpeciationOrder, o.transferConstraint);
+    requireSearchAllowed(parseSearchStrategy(o.search), parseTransferConstraint(o.transferConstraint));
     // Parameters per species node do not follow the nodes through a search's moves.
     const bool perNode = p.originPerNode || (p.mode != RateMode::Global && p.mode != RateMode::Genewise);
     if (o.search != "SKIP" && perNode)
@@ -198,6 +201,7 @@ void registerAlerax(CLI::App& root) {
     app->add_option("--fraction-missing-file", o->fractionMissingFile,
                     "Per species leaf 'label fraction': the share of its genes missing from the data");
     app->add_flag("--prune-species-tree", o->pruneSpeciesTree, "Not supported yet");
+    addSpeciationOrderOption(*app, o->inferSpeciationOrder);
     app->add_flag("--no-dup", o->noDup, "No duplications (D = 0, and so no DL terms)");
     app->add_flag("--no-dl", o->noDl, "No duplication-loss term in the clade equations");
     app->add_flag("--no-tl", o->noTl, "No transfer-loss terms in the clade equations");
@@ -229,10 +233,12 @@ void registerAlerax(CLI::App& root) {
         const std::vector<std::string> input = inputArguments(*o, true);
         first.insert(first.end(), input.begin(), input.end());
         runStage(first);
-        if (!searching) { // AleRax writes the (relabelled) tree it used in every run
+        if (!searching) { // AleRax writes the (relabelled) tree it used in every run, dated under RELDATED
             const std::string trees = o->prefix + "/species_trees";
             ensureDirectory(trees);
-            const std::string text = SpeciesTree::readFile(o->speciesTree).toNewick(true) + "\n";
+            const std::string text = SpeciesTree::readFile(o->speciesTree)
+                                         .toNewickFor(parseTransferConstraint(o->transferConstraint)) +
+                                     "\n";
             writeFileAtomically(trees + "/starting_species_tree.newick", text);
             writeFileAtomically(trees + "/inferred_species_tree.newick", text);
         }

@@ -25,8 +25,12 @@ void addInputOptions(CLI::App& app, InputOptions& o) {
     app.add_option("gene_trees", o.geneTrees, "Gene-tree files, one family each (instead of or besides -f)");
     app.add_option("--fraction-missing-file", o.fractionMissingFile,
                    "Per species leaf 'label fraction': the share of its genes missing from the data");
-    app.add_option("--transfer-constraint", o.transferConstraint, "PARENTS (default) or NONE")
-        ->check(CLI::IsMember({"PARENTS", "NONE"}));
+    app.add_option(
+           "--transfer-constraint", o.transferConstraint,
+           "Allowed transfer recipients: PARENTS (not the donor's ancestors, default), NONE (any other "
+           "node) or RELDATED (no node older than the donor's parent, the ages read from the species "
+           "tree's branch lengths as AleRax reads them)")
+        ->check(CLI::IsMember({"PARENTS", "NONE", "RELDATED"}));
     app.add_option(
            "--gene-tree-rooting", o.rooting,
            "UNIFORM (every rooting of unrooted samples), ROOTED, or MAD (every rooting, weighted by its "
@@ -60,6 +64,21 @@ void addInputOptions(CLI::App& app, InputOptions& o) {
               NumberRange::atLeast(0).orExactly(-1));
     app.add_flag("--strict", o.strict,
                  "Make any bad family fatal (exit status 2) instead of skipping it (exit status 3)");
+}
+
+void addSpeciationOrderOption(CLI::App& app, bool& given) {
+    app.add_flag("--infer-speciation-order", given,
+                 "AleRax's speciation-order inference under RELDATED: not supported by gpurec yet");
+}
+
+void refuseSpeciationOrderInference(bool given, const std::string& transferConstraint) {
+    if (!given) return;
+    if (transferConstraint != "RELDATED")
+        throw std::invalid_argument(
+            "--infer-speciation-order can only be used with --transfer-constraint RELDATED");
+    throw std::invalid_argument(
+        "--infer-speciation-order is not supported by gpurec yet (docs/alerax.md lists "
+        "what gpurec alerax runs)");
 }
 
 void addOutputOptions(CLI::App& app, OutputOptions& o, const std::string& names) {

@@ -102,6 +102,12 @@ struct OutputOptions {
 };
 
 void addInputOptions(CLI::App& app, InputOptions& o);
+// AleRax's --infer-speciation-order, on the commands that run its species-tree steps: only its name is
+// accepted, so that refuseSpeciationOrderInference can refuse it (gpurec does not infer dates yet).
+void addSpeciationOrderOption(CLI::App& app, bool& given);
+// Throws when the option was given: AleRax's refusal without --transfer-constraint RELDATED, else
+// that gpurec does not support it yet.
+void refuseSpeciationOrderInference(bool given, const std::string& transferConstraint);
 // `names`: "-p,--prefix" for the analysis commands, "-o,--output" for simulate.
 void addOutputOptions(CLI::App& app, OutputOptions& o, const std::string& names = "-p,--prefix");
 // Checks the folder is writable and holds no earlier results of the command (`owned` entries),

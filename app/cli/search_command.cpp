@@ -35,6 +35,7 @@ struct SearchOptions {
     std::string parametrization = "GLOBAL";
     SpeciesSearchSettings settings;
     bool fixRates = false;
+    bool inferSpeciationOrder = false;
     std::string resume;
 };
 
@@ -161,6 +162,7 @@ void registerSearch(CLI::App& root) {
               "off)",
               NumberRange{0, 1, false, true, {}});
     app->add_flag("--fix-rates", o->fixRates, "Keep the starting rates (no re-optimisation)");
+    addSpeciationOrderOption(*app, o->inferSpeciationOrder);
     addOutputOptions(*app, o->output);
     app->get_option("--species-tree")->required(false); // not with --resume: the checkpoint names it
     app->add_option("--resume", o->resume,
@@ -188,6 +190,9 @@ void registerSearch(CLI::App& root) {
         settings.strategy = parseSearchStrategy(o->strategy);
         settings.optimizeRates = !o->fixRates;
         settings.validate();
+        refuseSpeciationOrderInference(o->inferSpeciationOrder, o->input.transferConstraint);
+        const TransferConstraint constraint = parseTransferConstraint(o->input.transferConstraint);
+        requireSearchAllowed(settings.strategy, constraint);
         const std::string& outdir = o->output.outdir;
         const std::string trees = outdir + "/species_trees";
         const std::vector<std::string> owned = {"species_trees",    "per_fam_likelihoods.txt",
@@ -202,10 +207,12 @@ void registerSearch(CLI::App& root) {
         const std::string startPath = trees + "/starting_species_tree.newick";
         if (!resuming) { // a resumed search keeps the first part's start tree and files
             const SpeciesTree start = startTree(*o, listedFamilies(o->input));
-            writeFileAtomically(startPath, start.toNewick(true) + "\n");
-            writeFileAtomically(trees + "/inferred_species_tree.newick",
-                                SpeciesTopology::fromSpeciesTree(start).toSpeciesTree().toNewick(true) +
-                                    "\n");
+            // Under RELDATED both carry the start's dating (SpeciesTree::toRankedNewick).
+            const bool dated = constraint == TransferConstraint::RelDated;
+            writeFileAtomically(startPath, start.toNewickFor(constraint) + "\n");
+            writeFileAtomically(
+                trees + "/inferred_species_tree.newick",
+                SpeciesTopology::fromSpeciesTree(start, {}, dated).toSpeciesTree().toNewick(true) + "\n");
         }
         InputOptions input = o->input;
         input.species = startPath; // the families are mapped onto the start tree

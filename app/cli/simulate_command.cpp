@@ -88,8 +88,10 @@ void registerSimulate(CLI::App& root) {
         "Family names: prefix + number (default family)");
     app->add_option("--process", o->process, "undated (the engine's model, default) or dated (time-based)")
         ->check(CLI::IsMember({"undated", "dated"}));
-    app->add_option("--transfer-constraint", o->constraint, "PARENTS (default) or NONE")
-        ->check(CLI::IsMember({"PARENTS", "NONE"}));
+    app->add_option("--transfer-constraint", o->constraint,
+                    "Recipients of the undated process's transfers: PARENTS (default), NONE or RELDATED (by "
+                    "the species tree's ranks; species.nwk is then written with rank lengths)")
+        ->check(CLI::IsMember({"PARENTS", "NONE", "RELDATED"}));
     ov.add<double>(
         *app, "--d", [](SimulationOptions& x) -> double& { return x.rates.d; },
         "Duplication rate (default 0.1)");

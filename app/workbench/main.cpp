@@ -36,8 +36,9 @@ int main(int argc, char** argv) {
                                "UNIFORM (default: every rooting of unrooted trees), ROOTED (the trees' own "
                                "roots) or MAD (every rooting, weighted by its MAD deviation).",
                                "rooting", "UNIFORM");
-    QCommandLineOption constraint("transfer-constraint", "PARENTS (default) or NONE.", "constraint",
-                                  "PARENTS");
+    QCommandLineOption constraint(
+        "transfer-constraint", "PARENTS (default), NONE or RELDATED (by the species tree's branch lengths).",
+        "constraint", "PARENTS");
     QCommandLineOption origination(
         "origination", "UNIFORM (default: any species node), ROOT, or LCA (of the species a family covers).",
         "origination", "UNIFORM");

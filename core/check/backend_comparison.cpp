@@ -65,6 +65,9 @@ std::vector<ComparisonDataset> simulatedDatasets(int families, std::uint64_t see
     ComparisonDataset none = parents;
     none.name += ", NONE";
     none.transferConstraint = "NONE";
+    ComparisonDataset reldated = parents; // dated by the birth-death tree's branch lengths
+    reldated.name += ", RELDATED";
+    reldated.transferConstraint = "RELDATED";
     ComparisonDataset lca = parents;
     lca.name += ", LCA";
     lca.origination = "LCA";
@@ -77,7 +80,7 @@ std::vector<ComparisonDataset> simulatedDatasets(int families, std::uint64_t see
         if (species.isLeaf(e))
             text += quoteNewickLabel(species.name(e)) + " " + exactNumberText(0.1 * (leaf++ % 6)) + "\n";
     writeFileAtomically(missing.fractionMissingFile, text);
-    std::vector<ComparisonDataset> out = {parents, none, lca, missing};
+    std::vector<ComparisonDataset> out = {parents, none, reldated, lca, missing};
     const std::pair<const char*, EventModel> variants[] = {
         {"UndatedDL", {RecModel::UndatedDL, false, false, false}},
         {"--no-dup --no-dl", {RecModel::UndatedDTL, true, true, false}},

@@ -37,8 +37,9 @@ struct ComparisonDataset {
 std::vector<ComparisonDataset> referenceDatasets(const std::string& dataRoot, const std::string& samplesRoot);
 // Families simulated under the model into `folder` (rates drawn per family and species, with tree
 // samples), then the same families under the NONE constraint (the GPU's iterated self loop), under
-// LCA origination (each family's root seed and conditioning at one node), with a fraction of
-// every leaf's genes missing (a fraction-missing file written beside them), and under the model's
+// RELDATED (the same loop with recipient sums over the rank order of the tree's dating), under LCA
+// origination (each family's root seed and conditioning at one node), with a fraction of every
+// leaf's genes missing (a fraction-missing file written beside them), and under the model's
 // variants: UndatedDL, --no-dup with --no-dl, --no-dl, and --no-tl (the Π loop without terms the E
 // adjoint keeps), then with fitted origination weights (OPTIMIZE), three speciation gamma
 // categories, and a class parametrisation file with origination weights per class.

@@ -22,6 +22,7 @@ LoadedInput loadInput(const InputPaths& paths, TransferConstraint constraint, co
     std::vector<std::string> warnings;
     dataset->species = SpeciesTree::readFile(paths.speciesTree, &warnings);
     dataset->transferConstraint = constraint;
+    if (constraint == TransferConstraint::RelDated) dataset->species.requireDating();
     if (!paths.fractionMissingFile.empty())
         dataset->fractionMissing = readFractionMissing(paths.fractionMissingFile, dataset->species);
     std::vector<FamilyInput> inputs;

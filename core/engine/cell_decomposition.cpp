@@ -123,14 +123,8 @@ ExtinctionCellDecomposition decomposeExtinctionCell(const SpeciesLayout& s, cons
     out.duplication = p.pD[e] * E[e] * E[e];
     out.transferLoss = p.pT[e] * E[e] * tables.Ebar[e];
     out.barStored = tables.Ebar[e];
-    // R(e): every other node (NONE), or every node that is neither e nor one of its ancestors (PARENTS).
-    std::vector<bool> excluded(static_cast<std::size_t>(s.size), false);
-    excluded[e] = true;
-    if (s.constraint == TransferConstraint::Parents)
-        for (int a = s.parent[e]; a >= 0; a = s.parent[a])
-            excluded[a] = true;
     for (int h = 0; h < s.size; ++h)
-        if (!excluded[h]) out.recipients.emplace_back(h, E[h] * s.invRecipients[e]);
+        if (s.isRecipient(e, h)) out.recipients.emplace_back(h, E[h] * s.invRecipients[e]);
     return out;
 }
 

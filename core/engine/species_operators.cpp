@@ -1,19 +1,23 @@
 #include "engine/species_operators.hpp"
 
+#include "tree/ranked_recipients.hpp"
+
 namespace gpurec {
 
 SpeciesLayout::SpeciesLayout(const SpeciesTree& tree, TransferConstraint c,
                              const std::vector<double>& fractionMissing)
-    : size(tree.size()), constraint(c) {
+    : size(tree.size()), rank(tree.ranks()), constraint(c) {
     left.resize(size);
     right.resize(size);
     parent.resize(size);
+    byRank.resize(size);
     invRecipients.resize(size);
     missing.assign(size, 0.0);
     for (int e = 0; e < size; ++e) {
         left[e] = tree.left(e);
         right[e] = tree.right(e);
         parent[e] = tree.parent(e);
+        byRank[e] = tree.nodeAtRank(e);
         invRecipients[e] = 1.0 / tree.recipientCount(e, c);
         if (tree.isLeaf(e) && e < static_cast<int>(fractionMissing.size())) missing[e] = fractionMissing[e];
     }
@@ -25,10 +29,25 @@ SpeciesLayout::SpeciesLayout(const Dataset& data)
     cladeTransferLoss = data.events.cladeTransferLoss();
 }
 
+bool SpeciesLayout::isRecipient(int e, int h) const {
+    return gpurec::isRecipient(constraint, parent.data(), rank.data(), e, h);
+}
+
 // sub(e) = Σ over the subtree of e; outside(e) = Σ over nodes neither in subtree(e) nor ancestors
 // of e; anc(e) = Σ over strict ancestors of e.
 void recipientAverage(const SpeciesLayout& s, const double* x, double* out, double* scratch) {
     const int n = s.size;
+    if (s.constraint == TransferConstraint::RelDated) {
+        double* suffix = scratch;
+        double sum = 0.0;
+        for (int r = n - 1; r >= 0; --r)
+            suffix[r] = sum += x[s.byRank[r]];
+        for (int e = 0; e < n; ++e)
+            out[e] = rankedRecipientSum(suffix, n, firstRecipientRank(s.rank.data(), s.parent.data(), e),
+                                        s.rank[e]) *
+                     s.invRecipients[e];
+        return;
+    }
     double* sub = scratch;
     double* outside = scratch + n;
     double* anc = scratch + 2 * n;
@@ -51,9 +70,22 @@ void recipientAverage(const SpeciesLayout& s, const double* x, double* out, doub
 
 void recipientAverageTranspose(const SpeciesLayout& s, const double* u, double* out, double* scratch) {
     const int n = s.size;
+    auto v = [&](int e) { return u[e] * s.invRecipients[e]; };
+    if (s.constraint == TransferConstraint::RelDated) {
+        double* prefix = scratch;
+        double sum = 0.0;
+        for (int k = 0; k < n; ++k)
+            prefix[k] = sum += firstRankBucket(s.byRank.data(), s.left.data(), s.right.data(), n, v, k);
+        for (int h = 0; h < n; ++h) {
+            const int up = s.parent[h];
+            const double sibling = up < 0 ? 0.0 : v(s.left[up] == h ? s.right[up] : s.left[up]);
+            out[h] = rankedDonorSum(prefix, firstRecipientRank(s.rank.data(), s.parent.data(), h), s.rank[h],
+                                    sibling);
+        }
+        return;
+    }
     double* sub = scratch;       // Σ of v over the subtree
     double* above = scratch + n; // Σ of v over nodes outside the subtree of e
-    auto v = [&](int e) { return u[e] * s.invRecipients[e]; };
     for (int e = 0; e < n; ++e)
         sub[e] = v(e) + (s.left[e] >= 0 ? sub[s.left[e]] + sub[s.right[e]] : 0.0);
     above[n - 1] = 0.0;

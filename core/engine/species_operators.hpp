@@ -8,10 +8,11 @@
 
 namespace gpurec {
 
-// The species tree reduced to what the engine reads: postorder arrays and |R(e)|.
+// The species tree reduced to what the engine reads: postorder arrays, ranks and |R(e)|.
 struct SpeciesLayout {
     int size = 0;
     std::vector<int> left, right, parent; // -1 where absent
+    std::vector<int> rank, byRank;        // SpeciesTree::rank and its inverse (RELDATED)
     std::vector<double> invRecipients;    // 1/|R(e)|
     std::vector<double> missing;          // fraction of a leaf's genes not sampled (spec 1.5); 0 elsewhere
     TransferConstraint constraint = TransferConstraint::Parents;
@@ -23,14 +24,17 @@ struct SpeciesLayout {
                   const std::vector<double>& fractionMissing = {});
     explicit SpeciesLayout(const Dataset& data);
     bool isLeaf(int e) const { return left[e] < 0; }
+    // Whether h ∈ R(e).
+    bool isRecipient(int e, int h) const;
     // What multiplies pS_e in E_e (spec 4.2): E_f E_g at an internal node, fm_e at a leaf.
     double speciationExtinction(int e, const double* E) const {
         return left[e] >= 0 ? E[left[e]] * E[right[e]] : missing[e];
     }
 };
 
-// out_e = (1/|R(e)|) Σ_{h∈R(e)} x_h, computed from sums of non-negative terms only (no
-// cancellation). `scratch` needs 3*size doubles.
+// out_e = (1/|R(e)|) Σ_{h∈R(e)} x_h in O(size): for x ≥ 0 from sums of non-negative terms only (no
+// cancellation) under PARENTS and NONE; under RELDATED from suffix sums in rank order, one of them
+// taken from another (tree/ranked_recipients.hpp). `scratch` needs 3*size doubles.
 void recipientAverage(const SpeciesLayout& s, const double* x, double* out, double* scratch);
 // The transpose: out_h = Σ_{e : h∈R(e)} u_e/|R(e)|.
 void recipientAverageTranspose(const SpeciesLayout& s, const double* u, double* out, double* scratch);

@@ -47,10 +47,9 @@ ReconciliationSampler::ReconciliationSampler(const SpeciesLayout& species, const
 }
 
 bool ReconciliationSampler::allowedRecipient(int donor, int h) const {
-    if (h == donor) return false;
-    if (s_.constraint == TransferConstraint::None) return true;
-    bool ancestor = enter_[h] <= enter_[donor] && enter_[donor] < exit_[h];
-    return !ancestor;
+    if (s_.constraint != TransferConstraint::Parents) return s_.isRecipient(donor, h);
+    const bool ancestor = enter_[h] <= enter_[donor] && enter_[donor] < exit_[h];
+    return h != donor && !ancestor; // SpeciesLayout::isRecipient in O(1)
 }
 
 template <class Visit> void ReconciliationSampler::forEachTerm(int clade, int e, Visit&& visit) const {

@@ -47,6 +47,7 @@ struct FamilySimulator::ProcessNode {
 FamilySimulator::FamilySimulator(const SpeciesTree& species, TransferConstraint constraint,
                                  SimProcess process, FamilySimulationLimits limits)
     : species_(species), constraint_(constraint), process_(process), limits_(limits) {
+    if (constraint == TransferConstraint::RelDated) species.requireDating();
     const int n = species.size();
     start_.assign(n, 0.0);
     end_.assign(n, 0.0);
@@ -62,7 +63,17 @@ int FamilySimulator::drawRecipient(int e, RandomSource& rng) const {
         throw std::invalid_argument("a transfer from species " + species_.name(e) +
                                     " has no allowed recipient");
     int h = int(rng.below(std::uint64_t(count)));
-    if (constraint_ == TransferConstraint::None) return h < e ? h : h + 1;
+    switch (constraint_) {
+    case TransferConstraint::None:
+        return h < e ? h : h + 1;
+    case TransferConstraint::RelDated: {
+        // The h-th node in rank order from the first allowed rank on, e skipped.
+        const int r = species_.size() - count - 1 + h; // the first allowed rank is size − 1 − count
+        return species_.nodeAtRank(r < species_.rank(e) ? r : r + 1);
+    }
+    case TransferConstraint::Parents:
+        break;
+    }
     // The h-th node that is not an ancestor of e (nor e): skip the excluded indices in ascending
     // order; walking up from e visits them in ascending postorder.
     for (int a = e; a >= 0 && a <= h; a = species_.parent(a))

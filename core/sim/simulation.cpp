@@ -319,7 +319,12 @@ SimulationSummary writeSimulation(const SimulationOptions& o, const std::string&
     summary.families = o.families;
     summary.speciesTreeFile = outdir + "/species.nwk";
     summary.familiesFile = outdir + "/families.txt";
-    writeFileAtomically(summary.speciesTreeFile, species.toNewick(setup.lengths) + "\n");
+    // Under RELDATED the undated process drew transfers by rank: the tree is written with the
+    // lengths that give any reader those ranks (AleRax's form), not the ones read.
+    const bool ranked =
+        o.process == SimProcess::Undated && o.transferConstraint == TransferConstraint::RelDated;
+    writeFileAtomically(summary.speciesTreeFile,
+                        (ranked ? species.toRankedNewick() : species.toNewick(setup.lengths)) + "\n");
     std::string familiesText = "[FAMILIES]\n";
     for (const FamilyRecord& r : records) {
         familiesText += "- " + r.name + "\ngene_tree = gene_trees/" + r.name + ".nwk\n";

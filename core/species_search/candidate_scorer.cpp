@@ -11,7 +11,8 @@ namespace gpurec {
 CandidateScorer::CandidateScorer(std::shared_ptr<const Dataset> families, BackendFactory factory,
                                  SolverOptions options, std::unique_ptr<LikelihoodBackend> backend)
     : families_(std::move(families)), factory_(std::move(factory)), options_(options),
-      loaded_(SpeciesTopology::fromSpeciesTree(families_->species)), backend_(std::move(backend)) {
+      loaded_(SpeciesTopology::fromSpeciesTree(families_->species, {}, dated())),
+      backend_(std::move(backend)) {
     options_.validate();
     const SpeciesTree& species = families_->species;
     std::vector<int> leafId(species.size(), -1);
@@ -44,7 +45,7 @@ SpeciesTopology CandidateScorer::topologyOf(const SpeciesTree& tree) const {
         if (!extra.empty()) message += "; not in the families' species: " + list(extra);
         throw std::invalid_argument(message);
     }
-    return SpeciesTopology::fromSpeciesTree(tree, loaded_.leafNames());
+    return SpeciesTopology::fromSpeciesTree(tree, loaded_.leafNames(), dated());
 }
 
 std::shared_ptr<const Dataset> CandidateScorer::datasetOn(const SpeciesTopology& tree) const {

@@ -32,6 +32,8 @@ class CandidateScorer {
     // A tree over the same leaves as a topology with the scorer's leaf ids; throws
     // std::invalid_argument when its leaves differ from the families' species tree's.
     SpeciesTopology topologyOf(const SpeciesTree& tree) const;
+    // RELDATED: the topologies keep their trees' ranks (SpeciesTopology::fromSpeciesTree).
+    bool dated() const { return families_->transferConstraint == TransferConstraint::RelDated; }
 
     // The families on the candidate: same clade sets, genes mapped to the candidate's leaves.
     std::shared_ptr<const Dataset> datasetOn(const SpeciesTopology& tree) const;

@@ -366,10 +366,22 @@ class Search {
 
 } // namespace
 
+void requireSearchAllowed(SearchStrategy strategy, TransferConstraint constraint) {
+    if (constraint != TransferConstraint::RelDated) return;
+    if (strategy == SearchStrategy::Hybrid)
+        throw std::invalid_argument(
+            "species tree search is not compatible with --transfer-constraint RELDATED");
+    if (strategy == SearchStrategy::Reroot)
+        throw std::invalid_argument(
+            "species tree root inference is not compatible with --transfer-constraint "
+            "RELDATED unless using --infer-speciation-order");
+}
+
 SpeciesSearchResult searchSpeciesTree(CandidateScorer& scorer, const SpeciesTopology& start,
                                       const RateParameters& theta, const SpeciesSearchSettings& settings,
                                       const SearchObserver& observer) {
     settings.validate();
+    requireSearchAllowed(settings.strategy, scorer.families().transferConstraint);
     if (theta.mode() == RateMode::Specieswise)
         throw std::invalid_argument(
             "per-species rates are tied to one species tree: the species-tree search takes "

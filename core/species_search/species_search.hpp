@@ -85,8 +85,13 @@ struct SpeciesSearchResult {
 // Called after every trace row (a candidate, accepted or not).
 using SearchObserver = std::function<void(const SearchStep&)>;
 
+// AleRax's refusals, with its messages, of a search that would move the nodes of a tree dated for
+// RELDATED: HYBRID, and REROOT without speciation-order inference (which gpurec does not have).
+void requireSearchAllowed(SearchStrategy strategy, TransferConstraint constraint);
+
 // Searches from `start` with the global or per-family rates θ. A SIGINT/SIGTERM or settings.stopRequested
 // stops it before the next candidate, with the best tree so far (the result's `interrupted` set).
+// Checks requireSearchAllowed.
 SpeciesSearchResult searchSpeciesTree(CandidateScorer& scorer, const SpeciesTopology& start,
                                       const RateParameters& theta, const SpeciesSearchSettings& settings,
                                       const SearchObserver& observer = {});

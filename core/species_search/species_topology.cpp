@@ -31,7 +31,7 @@ std::vector<int> postorderOf(const SpeciesTopology& t) {
 } // namespace
 
 SpeciesTopology SpeciesTopology::fromSpeciesTree(const SpeciesTree& tree,
-                                                 const std::vector<std::string>& leafOrder) {
+                                                 const std::vector<std::string>& leafOrder, bool dated) {
     const int leaves = tree.leafCount(), size = tree.size();
     SpeciesTopology t;
     t.parent_.assign(size, -1);
@@ -66,7 +66,17 @@ SpeciesTopology SpeciesTopology::fromSpeciesTree(const SpeciesTree& tree,
         t.parent_[id[tree.right(e)]] = id[e];
     }
     t.root_ = id[tree.root()];
+    if (dated) {
+        t.rank_.resize(size);
+        for (int e = 0; e < size; ++e)
+            t.rank_[id[e]] = tree.rank(e);
+    }
     return t;
+}
+
+void SpeciesTopology::requireUndated() const {
+    if (!rank_.empty())
+        throw std::logic_error("a dated species tree (--transfer-constraint RELDATED) cannot be rearranged");
 }
 
 int SpeciesTopology::sibling(int n) const {
@@ -91,6 +101,7 @@ bool SpeciesTopology::canSpr(int p, int r) const {
 }
 
 int SpeciesTopology::applySpr(int p, int r) {
+    requireUndated();
     if (!canSpr(p, r)) throw std::logic_error("invalid SPR move");
     const int f = parent_[p], s = sibling(p), g = parent_[f];
     // Detach f: the sibling takes its place.
@@ -146,6 +157,7 @@ std::vector<int> SpeciesTopology::sprRegrafts(int p, int radius) const {
 }
 
 void SpeciesTopology::rerootAbove(int x) {
+    requireUndated();
     if (x == root_) throw std::logic_error("the root has no branch above it");
     if (parent_[x] == root_) return;
     std::vector<int> path{x};
@@ -234,6 +246,9 @@ NewickTree SpeciesTopology::toNewickTree() const {
             node.children = {right_[n], left_[n]};
         node.parent = parent_[n];
         node.length = 1.0;
+        // Kept ranks: SpeciesTree::toRankedNewick's lengths, which give the same ranks back.
+        if (!rank_.empty() && parent_[n] >= 0)
+            node.length = (isLeaf(n) ? leafCount() - 1 : rank_[n]) - rank_[parent_[n]];
     }
     t.root = root_;
     t.source = "candidate species tree";

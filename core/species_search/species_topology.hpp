@@ -18,9 +18,11 @@ class SpeciesTopology {
   public:
     // Leaves keep the tree's left-to-right leaf order as ids, unless `leafOrder` (names) is given:
     // then leaf i is leafOrder[i] (the tree's leaves must be exactly those names; throws
-    // std::invalid_argument naming what differs).
+    // std::invalid_argument naming what differs). `dated`: the topology keeps the tree's ranks
+    // (RELDATED), and cannot be edited (std::logic_error).
     static SpeciesTopology fromSpeciesTree(const SpeciesTree& tree,
-                                           const std::vector<std::string>& leafOrder = {});
+                                           const std::vector<std::string>& leafOrder = {},
+                                           bool dated = false);
 
     int nodeCount() const { return static_cast<int>(parent_.size()); }
     int leafCount() const { return static_cast<int>(leafNames_.size()); }
@@ -54,8 +56,8 @@ class SpeciesTopology {
     Clade rootSplitAbove(int x) const;
     // Canonical rooted topology: leaf names, children sorted; equal strings mean equal trees.
     std::string canonicalNewick() const;
-    // The tree for the engine (internal nodes named like AleRax, branch lengths 1), children in a
-    // canonical order: equal rooted topologies give equal trees.
+    // The tree for the engine (internal nodes named like AleRax, branch lengths 1, or those that give
+    // the kept ranks), children in a canonical order: equal rooted topologies give equal trees.
     SpeciesTree toSpeciesTree() const;
     NewickTree toNewickTree() const;
     // Node ids in the order of toSpeciesTree()'s indices (its postorder): entry e is the id of
@@ -64,8 +66,10 @@ class SpeciesTopology {
 
   private:
     void replaceChild(int parent, int oldChild, int newChild);
+    void requireUndated() const; // before an edit
 
     std::vector<int> parent_, left_, right_;
+    std::vector<int> rank_; // per node id: the ranks of a dated topology; empty otherwise
     std::vector<std::string> leafNames_;
     int root_ = -1;
 };

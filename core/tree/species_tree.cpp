@@ -1,10 +1,13 @@
 #include "tree/species_tree.hpp"
 
 #include "io/input_error.hpp"
+#include "tree/ranked_recipients.hpp"
 
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <numeric>
+#include <stdexcept>
 #include <unordered_set>
 
 namespace gpurec {
@@ -12,11 +15,21 @@ namespace gpurec {
 TransferConstraint parseTransferConstraint(const std::string& text) {
     if (text == "PARENTS") return TransferConstraint::Parents;
     if (text == "NONE") return TransferConstraint::None;
-    throw std::invalid_argument("unknown transfer constraint '" + text + "' (expected PARENTS or NONE)");
+    if (text == "RELDATED") return TransferConstraint::RelDated;
+    throw std::invalid_argument("unknown transfer constraint '" + text +
+                                "' (expected PARENTS, NONE or RELDATED)");
 }
 
 std::string toString(TransferConstraint constraint) {
-    return constraint == TransferConstraint::Parents ? "PARENTS" : "NONE";
+    switch (constraint) {
+    case TransferConstraint::Parents:
+        return "PARENTS";
+    case TransferConstraint::None:
+        return "NONE";
+    case TransferConstraint::RelDated:
+        return "RELDATED";
+    }
+    return "";
 }
 
 namespace {
@@ -26,6 +39,16 @@ bool parsesAsNumber(const std::string& s) {
     char* end = nullptr;
     std::strtod(s.c_str(), &end);
     return end == s.c_str() + s.size();
+}
+
+// A branch length as AleRax dates with it: missing or <= 0 is 1, then the tree is written with
+// "%f" and read back (6 decimals), where a length rounded to 0 becomes 1 again.
+double datingLength(const std::optional<double>& length) {
+    const double given = length && *length > 0 ? *length : 1.0;
+    char text[400]; // "%f" of the largest double: 309 digits and 7 more
+    std::snprintf(text, sizeof text, "%f", given);
+    const double rounded = std::strtod(text, nullptr);
+    return rounded > 0 ? rounded : 1.0;
 }
 } // namespace
 
@@ -45,7 +68,8 @@ SpeciesTree SpeciesTree::fromNewick(const NewickTree& tree, std::vector<std::str
                            std::string("negative branch length ") + length +
                                (first->label.empty() ? std::string() : " of '" + first->label + "'") +
                                (negative > 1 ? " (and " + std::to_string(negative - 1) + " more)" : "") +
-                               "; branch lengths are not used by the undated model")
+                               "; branch lengths are not used by the undated model "
+                               "(--transfer-constraint RELDATED dates the tree with 1 in their place)")
                     .what());
         }
     }
@@ -112,7 +136,39 @@ SpeciesTree SpeciesTree::fromNewick(const NewickTree& tree, std::vector<std::str
         if (!st.isLeaf(i)) st.height_[i] = 1 + std::max(st.height_[st.left_[i]], st.height_[st.right_[i]]);
     for (int i = 0; i < n; ++i)
         st.index_[st.names_[i]] = i;
+    st.date(tree, order);
     return st;
+}
+
+void SpeciesTree::date(const NewickTree& tree, const std::vector<int>& order) {
+    const int n = size();
+    // Distances from the top, the root's own length included, accumulated root first.
+    std::vector<double> fromTop(n);
+    for (int e = n - 1; e >= 0; --e)
+        fromTop[e] = datingLength(tree.nodes[order[e]].length) + (parent_[e] < 0 ? 0.0 : fromTop[parent_[e]]);
+    byRank_.resize(n);
+    std::iota(byRank_.begin(), byRank_.end(), 0);
+    // Names compare as bytes (strcmp): std::string's order.
+    std::sort(byRank_.begin(), byRank_.end(), [&](int a, int b) {
+        if (isLeaf(a) != isLeaf(b)) return isLeaf(b);
+        if (!isLeaf(a) && fromTop[a] != fromTop[b]) return fromTop[a] < fromTop[b];
+        return names_[a] < names_[b];
+    });
+    rank_.resize(n);
+    for (int r = 0; r < n; ++r)
+        rank_[byRank_[r]] = r;
+    datingProblem_.clear();
+    for (int e = 0; e < n && datingProblem_.empty(); ++e)
+        if (!isLeaf(e) && parent_[e] >= 0 && !(fromTop[e] > fromTop[parent_[e]]))
+            datingProblem_ =
+                "--transfer-constraint RELDATED dates the species tree by its branch lengths, but "
+                "node '" +
+                names_[e] + "' is no farther from the top than its parent '" + names_[parent_[e]] +
+                "' once the lengths are rounded to 6 decimals";
+}
+
+void SpeciesTree::requireDating() const {
+    if (!datingProblem_.empty()) throw std::invalid_argument(datingProblem_);
 }
 
 SpeciesTree SpeciesTree::readFile(const std::string& path, std::vector<std::string>* warnings) {
@@ -135,16 +191,27 @@ int SpeciesTree::find(const std::string& name) const {
 }
 
 int SpeciesTree::recipientCount(int e, TransferConstraint constraint) const {
-    return constraint == TransferConstraint::Parents ? size() - depth_[e] : size() - 1;
+    switch (constraint) {
+    case TransferConstraint::Parents:
+        return size() - depth_[e];
+    case TransferConstraint::None:
+        break;
+    case TransferConstraint::RelDated:
+        requireDating();
+        return size() - 1 - firstRecipientRank(rank_.data(), parent_.data(), e);
+    }
+    return size() - 1;
+}
+
+bool SpeciesTree::isRecipient(int e, int h, TransferConstraint constraint) const {
+    if (constraint == TransferConstraint::RelDated) requireDating();
+    return gpurec::isRecipient(constraint, parent_.data(), rank_.data(), e, h);
 }
 
 std::vector<int> SpeciesTree::recipients(int e, TransferConstraint constraint) const {
     std::vector<int> out;
-    for (int h = 0; h < size(); ++h) {
-        if (h == e) continue;
-        if (constraint == TransferConstraint::Parents && isAncestorOrSelf(h, e)) continue;
-        out.push_back(h);
-    }
+    for (int h = 0; h < size(); ++h)
+        if (isRecipient(e, h, constraint)) out.push_back(h);
     return out;
 }
 
@@ -156,6 +223,22 @@ std::vector<int> SpeciesTree::leaves() const {
 }
 
 std::string SpeciesTree::toNewick(bool lengths) const {
+    return newickWith(lengths ? &lengths_ : nullptr, false);
+}
+
+std::string SpeciesTree::toRankedNewick() const {
+    requireDating();
+    std::vector<double> lengths(size(), 1.0);
+    for (int e = 0; e < root(); ++e)
+        lengths[e] = (isLeaf(e) ? leafCount_ - 1 : rank_[e]) - rank_[parent_[e]];
+    return newickWith(&lengths, true);
+}
+
+std::string SpeciesTree::toNewickFor(TransferConstraint constraint) const {
+    return constraint == TransferConstraint::RelDated ? toRankedNewick() : toNewick(true);
+}
+
+std::string SpeciesTree::newickWith(const std::vector<double>* lengths, bool rootLength) const {
     NewickTree t;
     t.nodes.resize(size());
     // Newick node ids: reverse postorder so the root is node 0.
@@ -163,12 +246,12 @@ std::string SpeciesTree::toNewick(bool lengths) const {
     for (int e = 0; e < size(); ++e) {
         NewickNode& node = t.nodes[id(e)];
         node.label = names_[e];
-        if (lengths && e != root()) node.length = lengths_[e];
+        if (lengths && (rootLength || e != root())) node.length = (*lengths)[e];
         node.parent = parent_[e] < 0 ? -1 : id(parent_[e]);
         if (!isLeaf(e)) node.children = {id(left_[e]), id(right_[e])};
     }
     t.root = 0;
-    return writeNewick(t, {lengths, true});
+    return writeNewick(t, {lengths != nullptr, true});
 }
 
 } // namespace gpurec

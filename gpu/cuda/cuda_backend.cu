@@ -83,9 +83,9 @@ double measureCudaCopyBandwidth(int device) {
 
 // Device copies of the HostStructure arrays.
 struct Structure {
-    DeviceArray<int> left, right, parent, sibling, upOffset, downOffset;
+    DeviceArray<int> left, right, parent, sibling, upOffset, downOffset, rank, byRank;
     DeviceArray<NodeRecord> upRecords, downRecords;
-    DeviceArray<double> upInvRecipients, downInvRecipients, missing;
+    DeviceArray<double> invRecipients, upInvRecipients, downInvRecipients, missing;
     DeviceArray<int> splitOffset, splitLeft, splitRight, splitParent, parentOffset, parentSplits, geneSpecies,
         cladeFamily, familyRoot, familyOrigin, chunkFirst, chunkEnd;
     DeviceArray<double> splitWeight;
@@ -269,7 +269,7 @@ class CudaBackend final : public LikelihoodBackend, public BackendDiagnostics {
                 "which holds at most " +
                 std::to_string(maxTeamSpecies()) + " nodes on this device (use --device cpu)");
         configureTeamKernels(layout_.size);
-        teamsPerSM_ = teamsPerMultiprocessor(layout_.size, layout_.constraint == TransferConstraint::None);
+        teamsPerSM_ = teamsPerMultiprocessor(layout_.size, layout_.constraint);
         timing_ = std::make_unique<StreamAndEvents>();
         stream_ = timing_->stream;
         uploadStructure();
@@ -628,6 +628,9 @@ class CudaBackend final : public LikelihoodBackend, public BackendDiagnostics {
         s_.parent.upload(h.parent, memory_, species);
         s_.sibling.upload(h.sibling, memory_, species);
         s_.missing.upload(h.missing, memory_, species);
+        s_.rank.upload(h.rank, memory_, species);
+        s_.byRank.upload(h.byRank, memory_, species);
+        s_.invRecipients.upload(h.invRecipients, memory_, species);
         s_.upOffset.upload(h.upOffset, memory_, species);
         s_.upRecords.upload(h.upRecords, memory_, species);
         s_.upInvRecipients.upload(h.upInvRecipients, memory_, species);
@@ -740,6 +743,9 @@ class CudaBackend final : public LikelihoodBackend, public BackendDiagnostics {
         v.parent = s_.parent.get();
         v.sibling = s_.sibling.get();
         v.missing = s_.missing.get();
+        v.rank = s_.rank.get();
+        v.byRank = s_.byRank.get();
+        v.invRecipients = s_.invRecipients.get();
         v.upOffset = s_.upOffset.get();
         v.upRecords = s_.upRecords.get();
         v.upInvRecipients = s_.upInvRecipients.get();

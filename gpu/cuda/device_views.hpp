@@ -2,6 +2,7 @@
 // Plain views of the arrays the GPU solver reads and writes. They hold raw pointers only, so the same
 // structs describe device memory in kernels and host memory in the host-side emulation tests.
 #include "model/host_device.hpp"
+#include "tree/transfer_constraint.hpp"
 
 #include <cstddef>
 
@@ -61,7 +62,11 @@ struct SpeciesView {
     const double* downInvRecipients = nullptr;
     int maxHeight = 0;
     int maxDepth = 0;
-    bool noConstraint = false; // TransferConstraint::None: recipients are every other node
+    TransferConstraint constraint = TransferConstraint::Parents;
+    // RELDATED: each node's rank, the node at each rank, and 1/|R| per node.
+    const int* rank = nullptr;
+    const int* byRank = nullptr;
+    const double* invRecipients = nullptr;
     // The self-loop terms the clade equations Π keep (--no-dl, --no-tl); E keeps them all.
     bool cladeDuplicationLoss = true, cladeTransferLoss = true;
     // What multiplies pS_e in E_e (spec 4.2): E_f E_g at an internal node, fm_e at a leaf.

@@ -84,7 +84,10 @@ void HostStructure::setSpeciesTree(const Dataset& data) {
     const SpeciesTree& tree = data.species;
     const SpeciesLayout layout(data);
     n = layout.size;
-    noConstraint = data.transferConstraint == TransferConstraint::None;
+    constraint = layout.constraint;
+    rank = layout.rank;
+    byRank = layout.byRank;
+    invRecipients = layout.invRecipients;
     cladeDuplicationLoss = layout.cladeDuplicationLoss;
     cladeTransferLoss = layout.cladeTransferLoss;
     left = layout.left;
@@ -140,7 +143,10 @@ SpeciesView HostStructure::speciesView() const {
     v.downInvRecipients = downInvRecipients.data();
     v.maxHeight = maxHeight;
     v.maxDepth = maxDepth;
-    v.noConstraint = noConstraint;
+    v.constraint = constraint;
+    v.rank = rank.data();
+    v.byRank = byRank.data();
+    v.invRecipients = invRecipients.data();
     v.cladeDuplicationLoss = cladeDuplicationLoss;
     v.cladeTransferLoss = cladeTransferLoss;
     return v;

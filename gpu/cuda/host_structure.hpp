@@ -17,10 +17,12 @@ constexpr int kChunkSplits = 256;  // splits per chunk of a many-split clade's s
 
 struct HostStructure {
     int n = 0, maxHeight = 0, maxDepth = 0;
-    bool noConstraint = false;
+    TransferConstraint constraint = TransferConstraint::Parents;
     bool cladeDuplicationLoss = true, cladeTransferLoss = true; // SpeciesLayout's
     std::vector<int> left, right, parent, sibling, upOffset, downOffset;
     std::vector<NodeRecord> upRecords, downRecords;
+    std::vector<int> rank, byRank;                          // SpeciesLayout's
+    std::vector<double> invRecipients;                      // 1/|R| per node
     std::vector<double> upInvRecipients, downInvRecipients; // 1/|R| in level order
     std::vector<double> missing;                            // per node, SpeciesLayout::missing
 

@@ -77,7 +77,7 @@ __global__ void __launch_bounds__(kMaxTeam, kTeamsPerSM)
     forwardWaveKernel(SpeciesView s, SetView sv, CladeView cv, TableView tab, SplitChunkView chunks,
                       const int* clades, ForwardSettings opt) {
     extern __shared__ double shared[];
-    BlockTeam team(shared + forwardScratchVectors(s.noConstraint, opt.alerax) * s.n);
+    BlockTeam team(shared + forwardScratchVectors(s.constraint, opt.alerax) * s.n);
     const int c = clades[blockIdx.x];
     const SetRef p(sv, cv.setOf(cv.cladeFamily[c]), s.n);
     solveCladeForward(team, s, p, cv, tab, chunks, c, opt, shared);
@@ -99,7 +99,7 @@ __global__ void __maxnreg__(56)
                       int familyBegin, const double* rootSum, const double* largestDone,
                       double* largestRunning, AdjointSettings opt) {
     extern __shared__ double shared[];
-    BlockTeam team(shared + adjointScratchVectors(s.noConstraint) * s.n);
+    BlockTeam team(shared + adjointScratchVectors(s.constraint) * s.n);
     const int c = clades[blockIdx.x];
     const SetRef p(sv, cv.setOf(cv.cladeFamily[c]), s.n);
     solveCladeAdjoint(team, s, p, cv, tab, c, familyBegin, rootSum, largestDone, largestRunning, opt, shared);
@@ -209,8 +209,8 @@ void configureTeamKernels(int species) {
     allowSharedMemory(genewiseThetaKernel, bytes, "configuring the E-adjoint kernel");
 }
 
-int teamsPerMultiprocessor(int species, bool noConstraint) {
-    const std::size_t bytes = teamSharedBytes(species, forwardScratchVectors(noConstraint, false));
+int teamsPerMultiprocessor(int species, TransferConstraint constraint) {
+    const std::size_t bytes = teamSharedBytes(species, forwardScratchVectors(constraint, false));
     int blocks = 0;
     check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, forwardWaveKernel, teamSize(species), bytes),
           "reading the forward kernel's occupancy");
@@ -252,7 +252,7 @@ void launchForwardWave(const SpeciesView& s, const SetView& sv, const CladeView&
                        const SplitChunkView& chunks, const int* clades, int count, const ForwardSettings& opt,
                        cudaStream_t stream) {
     if (count == 0) return;
-    const std::size_t bytes = teamSharedBytes(s.n, forwardScratchVectors(s.noConstraint, opt.alerax));
+    const std::size_t bytes = teamSharedBytes(s.n, forwardScratchVectors(s.constraint, opt.alerax));
     forwardWaveKernel<<<count, teamSize(s.n), bytes, stream>>>(s, sv, cv, tab, chunks, clades, opt);
     checkLaunch("the forward (clade probability) kernel");
 }
@@ -271,7 +271,7 @@ void launchAdjointWave(const SpeciesView& s, const SetView& sv, const CladeView&
                        const double* largestDone, double* largestRunning, const AdjointSettings& opt,
                        cudaStream_t stream) {
     if (count == 0) return;
-    const std::size_t bytes = teamSharedBytes(s.n, adjointScratchVectors(s.noConstraint));
+    const std::size_t bytes = teamSharedBytes(s.n, adjointScratchVectors(s.constraint));
     adjointWaveKernel<<<count, teamSize(s.n), bytes, stream>>>(s, sv, cv, tab, clades, familyBegin, rootSum,
                                                                largestDone, largestRunning, opt);
     checkLaunch("the adjoint kernel");

@@ -16,7 +16,7 @@ int maxTeamSpecies();
 // rows) and asks for the largest shared-memory carveout; once per device, before any launch.
 void configureTeamKernels(int species);
 // Clades the forward kernel (converged schedule) runs at once on one multiprocessor.
-int teamsPerMultiprocessor(int species, bool noConstraint);
+int teamsPerMultiprocessor(int species, TransferConstraint constraint);
 
 // p of every set from θ: a genewise set s reads its row s, a shared set the entries `entries` names
 // (RateParameters::sharedEntries).

@@ -14,13 +14,16 @@ namespace gpurec::gpu {
 constexpr double kLn2 = 0.693147180559945309417232121458176568;
 // Vectors of n doubles a team needs in its scratch: at most four; the clade steps need three when
 // the self loop is solved directly (PARENTS constraint), which lets more clades share a
-// multiprocessor.
+// multiprocessor. The other constraints iterate the Π̄ coupling.
 constexpr int kScratchVectors = 4;
-GPUREC_HD inline int forwardScratchVectors(bool noConstraint, bool alerax) {
-    return noConstraint || alerax ? 4 : 3;
+GPUREC_HD inline bool directSelfLoop(TransferConstraint constraint) {
+    return constraint == TransferConstraint::Parents;
 }
-GPUREC_HD inline int adjointScratchVectors(bool noConstraint) {
-    return noConstraint ? 4 : 3;
+GPUREC_HD inline int forwardScratchVectors(TransferConstraint constraint, bool alerax) {
+    return directSelfLoop(constraint) && !alerax ? 3 : 4;
+}
+GPUREC_HD inline int adjointScratchVectors(TransferConstraint constraint) {
+    return directSelfLoop(constraint) ? 3 : 4;
 }
 
 // The event probabilities of (set, node e) from θ: a genewise set's own row, else the entries
@@ -134,7 +137,7 @@ GPUREC_HD void solveExtinctionSet(const Team& t, const SpeciesView& s, const Set
         fillSweepCoefficients(s, sv, set, i);
         if (ownLoop) fillSweepCoefficients(s, eLoop, set, i);
     }
-    if (!s.noConstraint) {
+    if (directSelfLoop(s.constraint)) {
         t.sync();
         firstDivergent = maxOf(firstDivergent, fillOutsideCoefficients(t, s, sv, set, E, Ebar));
         if (ownLoop) {
@@ -246,7 +249,7 @@ GPUREC_HD void solveCladeForward(const Team& t, const SpeciesView& s, const SetR
                                  const ForwardSettings& opt, double* scratch) {
     const int n = s.n;
     // The direct solve turns the split terms into Π in place, in three vectors.
-    const bool direct = forwardScratchVectors(s.noConstraint, opt.alerax) == 3;
+    const bool direct = forwardScratchVectors(s.constraint, opt.alerax) == 3;
     double *row = scratch, *bar = scratch + n, *K = direct ? row : scratch + 2 * n,
            *sub = direct ? scratch + 2 * n : scratch + 3 * n;
     const std::size_t self = tab.row(c);
@@ -320,11 +323,10 @@ GPUREC_HD void solveCladeForward(const Team& t, const SpeciesView& s, const SetR
                 sub[e] = x + below;
             });
             double peak = 0.0, change = 0.0;
-            sweepOutside(t, s, row, sub, [&](const NodeRecord& r, double d, double below, double inv) {
-                const double next = (d + below) * inv;
+            forEachRecipientAverage(t, s, row, sub, [&](int e, double next) {
                 peak = maxOf(peak, next);
-                change = maxOf(change, fabs(next - bar[r.node]));
-                bar[r.node] = next;
+                change = maxOf(change, fabs(next - bar[e]));
+                bar[e] = next;
             });
             t.max2(peak, change);
             if (change <= opt.piTol * peak) break;
@@ -397,13 +399,14 @@ GPUREC_HD inline void originPosteriorEntry(const CladeView& cv, const TableView&
 }
 
 // Solves (I − Aᵀ) w = b for the self-loop operator A of spec 7 (the Jacobian of the Π and E
-// equations) by iteration, for the NONE constraint: Aᵀ splits into the parent coupling and the
-// diagonal, solved exactly top-down, and the Π̄ coupling, iterated; the transpose of the forward's
-// splitting, so it converges at the same rate.
+// equations) by iteration, for the NONE and RELDATED constraints: Aᵀ splits into the parent
+// coupling and the diagonal, solved exactly top-down, and the Π̄ coupling, iterated; the transpose
+// of the forward's splitting, so it converges at the same rate.
 // Uses scratch vectors w (the result), v, sub; b is read only. Returns the iterations.
 template <class Team>
 GPUREC_HD int solveLoopTranspose(const Team& t, const SpeciesView& s, const SetRef& p, const double* b,
                                  int maxIterations, double tolerance, double* w, double* v, double* sub) {
+    const bool ranked = s.constraint == TransferConstraint::RelDated;
     forEachNode(t, s, [&](int e) { w[e] = 0.0; });
     t.sync();
     int it = 1;
@@ -417,19 +420,35 @@ GPUREC_HD int solveLoopTranspose(const Team& t, const SpeciesView& s, const SetR
                 sub[r.node] = ve + (r.left >= 0 ? sub[r.left] + sub[r.right] : 0.0);
             },
             p.upBarInv);
+        // RELDATED: prefix sums of v by first rank (tree/ranked_recipients.hpp), over sub.
+        if (ranked)
+            scanPositions(
+                t, s.n, false,
+                [&](int k) {
+                    return firstRankBucket(
+                        s.byRank, s.left, s.right, s.n, [&](int e) { return v[e]; }, k);
+                },
+                sub);
         double peak = 0.0, change = 0.0;
         sweepDownCoefficients(t, s, p, [&](const DownNode& d) {
             const NodeRecord& r = d.r;
             const int e = r.node;
-            const double a = r.parent < 0 ? 0.0 : sub[e]; // above(e), written by the parent
-            double below = 0.0;
-            if (r.left >= 0) {
-                const double sl = sub[r.left], sr = sub[r.right];
-                sub[r.left] = a + v[e] + sr;
-                sub[r.right] = a + v[e] + sl;
-                below = sl + sr;
+            double fromBar = 0.0; // Σ of v over the nodes e is a recipient of
+            if (ranked) {
+                fromBar = rankedDonorSum(sub, firstRecipientRank(s.rank, s.parent, e), s.rank[e],
+                                         r.parent < 0 ? 0.0 : v[s.sibling[e]]);
+            } else {
+                const double a = r.parent < 0 ? 0.0 : sub[e]; // above(e), written by the parent
+                double below = 0.0;
+                if (r.left >= 0) {
+                    const double sl = sub[r.left], sr = sub[r.right];
+                    sub[r.left] = a + v[e] + sr;
+                    sub[r.right] = a + v[e] + sl;
+                    below = sl + sr;
+                }
+                fromBar = s.constraint == TransferConstraint::None ? a + below : a;
             }
-            double next = b[e] + (s.noConstraint ? a + below : a);
+            double next = b[e] + fromBar;
             if (r.parent >= 0) next += d.c.parentCoef * w[r.parent];
             next *= d.c.invDenom;
             change = maxOf(change, fabs(next - w[e]));
@@ -447,7 +466,7 @@ GPUREC_HD int solveLoopTranspose(const Team& t, const SpeciesView& s, const SetR
 template <class Team>
 GPUREC_HD int solveSelfLoopTranspose(const Team& t, const SpeciesView& s, const SetRef& p, double* b,
                                      double* u, int maxIterations, double tolerance, double* w, double* sub) {
-    if (!s.noConstraint) {
+    if (directSelfLoop(s.constraint)) {
         solveLoopTransposeDirect(t, s, p, b, u, w);
         return 1;
     }
@@ -467,7 +486,7 @@ GPUREC_HD void solveCladeAdjoint(const Team& t, const SpeciesView& s, const SetR
     const int n = s.n;
     // The direct solve writes w over sub, dead by then (three vectors).
     double *b = scratch, *fromBar = scratch + n, *sub = scratch + 2 * n,
-           *w = adjointScratchVectors(s.noConstraint) == 3 ? sub : scratch + 3 * n;
+           *w = adjointScratchVectors(s.constraint) == 3 ? sub : scratch + 3 * n;
     const int family = cv.cladeFamily[c];
     const bool root = c == cv.familyRoot[family];
     const int origin = cv.familyOrigin[family];

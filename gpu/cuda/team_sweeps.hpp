@@ -3,11 +3,13 @@
 // parameter set), whose vectors over the species nodes live in the team's scratch (shared memory on
 // the GPU), indexed by node; tree recurrences run level by level, upward by height (children before
 // parents: the same Gauss–Seidel recurrences as the CPU's postorder loops) and downward by depth, one
-// team barrier per level; and the recipient averages Π̄ (spec 5.4) and their transposes.
+// team barrier per level; and the recipient averages Π̄ (spec 5.4) and their transposes (under
+// RELDATED from running sums over the rank order, which the team computes as a scan).
 //
 // The same code runs with SerialTeam (one thread) on the host, which is how the CI checks it
 // against the CPU reference without a GPU (tests/test_gpu_solver_steps.cpp).
 #include "device_views.hpp"
+#include "tree/ranked_recipients.hpp"
 
 #include <cmath>
 
@@ -29,6 +31,8 @@ struct SerialTeam {
     double sum(double v) const { return v; }
     void max2(double&, double&) const {}
     void sum3(double&, double&, double&) const {}
+    // Σ of v over the members before this one (after it when reversed): none.
+    double exclusiveSum(double, bool) const { return 0.0; }
     // Raises a maximum shared with other teams (non-negative values).
     void raiseMax(double* address, double v) const {
         if (v > *address) *address = v;
@@ -168,6 +172,28 @@ GPUREC_HD inline double belowSum(const SpeciesView& s, const double* sub, int e)
     return s.left[e] >= 0 ? sub[s.left[e]] + sub[s.right[e]] : 0.0;
 }
 
+// Running sums over positions 0..n−1: out[i] = Σ_{j ≥ i} value(j) (fromEnd) or Σ_{j ≤ i} value(j).
+// Each member sums a block of consecutive positions, the team scans the block totals, then each
+// member writes its block's running sums. Starts after a barrier, ends with one.
+template <class Team, class Value>
+GPUREC_HD void scanPositions(const Team& t, int n, bool fromEnd, Value&& value, double* out) {
+    const int per = (n + t.size - 1) / t.size;
+    const int begin = t.rank * per < n ? t.rank * per : n;
+    const int end = begin + per < n ? begin + per : n;
+    double block = 0.0;
+    for (int i = begin; i < end; ++i)
+        block += value(i);
+    double sum = t.exclusiveSum(block, fromEnd);
+    if (fromEnd) {
+        for (int i = end - 1; i >= begin; --i)
+            out[i] = sum += value(i);
+    } else {
+        for (int i = begin; i < end; ++i)
+            out[i] = sum += value(i);
+    }
+    t.sync();
+}
+
 // Top-down pass over the subtree sums `sub` of x (spec 5.4, cancellation-free): down(e) = Σ of x
 // over the nodes neither below nor above e (plus the ancestors when there is no constraint). A
 // node's subtree sum is dead once its parent has been visited, so the parent overwrites its
@@ -182,7 +208,7 @@ GPUREC_HD void sweepOutside(const Team& t, const SpeciesView& s, const double* x
         double below = 0.0;
         if (r.left >= 0) {
             const double sl = sub[r.left], sr = sub[r.right];
-            const double extra = s.noConstraint ? x[r.node] : 0.0;
+            const double extra = s.constraint == TransferConstraint::None ? x[r.node] : 0.0;
             sub[r.left] = d + sr + extra;
             sub[r.right] = d + sl + extra;
             below = sl + sr;
@@ -191,23 +217,46 @@ GPUREC_HD void sweepOutside(const Team& t, const SpeciesView& s, const double* x
     });
 }
 
-// Downward half of the recipient average: out = (down + below) / |R(e)|. Ends with a barrier.
+// Calls visit(e, x̄_e) at every node, x̄ the recipient average of x ≥ 0 (spec 4.1): under PARENTS
+// and NONE from the subtree sums `sub` of x, which an up sweep has filled (sweepOutside); under
+// RELDATED from suffix sums of x in rank order, written over sub. Ends with a barrier.
+template <class Team, class Visit>
+GPUREC_HD void forEachRecipientAverage(const Team& t, const SpeciesView& s, const double* x, double* sub,
+                                       Visit&& visit) {
+    if (s.constraint == TransferConstraint::RelDated) {
+        scanPositions(
+            t, s.n, true, [&](int r) { return x[s.byRank[r]]; }, sub);
+        forEachNode(t, s, [&](int e) {
+            // The block-wise scan's sums can round the difference of two of them below 0.
+            const double sum =
+                rankedRecipientSum(sub, s.n, firstRecipientRank(s.rank, s.parent, e), s.rank[e]);
+            visit(e, maxOf(sum, 0.0) * s.invRecipients[e]);
+        });
+        t.sync();
+        return;
+    }
+    sweepOutside(t, s, x, sub, [&](const NodeRecord& r, double d, double below, double inv) {
+        visit(r.node, (d + below) * inv);
+    });
+}
+
+// Downward half of the recipient average (after the up sweep that filled sub): out = x̄. Ends with a
+// barrier.
 template <class Team>
 GPUREC_HD void recipientAverageDown(const Team& t, const SpeciesView& s, const double* x, double* sub,
                                     double* out) {
-    sweepOutside(t, s, x, sub, [&](const NodeRecord& r, double d, double below, double inv) {
-        out[r.node] = (d + below) * inv;
-    });
+    forEachRecipientAverage(t, s, x, sub, [&](int e, double average) { out[e] = average; });
 }
 
 // out = recipient average of x.
 template <class Team>
 GPUREC_HD void recipientAverage(const Team& t, const SpeciesView& s, const double* x, double* sub,
                                 double* out) {
-    sweepUp(t, s, [&](const NodeValue& nv) {
-        const NodeRecord& r = nv.r;
-        sub[r.node] = x[r.node] + (r.left >= 0 ? sub[r.left] + sub[r.right] : 0.0);
-    });
+    if (s.constraint != TransferConstraint::RelDated)
+        sweepUp(t, s, [&](const NodeValue& nv) {
+            const NodeRecord& r = nv.r;
+            sub[r.node] = x[r.node] + (r.left >= 0 ? sub[r.left] + sub[r.right] : 0.0);
+        });
     recipientAverageDown(t, s, x, sub, out);
 }
 
@@ -231,17 +280,31 @@ GPUREC_HD void sweepAbove(const Team& t, const SpeciesView& s, double* sub, VOf&
 }
 
 // out_h += Σ_{e : h ∈ R(e)} u_e / |R(e)| (PARENTS: h ∈ R(e) iff e is outside h's subtree; NONE: iff
-// e ≠ h). Ends with a barrier.
+// e ≠ h; RELDATED: from prefix sums by first rank, tree/ranked_recipients.hpp, in sub). Ends with a
+// barrier.
 template <class Team>
 GPUREC_HD void addRecipientAverageTranspose(const Team& t, const SpeciesView& s, const double* u, double* sub,
                                             double* out) {
+    if (s.constraint == TransferConstraint::RelDated) {
+        auto v = [&](int e) { return u[e] * s.invRecipients[e]; };
+        scanPositions(
+            t, s.n, false, [&](int k) { return firstRankBucket(s.byRank, s.left, s.right, s.n, v, k); }, sub);
+        forEachNode(t, s, [&](int h) {
+            out[h] += rankedDonorSum(sub, firstRecipientRank(s.rank, s.parent, h), s.rank[h],
+                                     s.parent[h] < 0 ? 0.0 : v(s.sibling[h]));
+        });
+        t.sync();
+        return;
+    }
     sweepUp(t, s, [&](const NodeValue& nv) {
         const NodeRecord& r = nv.r;
         sub[r.node] = u[r.node] * nv.value + (r.left >= 0 ? sub[r.left] + sub[r.right] : 0.0);
     });
     sweepAbove(
         t, s, sub, [&](const NodeRecord& r, double inv) { return u[r.node] * inv; },
-        [&](const NodeRecord& r, double a, double below) { out[r.node] += s.noConstraint ? a + below : a; });
+        [&](const NodeRecord& r, double a, double below) {
+            out[r.node] += s.constraint == TransferConstraint::None ? a + below : a;
+        });
 }
 
 } // namespace gpurec::gpu

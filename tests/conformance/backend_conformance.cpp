@@ -147,7 +147,10 @@ void checkSpeciesTreeMoves(LikelihoodBackend& candidate, const std::shared_ptr<c
     const CandidateScorer scorer(
         data, [](std::shared_ptr<const Dataset>) -> std::unique_ptr<LikelihoodBackend> { return nullptr; },
         SolverOptions{});
-    SpeciesTopology moved = scorer.loadedTopology();
+    // Rearranged from an undated copy (a RELDATED dataset's own topology keeps its ranks and cannot
+    // be): under RELDATED the moved tree is dated by its depths, as good a tree as any to move onto.
+    SpeciesTopology moved =
+        SpeciesTopology::fromSpeciesTree(data->species, scorer.loadedTopology().leafNames());
     for (int p = 0; p < moved.nodeCount(); ++p)
         if (const std::vector<int> regrafts = moved.sprRegrafts(p, 3); !regrafts.empty()) {
             moved.applySpr(p, regrafts.back());

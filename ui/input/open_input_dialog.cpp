@@ -68,6 +68,10 @@ OpenInputDialog::OpenInputDialog(QWidget* parent) : QDialog(parent) {
     constraint_ = new QComboBox;
     constraint_->addItem(tr("not to an ancestor (PARENTS, AleRax default)"), "PARENTS");
     constraint_->addItem(tr("to any other branch (NONE)"), "NONE");
+    constraint_->addItem(tr("not into the past, by the branch lengths (RELDATED)"), "RELDATED");
+    constraint_->setToolTip(tr("RELDATED orders the species tree's internal nodes by their distance from "
+                               "the top, read from its branch lengths as AleRax reads them, and allows no "
+                               "transfer to a branch that ended before the donor's began."));
     origination_ = new QComboBox;
     origination_->addItem(tr("at any species node (UNIFORM, AleRax default)"), "UNIFORM");
     origination_->addItem(tr("at the root (ROOT)"), "ROOT");
@@ -220,7 +224,8 @@ void OpenInputDialog::setRequest(const LoadRequest& r) {
     addGeneTrees(trees, mappings);
     rooting_->setCurrentIndex(
         std::max(0, rooting_->findData(QString::fromStdString(toString(r.options.rooting)))));
-    constraint_->setCurrentIndex(r.constraint == TransferConstraint::None ? 1 : 0);
+    constraint_->setCurrentIndex(
+        std::max(0, constraint_->findData(QString::fromStdString(toString(r.constraint)))));
     origination_->setCurrentIndex(
         std::max(0, origination_->findData(QString::fromStdString(toString(r.options.origination)))));
     minCovered_->setValue(r.options.minCoveredSpecies);

@@ -70,6 +70,19 @@ def test_model_variants_equal_gpurec_eval(simulated2, tmp_path, flags):
     assert abs(plain() - model()) > 1e-6
 
 
+def test_reldated_equals_gpurec_eval(simulated2, tmp_path):
+    run_cli("eval", "-s", simulated2["species"], "-f", simulated2["families"], "--d", 0.05, "--l", 0.2, "--t",
+            0.02, "--transfer-constraint", "RELDATED", "--device", "cpu", "-p", tmp_path)
+    result = json.loads((tmp_path / "result.json").read_text())
+    assert result["options"]["transfer_constraint"] == "RELDATED"
+    model = gpurec.GeneReconModel(species_tree=simulated2["species"], families=simulated2["families"],
+                                  rates=(0.05, 0.2, 0.02), device="cpu", transfer_constraint="RELDATED")
+    assert model() == result["total"]["nll_bits"]
+    plain = gpurec.GeneReconModel(species_tree=simulated2["species"], families=simulated2["families"],
+                                  rates=(0.05, 0.2, 0.02), device="cpu")
+    assert abs(plain() - model()) > 1e-6
+
+
 def test_refused_model_variants_raise(simulated2):
     with pytest.raises(ValueError, match="--no-dup cannot be used with --no-tl"):
         gpurec.GeneReconModel(species_tree=simulated2["species"], families=simulated2["families"], device="cpu",
