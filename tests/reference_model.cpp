@@ -60,12 +60,15 @@ double averageOver(const std::vector<int>& recipients, const std::vector<double>
 std::vector<double> referenceExtinction(const SpeciesTree& tree,
                                         const std::vector<std::vector<int>>& recipients,
                                         const EventProbabilities& p, const std::vector<double>& fm,
-                                        bool alerax) {
+                                        bool alerax, const std::vector<Highway>& highways) {
     const int n = tree.size();
     std::vector<double> E(n, 0.0), Eb(n, 0.0);
     auto rhs = [&](int e) {
         const double s = tree.isLeaf(e) ? (fm.empty() ? 0.0 : fm[e]) : E[tree.left(e)] * E[tree.right(e)];
-        return p.pL[e] + p.pS[e] * s + p.pD[e] * E[e] * E[e] + p.pT[e] * E[e] * Eb[e];
+        double v = p.pL[e] + p.pS[e] * s + p.pD[e] * E[e] * E[e] + p.pT[e] * E[e] * Eb[e];
+        for (std::size_t h = 0; h < highways.size(); ++h)
+            if (highways[h].source == e) v += p.pH[h] * E[e] * E[highways[h].destination];
+        return v;
     };
     for (int it = 0; it < (alerax ? 4 : 100000); ++it) {
         double change = 0;
@@ -88,17 +91,30 @@ std::vector<double> referenceExtinction(const SpeciesTree& tree,
 }
 
 double referenceLogLikelihood(const Dataset& data, const GeneFamily& family, Rates r, const EventModel& m,
-                              bool aleraxExtinction) {
+                              bool aleraxExtinction, const std::vector<double>& highwayRates) {
     const SpeciesTree& tree = data.species;
     const int n = tree.size();
     const auto R = referenceRecipients(tree, data.transferConstraint);
+    const std::vector<Highway>& highways = data.highways;
+    const int H = static_cast<int>(highways.size());
     const double d = m.noDup ? 0.0 : r.d, t = m.recModel == RecModel::UndatedDL ? 0.0 : r.t;
-    const double z = 1 + d + r.l + t;
-    const double pS = 1 / z, pD = d / z, pL = r.l / z, pT = t / z;
+    std::vector<double> z(n, 1 + d + r.l + t);
+    for (int h = 0; h < H; ++h)
+        z[highways[h].source] += highwayRates[h];
+    EventProbabilities p;
+    for (int e = 0; e < n; ++e) {
+        p.pS.push_back(1 / z[e]);
+        p.pD.push_back(d / z[e]);
+        p.pL.push_back(r.l / z[e]);
+        p.pT.push_back(t / z[e]);
+    }
+    for (int h = 0; h < H; ++h)
+        p.pH.push_back(highwayRates[h] / z[highways[h].source]);
+    const std::vector<double>& pS = p.pS;
+    const std::vector<double>& pD = p.pD;
+    const std::vector<double>& pT = p.pT;
     const bool dlTerm = !m.noDup && !m.noDl, tlTerm = m.recModel == RecModel::UndatedDTL && !m.noTl;
-    const EventProbabilities p{std::vector<double>(n, pS), std::vector<double>(n, pD),
-                               std::vector<double>(n, pL), std::vector<double>(n, pT)};
-    const std::vector<double> E = referenceExtinction(tree, R, p, {}, aleraxExtinction);
+    const std::vector<double> E = referenceExtinction(tree, R, p, {}, aleraxExtinction, highways);
     std::vector<double> Eb(n);
     for (int e = 0; e < n; ++e)
         Eb[e] = averageOver(R[e], E);
@@ -108,16 +124,23 @@ double referenceLogLikelihood(const Dataset& data, const GeneFamily& family, Rat
     std::vector<std::vector<double>> pi(C, std::vector<double>(n, 0.0)), pib(C, std::vector<double>(n, 0.0));
     for (int c = 0; c < C; ++c) {
         std::vector<double> K(n, 0.0);
-        if (cs.cladeGene[c] >= 0) K[family.geneSpecies[cs.cladeGene[c]]] = pS;
+        if (cs.cladeGene[c] >= 0) {
+            const int e = family.geneSpecies[cs.cladeGene[c]];
+            K[e] = pS[e];
+        }
         for (int k = cs.splitOffset[c]; k < cs.splitOffset[c + 1]; ++k) {
             const CladeSplit& sp = cs.splits[k];
             const auto &a = pi[sp.left], &b = pi[sp.right], &ab = pib[sp.left], &bb = pib[sp.right];
             for (int e = 0; e < n; ++e) {
                 if (!tree.isLeaf(e)) {
                     const int f = tree.left(e), g = tree.right(e);
-                    K[e] += sp.weight * pS * (a[f] * b[g] + b[f] * a[g]);
+                    K[e] += sp.weight * pS[e] * (a[f] * b[g] + b[f] * a[g]);
                 }
-                K[e] += sp.weight * (pD * a[e] * b[e] + pT * (a[e] * bb[e] + b[e] * ab[e]));
+                K[e] += sp.weight * (pD[e] * a[e] * b[e] + pT[e] * (a[e] * bb[e] + b[e] * ab[e]));
+            }
+            for (int h = 0; h < H; ++h) { // one child down the highway
+                const int e = highways[h].source, dst = highways[h].destination;
+                K[e] += sp.weight * p.pH[h] * (a[e] * b[dst] + b[e] * a[dst]);
             }
         }
         std::vector<double>& x = pi[c];
@@ -128,10 +151,14 @@ double referenceLogLikelihood(const Dataset& data, const GeneFamily& family, Rat
                 double v = K[e];
                 if (!tree.isLeaf(e)) {
                     const int f = tree.left(e), g = tree.right(e);
-                    v += pS * (x[f] * E[g] + x[g] * E[f]);
+                    v += pS[e] * (x[f] * E[g] + x[g] * E[f]);
                 }
-                if (dlTerm) v += 2 * pD * E[e] * x[e];
-                if (tlTerm) v += pT * Eb[e] * x[e] + pT * E[e] * xb[e];
+                if (dlTerm) v += 2 * pD[e] * E[e] * x[e];
+                if (tlTerm) v += pT[e] * Eb[e] * x[e] + pT[e] * E[e] * xb[e];
+                for (int h = 0; tlTerm && h < H; ++h)
+                    if (highways[h].source == e)
+                        v +=
+                            p.pH[h] * (x[e] * E[highways[h].destination] + x[highways[h].destination] * E[e]);
                 next[e] = v;
             }
             double change = 0, peak = 0;

@@ -19,15 +19,17 @@ std::vector<std::vector<int>> referenceRecipients(const SpeciesTree& tree, Trans
 double averageOver(const std::vector<int>& recipients, const std::vector<double>& x);
 
 // E (spec 4.2) by plain iteration: Jacobi from 0 to the fixed point, or AleRax's 4 Gauss–Seidel
-// sweeps from 0 (`alerax`); fm per node (empty: none).
+// sweeps from 0 (`alerax`); fm per node (empty: none); with the terms q_h E_e E_d of `highways`
+// (probabilities p.pH).
 std::vector<double> referenceExtinction(const SpeciesTree& tree,
                                         const std::vector<std::vector<int>>& recipients,
                                         const EventProbabilities& p, const std::vector<double>& fm,
-                                        bool alerax);
+                                        bool alerax, const std::vector<Highway>& highways = {});
 // The log-likelihood (natural log, UNIFORM origination) of one family at global rates r under the
-// model m and the dataset's constraint: E as referenceExtinction, each clade's Π by Jacobi sweeps
-// of its whole right-hand side to the fixed point.
+// model m and the dataset's constraint and highways (their rates `highwayRates`, spec 3.1: in each
+// source's normaliser): E as referenceExtinction, each clade's Π by Jacobi sweeps of its whole
+// right-hand side to the fixed point.
 double referenceLogLikelihood(const Dataset& data, const GeneFamily& family, Rates r, const EventModel& m,
-                              bool aleraxExtinction);
+                              bool aleraxExtinction, const std::vector<double>& highwayRates = {});
 
 } // namespace gpurec::test

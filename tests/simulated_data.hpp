@@ -9,6 +9,8 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace gpurec::test {
 
@@ -20,10 +22,11 @@ inline SpeciesTree simulatedSpeciesTree(int leaves, std::uint64_t seed) {
     return SpeciesTree::fromNewick(simulateBirthDeathTree(options, rng));
 }
 
-// `families` families; ratesOf(species node) gives the rates of each node.
-inline std::shared_ptr<Dataset> simulatedDataset(const SpeciesTree& species, int families,
-                                                 const std::function<Rates(int)>& ratesOf,
-                                                 std::uint64_t seed) {
+// `families` families; ratesOf(species node) gives the rates of each node; the families also take
+// `highways` (model/highways.hpp) at their rates, which the dataset does not list.
+inline std::shared_ptr<Dataset>
+simulatedDataset(const SpeciesTree& species, int families, const std::function<Rates(int)>& ratesOf,
+                 std::uint64_t seed, const std::vector<std::pair<Highway, double>>& highways = {}) {
     auto data = std::make_shared<Dataset>();
     data->species = species;
     data->transferConstraint = TransferConstraint::Parents;
@@ -31,6 +34,13 @@ inline std::shared_ptr<Dataset> simulatedDataset(const SpeciesTree& species, int
     for (int e = 0; e < species.size(); ++e)
         rates[e] = ratesOf(e);
     FamilySimulator simulator(data->species, data->transferConstraint, SimProcess::Undated, {});
+    std::vector<Highway> list;
+    std::vector<double> highwayRates;
+    for (const auto& [h, rate] : highways) {
+        list.push_back(h);
+        highwayRates.push_back(rate);
+    }
+    simulator.setHighways(list, highwayRates);
     for (int f = 0; f < families; ++f) {
         RandomSource rng = RandomSource::stream(seed, std::uint64_t(f));
         const std::string name = "sim" + std::to_string(f);

@@ -209,6 +209,7 @@ class AleFiles : public QObject {
                                     sourcePath("samples/teaching/families.txt"),
                                     {},
                                     {},
+                                    {},
                                     {}},
                                    TransferConstraint::Parents, LoadOptions{});
         QCOMPARE(int(in.dataset->families.size()), 30);
@@ -231,9 +232,9 @@ class AleFiles : public QObject {
         LoadOptions options;
         options.minCoveredSpecies = 0;
         const LoadedInput fromTrees =
-            loadInput({dir + "/species.nwk", "", trees, {}, {}}, TransferConstraint::Parents, options);
+            loadInput({dir + "/species.nwk", "", trees, {}, {}, {}}, TransferConstraint::Parents, options);
         const LoadedInput fromAle =
-            loadInput({dir + "/species.nwk", "", ales, {}, {}}, TransferConstraint::Parents, options);
+            loadInput({dir + "/species.nwk", "", ales, {}, {}, {}}, TransferConstraint::Parents, options);
         QVERIFY(fromTrees.errors.empty() && fromAle.errors.empty());
         const int n = static_cast<int>(samples.size());
         QCOMPARE(int(fromAle.dataset->families.size()), n);
@@ -256,6 +257,7 @@ class AleFiles : public QObject {
         const std::string dir = temporaryFolder("ale_start_trees");
         LoadedInput in = loadInput({sourcePath("samples/teaching/species.nwk"),
                                     sourcePath("samples/teaching/families.txt"),
+                                    {},
                                     {},
                                     {},
                                     {}},

@@ -6,6 +6,7 @@
 #include "reference_model.hpp"
 #include "support.hpp"
 
+#include "highways/highway_files.hpp"
 #include "io/newick.hpp"
 #include "optim/rate_files.hpp"
 #include "recon/recphyloxml.hpp"
@@ -527,14 +528,65 @@ class CliAlerax : public QObject {
         QVERIFY(!std::filesystem::exists(out + "/result.json"));
     }
 
+    // --highways: families simulated with a highway; AleRax's highways/ files, the rates fitted again
+    // with the accepted highway held, and the sampling taking it (accepted_transfers).
+    void highwaysRunEndToEnd() {
+        const std::string folder = temporaryFolder("alerax_highways");
+        const std::string species = sourcePath("samples/teaching/species.nwk");
+        writeFile(folder + "/truth.txt", "src, dest, proba\nEscherichia, Bacillus, 0.4\n");
+        CliRun sim = runGpurec({"simulate", "--species-tree", q(species), "--families", "60", "--d", "0.05",
+                                "--l", "0.1", "--t", "0.03", "--highways-file", q(folder + "/truth.txt"),
+                                "--min-covered-species", "4", "--seed", "3", "-o", q(folder + "/data")});
+        QVERIFY2(sim.exitCode == 0, qPrintable(sim.err));
+        const std::string out = folder + "/out";
+        CliRun r = runGpurec({"alerax", "-f", q(folder + "/data/families.txt"), "-s",
+                              q(folder + "/data/species.nwk"), "--highways", "-g", "5", "-p", q(out)});
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        QVERIFY2(r.out.contains("running gpurec highways") && r.out.contains("--fix-highways"),
+                 qPrintable(r.out));
+        const SpeciesTree tree = SpeciesTree::readFile(folder + "/data/species.nwk");
+        const std::vector<HighwayRecord> accepted =
+            readHighways(out + "/highways/accepted_highways.txt", tree, TransferConstraint::Parents);
+        QVERIFY(!accepted.empty());
+        QVERIFY(accepted.front().highway == (Highway{tree.find("Escherichia"), tree.find("Bacillus")}));
+        QVERIFY(std::filesystem::exists(out + "/highways/candidate_highways.txt"));
+        QVERIFY(fileText(out + "/highways/accepted_transfers/highway_Escherichia_to_Bacillus.txt")
+                    .starts_with("fam, transfers\n"));
+        const nlohmann::json j = readJson(out + "/result.json");
+        QCOMPARE(j.at("optimization").at("highways").at(0).at("src").get<std::string>(),
+                 std::string("Escherichia"));
+        QVERIFY(j.at("total").at("ll_nats").get<double>() >
+                j.at("before_highways").at("total").at("ll_nats").get<double>());
+        // The refit's likelihood is eval's with the same highways and rates (to the solver's tolerance:
+        // the refit's last evaluation started warm).
+        const std::string again = folder + "/eval";
+        CliRun e = runGpurec({"eval", "-f", q(folder + "/data/families.txt"), "-s",
+                              q(out + "/species_trees/inferred_species_tree.newick"), "--highways-file",
+                              q(out + "/highways/accepted_highways.txt"), "--rates-file",
+                              q(out + "/model_parameters/model_parameters.txt"), "-p", q(again)});
+        QVERIFY2(e.exitCode == 0, qPrintable(e.err));
+        QVERIFY(relativeError(readJson(again + "/result.json").at("total").at("ll_nats").get<double>(),
+                              j.at("total").at("ll_nats").get<double>()) < 1e-12);
+        // AleRax's checks on the highway options.
+        for (const QStringList& extra : {QStringList{"--highway-candidates-file", "c.txt"},
+                                         QStringList{"--highway-candidates-step2", "10"}}) {
+            CliRun refused = runGpurec(aleraxArgs(folder + "/refused", extra));
+            QCOMPARE(refused.exitCode, 2);
+            QVERIFY2(refused.err.contains("need --highways"), qPrintable(refused.err));
+        }
+        CliRun both =
+            runGpurec(aleraxArgs(folder + "/refused", {"--highways", "--highway-candidates-file", "c.txt",
+                                                       "--highway-candidates-step1", "5"}));
+        QCOMPARE(both.exitCode, 2);
+        QVERIFY2(both.err.contains("cannot be used with --highway-candidates-step1"), qPrintable(both.err));
+    }
+
     void unsupportedOptionsAreRefusedByName() {
         const std::string out = temporaryFolder("alerax_refused") + "/out";
         const std::vector<std::pair<QStringList, QString>> cases = {
             {{"--origination", "OPTIMIZE", "--model-parametrization", "ORIGINATION-PER-SPECIES",
               "--species-tree-search", "REROOT"},
              "--species-tree-search REROOT with --model-parametrization ORIGINATION-PER-SPECIES"},
-            {{"--highways"}, "--highways"},
-            {{"--highway-candidates-file", "h.txt"}, "--highway-candidates-file"},
             {{"--prune-species-tree"}, "--prune-species-tree"},
             {{"--species-tree-search", "HYBRID", "--model-parametrization", "PER-SPECIES"},
              "--species-tree-search HYBRID with --model-parametrization PER-SPECIES"},

@@ -82,6 +82,19 @@ RateParameters randomTheta(const std::string& mode, const Dataset& data, unsigne
     return theta;
 }
 
+// Three highways allowed under PARENTS: a leaf to another subtree's leaf, an internal node to a leaf
+// elsewhere, and two highways leaving the same node.
+std::vector<Highway> someHighways(const SpeciesTree& sp) {
+    const int root = sp.root(), left = sp.left(root), right = sp.right(root);
+    auto firstLeaf = [&](int e) {
+        while (!sp.isLeaf(e))
+            e = sp.left(e);
+        return e;
+    };
+    const int a = firstLeaf(left), b = firstLeaf(right);
+    return {{a, b}, {left, b}, {a, right}};
+}
+
 double maxAbs(const std::vector<double>& v) {
     double m = 0;
     for (double x : v)
@@ -142,6 +155,15 @@ class Gradient : public QObject {
             QTest::newRow((std::string(d) + "/classes/OPTIMIZE/gamma").c_str())
                 << d << "classes" << seed++ << "OPTIMIZE";
         }
+        // Transfer highways: their own rates in each source's normalisation, one child clade sent to the
+        // destination, their transfer-loss terms, and the E terms (with categories and weights too).
+        for (const char* d : {"tiny", "simulated"}) {
+            for (const char* m : {"global", "specieswise", "genewise"})
+                QTest::newRow((std::string(d) + "/" + m + "/highways").c_str())
+                    << d << m << seed++ << "UNIFORM";
+            QTest::newRow((std::string(d) + "/classes/OPTIMIZE/highways gamma").c_str())
+                << d << "classes" << seed++ << "OPTIMIZE";
+        }
         // A fraction of each leaf's genes missing: pS enters E at the leaves too.
         for (const char* d : {"tiny", "simulated"})
             for (const char* m : {"global", "specieswise", "genewise"})
@@ -166,11 +188,20 @@ class Gradient : public QObject {
                 if (copy->species.isLeaf(e)) copy->fractionMissing[e] = 0.15 * (1 + leaf++ % 5);
         }
         if (QString(QTest::currentDataTag()).endsWith("gamma")) copy->speciationCategories = 3;
+        if (QString(QTest::currentDataTag()).contains("highways"))
+            copy->highways = someHighways(copy->species);
         if (QString(QTest::currentDataTag()).endsWith("RELDATED"))
             copy->transferConstraint = TransferConstraint::RelDated;
         std::shared_ptr<const Dataset> set = copy;
         QVERIFY(!set->families.empty());
         RateParameters theta = randomTheta(mode.toStdString(), *set, seed);
+        if (!set->highways.empty()) {
+            theta.addHighways(static_cast<int>(set->highways.size()), 0.05);
+            std::mt19937_64 rng(seed);
+            std::uniform_real_distribution<double> log2Rate(std::log2(0.01), std::log2(0.5));
+            for (std::size_t h = 0; h < set->highways.size(); ++h)
+                theta.theta()[theta.highwayEntry(static_cast<int>(h))] = log2Rate(rng);
+        }
         if (set->speciationCategories > 1) theta.addSpeciationShape(0.7);
         auto backend = selectBackend("cpu", set, {}).backend;
         const SolverOptions options;

@@ -276,7 +276,7 @@ class SimulatorTest : public QObject {
 
         LoadOptions lo;
         lo.minCoveredSpecies = 1;
-        LoadedInput in = loadInput({dir + "/species.nwk", dir + "/families.txt", {}, {}, {}},
+        LoadedInput in = loadInput({dir + "/species.nwk", dir + "/families.txt", {}, {}, {}, {}},
                                    TransferConstraint::Parents, lo);
         QVERIFY(in.errors.empty());
         QCOMPARE(in.dataset->families.size(), std::size_t(30));

@@ -45,6 +45,7 @@ struct AleraxOptions {
     bool highways = false, pruneSpeciesTree = false, noDup = false, noDl = false, noTl = false;
     bool inferSpeciationOrder = false;
     std::string highwayCandidatesFile, fractionMissingFile;
+    int highwayCandidatesStep1 = 100, highwayCandidatesStep2 = 50;
     // gpurec's own, for the machine it runs on
     std::string device = "auto";
     int threads = 0;
@@ -83,11 +84,19 @@ void refuseUnsupported(const CLI::App& app, const AleraxOptions& o) {
     if (generatedStart(o) && perNode)
         refuse("-s " + o.speciesTree + " with --model-parametrization " + o.parametrization);
     if (o.rateOptimizer != "LBFGSB") refuse("--rate-optimizer " + o.rateOptimizer);
-    const std::pair<const char*, bool> flags[] = {{"--highways", o.highways},
-                                                  {"--prune-species-tree", o.pruneSpeciesTree}};
-    for (const auto& [name, given] : flags)
-        if (given) refuse(name);
-    if (app.count("--highway-candidates-file") > 0) refuse("--highway-candidates-file");
+    if (o.pruneSpeciesTree) refuse("--prune-species-tree");
+    // AleRax's checks on the highway options.
+    const bool stepsGiven = o.highwayCandidatesStep1 != 100 || o.highwayCandidatesStep2 != 50;
+    if (!o.highways && (app.count("--highway-candidates-file") > 0 || stepsGiven))
+        throw std::invalid_argument(
+            "--highway-candidates-file and --highway-candidates-step1/2 need --highways");
+    if (app.count("--highway-candidates-file") > 0 && o.highwayCandidatesStep1 != 100)
+        throw std::invalid_argument(
+            "--highway-candidates-file cannot be used with --highway-candidates-step1");
+    if (o.highways && o.recModel != "UndatedDTL")
+        throw std::invalid_argument("--highways can only be used with --rec-model UndatedDTL");
+    if (o.highways && p.mode == RateMode::Genewise)
+        refuse("--highways with --model-parametrization PER-FAMILY");
 }
 
 // Runs one gpurec subcommand in this process, as `gpurec ARGS` would.
@@ -196,8 +205,15 @@ void registerAlerax(CLI::App& root) {
     addNumber(*app, "--ccp-sample-frequency", o->ccpSampleFrequency,
               "Amalgamate gene trees 0, K, 2K, ... of each file (default 1; ignored for .ale input)",
               NumberRange::atLeast(1));
-    app->add_flag("--highways", o->highways, "Not supported yet");
-    app->add_option("--highway-candidates-file", o->highwayCandidatesFile, "Not supported yet");
+    app->add_flag("--highways", o->highways,
+                  "Infer transfer highways after the rates (gpurec highways), then fit the rates with them");
+    app->add_option("--highway-candidates-file,--highway-candidate-file", o->highwayCandidatesFile,
+                    "Candidate highways, 'FROM,TO' per line, instead of those the sampled transfers suggest");
+    addNumber(*app, "--highway-candidates-step1,--highway-candidate-step1", o->highwayCandidatesStep1,
+              "Automatic candidate highways tested at most (default 100)", NumberRange::atLeast(1));
+    addNumber(*app, "--highway-candidates-step2,--highway-candidate-step2", o->highwayCandidatesStep2,
+              "Accepted highways kept at most before their rates are fitted together (default 50)",
+              NumberRange::atLeast(1));
     app->add_option("--fraction-missing-file", o->fractionMissingFile,
                     "Per species leaf 'label fraction': the share of its genes missing from the data");
     app->add_flag("--prune-species-tree", o->pruneSpeciesTree, "Not supported yet");
@@ -215,8 +231,8 @@ void registerAlerax(CLI::App& root) {
         const bool searching = o->search != "SKIP" || generatedStart(*o);
         prepareOutputs({o->prefix, o->overwrite},
                        {"species_trees", "per_fam_likelihoods.txt", "model_parameters", "trace.csv",
-                        "checkpoint.json", "search_trace.csv", "reconciliations", "perSpeciesCoverage.txt",
-                        "perSpeciesMissing.txt", "ccps", "result.json"});
+                        "checkpoint.json", "search_trace.csv", "reconciliations", "highways",
+                        "perSpeciesCoverage.txt", "perSpeciesMissing.txt", "ccps", "result.json"});
         std::vector<std::string> rates = {"--d", exactNumberText(o->d), "--l", exactNumberText(o->l),
                                           "--t", exactNumberText(o->t)};
 
@@ -245,8 +261,68 @@ void registerAlerax(CLI::App& root) {
         writeInputSummaries(*o);
         const std::string resultPath = o->prefix + "/result.json";
         nlohmann::json result = nlohmann::json::parse(readTextFile(resultPath));
-
         std::vector<std::vector<std::string>> commands = {first};
+        const std::string inferred = o->prefix + "/species_trees/inferred_species_tree.newick";
+        const std::string accepted = o->prefix + "/highways/accepted_highways.txt";
+        // The categories' shape the last rate stage fitted (AleRax keeps it in memory).
+        auto shapeOf = [](const nlohmann::json& stageResult) {
+            const nlohmann::json& stage =
+                stageResult.contains("search") ? stageResult.at("search") : stageResult.at("optimization");
+            return stage.contains("speciation_gamma") && !stage["speciation_gamma"].is_null()
+                       ? std::vector<std::string>{"--gamma-alpha",
+                                                  exactNumberText(
+                                                      stage["speciation_gamma"]["alpha"].get<double>())}
+                       : std::vector<std::string>{};
+        };
+        bool withHighways = false;
+        if (o->highways) {
+            // Highways at the rates just fitted, then the rates fitted again with them held (AleRax's
+            // steps 11 and 12).
+            std::vector<std::string> search = {"highways",
+                                               "-s",
+                                               inferred,
+                                               "--rates-file",
+                                               o->prefix + "/model_parameters/model_parameters.txt",
+                                               "--seed",
+                                               std::to_string(o->seed),
+                                               "--highway-candidates-step1",
+                                               std::to_string(o->highwayCandidatesStep1),
+                                               "--highway-candidates-step2",
+                                               std::to_string(o->highwayCandidatesStep2),
+                                               "--overwrite"};
+            if (!o->highwayCandidatesFile.empty())
+                search.insert(search.end(), {"--highway-candidates-file", o->highwayCandidatesFile});
+            const std::vector<std::string> shape = shapeOf(result);
+            search.insert(search.end(), shape.begin(), shape.end());
+            const std::vector<std::string> searchInput = inputArguments(*o, false);
+            search.insert(search.end(), searchInput.begin(), searchInput.end());
+            runStage(search);
+            const nlohmann::json highwaysResult = nlohmann::json::parse(readTextFile(resultPath));
+            commands.push_back(search);
+            withHighways = !highwaysResult.at("highways").at("accepted").empty();
+            if (withHighways) {
+                std::vector<std::string> refit = {"optimize",
+                                                  "-s",
+                                                  inferred,
+                                                  "--highways-file",
+                                                  accepted,
+                                                  "--fix-highways",
+                                                  "--model-parametrization",
+                                                  o->parametrization,
+                                                  "--overwrite"};
+                if (o->fixRates) refit.emplace_back("--fix-rates");
+                refit.insert(refit.end(), rates.begin(), rates.end());
+                const std::vector<std::string> refitInput = inputArguments(*o, false);
+                refit.insert(refit.end(), refitInput.begin(), refitInput.end());
+                runStage(refit);
+                commands.push_back(refit);
+                const nlohmann::json before = result;
+                result = nlohmann::json::parse(readTextFile(resultPath));
+                result["before_highways"] = before;
+            }
+            result["highways"] = highwaysResult.at("highways");
+        }
+
         if (o->geneTreeSamples > 0) {
             const std::string species = o->prefix + "/species_trees/inferred_species_tree.newick";
             const std::string ratesFile = o->parametrization == "PER-FAMILY"
@@ -264,13 +340,9 @@ void registerAlerax(CLI::App& root) {
                                                "--overwrite"};
             const std::vector<std::string> sampleInput = inputArguments(*o, false);
             second.insert(second.end(), sampleInput.begin(), sampleInput.end());
-            // The categories' shape the first stage fitted (AleRax keeps it in memory).
-            const nlohmann::json& stage =
-                result.contains("search") ? result["search"] : result["optimization"];
-            if (stage.contains("speciation_gamma") && !stage["speciation_gamma"].is_null())
-                second.insert(
-                    second.end(),
-                    {"--gamma-alpha", exactNumberText(stage["speciation_gamma"]["alpha"].get<double>())});
+            const std::vector<std::string> shape = shapeOf(result);
+            second.insert(second.end(), shape.begin(), shape.end());
+            if (withHighways) second.insert(second.end(), {"--highways-file", accepted});
             runStage(second); // its result.json replaces the first stage's, which `result` holds
             result["sampling"] = nlohmann::json::parse(readTextFile(resultPath));
             commands.push_back(second);

@@ -21,6 +21,7 @@ inline void buildCli(CLI::App& app) {
     registerTestTrees(app);
     registerAlerax(app);
     registerObserve(app);
+    registerHighways(app);
 }
 
 } // namespace gpurec::cli

@@ -25,6 +25,9 @@ void addInputOptions(CLI::App& app, InputOptions& o) {
     app.add_option("gene_trees", o.geneTrees, "Gene-tree files, one family each (instead of or besides -f)");
     app.add_option("--fraction-missing-file", o.fractionMissingFile,
                    "Per species leaf 'label fraction': the share of its genes missing from the data");
+    app.add_option("--highways-file", o.highwaysFile,
+                   "Transfer highways, 'src, dest, proba' per line (AleRax's accepted_highways.txt): extra "
+                   "transfers from src to dest, proba their rate");
     app.add_option(
            "--transfer-constraint", o.transferConstraint,
            "Allowed transfer recipients: PARENTS (not the donor's ancestors, default), NONE (any other "
@@ -218,6 +221,7 @@ InputPaths inputPathsFrom(const InputOptions& o) {
     paths.familiesFile = o.families;
     paths.geneTrees = o.geneTrees;
     paths.fractionMissingFile = o.fractionMissingFile;
+    paths.highwaysFile = o.highwaysFile;
     return paths;
 }
 
@@ -364,6 +368,16 @@ nlohmann::json originationJson(const Dataset& data, const RateParameters& theta)
     return j;
 }
 
+nlohmann::json highwaysJson(const Dataset& data, const RateParameters& theta) {
+    if (data.highways.empty()) return nullptr;
+    nlohmann::json list = nlohmann::json::array();
+    for (int h = 0; h < static_cast<int>(data.highways.size()); ++h)
+        list.push_back({{"src", data.species.name(data.highways[h].source)},
+                        {"dest", data.species.name(data.highways[h].destination)},
+                        {"rate", std::exp2(theta.theta()[theta.highwayEntry(h)])}});
+    return list;
+}
+
 nlohmann::json speciationGammaJson(const Dataset& data, const RateParameters& theta) {
     if (data.speciationCategories < 2) return nullptr;
     return {{"categories", data.speciationCategories},
@@ -376,6 +390,7 @@ void addRunDescription(nlohmann::json& j, const InputOptions& input, const Loade
     j["options"] = {{"species_tree", input.species},
                     {"families", input.families},
                     {"fraction_missing_file", input.fractionMissingFile},
+                    {"highways_file", input.highwaysFile},
                     {"transfer_constraint", input.transferConstraint},
                     {"gene_tree_rooting", input.rooting},
                     {"origination", input.origination},
@@ -401,6 +416,7 @@ void addInputReport(nlohmann::json& j, const InputOptions& input, const LoadedIn
     if (!input.families.empty()) files["families_file"] = resolved(input.families);
     if (!input.fractionMissingFile.empty())
         files["fraction_missing_file"] = resolved(input.fractionMissingFile);
+    if (!input.highwaysFile.empty()) files["highways_file"] = resolved(input.highwaysFile);
     files["families"] = nlohmann::json::array();
     for (const GeneFamily& f : loaded.dataset->families) {
         nlohmann::json one = {{"name", f.name}, {"gene_tree", resolved(f.geneTreePath)}};
@@ -453,6 +469,7 @@ nlohmann::json recordedRunOptions(const InputOptions& input, const RateOptions& 
             {"--families", absolutePath(input.families)},
             {"gene_trees", geneTrees},
             {"--fraction-missing-file", absolutePath(input.fractionMissingFile)},
+            {"--highways-file", absolutePath(input.highwaysFile)},
             {"--transfer-constraint", input.transferConstraint},
             {"--gene-tree-rooting", input.rooting},
             {"--origination", input.origination},
@@ -495,6 +512,7 @@ void applyRecordedRunOptions(const nlohmann::json& j, InputOptions& input, RateO
                                 ? integerField<int>(j, "--speciation-gamma-categories")
                                 : 1;
     input.fractionMissingFile = j.value("--fraction-missing-file", std::string());
+    input.highwaysFile = j.value("--highways-file", std::string());
     rates.d = j.at("--d").get<double>();
     rates.l = j.at("--l").get<double>();
     rates.t = j.at("--t").get<double>();

@@ -69,6 +69,7 @@ struct InputOptions {
     std::string families;
     std::vector<std::string> geneTrees;
     std::string fractionMissingFile;
+    std::string highwaysFile; // --highways-file
     std::string transferConstraint = "PARENTS";
     std::string rooting = "UNIFORM";
     std::string origination = "UNIFORM";
@@ -144,6 +145,8 @@ BackendFactory backendFactoryFrom(const EngineOptions& o);
 nlohmann::json ratesJson(const Dataset& data, const RateParameters& theta);
 // θ's origination weights O_e (normalised to sum to 1) by species node; null without them.
 nlohmann::json originationJson(const Dataset& data, const RateParameters& theta);
+// The transfer highways: source, destination and rate of each; null without highways.
+nlohmann::json highwaysJson(const Dataset& data, const RateParameters& theta);
 // The speciation categories: their count, the shape α and the weights s_c; null for one category.
 nlohmann::json speciationGammaJson(const Dataset& data, const RateParameters& theta);
 // Adds the inputs, device, solver options, excluded and skipped families to a result.json object.

@@ -14,4 +14,5 @@ void registerSearch(CLI::App& root);
 void registerTestTrees(CLI::App& root);
 void registerAlerax(CLI::App& root);
 void registerObserve(CLI::App& root);
+void registerHighways(CLI::App& root);
 } // namespace gpurec::cli

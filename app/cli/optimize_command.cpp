@@ -56,7 +56,8 @@ nlohmann::json recordedOptions(const OptimizeOptions& o) {
                             {"--rel-tol", o.settings.rel_tol},
                             {"--learning-rate", o.settings.learning_rate},
                             {"--no-warm-starts", !o.settings.warm_starts},
-                            {"--fix-rates", o.settings.fix_rates}});
+                            {"--fix-rates", o.settings.fix_rates},
+                            {"--fix-highways", o.settings.fix_highways}});
     return j;
 }
 
@@ -72,6 +73,7 @@ void applyRecordedOptions(const nlohmann::json& j, OptimizeOptions& o) {
     o.settings.learning_rate = j.at("--learning-rate").get<double>();
     o.settings.warm_starts = !j.at("--no-warm-starts").get<bool>();
     o.settings.fix_rates = j.value("--fix-rates", false);
+    o.settings.fix_highways = j.value("--fix-highways", false);
 }
 
 // The options of the run recorded in `checkpoint`, with this command line's device and threads.
@@ -126,6 +128,8 @@ void registerOptimize(CLI::App& root) {
               NumberRange::atLeast(0));
     addNumber(*app, "--learning-rate", o->settings.learning_rate,
               "Adam step size in log2-rate units (default 0.1)", NumberRange::positive());
+    app->add_flag("--fix-highways", o->settings.fix_highways,
+                  "Keep the transfer highways' rates of --highways-file (fitted with the rates otherwise)");
     app->add_flag(
         "--fix-rates", o->settings.fix_rates,
         "Keep the starting rates and origination weights (AleRax's --fix-rates): only the speciation "
@@ -231,7 +235,8 @@ void registerOptimize(CLI::App& root) {
             {"seconds", result.seconds},
             {"rates", ratesJson(data, result.best)},
             {"origination", originationJson(data, result.best)},
-            {"speciation_gamma", speciationGammaJson(data, result.best)}};
+            {"speciation_gamma", speciationGammaJson(data, result.best)},
+            {"highways", highwaysJson(data, result.best)}};
         j["interrupted"] = result.interrupted;
         addRunDescription(j, opts.input, in, backend.description, solver);
         writeJson(outdir + "/result.json", j);
@@ -253,8 +258,8 @@ void registerOptimize(CLI::App& root) {
         std::printf(
             "wrote %s/per_fam_likelihoods.txt, %s, %s/trace.csv, %s/checkpoint.json and %s/result.json\n",
             outdir.c_str(),
-            rateFiles.size() == 1 ? rateFiles[0].c_str()
-                                  : (outdir + "/model_parameters/<family>_rates.txt").c_str(),
+            mode != RateMode::Genewise ? rateFiles.back().c_str()
+                                       : (outdir + "/model_parameters/<family>_rates.txt").c_str(),
             outdir.c_str(), outdir.c_str(), outdir.c_str());
         if (result.interrupted) {
             std::fflush(stdout);

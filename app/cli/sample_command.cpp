@@ -2,6 +2,7 @@
 // AleRax users read (docs/formats.md, "Reconciliation outputs").
 #include "cli_common.hpp"
 #include "commands.hpp"
+#include "highways/highway_files.hpp"
 
 #include "engine/solver_report.hpp"
 #include "io/result_writer.hpp"
@@ -120,7 +121,7 @@ void registerSample(CLI::App& root) {
         settings.halveRootBranches = o->input.rooting == "UNIFORM";
         validateSampleCount(settings.samples); // before the (possibly long) loading
         const std::string& outdir = o->output.outdir;
-        prepareOutputs(o->output, {"reconciliations", "result.json"});
+        prepareOutputs(o->output, {"reconciliations", "highways/accepted_transfers", "result.json"});
         // A signal stops the run between families: those written stay, result.json lists them.
         const InterruptionHandlers handlers;
         LoadedInput in = loadOrExplain(o->input, o->engine.threads);
@@ -170,6 +171,16 @@ void registerSample(CLI::App& root) {
                 stats.add(familyStats[f]);
             }
         writeReconciliationTotals(recDir, total, species);
+        if (!data.highways.empty()) { // AleRax's families taking each highway
+            std::vector<std::string> names;
+            std::vector<const TransferCounts*> perFamily;
+            for (int f : families) {
+                names.push_back(data.families[f].name);
+                perFamily.push_back(familyJson[f].is_null() ? nullptr : &familySummary[f].transfers);
+            }
+            writeHighwayTransfers(outdir + "/highways/accepted_transfers", species, data.highways, names,
+                                  perFamily);
+        }
 
         nlohmann::json j;
         j["families"] = nlohmann::json::array();

@@ -302,6 +302,7 @@ void registerSearch(CLI::App& root) {
                        {"model_parametrization", toString(result.theta.mode())},
                        {"rates", ratesJson(data, result.theta)},
                        {"speciation_gamma", speciationGammaJson(data, result.theta)},
+                       {"highways", highwaysJson(data, result.theta)},
                        {"steps", result.trace.size()},
                        {"evaluations", result.evaluations},
                        {"prescreen", settings.prescreen},

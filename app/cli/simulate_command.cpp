@@ -103,6 +103,9 @@ void registerSimulate(CLI::App& root) {
     ov.add<std::string>(
         *app, "--species-rates", [](SimulationOptions& x) -> std::string& { return x.speciesRatesFile; },
         "Per species node rates (AleRax model_parameters.txt), instead of --d --l --t");
+    ov.add<std::string>(
+        *app, "--highways-file", [](SimulationOptions& x) -> std::string& { return x.highwaysFile; },
+        "Transfer highways, 'src, dest, proba' per line (the undated process takes them)");
     ov.add<double>(
         *app, "--species-rate-spread", [](SimulationOptions& x) -> double& { return x.speciesRateSpread; },
         "Multiply each species node's rates by log-uniform factors in [1/s, s] (default 1)");
@@ -173,8 +176,8 @@ void registerSimulate(CLI::App& root) {
             LoadOptions lo;
             lo.minCoveredSpecies = 1;
             lo.threads = options.threads;
-            LoadedInput in =
-                loadInput({s.speciesTreeFile, s.familiesFile, {}, {}, {}}, options.transferConstraint, lo);
+            LoadedInput in = loadInput({s.speciesTreeFile, s.familiesFile, {}, {}, {}, {}},
+                                       options.transferConstraint, lo);
             if (!in.errors.empty())
                 throw std::runtime_error("the written dataset does not load: " + in.errors[0].message);
             const Dataset& data = *in.dataset;

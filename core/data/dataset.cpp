@@ -26,6 +26,8 @@ Dataset withFamilies(const Dataset& data, const std::vector<int>& families) {
     out.fractionMissing = data.fractionMissing;
     out.events = data.events;
     out.speciationCategories = data.speciationCategories;
+    out.highways = data.highways;
+    out.highwayRates = data.highwayRates;
     out.families.reserve(families.size());
     for (int f : families)
         out.families.push_back(data.families.at(f));

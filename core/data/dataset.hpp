@@ -5,6 +5,7 @@
 #include "io/gene_mapping.hpp"
 #include "io/newick.hpp"
 #include "model/event_model.hpp"
+#include "model/highways.hpp"
 #include "tree/species_tree.hpp"
 
 #include <functional>
@@ -43,6 +44,10 @@ struct Dataset {
     // own speciation weight (model/gamma_categories.hpp; θ then holds their shape α). The backend
     // factory wraps the engines for it (engine/gamma_mixture_backend.hpp).
     int speciationCategories = 1;
+    // Transfer highways (model/highways.hpp; AleRax's --highways); θ holds their rates, which
+    // start at highwayRates (one per highway).
+    std::vector<Highway> highways;
+    std::vector<double> highwayRates;
 
     long long cladeCount() const;
     long long splitCount() const;

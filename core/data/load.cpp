@@ -2,6 +2,7 @@
 
 #include "data/fraction_missing.hpp"
 #include "data/origination.hpp"
+#include "highways/highway_files.hpp"
 #include "io/input_error.hpp"
 
 #include <stdexcept>
@@ -25,6 +26,14 @@ LoadedInput loadInput(const InputPaths& paths, TransferConstraint constraint, co
     if (constraint == TransferConstraint::RelDated) dataset->species.requireDating();
     if (!paths.fractionMissingFile.empty())
         dataset->fractionMissing = readFractionMissing(paths.fractionMissingFile, dataset->species);
+    if (!paths.highwaysFile.empty()) {
+        if (options.events.recModel != RecModel::UndatedDTL)
+            throw std::invalid_argument("--highways-file can only be used with --rec-model UndatedDTL");
+        for (const HighwayRecord& r : readHighways(paths.highwaysFile, dataset->species, constraint)) {
+            dataset->highways.push_back(r.highway);
+            dataset->highwayRates.push_back(r.rate);
+        }
+    }
     std::vector<FamilyInput> inputs;
     if (!paths.familiesFile.empty()) inputs = readFamiliesFile(paths.familiesFile);
     std::vector<FamilyInput> listed = familiesFromGeneTreeFiles(paths.geneTrees);

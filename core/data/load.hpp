@@ -16,6 +16,7 @@ struct InputPaths {
     std::vector<std::string>
         geneTreeMappings;            // empty, or one mapping file per gene-tree file ("" = default rule)
     std::string fractionMissingFile; // --fraction-missing-file (data/fraction_missing.hpp); empty: none
+    std::string highwaysFile;        // --highways-file (highways/highway_files.hpp); empty: none
 };
 
 struct LoadedInput {

@@ -87,7 +87,8 @@ class LikelihoodBackend {
     virtual void clearWarmStarts() = 0;
     virtual void replan(const BatchLimits& limits) = 0;
     // Moves the backend onto `data`: the same families with the same clade sets on another species
-    // tree of as many nodes (the species-tree search's candidates, CandidateScorer::datasetOn). What
+    // tree of as many nodes (the species-tree search's candidates, CandidateScorer::datasetOn), or
+    // with other transfer highways (the highway search). What
     // depends on the clade sets alone is kept (the CUDA backend's flattened clades, batch plan and
     // wave lists); warm starts are forgotten, so results equal a fresh backend's on `data`. Throws
     // std::invalid_argument when the families or their clade sets differ.

@@ -106,6 +106,12 @@ BackendChoice selectCategoryBackend(const std::string& device, const std::shared
     }
     if (device != "auto" && kind == nullptr)
         throw std::runtime_error("device " + device + " requested but this build has no CUDA backend");
+    if (device == "auto" && !data->highways.empty() && kind != nullptr) {
+        choice.backend = makeCpuBackend(data);
+        choice.description = cpuDescription();
+        choice.note = "transfer highways are computed on the CPU only: running on the CPU";
+        return choice;
+    }
     if (kind == nullptr && !kinds.empty()) kind = &kinds.front(); // auto: the first device kind
     if (kind == nullptr) {
         choice.note = "this build has no CUDA backend: running on the CPU";

@@ -40,6 +40,9 @@ struct BackendChoice {
 BackendChoice selectBackend(const std::string& device, const std::shared_ptr<const Dataset>& data,
                             const BatchLimits& limits);
 
+// Builds a backend (CPU threads or CUDA) for a dataset, on a device chosen once by the caller.
+using BackendFactory = std::function<std::unique_ptr<LikelihoodBackend>(std::shared_ptr<const Dataset>)>;
+
 // Human-readable list of usable devices, the CPU first ("cpu (2 threads)", "cuda:0 NVIDIA H200 (139 GiB)").
 std::vector<std::string> availableDevices();
 // Names that select each usable device ("cpu", "cuda:0", ...), in the order of availableDevices().

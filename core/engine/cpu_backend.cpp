@@ -85,7 +85,7 @@ class CpuBackend final : public LikelihoodBackend {
         EventProbabilities sharedP;
         ExtinctionState sharedE;
         if (shared) {
-            sharedP = theta.probabilities(0, data_->events.presentRates());
+            sharedP = theta.probabilities(0, data_->events.presentRates(), data_->highways);
             sharedE =
                 solveExtinction(layout_, sharedP, options, useWarm && !warmE_.empty() ? &warmE_[0] : nullptr);
             for (auto& w : warmE_)
@@ -113,7 +113,7 @@ class CpuBackend final : public LikelihoodBackend {
                     EventProbabilities ownP;
                     ExtinctionState ownE;
                     if (!shared) {
-                        ownP = theta.probabilities(f, data_->events.presentRates());
+                        ownP = theta.probabilities(f, data_->events.presentRates(), data_->highways);
                         ownE = solveExtinction(layout_, ownP, options, useWarm ? &warmE_[f] : nullptr);
                         warmE_[f] = ownE.E;
                         st.eEarly.note(ownE.stoppedEarly ? 1 : 0, ownE.residual);
@@ -143,7 +143,7 @@ class CpuBackend final : public LikelihoodBackend {
                         if (!shared) {
                             eliminateExtinction(layout_, p, ext, options, g, adj.krylov);
                             // A genewise family owns its rows of θ: no other thread writes them.
-                            addThetaGradient(theta, f, p, g, out.gradient);
+                            addThetaGradient(theta, f, p, g, out.gradient, layout_.highways);
                         }
                         st.bicgstabIterations += adj.krylov.iterations;
                         st.bicgstabBreakdowns += adj.krylov.breakdowns;
@@ -171,7 +171,7 @@ class CpuBackend final : public LikelihoodBackend {
             // This solve serves every family: with the families noted above, all F are affected.
             out.stats.bicgstabEarly.note(ks.unconverged, ks.worstResidual,
                                          F - out.stats.bicgstabEarly.families);
-            addThetaGradient(theta, 0, sharedP, total, out.gradient);
+            addThetaGradient(theta, 0, sharedP, total, out.gradient, layout_.highways);
         }
         for (const std::vector<double>& g : chunkOrigin)
             for (int e = 0; e < n; ++e)
@@ -192,8 +192,9 @@ class CpuBackend final : public LikelihoodBackend {
         for (int i = 0; i < count; ++i) {
             try {
                 const int f = families[i];
-                out[i] = computeFamilyTables(layout_, data_->families[f],
-                                             theta.probabilities(f, data_->events.presentRates()), options);
+                out[i] = computeFamilyTables(
+                    layout_, data_->families[f],
+                    theta.probabilities(f, data_->events.presentRates(), data_->highways), options);
                 out[i].originWeights = theta.originWeights();
             } catch (...) {
                 failure[i] = std::current_exception();

@@ -24,6 +24,10 @@ void requireEvaluable(const Dataset& data, const RateParameters& theta, const So
                                     std::to_string(data.families.size()) + " families");
     if (!ratesFitDataset(theta, data))
         throw std::invalid_argument("rate parameters do not match the dataset's shape");
+    if (theta.highwayCount() != static_cast<int>(data.highways.size()))
+        throw std::invalid_argument("the rate parameters hold " + std::to_string(theta.highwayCount()) +
+                                    " highway rates for the dataset's " +
+                                    std::to_string(data.highways.size()) + " highways");
     if (theta.optimizesOrigination() != (data.origination == Origination::Optimize))
         throw std::invalid_argument(
             theta.optimizesOrigination()
@@ -47,7 +51,8 @@ void requireSameFamilies(const Dataset& current, const Dataset& next) {
     if (next.species.size() != current.species.size())
         refuse("its species tree has " + std::to_string(next.species.size()) + " nodes, not " +
                std::to_string(current.species.size()));
-    if (next.transferConstraint != current.transferConstraint || next.events != current.events)
+    if (next.transferConstraint != current.transferConstraint || next.events != current.events ||
+        next.speciationCategories != current.speciationCategories)
         refuse("its transfer constraint or reconciliation model differs");
     if (next.families.size() != current.families.size())
         refuse("it has " + std::to_string(next.families.size()) + " families, not " +

@@ -18,7 +18,8 @@ void requireEvaluable(const Dataset& data, const RateParameters& theta, const So
 void requireFamilies(const Dataset& data, const std::vector<int>& families);
 
 // Throws std::invalid_argument unless `next` holds `current`'s families with clade sets of the same
-// shape on a species tree of as many nodes (LikelihoodBackend::setSpeciesTree).
+// shape on a species tree of as many nodes (LikelihoodBackend::setSpeciesTree); its transfer
+// highways may differ (the highway search moves a backend from one set to another).
 void requireSameFamilies(const Dataset& current, const Dataset& next);
 
 // An evaluation of `data`'s families with every log-likelihood at `fill` and, with a gradient, a

@@ -21,10 +21,11 @@ double maxRelativeChange(const std::vector<double>& a, const std::vector<double>
     return m;
 }
 
-// Split terms of clade c relative to 2^rowScale: S (without pS), D (without pD), T (without pT).
+// Split terms of clade c relative to 2^rowScale: S (without pS), D (without pD), T (without pT), and
+// per highway its transfer of one child clade (without q_h).
 struct SplitTerms {
-    std::vector<double> S, D, T;
-    explicit SplitTerms(int n) : S(n), D(n), T(n) {}
+    std::vector<double> S, D, T, H;
+    SplitTerms(int n, int highways) : S(n), D(n), T(n), H(highways) {}
 };
 
 int largestSplitScale(const GeneFamily& family, const CladeTables& t, int c) {
@@ -45,6 +46,7 @@ void computeSplitTerms(const SpeciesLayout& s, const GeneFamily& family, const C
     std::fill(out.S.begin(), out.S.end(), 0.0);
     std::fill(out.D.begin(), out.D.end(), 0.0);
     std::fill(out.T.begin(), out.T.end(), 0.0);
+    std::fill(out.H.begin(), out.H.end(), 0.0);
     const CladeSet& cs = family.clades;
     for (int k = cs.splitOffset[c]; k < cs.splitOffset[c + 1]; ++k) {
         const CladeSplit& sp = cs.splits[k];
@@ -67,6 +69,10 @@ void computeSplitTerms(const SpeciesLayout& s, const GeneFamily& family, const C
             }
             out.D[e] += fac * a[e] * b[e];
             if (transfers) out.T[e] += fac * (a[e] * bbar[e] + b[e] * abar[e]);
+        }
+        for (int h = 0; h < static_cast<int>(s.highways.size()); ++h) {
+            const int e = s.highways[h].source, d = s.highways[h].destination;
+            out.H[h] += fac * (a[e] * b[d] + b[e] * a[d]);
         }
     }
 }
@@ -131,6 +137,7 @@ class AdjointSelfLoopSolve {
         for (int e = 0; e < s_.size; ++e)
             tmp_[e] = loop_.barCoefficient(e) * in[e];
         recipientAverageTranspose(s_, tmp_.data(), out, scratch_.data());
+        loop_.addHighwayCouplingTranspose(in, out);
         treeSolve(out);
     }
 
@@ -141,6 +148,14 @@ class AdjointSelfLoopSolve {
     std::vector<double> fromParent_, invDiagonal_;
     std::vector<double> start_, tmp_, scratch_;
 };
+
+// Σ_h q_h E_d over the highways leaving e: what multiplies E_e in its highway terms.
+double highwayExtinction(const SpeciesLayout& s, const EventProbabilities& p, const std::vector<double>& E,
+                         int e) {
+    double sum = 0.0;
+    s.forEachHighwayFrom(e, [&](int h, int d) { sum += p.pH[h] * E[d]; });
+    return sum;
+}
 
 } // namespace
 
@@ -158,7 +173,8 @@ ExtinctionState solveExtinction(const SpeciesLayout& s, const EventProbabilities
         for (int sweep = 0; sweep < kAleRaxSweeps; ++sweep) {
             for (int e = 0; e < n; ++e) {
                 st.E[e] = p.pL[e] + p.pS[e] * s.speciationExtinction(e, st.E.data()) +
-                          p.pD[e] * st.E[e] * st.E[e] + p.pT[e] * st.E[e] * st.Ebar[e];
+                          p.pD[e] * st.E[e] * st.E[e] + p.pT[e] * st.E[e] * st.Ebar[e] +
+                          highwayExtinction(s, p, st.E, e) * st.E[e];
             }
             recipientAverage(s, st.E.data(), st.Ebar.data(), scratch.data());
         }
@@ -173,7 +189,7 @@ ExtinctionState solveExtinction(const SpeciesLayout& s, const EventProbabilities
         // plain substitution, and the same least fixed point.
         for (int e = 0; e < n; ++e) {
             double c = p.pL[e] + p.pS[e] * s.speciationExtinction(e, st.E.data());
-            st.E[e] = leastRoot(p.pD[e], p.pT[e] * st.Ebar[e], c);
+            st.E[e] = leastRoot(p.pD[e], p.pT[e] * st.Ebar[e] + highwayExtinction(s, p, st.E, e), c);
         }
         recipientAverage(s, st.E.data(), st.Ebar.data(), scratch.data());
         st.iterations = it;
@@ -208,9 +224,11 @@ void solveClades(const SpeciesLayout& s, const GeneFamily& family, const EventPr
     t.earlyClades = 0;
     t.earlyResidual = 0.0;
 
-    SplitTerms terms(n);
+    SplitTerms terms(n, static_cast<int>(s.highways.size()));
     std::vector<double> K(n), diag(n), bar(n), denom(n), barGuess(n), scratch(3 * n);
-    bool coupled = false; // by Π̄: without TL terms one postorder pass solves a clade exactly
+    // Π(γ, d) E_e q_h couples a highway's source to its destination, like Π̄ couples every node.
+    const bool highwayCoupled = SelfLoopOperator::highwayCouplingOf(s, SelfLoopOf::Clades);
+    bool coupled = highwayCoupled; // by Π̄: without TL terms one postorder pass solves a clade exactly
     for (int e = 0; e < n; ++e) {
         diag[e] = SelfLoopOperator::diagonalOf(s, p, ext.E, ext.Ebar, SelfLoopOf::Clades, e);
         bar[e] = SelfLoopOperator::barCoefficientOf(s, p, ext.E, SelfLoopOf::Clades, e);
@@ -235,7 +253,16 @@ void solveClades(const SpeciesLayout& s, const GeneFamily& family, const EventPr
             computeSplitTerms(s, family, t, c, rowScale, options.pibar_side_threshold, terms);
             for (int e = 0; e < n; ++e)
                 K[e] = p.pS[e] * terms.S[e] + p.pD[e] * terms.D[e] + p.pT[e] * terms.T[e];
+            for (int h = 0; h < static_cast<int>(s.highways.size()); ++h)
+                K[s.highways[h].source] += p.pH[h] * terms.H[h];
         }
+        // q_h E_e Π(γ, d) for the highways leaving e, with Π(γ, d) as the row holds it now.
+        auto highwayTerm = [&](int e) {
+            double v = 0.0;
+            if (highwayCoupled)
+                s.forEachHighwayFrom(e, [&](int h, int d) { v += p.pH[h] * ext.E[e] * row[d]; });
+            return v;
+        };
         int iterations = 0;
         if (alerax) {
             // AleRax v1.4 (spec 5.2): Π = Π̄ = 0, 4 Gauss–Seidel sweeps in postorder, Π̄ after each.
@@ -243,7 +270,7 @@ void solveClades(const SpeciesLayout& s, const GeneFamily& family, const EventPr
             std::fill(barRow, barRow + n, 0.0);
             for (int sweep = 0; sweep < kAleRaxSweeps; ++sweep) {
                 for (int e = 0; e < n; ++e) {
-                    double v = K[e] + diag[e] * row[e] + bar[e] * barRow[e];
+                    double v = K[e] + diag[e] * row[e] + bar[e] * barRow[e] + highwayTerm(e);
                     if (s.left[e] >= 0) {
                         int f = s.left[e], g = s.right[e];
                         v += p.pS[e] * (row[f] * ext.E[g] + row[g] * ext.E[f]);
@@ -258,17 +285,26 @@ void solveClades(const SpeciesLayout& s, const GeneFamily& family, const EventPr
             // coupling (weight pT E / |R|) is iterated.
             if (warm) {
                 scaleInto(barRow, barGuess.data(), n, t.scale[c] - rowScale);
+                if (highwayCoupled) scaleInto(row, row, n, t.scale[c] - rowScale);
             } else {
                 std::fill(barGuess.begin(), barGuess.end(), 0.0);
+                if (highwayCoupled) std::fill(row, row + n, 0.0);
             }
             for (iterations = 1; iterations <= options.pi_iters; ++iterations) {
+                // Highway destinations are read as the pass leaves them (Gauss–Seidel).
+                double rowPeak = 0, rowChange = 0;
                 for (int e = 0; e < n; ++e) {
-                    double v = K[e] + bar[e] * barGuess[e];
+                    double v = K[e] + bar[e] * barGuess[e] + highwayTerm(e);
                     if (s.left[e] >= 0) {
                         int f = s.left[e], g = s.right[e];
                         v += p.pS[e] * (row[f] * ext.E[g] + row[g] * ext.E[f]);
                     }
-                    row[e] = v / denom[e];
+                    v /= denom[e];
+                    if (highwayCoupled) {
+                        rowPeak = std::max(rowPeak, v);
+                        rowChange = std::max(rowChange, std::abs(v - row[e]));
+                    }
+                    row[e] = v;
                 }
                 recipientAverage(s, row, barRow, scratch.data());
                 double peak = 0, change = 0;
@@ -277,7 +313,8 @@ void solveClades(const SpeciesLayout& s, const GeneFamily& family, const EventPr
                     change = std::max(change, std::abs(barRow[e] - barGuess[e]));
                 }
                 std::copy(barRow, barRow + n, barGuess.begin());
-                if (!coupled || change <= options.pi_tol * peak) break;
+                if (!coupled || (change <= options.pi_tol * peak && rowChange <= options.pi_tol * rowPeak))
+                    break;
                 if (iterations == options.pi_iters) {
                     ++t.earlyClades;
                     t.earlyResidual = std::max(t.earlyResidual, peak > 0 ? change / peak : change);
@@ -321,6 +358,9 @@ void addOriginationGradient(const CladeTables& tables, const ExtinctionState& ex
 }
 
 void ProbabilityGradient::add(const ProbabilityGradient& o) {
+    if (gH.size() < o.gH.size()) gH.resize(o.gH.size());
+    for (std::size_t h = 0; h < o.gH.size(); ++h)
+        gH[h] += o.gH[h];
     for (std::size_t e = 0; e < gS.size(); ++e) {
         gS[e] += o.gS[e];
         gD[e] += o.gD[e];
@@ -348,6 +388,8 @@ void accumulateCladeAdjoint(const SpeciesLayout& s, const GeneFamily& family, co
     std::vector<double> w(n), b(n), tmp(n), scratch(3 * n);
     AdjointSelfLoopSolve selfLoop(s, p, ext.E, ext.Ebar, SelfLoopOf::Clades);
     const double dl = s.cladeDuplicationLoss ? 1.0 : 0.0, tl = s.cladeTransferLoss ? 1.0 : 0.0;
+    const int H = static_cast<int>(s.highways.size());
+    grad.gH.resize(H);
 
     // The root seed: NLL = −log2 Σ_e O_e Π(root, e) + (the conditioning term).
     const int root = C - 1;
@@ -408,6 +450,12 @@ void accumulateCladeAdjoint(const SpeciesLayout& s, const GeneFamily& family, co
                 grad.gE[f] += w[e] * p.pS[e] * pi[g];
             }
         }
+        for (int h = 0; tl != 0.0 && h < H; ++h) { // the highways' transfer-loss terms
+            const int e = s.highways[h].source, d = s.highways[h].destination;
+            grad.gH[h] += w[e] * (pi[e] * ext.E[d] + pi[d] * ext.E[e]);
+            grad.gE[d] += w[e] * p.pH[h] * pi[e];
+            grad.gE[e] += w[e] * p.pH[h] * pi[d];
+        }
         if (leafClade) continue;
         // Push the adjoint through the split terms into the child clades, and take the split
         // terms' derivatives in pS, pD, pT on the way (one pass over the splits).
@@ -452,6 +500,17 @@ void accumulateCladeAdjoint(const SpeciesLayout& s, const GeneFamily& family, co
                     raBar[e] += wt * bb[e];
                     grad.gT[e] += we * (a[e] * bbar[e] + bb[e] * abar[e]);
                 }
+            }
+            for (int h = 0; h < H; ++h) { // one child clade down a highway, from e to d
+                const int e = s.highways[h].source, d = s.highways[h].destination;
+                const double we = fac * w[e];
+                if (we == 0.0) continue;
+                const double wh = we * p.pH[h];
+                ra[e] += wh * bb[d];
+                rbb[d] += wh * a[e];
+                rbb[e] += wh * a[d];
+                ra[d] += wh * bb[e];
+                grad.gH[h] += we * (a[e] * bb[d] + bb[e] * a[d]);
             }
         }
     }
@@ -498,19 +557,32 @@ void eliminateExtinction(const SpeciesLayout& s, const EventProbabilities& p, co
         grad.gD[e] += u[e] * ext.E[e] * ext.E[e];
         grad.gT[e] += u[e] * ext.E[e] * ext.Ebar[e];
     }
+    grad.gH.resize(s.highways.size());
+    for (int h = 0; h < static_cast<int>(s.highways.size()); ++h) {
+        const int e = s.highways[h].source, d = s.highways[h].destination;
+        grad.gH[h] += u[e] * ext.E[e] * ext.E[d];
+    }
     std::fill(grad.gE.begin(), grad.gE.end(), 0.0);
     std::fill(grad.gEbar.begin(), grad.gEbar.end(), 0.0);
 }
 
 void addThetaGradient(const RateParameters& theta, int family, const EventProbabilities& p,
-                      const ProbabilityGradient& grad, std::vector<double>& out) {
-    for (int e = 0; e < static_cast<int>(p.pS.size()); ++e) {
-        double mean =
-            grad.gS[e] * p.pS[e] + grad.gD[e] * p.pD[e] + grad.gL[e] * p.pL[e] + grad.gT[e] * p.pT[e];
-        out[theta.entry(family, e, 0)] += std::numbers::ln2 * p.pD[e] * (grad.gD[e] - mean);
-        out[theta.entry(family, e, 1)] += std::numbers::ln2 * p.pL[e] * (grad.gL[e] - mean);
-        out[theta.entry(family, e, 2)] += std::numbers::ln2 * p.pT[e] * (grad.gT[e] - mean);
+                      const ProbabilityGradient& grad, std::vector<double>& out,
+                      const std::vector<Highway>& highways) {
+    const int n = static_cast<int>(p.pS.size());
+    // Each node's softmax runs over its highways too (model/highways.hpp): their terms join its mean.
+    std::vector<double> mean(n);
+    for (int e = 0; e < n; ++e)
+        mean[e] = grad.gS[e] * p.pS[e] + grad.gD[e] * p.pD[e] + grad.gL[e] * p.pL[e] + grad.gT[e] * p.pT[e];
+    for (int h = 0; h < static_cast<int>(highways.size()); ++h)
+        mean[highways[h].source] += grad.gH[h] * p.pH[h];
+    for (int e = 0; e < n; ++e) {
+        out[theta.entry(family, e, 0)] += std::numbers::ln2 * p.pD[e] * (grad.gD[e] - mean[e]);
+        out[theta.entry(family, e, 1)] += std::numbers::ln2 * p.pL[e] * (grad.gL[e] - mean[e]);
+        out[theta.entry(family, e, 2)] += std::numbers::ln2 * p.pT[e] * (grad.gT[e] - mean[e]);
     }
+    for (int h = 0; h < static_cast<int>(highways.size()); ++h)
+        out[theta.highwayEntry(h)] += std::numbers::ln2 * p.pH[h] * (grad.gH[h] - mean[highways[h].source]);
 }
 
 FamilyTables computeFamilyTables(const SpeciesLayout& species, const GeneFamily& family,

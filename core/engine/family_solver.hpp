@@ -47,7 +47,9 @@ double familyLogLikelihood(const CladeTables& tables, const ExtinctionState& ext
 // the caller, since E may be shared).
 struct ProbabilityGradient {
     std::vector<double> gS, gD, gL, gT, gE, gEbar;
-    explicit ProbabilityGradient(int n = 0) : gS(n), gD(n), gL(n), gT(n), gE(n), gEbar(n) {}
+    std::vector<double> gH; // per transfer highway, d/dq_h (sized by the functions that fill it)
+    explicit ProbabilityGradient(int n = 0, int highways = 0)
+        : gS(n), gD(n), gL(n), gT(n), gE(n), gEbar(n), gH(highways) {}
     void add(const ProbabilityGradient& other);
 };
 
@@ -87,9 +89,11 @@ void addOriginationGradient(const CladeTables& tables, const ExtinctionState& ex
 void eliminateExtinction(const SpeciesLayout& s, const EventProbabilities& p, const ExtinctionState& ext,
                          const SolverOptions& options, ProbabilityGradient& grad, KrylovStats& stats);
 
-// d NLL / dθ for the rows used by (family, e): chain rule through the base-2 softmax.
+// d NLL / dθ for the rows used by (family, e), and the rates of `highways`: chain rule through the
+// base-2 softmax of each node.
 void addThetaGradient(const RateParameters& theta, int family, const EventProbabilities& p,
-                      const ProbabilityGradient& grad, std::vector<double>& out);
+                      const ProbabilityGradient& grad, std::vector<double>& out,
+                      const std::vector<Highway>& highways = {});
 
 // One family's E, Ē, Π and Π̄ solved alone (the CPU backend's LikelihoodBackend::familyTables).
 FamilyTables computeFamilyTables(const SpeciesLayout& species, const GeneFamily& family,

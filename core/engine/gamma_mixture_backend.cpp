@@ -65,7 +65,8 @@ class GammaMixtureBackend final : public LikelihoodBackend {
                 double scaler = 0; // d NLL / d log2 s_c
                 for (std::size_t i = 0; i < ev.gradient.size(); ++i) {
                     out.gradient[i] += ev.gradient[i];
-                    if (theta.isRateEntry(static_cast<int>(i))) scaler -= ev.gradient[i];
+                    if (theta.isRateEntry(static_cast<int>(i)) || theta.isHighwayEntry(static_cast<int>(i)))
+                        scaler -= ev.gradient[i];
                 }
                 shape += scaler * slopes[c];
             }

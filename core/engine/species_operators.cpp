@@ -21,12 +21,27 @@ SpeciesLayout::SpeciesLayout(const SpeciesTree& tree, TransferConstraint c,
         invRecipients[e] = 1.0 / tree.recipientCount(e, c);
         if (tree.isLeaf(e) && e < static_cast<int>(fractionMissing.size())) missing[e] = fractionMissing[e];
     }
+    setHighways({});
 }
 
 SpeciesLayout::SpeciesLayout(const Dataset& data)
     : SpeciesLayout(data.species, data.transferConstraint, data.fractionMissing) {
     cladeDuplicationLoss = data.events.cladeDuplicationLoss();
     cladeTransferLoss = data.events.cladeTransferLoss();
+    setHighways(data.highways);
+}
+
+void SpeciesLayout::setHighways(const std::vector<Highway>& list) {
+    highways = list;
+    highwayOffset.assign(size + 1, 0);
+    for (const Highway& h : highways)
+        ++highwayOffset[h.source + 1];
+    for (int e = 0; e < size; ++e)
+        highwayOffset[e + 1] += highwayOffset[e];
+    highwaysFrom.assign(highways.size(), 0);
+    std::vector<int> next(highwayOffset.begin(), highwayOffset.end() - 1);
+    for (int h = 0; h < static_cast<int>(highways.size()); ++h)
+        highwaysFrom[next[highways[h].source]++] = h;
 }
 
 bool SpeciesLayout::isRecipient(int e, int h) const {
@@ -105,8 +120,15 @@ double SelfLoopOperator::diagonalOf(const SpeciesLayout& s, const EventProbabili
                                     const std::vector<double>& E, const std::vector<double>& Ebar,
                                     SelfLoopOf of, int e) {
     const bool all = of == SelfLoopOf::Extinction;
+    double highways = 0.0; // q_h E_d: the copy sent down the highway dies
+    if (all || s.cladeTransferLoss)
+        s.forEachHighwayFrom(e, [&](int h, int d) { highways += p.pH[h] * E[d]; });
     return (all || s.cladeDuplicationLoss ? 2.0 * p.pD[e] * E[e] : 0.0) +
-           (all || s.cladeTransferLoss ? p.pT[e] * Ebar[e] : 0.0);
+           (all || s.cladeTransferLoss ? p.pT[e] * Ebar[e] : 0.0) + highways;
+}
+
+bool SelfLoopOperator::highwayCouplingOf(const SpeciesLayout& s, SelfLoopOf of) {
+    return !s.highways.empty() && (of == SelfLoopOf::Extinction || s.cladeTransferLoss);
 }
 
 double SelfLoopOperator::barCoefficientOf(const SpeciesLayout& s, const EventProbabilities& p,
@@ -117,7 +139,8 @@ double SelfLoopOperator::barCoefficientOf(const SpeciesLayout& s, const EventPro
 SelfLoopOperator::SelfLoopOperator(const SpeciesLayout& s, const EventProbabilities& p,
                                    const std::vector<double>& E, const std::vector<double>& Ebar,
                                    SelfLoopOf of)
-    : s_(s), p_(p), E_(E), diag_(s.size), bar_(s.size), scratch_(3 * s.size), tmp_(s.size) {
+    : s_(s), p_(p), E_(E), diag_(s.size), bar_(s.size), highways_(highwayCouplingOf(s, of)),
+      scratch_(3 * s.size), tmp_(s.size) {
     for (int e = 0; e < s.size; ++e) {
         diag_[e] = diagonalOf(s, p, E, Ebar, of, e);
         bar_[e] = barCoefficientOf(s, p, E, of, e);
@@ -139,6 +162,23 @@ void SelfLoopOperator::apply(const double* x, double* out) const {
         }
         out[e] = v;
     }
+    addHighwayCoupling(x, out);
+}
+
+void SelfLoopOperator::addHighwayCoupling(const double* x, double* out) const {
+    if (!highways_) return;
+    for (int h = 0; h < static_cast<int>(s_.highways.size()); ++h) {
+        const Highway& w = s_.highways[h];
+        out[w.source] += p_.pH[h] * E_[w.source] * x[w.destination];
+    }
+}
+
+void SelfLoopOperator::addHighwayCouplingTranspose(const double* x, double* out) const {
+    if (!highways_) return;
+    for (int h = 0; h < static_cast<int>(s_.highways.size()); ++h) {
+        const Highway& w = s_.highways[h];
+        out[w.destination] += p_.pH[h] * E_[w.source] * x[w.source];
+    }
 }
 
 void SelfLoopOperator::applyTranspose(const double* x, double* out) const {
@@ -153,6 +193,7 @@ void SelfLoopOperator::applyTranspose(const double* x, double* out) const {
             out[g] += p_.pS[e] * E_[f] * x[e];
         }
     }
+    addHighwayCouplingTranspose(x, out);
 }
 
 } // namespace gpurec

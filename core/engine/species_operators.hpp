@@ -1,6 +1,7 @@
 #pragma once
 // Linear maps over per-species vectors shared by the E and Π equations (spec 4-5, 7).
 #include "data/dataset.hpp"
+#include "model/highways.hpp"
 #include "model/rate_parameters.hpp"
 #include "tree/species_tree.hpp"
 
@@ -18,6 +19,10 @@ struct SpeciesLayout {
     TransferConstraint constraint = TransferConstraint::Parents;
     // The self-loop terms the clade equations Π keep (--no-dl, --no-tl; E keeps them all).
     bool cladeDuplicationLoss = true, cladeTransferLoss = true;
+    // Transfer highways (model/highways.hpp), and for each node the highways leaving it:
+    // highwaysFrom[highwayOffset[e] .. highwayOffset[e + 1]).
+    std::vector<Highway> highways;
+    std::vector<int> highwayOffset, highwaysFrom;
 
     SpeciesLayout() = default;
     SpeciesLayout(const SpeciesTree& tree, TransferConstraint constraint,
@@ -26,6 +31,12 @@ struct SpeciesLayout {
     bool isLeaf(int e) const { return left[e] < 0; }
     // Whether h ∈ R(e).
     bool isRecipient(int e, int h) const;
+    void setHighways(const std::vector<Highway>& list);
+    // Calls visit(h, destination) for every highway leaving e.
+    template <class Visit> void forEachHighwayFrom(int e, Visit&& visit) const {
+        for (int k = highwayOffset[e]; k < highwayOffset[e + 1]; ++k)
+            visit(highwaysFrom[k], highways[highwaysFrom[k]].destination);
+    }
     // What multiplies pS_e in E_e (spec 4.2): E_f E_g at an internal node, fm_e at a leaf.
     double speciationExtinction(int e, const double* E) const {
         return left[e] >= 0 ? E[left[e]] * E[right[e]] : missing[e];
@@ -44,7 +55,8 @@ void recipientAverageTranspose(const SpeciesLayout& s, const double* u, double* 
 enum class SelfLoopOf { Extinction, Clades };
 
 // The self-loop operator A of the E and Π fixed points (their Jacobian in E and in Π):
-// (A x)_e = pS_e (x_f E_g + x_g E_f) + (2 pD_e E_e + pT_e Ē_e) x_e + pT_e E_e x̄_e.
+// (A x)_e = pS_e (x_f E_g + x_g E_f) + (2 pD_e E_e + pT_e Ē_e + Σ_h q_h E_d) x_e + pT_e E_e x̄_e
+//           + Σ_h q_h E_e x_d, over the highways h from e to d.
 class SelfLoopOperator {
   public:
     SelfLoopOperator(const SpeciesLayout& s, const EventProbabilities& p, const std::vector<double>& E,
@@ -57,6 +69,11 @@ class SelfLoopOperator {
                                    const std::vector<double>& E, SelfLoopOf of, int e);
     void apply(const double* x, double* out) const;
     void applyTranspose(const double* x, double* out) const;
+    // Whether the highways couple nodes in this loop (the Π loop loses them under --no-tl).
+    static bool highwayCouplingOf(const SpeciesLayout& s, SelfLoopOf of);
+    // out += the highways' off-diagonal part q_h E_e x_d (and its transpose).
+    void addHighwayCoupling(const double* x, double* out) const;
+    void addHighwayCouplingTranspose(const double* x, double* out) const;
     const SpeciesLayout& layout() const { return s_; }
     double diagonal(int e) const { return diag_[e]; }
     double barCoefficient(int e) const { return bar_[e]; }
@@ -67,6 +84,7 @@ class SelfLoopOperator {
     const EventProbabilities& p_;
     const std::vector<double>& E_;
     std::vector<double> diag_, bar_;
+    bool highways_ = false;
     mutable std::vector<double> scratch_, tmp_;
 };
 

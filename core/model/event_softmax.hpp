@@ -25,11 +25,13 @@ struct PresentRates {
     bool duplication = true, transfer = true;
 };
 
-// Probabilities of speciation, duplication, loss and transfer from one row of log2 rates.
-GPUREC_HD inline EventProbabilityRow eventProbabilities(const double* logRates, PresentRates present) {
+// Probabilities of speciation, duplication, loss and transfer from one row of log2 rates; `extra`
+// (the rates of the node's transfer highways, model/highways.hpp) joins the normaliser.
+GPUREC_HD inline EventProbabilityRow eventProbabilities(const double* logRates, PresentRates present,
+                                                        double extra = 0.0) {
     const double d = present.duplication ? exp2(logRates[0]) : 0.0, l = exp2(logRates[1]),
                  t = present.transfer ? exp2(logRates[2]) : 0.0;
-    const double z = 1.0 + d + l + t;
+    const double z = 1.0 + d + l + t + extra;
     return {1.0 / z, d / z, l / z, t / z};
 }
 

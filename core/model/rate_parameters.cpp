@@ -108,26 +108,38 @@ std::vector<int> RateParameters::sharedEntries() const {
     return out;
 }
 
-EventProbabilities RateParameters::probabilities(int family, PresentRates present) const {
+EventProbabilities RateParameters::probabilities(int family, PresentRates present,
+                                                 const std::vector<Highway>& highways) const {
+    if (static_cast<int>(highways.size()) != highwayCount_)
+        throw std::invalid_argument("the rate parameters hold " + std::to_string(highwayCount_) +
+                                    " highway rates for " + std::to_string(highways.size()) + " highways");
     EventProbabilities p;
     p.pS.resize(speciesCount_);
     p.pD.resize(speciesCount_);
     p.pL.resize(speciesCount_);
     p.pT.resize(speciesCount_);
+    std::vector<double> extra(speciesCount_, 0.0), z(speciesCount_, 1.0);
+    for (int h = 0; h < highwayCount_; ++h)
+        extra[highways[h].source] += std::exp2(theta_[highwayEntry(h)]);
     for (int e = 0; e < speciesCount_; ++e) {
         const double logRates[3] = {theta_[entry(family, e, 0)], theta_[entry(family, e, 1)],
                                     theta_[entry(family, e, 2)]};
-        const EventProbabilityRow q = eventProbabilities(logRates, present);
+        const EventProbabilityRow q = eventProbabilities(logRates, present, extra[e]);
         p.pS[e] = q.pS;
         p.pD[e] = q.pD;
         p.pL[e] = q.pL;
         p.pT[e] = q.pT;
+        z[e] = 1.0 / q.pS;
     }
+    p.pH.resize(highwayCount_);
+    for (int h = 0; h < highwayCount_; ++h)
+        p.pH[h] = std::exp2(theta_[highwayEntry(h)]) / z[highways[h].source];
     return p;
 }
 
 void RateParameters::addOriginationPerNode(double initialWeight) {
-    if (shapeEntry_ >= 0) throw std::logic_error("the speciation shape stays θ's last entry");
+    if (shapeEntry_ >= 0 || highwayCount_ > 0)
+        throw std::logic_error("origination weights come before the highways and the speciation shape");
     if (mode_ == RateMode::Genewise)
         throw std::invalid_argument(
             "origination weights are shared by the families: not with per-family rates");
@@ -146,6 +158,15 @@ std::vector<double> RateParameters::originWeights() const {
     for (std::size_t e = 0; e < out.size(); ++e)
         out[e] = std::exp2(theta_[originEntry_[e]]);
     return out;
+}
+
+void RateParameters::addHighways(int count, double initialRate) {
+    if (shapeEntry_ >= 0) throw std::logic_error("the speciation shape stays θ's last entry");
+    if (highwayCount_ > 0) throw std::logic_error("the highways are already part of these parameters");
+    const double value = logOf(initialRate, "highway rates");
+    highwayEntry_ = static_cast<int>(theta_.size());
+    highwayCount_ = count;
+    theta_.insert(theta_.end(), count, value);
 }
 
 void RateParameters::addSpeciationShape(double alpha) {
@@ -174,7 +195,7 @@ RateParameters RateParameters::category(double log2Scaler) const {
         out.shapeEntry_ = -1;
     }
     for (int i = 0; i < static_cast<int>(out.theta_.size()); ++i)
-        if (isRateEntry(i)) out.theta_[i] -= log2Scaler;
+        if (isRateEntry(i) || isHighwayEntry(i)) out.theta_[i] -= log2Scaler;
     return out;
 }
 
@@ -195,6 +216,8 @@ std::vector<std::string> RateParameters::extraEntryNames(const std::vector<std::
     else
         for (std::size_t e = 0; e < originEntry_.size(); ++e)
             names.push_back("O " + speciesNames.at(e));
+    for (int h = 0; h < highwayCount_; ++h)
+        names.push_back("highway " + std::to_string(h + 1));
     if (shapeEntry_ >= 0) names.emplace_back("alpha");
     return names;
 }

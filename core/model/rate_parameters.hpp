@@ -4,6 +4,7 @@
 // O_e = o_e / Σ o). Every model quantity reads θ through an index: for (family, species node,
 // event type) the θ entry it uses.
 #include "model/event_softmax.hpp"
+#include "model/highways.hpp"
 
 #include <array>
 #include <string>
@@ -20,9 +21,11 @@ struct Rates {
     double d = 0.1, l = 0.1, t = 0.1;
 };
 
-// Per species node event probabilities of one family (spec 3.1).
+// Per species node event probabilities of one family (spec 3.1), and per transfer highway its
+// probability q_h (model/highways.hpp).
 struct EventProbabilities {
     std::vector<double> pS, pD, pL, pT;
+    std::vector<double> pH;
 };
 
 // The parameters of a class parametrisation (AleRax's custom --model-parametrization file): for
@@ -65,9 +68,10 @@ class RateParameters {
     // The θ entry of each (event type, species node) of the shared modes, type-major (3 × S): what
     // the CUDA kernels read.
     std::vector<int> sharedEntries() const;
-    // Probabilities of every species node for one family: base-2 softmax of [0, θD, θL, θT], with
-    // the rates `present` lacks at 0.
-    EventProbabilities probabilities(int family, PresentRates present) const;
+    // Probabilities of every species node for one family: base-2 softmax of [0, θD, θL, θT] and the
+    // log2 rates of the node's `highways` (θ's highway entries), with the rates `present` lacks at 0.
+    EventProbabilities probabilities(int family, PresentRates present,
+                                     const std::vector<Highway>& highways = {}) const;
     // True when all families share the same probabilities (E can be shared).
     bool sharedAcrossFamilies() const { return mode_ != RateMode::Genewise; }
 
@@ -79,23 +83,34 @@ class RateParameters {
     // o_e of every species node (empty when origination is not optimised); the likelihood reads
     // them normalised (O_e = o_e / Σ o), so their scale does not matter.
     std::vector<double> originWeights() const;
+    // Transfer highways: one log2 rate ρ_h per highway of the dataset (Dataset::highways), after the
+    // rates and origination weights.
+    void addHighways(int count, double initialRate);
+    int highwayCount() const { return highwayCount_; }
+    int highwayEntry(int h) const { return highwayCount_ > 0 ? highwayEntry_ + h : -1; }
+
     // Speciation rate categories (model/gamma_categories.hpp): the shape α of their Gamma
     // distribution, one entry log2 α at the end of θ.
     void addSpeciationShape(double alpha);
     int shapeEntry() const { return shapeEntry_; } // −1: one category, no shape
     double speciationShape() const;
-    // θ of the category with speciation weight 2^log2Scaler: every rate entry minus log2Scaler
-    // (p^S = s / (s + δ + λ + τ) is the model at rates divided by s), the shape entry dropped.
+    // θ of the category with speciation weight 2^log2Scaler: every rate and highway entry minus
+    // log2Scaler (p^S = s / (s + δ + λ + τ + Σ ρ) is the model at rates divided by s), the shape
+    // entry dropped.
     RateParameters category(double log2Scaler) const;
-    // Whether entry i is a D, L or T rate (not an origination weight or the shape).
+    // Whether entry i is a D, L or T rate (not an origination weight, a highway or the shape).
     bool isRateEntry(int i) const;
+    bool isHighwayEntry(int i) const {
+        return highwayCount_ > 0 && i >= highwayEntry_ && i < highwayEntry_ + highwayCount_;
+    }
     // log2 bounds of every entry: rates and origination weights in [minRate, maxRate], the shape in
     // AleRax's [0.0201, 100].
     void entryBounds(double minRate, double maxRate, std::vector<double>& lower,
                      std::vector<double>& upper) const;
 
-    // Entries after the rate rows in the row modes (origination weights, the shape), or every entry
-    // of a class parametrisation, by name: "O <node>", the class file's "<node> <type>", "alpha".
+    // Entries after the rate rows in the row modes (origination weights, highways, the shape), or
+    // every entry of a class parametrisation then those, by name: "O <node>", the class file's
+    // "<node> <type>", "highway <h>", "alpha".
     std::vector<std::string> extraEntryNames(const std::vector<std::string>& speciesNames) const;
     const ParameterClassMap& classes() const { return classes_; }
 
@@ -107,6 +122,7 @@ class RateParameters {
     std::vector<double> theta_;
     std::vector<int> originEntry_;
     int shapeEntry_ = -1;
+    int highwayEntry_ = -1, highwayCount_ = 0;
     ParameterClassMap classes_; // classes mode only
 };
 

@@ -87,6 +87,7 @@ json optimizerSettingsJson(const OptimizerSettings& s) {
             {"lbfgsb_memory", s.lbfgsb_memory},
             {"warm_starts", s.warm_starts},
             {"fix_rates", s.fix_rates},
+            {"fix_highways", s.fix_highways},
             {"lockstep_families", s.lockstep_families}};
 }
 
@@ -105,6 +106,7 @@ OptimizerSettings optimizerSettingsFromJson(const json& j) {
     s.lbfgsb_memory = integerField<int>(j, "lbfgsb_memory");
     s.warm_starts = j.at("warm_starts").get<bool>();
     s.fix_rates = j.value("fix_rates", false); // absent before --fix-rates in optimize
+    s.fix_highways = j.value("fix_highways", false);
     s.lockstep_families = j.at("lockstep_families").get<bool>();
     s.validate();
     return s;

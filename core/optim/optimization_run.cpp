@@ -35,9 +35,13 @@ OptimizationRun::OptimizationRun(ReconModel& model, const OptimizerSettings& set
     current_.entryBounds(settings_.min_rate, settings_.max_rate, lower_, upper_);
     start_ = current_.theta();
     clamp(start_);
-    if (settings_.fix_rates) // every entry but the shape held where it starts
-        for (int i = 0; i < static_cast<int>(start_.size()); ++i)
-            if (i != current_.shapeEntry()) lower_[i] = upper_[i] = start_[i];
+    for (int i = 0; i < static_cast<int>(start_.size()); ++i) {
+        const bool highway = current_.isHighwayEntry(i);
+        // --fix-rates holds every entry but the shape (and the highways, which have their own).
+        if ((settings_.fix_rates && !highway && i != current_.shapeEntry()) ||
+            (settings_.fix_highways && highway))
+            lower_[i] = upper_[i] = start_[i];
+    }
     if (resume) {
         iteration_ = resume->iterations;
         evaluations_ = resume->evaluations;

@@ -28,6 +28,9 @@ struct OptimizerSettings {
     // Keep the rates and origination weights at their start (AleRax's --fix-rates): only the
     // speciation categories' shape, if any, is fitted.
     bool fix_rates = false;
+    // Keep the transfer highways' rates at their start (AleRax re-fits the rates with its accepted
+    // highways held).
+    bool fix_highways = false;
     // Genewise rates under L-BFGS-B: one bounded BFGS per family, all families' trial points in one
     // evaluation per iteration (false: one joint L-BFGS-B over every family's rates, much slower).
     bool lockstep_families = true;

@@ -2,6 +2,7 @@
 
 #include "optim/parameter_classes.hpp"
 
+#include <cmath>
 #include <stdexcept>
 
 namespace gpurec {
@@ -43,8 +44,18 @@ RateParameters makeParameters(const Parametrization& p, const Dataset& data, Rat
                              S, initial, originStart)
             : RateParameters(p.mode, S, F, initial);
     if (p.originPerNode) theta.addOriginationPerNode(originStart);
+    addHighwayRates(theta, data);
     addSpeciationShape(theta, data, alpha);
     return theta;
+}
+
+void addHighwayRates(RateParameters& theta, const Dataset& data) {
+    if (data.highways.empty()) return;
+    if (data.highwayRates.size() != data.highways.size())
+        throw std::invalid_argument("the dataset's highways have no starting rates");
+    theta.addHighways(static_cast<int>(data.highways.size()), data.highwayRates.front());
+    for (std::size_t h = 0; h < data.highways.size(); ++h)
+        theta.theta()[theta.highwayEntry(static_cast<int>(h))] = std::log2(data.highwayRates[h]);
 }
 
 void addSpeciationShape(RateParameters& theta, const Dataset& data, double alpha) {

@@ -23,11 +23,15 @@ struct Parametrization {
 Parametrization parseParametrization(const std::string& text, Origination origination);
 
 // The starting θ: rates `initial` on every row or class; origination weights, when the
-// parametrisation has them, all 1/N (AleRax's start: the UNIFORM likelihood); the speciation
-// categories' shape `alpha` when the data has several (addSpeciationShape). Throws InputError for a
-// bad class file.
+// parametrisation has them, all 1/N (AleRax's start: the UNIFORM likelihood); the highways' rates
+// (addHighwayRates); the speciation categories' shape `alpha` when the data has several
+// (addSpeciationShape). Throws InputError for a bad class file.
 RateParameters makeParameters(const Parametrization& p, const Dataset& data, Rates initial,
                               double alpha = 1.0);
+
+// Appends the rates of the dataset's transfer highways to θ, at data.highwayRates (nothing without
+// highways).
+void addHighwayRates(RateParameters& theta, const Dataset& data);
 
 // Appends the shape α of data.speciationCategories > 1 categories to θ (nothing for one). Throws
 // std::invalid_argument with AleRax's message for per-family rates, and for α out of its bounds.

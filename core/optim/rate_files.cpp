@@ -1,5 +1,6 @@
 #include "optim/rate_files.hpp"
 
+#include "highways/highway_files.hpp"
 #include "io/input_error.hpp"
 #include "io/newick.hpp"
 #include "io/number_text.hpp"
@@ -238,6 +239,14 @@ std::vector<std::string> writeRateFiles(const std::string& folder, const Dataset
                                         const RateParameters& theta) {
     ensureDirectory(folder);
     std::vector<std::string> written;
+    if (!data.highways.empty()) { // gpurec's own: the highways' rates the fit ended at
+        std::vector<HighwayRecord> records;
+        records.reserve(data.highways.size());
+        for (int h = 0; h < static_cast<int>(data.highways.size()); ++h)
+            records.push_back({data.highways[h], std::exp2(theta.theta()[theta.highwayEntry(h)]), 0.0});
+        written.push_back(folder + "/highways.txt");
+        writeHighways(written.back(), data.species, records, false);
+    }
     if (theta.mode() != RateMode::Genewise) {
         written.push_back(folder + "/model_parameters.txt");
         writeModelParameters(written.back(), data.species, theta, 0, data.events.recModel);

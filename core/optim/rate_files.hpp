@@ -48,7 +48,8 @@ void writeFamilyRates(const std::string& path, Rates rates, RecModel model = Rec
 Rates readFamilyRates(const std::string& path, const SpeciesTree& species,
                       RecModel model = RecModel::UndatedDTL);
 
-// Writes the files of θ's mode into `folder` (created if needed); returns their paths.
+// Writes the files of θ's mode into `folder` (created if needed), and with transfer highways their
+// rates as highways.txt (`src, dest, proba`); returns their paths.
 std::vector<std::string> writeRateFiles(const std::string& folder, const Dataset& data,
                                         const RateParameters& theta);
 

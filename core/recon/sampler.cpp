@@ -87,6 +87,16 @@ template <class Visit> void ReconciliationSampler::forEachTerm(int clade, int e,
         if (!visit(fac * p.pT[e] * a[e] * t.pibarRow(sp.right)[e], c)) return;
         c.swapped = true;
         if (!visit(fac * p.pT[e] * b[e] * t.pibarRow(sp.left)[e], c)) return;
+        // One child clade down a highway: the second of the pair goes to its destination.
+        for (int k = s_.highwayOffset[e]; k < s_.highwayOffset[e + 1]; ++k) {
+            c.highway = s_.highwaysFrom[k];
+            const int d = s_.highways[c.highway].destination;
+            c.swapped = false;
+            if (!visit(fac * p.pH[c.highway] * a[e] * b[d], c)) return;
+            c.swapped = true;
+            if (!visit(fac * p.pH[c.highway] * b[e] * a[d], c)) return;
+        }
+        c.highway = -1;
     }
     c.split = -1;
     c.swapped = false;
@@ -101,7 +111,14 @@ template <class Visit> void ReconciliationSampler::forEachTerm(int clade, int e,
     if (!s_.cladeTransferLoss) return;
     c.kind = Kind::TransferLoss;
     c.nextSpecies = -1;
-    visit(p.pT[e] * t_.E[e] * t.pibarRow(clade)[e], c);
+    if (!visit(p.pT[e] * t_.E[e] * t.pibarRow(clade)[e], c)) return;
+    // The copy left at e dies and the lineage continues at the highway's destination (the term
+    // whose sent copy dies leaves the lineage where it is, like DL: not drawn).
+    for (int k = s_.highwayOffset[e]; k < s_.highwayOffset[e + 1]; ++k) {
+        c.highway = s_.highwaysFrom[k];
+        c.nextSpecies = s_.highways[c.highway].destination;
+        if (!visit(p.pH[c.highway] * t_.E[e] * row[c.nextSpecies], c)) return;
+    }
 }
 
 namespace {
@@ -262,7 +279,10 @@ Reconciliation ReconciliationSampler::draw(std::mt19937_64& rng, std::vector<Sto
                 continue;
             }
             if (c.kind == Kind::TransferLoss) {
-                int d = drawRecipient(clade, e, rng, begin(StoryDraw::Recipient, clade, e, node, event));
+                const int d =
+                    c.highway >= 0
+                        ? c.nextSpecies
+                        : drawRecipient(clade, e, rng, begin(StoryDraw::Recipient, clade, e, node, event));
                 events.push_back({EventType::TransferLoss, e, d});
                 e = d;
                 continue;
@@ -282,9 +302,12 @@ Reconciliation ReconciliationSampler::draw(std::mt19937_64& rng, std::vector<Sto
             } else if (c.kind == Kind::Duplication) {
                 events.push_back({EventType::Duplication, e});
             } else {
-                // children[0] stays at e, children[1] is received by the recipient.
+                // children[0] stays at e, children[1] is received by the recipient (a highway's
+                // destination, or one drawn among R(e)).
                 secondSpecies =
-                    drawRecipient(second, e, rng, begin(StoryDraw::Recipient, second, e, node, event));
+                    c.highway >= 0
+                        ? s_.highways[c.highway].destination
+                        : drawRecipient(second, e, rng, begin(StoryDraw::Recipient, second, e, node, event));
                 events.push_back({EventType::Transfer, e, secondSpecies});
             }
             int a = addNode(node, first);

@@ -48,6 +48,7 @@ class ReconciliationSampler {
         bool swapped = false; // S: the split's right clade goes to the left child species;
                               // T: the split's left clade is the transferred one
         int nextSpecies = -1; // SL: the child species where the lineage continues
+        int highway = -1;     // T, TL down a transfer highway: its index (the recipient is its destination)
     };
 
     static EventType eventOf(Kind kind);

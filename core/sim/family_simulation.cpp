@@ -57,6 +57,14 @@ FamilySimulator::FamilySimulator(const SpeciesTree& species, TransferConstraint 
     }
 }
 
+void FamilySimulator::setHighways(std::vector<Highway> highways, std::vector<double> rates) {
+    if (process_ != SimProcess::Undated && !highways.empty())
+        throw std::invalid_argument("transfer highways are simulated by the undated process only");
+    if (rates.size() != highways.size()) throw std::invalid_argument("one rate per highway expected");
+    highways_ = std::move(highways);
+    highwayRates_ = std::move(rates);
+}
+
 int FamilySimulator::drawRecipient(int e, RandomSource& rng) const {
     int count = species_.recipientCount(e, constraint_);
     if (count <= 0)
@@ -124,6 +132,17 @@ void FamilySimulator::runUndated(int origin, const EventProbabilities& p, Random
             branch(x, e, nodes[x].recipient);
         } else {
             nodes[x].kind = EventType::Loss;
+            double below = p.pS[e] + p.pD[e] + p.pT[e];
+            for (std::size_t h = 0; h < highways_.size(); ++h) { // down a highway leaving e
+                if (highways_[h].source != e) continue;
+                below += p.pH[h];
+                if (u < below) {
+                    nodes[x].kind = EventType::Transfer;
+                    nodes[x].recipient = highways_[h].destination;
+                    branch(x, e, nodes[x].recipient);
+                    break;
+                }
+            }
         }
         if (long(nodes.size()) > limits_.maxLineages) tooManyLineages(family, limits_.maxLineages);
     }
@@ -283,15 +302,21 @@ SimulatedFamily FamilySimulator::simulate(const std::string& family, const std::
                                     " species nodes, the tree has " + std::to_string(species_.size()));
     const std::size_t n = rates.size();
     EventProbabilities p{std::vector<double>(n), std::vector<double>(n), std::vector<double>(n),
-                         std::vector<double>(n)};
+                         std::vector<double>(n), std::vector<double>(highways_.size())};
+    std::vector<double> z(n);
+    for (std::size_t e = 0; e < n; ++e)
+        z[e] = 1.0 + rates[e].d + rates[e].l + rates[e].t;
+    for (std::size_t h = 0; h < highways_.size(); ++h)
+        z[highways_[h].source] += highwayRates_[h];
     for (std::size_t e = 0; e < n; ++e) {
         const Rates& r = rates[e];
-        double z = 1.0 + r.d + r.l + r.t;
-        p.pS[e] = 1.0 / z;
-        p.pD[e] = r.d / z;
-        p.pL[e] = r.l / z;
-        p.pT[e] = r.t / z;
+        p.pS[e] = 1.0 / z[e];
+        p.pD[e] = r.d / z[e];
+        p.pL[e] = r.l / z[e];
+        p.pT[e] = r.t / z[e];
     }
+    for (std::size_t h = 0; h < highways_.size(); ++h)
+        p.pH[h] = highwayRates_[h] / z[highways_[h].source];
     std::vector<ProcessNode> nodes;
     std::vector<char> covered(species_.size());
     for (int attempt = 1; attempt <= limits_.maxAttempts; ++attempt) {

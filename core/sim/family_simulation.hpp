@@ -65,6 +65,10 @@ class FamilySimulator {
     // exceeds limits.maxLineages.
     SimulatedFamily simulate(const std::string& family, const std::vector<Rates>& rates,
                              RandomSource& rng) const;
+    // Transfer highways (model/highways.hpp) with their rates, undated process only: a lineage at a
+    // highway's source takes it with probability ρ_h over the source's normaliser, sending one copy
+    // to the destination.
+    void setHighways(std::vector<Highway> highways, std::vector<double> rates);
 
   private:
     struct ProcessNode;
@@ -73,6 +77,8 @@ class FamilySimulator {
     SimProcess process_;
     FamilySimulationLimits limits_;
     std::vector<double> start_, end_; // dated: time interval of each species branch
+    std::vector<Highway> highways_;
+    std::vector<double> highwayRates_;
 
     int drawRecipient(int e, RandomSource& rng) const;
     int drawContemporary(int e, double time, RandomSource& rng) const;

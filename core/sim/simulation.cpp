@@ -1,5 +1,7 @@
 #include "sim/simulation.hpp"
 
+#include "highways/highway_files.hpp"
+
 #include "io/input_error.hpp"
 #include "io/number_text.hpp"
 #include "io/output_file.hpp"
@@ -264,7 +266,16 @@ SimulationSummary writeSimulation(const SimulationOptions& o, const std::string&
             "minimum number of covered species (" + std::to_string(o.limits.minCoveredSpecies) +
             ") exceeds the number of species leaves (" + std::to_string(species.leafCount()) + ")");
     const std::vector<Rates> perSpecies = speciesRates(o, species);
-    const FamilySimulator simulator(species, o.transferConstraint, o.process, o.limits);
+    FamilySimulator simulator(species, o.transferConstraint, o.process, o.limits);
+    if (!o.highwaysFile.empty()) {
+        std::vector<Highway> highways;
+        std::vector<double> rates;
+        for (const HighwayRecord& r : readHighways(o.highwaysFile, species, o.transferConstraint)) {
+            highways.push_back(r.highway);
+            rates.push_back(r.rate);
+        }
+        simulator.setHighways(std::move(highways), std::move(rates));
+    }
 
     ensureDirectory(outdir + "/gene_trees");
     ensureDirectory(outdir + "/truth");

@@ -22,6 +22,7 @@ struct SimulationOptions {
     TransferConstraint transferConstraint = TransferConstraint::Parents;
     Rates rates{0.1, 0.1, 0.1};     // global D, L, T
     std::string speciesRatesFile;   // per species node rates (AleRax model_parameters.txt), replaces `rates`
+    std::string highwaysFile;       // transfer highways, `src, dest, proba` (undated process)
     double speciesRateSpread = 1.0; // each species node's rates times log-uniform factors in [1/s, s]
     double familyRateSpread = 1.0;  // each family's rates times log-uniform factors in [1/s, s]
     FamilySimulationLimits limits;

@@ -3,6 +3,7 @@
 // on the gene trees, so a candidate needs no re-reading or re-amalgamation: its dataset shares the
 // clade sets' contents and only re-indexes each gene's species leaf onto the candidate's postorder.
 #include "engine/backend.hpp"
+#include "engine/backend_factory.hpp"
 #include "optim/optimizer.hpp"
 #include "recon/sampling_run.hpp"
 #include "species_search/species_topology.hpp"
@@ -13,13 +14,10 @@
 
 namespace gpurec {
 
-// Builds a backend (CPU threads or CUDA) for a dataset; called once, for the first candidate: the
-// others move that backend onto their tree (LikelihoodBackend::setSpeciesTree), which keeps what
-// depends on the clade sets alone.
-using BackendFactory = std::function<std::unique_ptr<LikelihoodBackend>(std::shared_ptr<const Dataset>)>;
-
 class CandidateScorer {
   public:
+    // The factory is called once, for the first candidate: the others move that backend onto their
+    // tree (LikelihoodBackend::setSpeciesTree), which keeps what depends on the clade sets alone.
     // `families`: the families loaded on any species tree with the candidates' leaves. `backend`, if
     // given, is one already made on `families`: the factory is then never called.
     CandidateScorer(std::shared_ptr<const Dataset> families, BackendFactory factory, SolverOptions options,
