@@ -219,7 +219,7 @@ class GuiSession : public QObject {
         s.sampleSeed = 424242;
         s.input.options.origination = Origination::Lca;
         const nlohmann::json json = sessionToJson(s);
-        QCOMPARE(json.at("version").get<int>(), 4);
+        QCOMPARE(json.at("version").get<int>(), kSessionFormatVersion);
         const SessionState back = sessionFromJson(json);
         QVERIFY(sameSamples(back.history, s.history));
         QCOMPARE(back.history[1].evaluations, 4);
@@ -281,10 +281,8 @@ class GuiSession : public QObject {
         badRun["plots"]["run_number"] = -1;
         QVERIFY(refused(badRun, "\"run_number\" is negative"));
         nlohmann::json badOrigination = json;
-        badOrigination["input"]["origination"] = "OPTIMIZE";
-        QVERIFY(refused(
-            badOrigination,
-            "--origination OPTIMIZE (fitted origination weights) is not available in the workbench yet"));
+        badOrigination["input"]["origination"] = "SOMEWHERE";
+        QVERIFY(refused(badOrigination, "unknown origination 'SOMEWHERE'"));
         nlohmann::json noEvaluations = json;
         noEvaluations["history"][0].erase("evaluations");
         QVERIFY(refused(noEvaluations, "evaluations"));
@@ -315,7 +313,7 @@ class GuiSession : public QObject {
             w.reconciliationPanel()->findChild<QSpinBox*>("sampleSeed")->setValue(777);
             QVERIFY(w.saveSession(path));
         }
-        QCOMPARE(readJson(path).at("version").get<int>(), 4);
+        QCOMPARE(readJson(path).at("version").get<int>(), kSessionFormatVersion);
 
         WorkbenchWindow w;
         QVERIFY(test::showActive(w));

@@ -39,9 +39,14 @@ int main(int argc, char** argv) {
     QCommandLineOption constraint(
         "transfer-constraint", "PARENTS (default), NONE or RELDATED (by the species tree's branch lengths).",
         "constraint", "PARENTS");
-    QCommandLineOption origination(
-        "origination", "UNIFORM (default: any species node), ROOT, or LCA (of the species a family covers).",
-        "origination", "UNIFORM");
+    QCommandLineOption origination("origination",
+                                   "UNIFORM (default: any species node), ROOT, LCA (of the species a family "
+                                   "covers) or OPTIMIZE (any node, with fitted weights).",
+                                   "origination", "UNIFORM");
+    QCommandLineOption categories("speciation-gamma-categories",
+                                  "Speciation rate categories: the likelihood is the mean over K categories "
+                                  "of Gamma(alpha, alpha) speciation weights (default 1).",
+                                  "K", "1");
     QCommandLineOption recModel({"r", "rec-model"}, "UndatedDTL (default) or UndatedDL (no transfers).",
                                 "model", "UndatedDTL");
     QCommandLineOption noDup("no-dup", "No duplications (D = 0, and so no DL terms).");
@@ -65,8 +70,8 @@ int main(int argc, char** argv) {
                                "After a run that did not exit cleanly: ask (default) whether to restore "
                                "the autosaved session, or answer yes or no.",
                                "answer", "ask");
-    parser.addOptions({species, families, device, minCovered, rooting, constraint, origination, recModel,
-                       noDup, noDl, noTl, fractionMissing, screenshots, session, restore, benchmark,
+    parser.addOptions({species, families, device, minCovered, rooting, constraint, origination, categories,
+                       recModel, noDup, noDl, noTl, fractionMissing, screenshots, session, restore, benchmark,
                        benchmarkIterations});
     parser.addPositionalArgument(
         "paths", "Gene-tree files or folders, or a dataset folder (species tree + families file).",
@@ -77,8 +82,12 @@ int main(int argc, char** argv) {
     try {
         request.options.rooting = gpurec::parseGeneTreeRooting(parser.value(rooting).toStdString());
         request.constraint = gpurec::parseTransferConstraint(parser.value(constraint).toStdString());
-        request.options.origination =
-            gpurec::ui::workbenchOrigination(parser.value(origination).toStdString());
+        request.options.origination = gpurec::parseOrigination(parser.value(origination).toStdString());
+        bool whole = false;
+        request.options.speciationCategories = parser.value(categories).toInt(&whole);
+        if (!whole || request.options.speciationCategories < 1)
+            throw std::invalid_argument("--speciation-gamma-categories expects a whole number ≥ 1, got '" +
+                                        parser.value(categories).toStdString() + "'");
         request.options.events.recModel = gpurec::parseRecModel(parser.value(recModel).toStdString());
         request.options.events.noDup = parser.isSet(noDup);
         request.options.events.noDl = parser.isSet(noDl);

@@ -1,6 +1,5 @@
 #include "input/input_loader.hpp"
 
-#include "data/origination.hpp"
 #include "io/input_error.hpp"
 #include "sim/simulation.hpp"
 
@@ -34,15 +33,6 @@ LoadProblem parseProblem(LoadProblem::Kind kind, const QString& family, const QS
     }
     if (p.file == "<input>") p.file.clear();
     return p;
-}
-
-Origination workbenchOrigination(const std::string& text) {
-    const Origination o = parseOrigination(text);
-    if (o == Origination::Optimize)
-        throw std::invalid_argument(
-            "--origination OPTIMIZE (fitted origination weights) is not available in the "
-            "workbench yet; gpurec optimize and gpurec alerax fit them");
-    return o;
 }
 
 QString truthFileFor(const InputPaths& paths) {

@@ -33,10 +33,6 @@ struct LoadProblem {
     QString reason;
 };
 
-// --origination as the workbench takes it: UNIFORM, ROOT or LCA. Throws std::invalid_argument for
-// OPTIMIZE (fitted origination weights: gpurec optimize and gpurec alerax) and unknown names.
-Origination workbenchOrigination(const std::string& text);
-
 // The true reconciliations a simulated dataset keeps beside the input, "" when there are none.
 QString truthFileFor(const InputPaths& paths);
 

@@ -76,8 +76,19 @@ OpenInputDialog::OpenInputDialog(QWidget* parent) : QDialog(parent) {
     origination_->addItem(tr("at any species node (UNIFORM, AleRax default)"), "UNIFORM");
     origination_->addItem(tr("at the root (ROOT)"), "ROOT");
     origination_->addItem(tr("at the last common ancestor of their species (LCA)"), "LCA");
-    origination_->setToolTip(tr("Where a family's first gene may be: the likelihood and the sampled "
-                                "reconciliations start there"));
+    origination_->addItem(tr("anywhere, with fitted weights (OPTIMIZE)"), "OPTIMIZE");
+    origination_->setToolTip(
+        tr("Where a family's first gene may be: the likelihood and the sampled reconciliations start "
+           "there. OPTIMIZE weights every species node by a weight fitted with the rates (the Run panel's "
+           "modes per species and global, origination weights per species)"));
+    categories_ = new QSpinBox;
+    categories_->setObjectName("speciationCategories");
+    categories_->setRange(1, 1000);
+    categories_->setSpecialValueText(tr("1 (off)"));
+    categories_->setToolTip(
+        tr("AleRax's --speciation-gamma-categories: the likelihood is the mean over K categories whose "
+           "speciation weights are the mean rates of K equal-probability bins of Gamma(α, α); the shape α "
+           "is fitted with the rates. Each category costs a solve of its own; not with per-family rates"));
     recModel_ = new QComboBox;
     recModel_->addItem(tr("duplications, transfers and losses (UndatedDTL, AleRax default)"), "UndatedDTL");
     recModel_->addItem(tr("duplications and losses, no transfers (UndatedDL)"), "UndatedDL");
@@ -113,6 +124,7 @@ OpenInputDialog::OpenInputDialog(QWidget* parent) : QDialog(parent) {
     form->addRow(tr("Gene-tree rooting"), rooting_);
     form->addRow(tr("Transfers go"), constraint_);
     form->addRow(tr("Families originate"), origination_);
+    form->addRow(tr("Speciation categories"), categories_);
     form->addRow(tr("Model events"), recModel_);
     auto* leaveOut = new QHBoxLayout;
     for (QCheckBox* box : {noDup_, noDl_, noTl_})
@@ -127,6 +139,7 @@ OpenInputDialog::OpenInputDialog(QWidget* parent) : QDialog(parent) {
     rooting_->setAccessibleName(tr("Gene-tree rooting"));
     constraint_->setAccessibleName(tr("Transfers go"));
     origination_->setAccessibleName(tr("Families originate"));
+    categories_->setAccessibleName(tr("Speciation categories"));
     form->addRow(tr("Minimum species per family"), minCovered_);
     buttons_ = new QDialogButtonBox(QDialogButtonBox::Open | QDialogButtonBox::Cancel);
     auto* layout = new QVBoxLayout(this);
@@ -229,6 +242,7 @@ void OpenInputDialog::setRequest(const LoadRequest& r) {
     origination_->setCurrentIndex(
         std::max(0, origination_->findData(QString::fromStdString(toString(r.options.origination)))));
     minCovered_->setValue(r.options.minCoveredSpecies);
+    categories_->setValue(r.options.speciationCategories);
     recModel_->setCurrentIndex(r.options.events.recModel == RecModel::UndatedDL ? 1 : 0);
     noDup_->setChecked(r.options.events.noDup);
     noDl_->setChecked(r.options.events.noDl);
@@ -251,6 +265,7 @@ LoadRequest OpenInputDialog::request() const {
     r.options.rooting = parseGeneTreeRooting(rooting_->currentData().toString().toStdString());
     r.options.minCoveredSpecies = minCovered_->value();
     r.options.origination = parseOrigination(origination_->currentData().toString().toStdString());
+    r.options.speciationCategories = categories_->value();
     r.constraint = parseTransferConstraint(constraint_->currentData().toString().toStdString());
     r.options.events.recModel = parseRecModel(recModel_->currentData().toString().toStdString());
     r.options.events.noDup = noDup_->isChecked();

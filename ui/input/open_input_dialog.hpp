@@ -33,7 +33,7 @@ class OpenInputDialog : public QDialog {
     QListWidget* geneTrees_;
     QComboBox *rooting_, *constraint_, *origination_, *recModel_;
     QCheckBox *noDup_, *noDl_, *noTl_;
-    QSpinBox* minCovered_;
+    QSpinBox *minCovered_, *categories_;
     QDialogButtonBox* buttons_;
 };
 

@@ -5,6 +5,7 @@
 
 #include <QFileInfo>
 #include <QSettings>
+#include <algorithm>
 
 namespace gpurec::ui {
 
@@ -40,7 +41,8 @@ QVariantMap toVariant(const LoadRequest& r) {
             {"recModel", QString::fromStdString(toString(r.options.events.recModel))},
             {"noDup", r.options.events.noDup},
             {"noDl", r.options.events.noDl},
-            {"noTl", r.options.events.noTl}};
+            {"noTl", r.options.events.noTl},
+            {"speciationCategories", r.options.speciationCategories}};
 }
 
 LoadRequest loadRequestFrom(const QVariantMap& map) {
@@ -60,7 +62,7 @@ LoadRequest loadRequestFrom(const QVariantMap& map) {
     r.options.minCoveredSpecies = map.value("minCoveredSpecies", 4).toInt();
     try {
         r.options.origination =
-            workbenchOrigination(map.value("origination", "UNIFORM").toString().toStdString());
+            parseOrigination(map.value("origination", "UNIFORM").toString().toStdString());
     } catch (const std::exception&) {
         r.options.origination = Origination::Uniform; // an entry written by another version
     }
@@ -79,6 +81,8 @@ LoadRequest loadRequestFrom(const QVariantMap& map) {
     r.options.events.noDup = map.value("noDup").toBool();
     r.options.events.noDl = map.value("noDl").toBool();
     r.options.events.noTl = map.value("noTl").toBool();
+    // Entries written before the categories reached the workbench had one.
+    r.options.speciationCategories = std::max(1, map.value("speciationCategories", 1).toInt());
     return r;
 }
 

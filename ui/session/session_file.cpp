@@ -255,6 +255,7 @@ json sessionToJson(const SessionState& s) {
     OptimizationCheckpoint optimization;
     optimization.mode = s.mode;
     optimization.rowNames = s.rowNames;
+    optimization.extraNames = s.extraNames;
     optimization.theta = s.theta;
     optimization.settings = s.optimizer;
     optimization.bestNllBits = NAN;
@@ -282,9 +283,12 @@ json sessionToJson(const SessionState& s) {
               {"no_dup", s.input.options.events.noDup},
               {"no_dl", s.input.options.events.noDl},
               {"no_tl", s.input.options.events.noTl},
+              {"speciation_gamma_categories", s.input.options.speciationCategories},
               {"files", files}}},
             {"device", {{"name", s.device.toStdString()}, {"memory_gib", s.memoryGiB}}},
-            {"run", {{"starting_rates", {s.startingRates.d, s.startingRates.l, s.startingRates.t}}}},
+            {"run",
+             {{"starting_rates", {s.startingRates.d, s.startingRates.l, s.startingRates.t}},
+              {"starting_alpha", s.startingAlpha}}},
             {"solver", solver},
             {"optimization", checkpointToJson(optimization)},
             {"history", historyToJson(s.history)},
@@ -322,12 +326,18 @@ SessionState sessionFromJson(const json& j) {
     s.input.options.minCoveredSpecies = integerField<int>(input, "min_covered_species");
     s.input.constraint = parseTransferConstraint(input.at("transfer_constraint").get<std::string>());
     // Sessions written before --origination reached the workbench started families anywhere.
-    s.input.options.origination = workbenchOrigination(input.value("origination", std::string("UNIFORM")));
+    s.input.options.origination = parseOrigination(input.value("origination", std::string("UNIFORM")));
     // And before the model's variants reached it, the default model.
     s.input.options.events.recModel = parseRecModel(input.value("rec_model", std::string("UndatedDTL")));
     s.input.options.events.noDup = input.value("no_dup", false);
     s.input.options.events.noDl = input.value("no_dl", false);
     s.input.options.events.noTl = input.value("no_tl", false);
+    // Formats 1–4: one speciation category.
+    if (version >= 5) {
+        s.input.options.speciationCategories = integerField<int>(input, "speciation_gamma_categories");
+        if (s.input.options.speciationCategories < 1)
+            throw std::runtime_error("\"speciation_gamma_categories\" must be at least 1");
+    }
     for (const json& f : input.at("files"))
         s.files.push_back({f.at("path").get<std::string>(), integerField<long long>(f, "size"),
                            QDateTime::fromString(QString::fromStdString(f.at("modified").get<std::string>()),
@@ -338,6 +348,7 @@ SessionState sessionFromJson(const json& j) {
     auto start = run.at("starting_rates").get<std::vector<double>>();
     if (start.size() != 3) throw std::runtime_error("\"starting_rates\" must hold 3 numbers");
     s.startingRates = {start[0], start[1], start[2]};
+    if (version >= 5) s.startingAlpha = numberFromJson(run.at("starting_alpha"));
     for (const auto& [name, value] : j.at("solver").items())
         setSolverOption(s.solver, name, value.get<std::string>());
     if (version >= 2) {
@@ -345,6 +356,7 @@ SessionState sessionFromJson(const json& j) {
         s.optimizer = optimization.settings;
         s.mode = optimization.mode;
         s.rowNames = optimization.rowNames;
+        s.extraNames = optimization.extraNames;
         s.theta = optimization.theta;
     } else {
         readVersion1Rates(j, s);

@@ -20,8 +20,9 @@ namespace gpurec::ui {
 
 // 2: rates and optimiser state as an optim/checkpoint.hpp object; 3: sampled reconciliations;
 // 4: evaluations per iteration, kept runs, the species tree's layout and collapsed clades, the
-// sample count and seed.
-constexpr int kSessionFormatVersion = 4;
+// sample count and seed; 5: origination weights and the speciation categories' shape α in the rates
+// (named extra parameters), the categories' count and the starting α.
+constexpr int kSessionFormatVersion = 5;
 
 struct FileFingerprint {
     std::string path;
@@ -47,11 +48,14 @@ struct SessionState {
     QString device = "auto";
     double memoryGiB = 0;
     Rates startingRates;
+    double startingAlpha = 1.0; // the speciation categories' shape α after a reset (formats 1–4: 1)
     OptimizerSettings optimizer;
     SolverOptions solver;
     RateMode mode = RateMode::Global;
     std::vector<std::string> rowNames; // "global", species names or family names
-    std::vector<double> theta;         // 3 per row: log2 D, L, T
+    // θ's entries after the rows, by name (RateParameters::extraEntryNames): "O <node>", "alpha".
+    std::vector<std::string> extraNames;
+    std::vector<double> theta; // 3 per row (log2 D, L, T), then the extra entries
     std::vector<IterationSample> history;
     std::string selectedFamily, selectedSpecies;
     int selectedClade = -1;
