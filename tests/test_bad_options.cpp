@@ -191,6 +191,9 @@ class BadOptions : public QObject {
             << "gpurec: error: solver option e_max_iter expects a number, got '0x10'\n";
         QTest::newRow("hex memory limit") << withTiny("eval", {"--gpu-memory-limit", "0x10GB"}) << kFatal
                                           << "gpurec: error: bad size '0x10GB' (examples: 20GB, 512MiB)\n";
+        QTest::newRow("pruning and missing fractions") // AleRax's refusal, before any input is read
+            << withTiny("optimize", {"--prune-species-tree", "--fraction-missing-file", "missing.txt"})
+            << kFatal << "gpurec: error: --fraction-missing-file cannot be used with --prune-species-tree\n";
         QTest::newRow("two schedules")
             << withTiny("eval", {"--schedule", "alerax", "--solver", "schedule=converged"}) << kFatal
             << "gpurec: error: --schedule alerax and --solver schedule=converged both set the schedule: give "

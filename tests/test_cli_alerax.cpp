@@ -12,6 +12,7 @@
 #include "recon/recphyloxml.hpp"
 #include "tree/species_tree.hpp"
 
+#include <QRegularExpression>
 #include <QtTest>
 #include <filesystem>
 #include <fstream>
@@ -581,13 +582,39 @@ class CliAlerax : public QObject {
         QVERIFY2(both.err.contains("cannot be used with --highway-candidates-step1"), qPrintable(both.err));
     }
 
+    // --prune-species-tree reaches every stage; test_trees_2's family covers every species, so its
+    // pruned tree is the full tree and the results are those of the unpruned pipeline, bit for bit.
+    // With --fraction-missing-file it is AleRax's refusal.
+    void pruningPassesThrough() {
+        const std::string folder = temporaryFolder("alerax_pruned");
+        CliRun r = runGpurec(aleraxArgs(folder + "/pruned", {"--prune-species-tree", "-g", "2"}));
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        QVERIFY2(r.out.contains("running gpurec optimize") && r.out.contains("--prune-species-tree"),
+                 qPrintable(r.out));
+        QVERIFY2(r.out.contains(QRegularExpression("running gpurec sample [^\n]*--prune-species-tree")),
+                 qPrintable(r.out));
+        CliRun plain = runGpurec(aleraxArgs(folder + "/plain", {"-g", "2"}));
+        QVERIFY2(plain.exitCode == 0, qPrintable(plain.err));
+        QCOMPARE(fileText(folder + "/pruned/per_fam_likelihoods.txt"),
+                 fileText(folder + "/plain/per_fam_likelihoods.txt"));
+        QVERIFY(!fileText(folder + "/pruned/per_fam_likelihoods.txt").empty());
+        CliRun missing = runGpurec(aleraxArgs(
+            folder + "/refused", {"--prune-species-tree", "--fraction-missing-file", "missing.txt"}));
+        QCOMPARE(missing.exitCode, 2);
+        QCOMPARE(missing.err.trimmed(),
+                 QString("gpurec: error: --fraction-missing-file cannot be used with --prune-species-tree"));
+        QVERIFY(!std::filesystem::exists(folder + "/refused"));
+    }
+
     void unsupportedOptionsAreRefusedByName() {
         const std::string out = temporaryFolder("alerax_refused") + "/out";
         const std::vector<std::pair<QStringList, QString>> cases = {
             {{"--origination", "OPTIMIZE", "--model-parametrization", "ORIGINATION-PER-SPECIES",
               "--species-tree-search", "REROOT"},
              "--species-tree-search REROOT with --model-parametrization ORIGINATION-PER-SPECIES"},
-            {{"--prune-species-tree"}, "--prune-species-tree"},
+            {{"--prune-species-tree", "--highways"}, "--prune-species-tree with --highways"},
+            {{"--prune-species-tree", "--species-tree-search", "HYBRID"},
+             "--prune-species-tree with a species-tree search or a generated start tree"},
             {{"--species-tree-search", "HYBRID", "--model-parametrization", "PER-SPECIES"},
              "--species-tree-search HYBRID with --model-parametrization PER-SPECIES"},
         };

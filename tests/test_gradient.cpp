@@ -1,7 +1,8 @@
 // The analytic gradient of the total NLL (implicit differentiation, CPU backend) against finite
 // differences of the converged NLL, in the three parameter modes, on shared and simulated
-// families, with origination at one node, with fractions of genes missing and under
-// --transfer-constraint RELDATED; the accuracy cost of the adjoint's knobs; warm starts.
+// families, with origination at one node, with fractions of genes missing, under
+// --transfer-constraint RELDATED and with --prune-species-tree; the accuracy cost of the adjoint's knobs;
+// warm starts.
 //
 // Finite differences: D(h) = (f(θ + h e_i) − f(θ − h e_i)) / 2h, Richardson-extrapolated to
 // R_i = (4 D(h/2) − D(h)) / 3 (truncation error O(h^4)), h = 0.01 in log2-rate units.
@@ -10,6 +11,7 @@
 #include "data/origination.hpp"
 #include "engine/backend.hpp"
 #include "engine/backend_factory.hpp"
+#include "engine/species_pruning.hpp"
 #include "optim/parameter_classes.hpp"
 #include "simulated_data.hpp"
 #include "support.hpp"
@@ -48,6 +50,14 @@ std::shared_ptr<const Dataset> dataset(const std::string& name) {
     if (name == "test_trees_2") return loadShared("alerax/test_trees_2", "sp.nwk").dataset;
     if (name == "simulated_2") return loadShared("simulated_2", "species.nwk").dataset;
     if (name == "primates") return primatesSubset();
+    if (name == "samples_tiny") { // family2 leaves D out: pruned beside the full-tree family1
+        InputPaths paths;
+        paths.speciesTree = sourcePath("samples/tiny/species.nwk");
+        paths.familiesFile = sourcePath("samples/tiny/families.txt");
+        LoadOptions options;
+        options.minCoveredSpecies = 1;
+        return loadInput(paths, TransferConstraint::Parents, options).dataset;
+    }
     if (name == "primates_all") return loadShared("primates", "species.nwk").dataset; // 7 families kept
     // Our simulator: 8 species leaves, 5 families with duplications, transfers and losses.
     return simulatedDataset(
@@ -169,6 +179,19 @@ class Gradient : public QObject {
             for (const char* m : {"global", "specieswise", "genewise"})
                 QTest::newRow((std::string(d) + "/" + m + "/fraction missing").c_str())
                     << d << m << seed++ << "UNIFORM";
+        // --prune-species-tree: each family on its pruned tree, its E adjoint eliminated on it and its
+        // gradient scattered to the full tree's rows; ROOT then is the covered LCA.
+        for (const char* d : {"samples_tiny", "simulated"}) {
+            for (const char* m : {"global", "specieswise", "genewise"})
+                QTest::newRow((std::string(d) + "/" + m + "/pruned").c_str())
+                    << d << m << seed++ << "UNIFORM";
+            QTest::newRow((std::string(d) + "/specieswise/ROOT/pruned").c_str())
+                << d << "specieswise" << seed++ << "ROOT";
+            QTest::newRow((std::string(d) + "/classes/OPTIMIZE/pruned").c_str())
+                << d << "classes" << seed++ << "OPTIMIZE";
+            QTest::newRow((std::string(d) + "/specieswise/OPTIMIZE/gamma pruned").c_str())
+                << d << "specieswise" << seed++ << "OPTIMIZE";
+        }
         // RELDATED: the recipient averages' transposes by running sums over the rank order.
         for (const char* d : {"test_trees_2", "simulated"})
             for (const char* m : {"global", "specieswise", "genewise"})
@@ -181,13 +204,16 @@ class Gradient : public QObject {
         QFETCH(unsigned, seed);
         QFETCH(QString, origination);
         auto copy = std::make_shared<Dataset>(*dataset(data.toStdString()));
+        copy->pruneSpeciesTree = QString(QTest::currentDataTag()).endsWith("pruned");
+        if (copy->pruneSpeciesTree) // some families are pruned (samples_tiny's family1 is not)
+            QVERIFY(FamilyLayouts(*copy).layouts.size() > 1);
         applyOrigination(*copy, parseOrigination(origination.toStdString()));
         if (QString(QTest::currentDataTag()).endsWith("fraction missing")) {
             copy->fractionMissing.assign(copy->species.size(), 0.0);
             for (int e = 0, leaf = 0; e < copy->species.size(); ++e)
                 if (copy->species.isLeaf(e)) copy->fractionMissing[e] = 0.15 * (1 + leaf++ % 5);
         }
-        if (QString(QTest::currentDataTag()).endsWith("gamma")) copy->speciationCategories = 3;
+        if (QString(QTest::currentDataTag()).contains("gamma")) copy->speciationCategories = 3;
         if (QString(QTest::currentDataTag()).contains("highways"))
             copy->highways = someHighways(copy->species);
         if (QString(QTest::currentDataTag()).endsWith("RELDATED"))

@@ -9,6 +9,7 @@
 
 #include "data/coverage_files.hpp"
 #include "data/origination.hpp"
+#include "data/pruning_options.hpp"
 #include "io/number_text.hpp"
 #include "io/output_file.hpp"
 #include "io/result_writer.hpp"
@@ -84,7 +85,12 @@ void refuseUnsupported(const CLI::App& app, const AleraxOptions& o) {
     if (generatedStart(o) && perNode)
         refuse("-s " + o.speciesTree + " with --model-parametrization " + o.parametrization);
     if (o.rateOptimizer != "LBFGSB") refuse("--rate-optimizer " + o.rateOptimizer);
-    if (o.pruneSpeciesTree) refuse("--prune-species-tree");
+    // AleRax's refusal first (its message), then what gpurec's pruning does not support yet.
+    requirePrunable(o.pruneSpeciesTree, !o.fractionMissingFile.empty(), false,
+                    parseTransferConstraint(o.transferConstraint));
+    if (o.pruneSpeciesTree && o.highways) refuse("--prune-species-tree with --highways");
+    if (o.pruneSpeciesTree && (o.search != "SKIP" || generatedStart(o)))
+        refuse("--prune-species-tree with a species-tree search or a generated start tree");
     // AleRax's checks on the highway options.
     const bool stepsGiven = o.highwayCandidatesStep1 != 100 || o.highwayCandidatesStep2 != 50;
     if (!o.highways && (app.count("--highway-candidates-file") > 0 || stepsGiven))
@@ -130,6 +136,7 @@ std::vector<std::string> inputArguments(const AleraxOptions& o, bool withSpecies
     if (o.maxCladeSplitRatio != -1)
         a.insert(a.end(), {"--max-clade-split-ratio", exactNumberText(o.maxCladeSplitRatio)});
     if (!o.fractionMissingFile.empty()) a.insert(a.end(), {"--fraction-missing-file", o.fractionMissingFile});
+    if (o.pruneSpeciesTree) a.emplace_back("--prune-species-tree");
     a.insert(a.end(), {"--device", o.device, "--threads", std::to_string(o.threads), "-p", o.prefix});
     return a;
 }
@@ -216,7 +223,9 @@ void registerAlerax(CLI::App& root) {
               NumberRange::atLeast(1));
     app->add_option("--fraction-missing-file", o->fractionMissingFile,
                     "Per species leaf 'label fraction': the share of its genes missing from the data");
-    app->add_flag("--prune-species-tree", o->pruneSpeciesTree, "Not supported yet");
+    app->add_flag("--prune-species-tree", o->pruneSpeciesTree,
+                  "Reconcile each family with the species tree pruned to the species it covers (not with "
+                  "--fraction-missing-file; gpurec: not with a search or highways yet)");
     addSpeciationOrderOption(*app, o->inferSpeciationOrder);
     app->add_flag("--no-dup", o->noDup, "No duplications (D = 0, and so no DL terms)");
     app->add_flag("--no-dl", o->noDl, "No duplication-loss term in the clade equations");

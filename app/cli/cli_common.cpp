@@ -25,6 +25,9 @@ void addInputOptions(CLI::App& app, InputOptions& o) {
     app.add_option("gene_trees", o.geneTrees, "Gene-tree files, one family each (instead of or besides -f)");
     app.add_option("--fraction-missing-file", o.fractionMissingFile,
                    "Per species leaf 'label fraction': the share of its genes missing from the data");
+    app.add_flag("--prune-species-tree", o.pruneSpeciesTree,
+                 "Reconcile each family with the species tree pruned to the species it covers and the "
+                 "nodes where two covered subtrees meet (AleRax's option; CPU only)");
     app.add_option("--highways-file", o.highwaysFile,
                    "Transfer highways, 'src, dest, proba' per line (AleRax's accepted_highways.txt): extra "
                    "transfers from src to dest, proba their rate");
@@ -72,6 +75,11 @@ void addInputOptions(CLI::App& app, InputOptions& o) {
 void addSpeciationOrderOption(CLI::App& app, bool& given) {
     app.add_flag("--infer-speciation-order", given,
                  "AleRax's speciation-order inference under RELDATED: not supported by gpurec yet");
+}
+
+void refusePruning(const InputOptions& o, const std::string& command) {
+    if (o.pruneSpeciesTree)
+        throw std::invalid_argument("--prune-species-tree is not supported by gpurec " + command + " yet");
 }
 
 void refuseSpeciationOrderInference(bool given, const std::string& transferConstraint) {
@@ -245,6 +253,7 @@ LoadOptions loadOptionsFrom(const InputOptions& o, int threads) {
     lo.origination = parseOrigination(o.origination);
     lo.events = eventModelFrom(o);
     lo.speciationCategories = o.gammaCategories;
+    lo.pruneSpeciesTree = o.pruneSpeciesTree;
     return lo;
 }
 
@@ -399,6 +408,7 @@ void addRunDescription(nlohmann::json& j, const InputOptions& input, const Loade
                     {"no_dl", input.noDl},
                     {"no_tl", input.noTl},
                     {"speciation_gamma_categories", input.gammaCategories},
+                    {"prune_species_tree", input.pruneSpeciesTree},
                     {"min_covered_species", input.minCoveredSpecies},
                     {"ccp_sample_frequency", input.ccpSampleFrequency},
                     {"trim_ratio", input.trimRatio},
@@ -478,6 +488,7 @@ nlohmann::json recordedRunOptions(const InputOptions& input, const RateOptions& 
             {"--no-dl", input.noDl},
             {"--no-tl", input.noTl},
             {"--speciation-gamma-categories", input.gammaCategories},
+            {"--prune-species-tree", input.pruneSpeciesTree},
             {"--min-covered-species", input.minCoveredSpecies},
             {"--ccp-sample-frequency", input.ccpSampleFrequency},
             {"--trim-ratio", input.trimRatio},
@@ -512,6 +523,7 @@ void applyRecordedRunOptions(const nlohmann::json& j, InputOptions& input, RateO
                                 ? integerField<int>(j, "--speciation-gamma-categories")
                                 : 1;
     input.fractionMissingFile = j.value("--fraction-missing-file", std::string());
+    input.pruneSpeciesTree = j.value("--prune-species-tree", false);
     input.highwaysFile = j.value("--highways-file", std::string());
     rates.d = j.at("--d").get<double>();
     rates.l = j.at("--l").get<double>();

@@ -75,7 +75,8 @@ struct InputOptions {
     std::string origination = "UNIFORM";
     std::string recModel = "UndatedDTL";
     bool noDup = false, noDl = false, noTl = false;
-    int gammaCategories = 1; // --speciation-gamma-categories
+    int gammaCategories = 1;       // --speciation-gamma-categories
+    bool pruneSpeciesTree = false; // --prune-species-tree
     int minCoveredSpecies = 4;
     int ccpSampleFrequency = 1;
     double trimRatio = 0, maxCladeSplitRatio = -1;
@@ -109,6 +110,8 @@ void addSpeciationOrderOption(CLI::App& app, bool& given);
 // Throws when the option was given: AleRax's refusal without --transfer-constraint RELDATED, else
 // that gpurec does not support it yet.
 void refuseSpeciationOrderInference(bool given, const std::string& transferConstraint);
+// Throws when --prune-species-tree was given to `command`, which does not support it yet.
+void refusePruning(const InputOptions& o, const std::string& command);
 // `names`: "-p,--prefix" for the analysis commands, "-o,--output" for simulate.
 void addOutputOptions(CLI::App& app, OutputOptions& o, const std::string& names = "-p,--prefix");
 // Checks the folder is writable and holds no earlier results of the command (`owned` entries),

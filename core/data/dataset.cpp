@@ -28,6 +28,7 @@ Dataset withFamilies(const Dataset& data, const std::vector<int>& families) {
     out.speciationCategories = data.speciationCategories;
     out.highways = data.highways;
     out.highwayRates = data.highwayRates;
+    out.pruneSpeciesTree = data.pruneSpeciesTree;
     out.families.reserve(families.size());
     for (int f : families)
         out.families.push_back(data.families.at(f));

@@ -48,6 +48,9 @@ struct Dataset {
     // start at highwayRates (one per highway).
     std::vector<Highway> highways;
     std::vector<double> highwayRates;
+    // --prune-species-tree: each family is solved on the species tree pruned to the leaves it
+    // covers (engine/species_pruning.hpp); --origination ROOT then means the covered LCA.
+    bool pruneSpeciesTree = false;
 
     long long cladeCount() const;
     long long splitCount() const;
@@ -69,6 +72,7 @@ struct LoadOptions {
     Origination origination = Origination::Uniform; // applied by loadInput
     EventModel events;                              // validated and recorded by loadInput
     int speciationCategories = 1;                   // recorded by loadInput
+    bool pruneSpeciesTree = false;                  // recorded by loadInput (Dataset::pruneSpeciesTree)
 };
 
 // The size of one family's clade set, before any exclusion (AleRax's ccps/ccpdim.txt).

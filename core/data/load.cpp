@@ -2,6 +2,7 @@
 
 #include "data/fraction_missing.hpp"
 #include "data/origination.hpp"
+#include "data/pruning_options.hpp"
 #include "highways/highway_files.hpp"
 #include "io/input_error.hpp"
 
@@ -17,7 +18,10 @@ LoadedInput loadInput(const InputPaths& paths, TransferConstraint constraint, co
         throw std::invalid_argument("--transfer-constraint can only be used with --rec-model UndatedDTL");
     if (options.speciationCategories < 1)
         throw std::invalid_argument("--speciation-gamma-categories can only take values >= 1");
+    requirePrunable(options.pruneSpeciesTree, !paths.fractionMissingFile.empty(), !paths.highwaysFile.empty(),
+                    constraint);
     auto dataset = std::make_shared<Dataset>();
+    dataset->pruneSpeciesTree = options.pruneSpeciesTree;
     dataset->events = options.events;
     dataset->speciationCategories = options.speciationCategories;
     std::vector<std::string> warnings;

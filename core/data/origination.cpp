@@ -45,8 +45,9 @@ void applyOrigination(Dataset& data, Origination origination) {
         case Origination::Optimize:
             family.originSpecies = -1;
             break;
-        case Origination::Root:
-            family.originSpecies = data.species.root();
+        case Origination::Root: // the pruned tree's root is the covered LCA
+            family.originSpecies =
+                data.pruneSpeciesTree ? coveredSpeciesAncestor(data.species, family) : data.species.root();
             break;
         case Origination::Lca:
             family.originSpecies = coveredSpeciesAncestor(data.species, family);

@@ -17,7 +17,8 @@ std::string toString(Origination origination);
 // The last common ancestor of the leaves a family's genes map to.
 int coveredSpeciesAncestor(const SpeciesTree& species, const GeneFamily& family);
 
-// Sets the dataset's strategy and each family's originSpecies from it.
+// Sets the dataset's strategy and each family's originSpecies from it (ROOT is the covered LCA, the
+// pruned tree's root, when the dataset prunes the species tree).
 void applyOrigination(Dataset& data, Origination origination);
 
 } // namespace gpurec

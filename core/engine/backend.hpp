@@ -61,6 +61,9 @@ struct FamilyTables {
     EventProbabilities p;
     std::vector<double> E, Ebar;
     std::vector<double> originWeights; // --origination OPTIMIZE: o_e per node (else empty)
+    // --prune-species-tree: the full tree's index of each node of these tables, which are those of
+    // the family's pruned tree (engine/species_pruning.hpp); empty: the tables cover the full tree.
+    std::vector<int> speciesNodes;
     CladeTables clades; // cladeSelfIterations: per clade (1 where a backend solves a self loop directly)
     SolverStats stats;  // early stops of the E and Π solves, so sampling reports them as eval does
     // Speciation gamma categories (engine/gamma_mixture_backend.hpp): every category's own tables,

@@ -1,5 +1,6 @@
 #include "engine/backend_factory.hpp"
 
+#include "engine/cpu_only_features.hpp"
 #include "engine/gamma_mixture_backend.hpp"
 
 #include <mutex>
@@ -106,10 +107,11 @@ BackendChoice selectCategoryBackend(const std::string& device, const std::shared
     }
     if (device != "auto" && kind == nullptr)
         throw std::runtime_error("device " + device + " requested but this build has no CUDA backend");
-    if (device == "auto" && !data->highways.empty() && kind != nullptr) {
+    if (const std::string feature = cpuOnlyFeature(*data);
+        device == "auto" && !feature.empty() && kind != nullptr) {
         choice.backend = makeCpuBackend(data);
         choice.description = cpuDescription();
-        choice.note = "transfer highways are computed on the CPU only: running on the CPU";
+        choice.note = feature + " are computed on the CPU only: running on the CPU";
         return choice;
     }
     if (kind == nullptr && !kinds.empty()) kind = &kinds.front(); // auto: the first device kind

@@ -84,7 +84,7 @@ CladeCellDecomposition decomposeCladeCell(const SpeciesLayout& s, const GeneFami
     };
     const bool internal = !s.isLeaf(e);
     const int f = s.left[e], g = s.right[e];
-    if (cs.cladeGene[clade] >= 0 && !internal && family.geneSpecies[cs.cladeGene[clade]] == e)
+    if (cs.cladeGene[clade] >= 0 && !internal && s.local(family.geneSpecies[cs.cladeGene[clade]]) == e)
         add(CellTermKind::Observation, std::ldexp(p.pS[e], -out.scale));
     for (int k = cs.splitOffset[clade]; k < cs.splitOffset[clade + 1]; ++k) {
         const CladeSplit& sp = cs.splits[k];

@@ -2,6 +2,7 @@
 #include "engine/backend.hpp"
 #include "engine/evaluation_shape.hpp"
 #include "engine/family_solver.hpp"
+#include "engine/species_pruning.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -32,7 +33,7 @@ int familiesPerChunk(int families, int n, int rows) {
 
 class CpuBackend final : public LikelihoodBackend {
   public:
-    explicit CpuBackend(std::shared_ptr<const Dataset> data) : data_(std::move(data)), layout_(*data_) {
+    explicit CpuBackend(std::shared_ptr<const Dataset> data) : data_(std::move(data)), layouts_(*data_) {
         double bytes = 0;
         for (const GeneFamily& f : data_->families)
             bytes += 2.0 * sizeof(double) * f.clades.cladeCount() * data_->species.size();
@@ -53,7 +54,7 @@ class CpuBackend final : public LikelihoodBackend {
         std::lock_guard lock(mutex_);
         requireSameFamilies(*data_, *data);
         data_ = std::move(data);
-        layout_ = SpeciesLayout(*data_);
+        layouts_ = FamilyLayouts(*data_);
         warmTables_.clear();
         warmE_.clear();
     }
@@ -68,13 +69,21 @@ class CpuBackend final : public LikelihoodBackend {
         const auto start = std::chrono::steady_clock::now();
         requireEvaluable(*data_, theta, options, familyWeights);
         const int F = static_cast<int>(data_->families.size());
-        const int n = layout_.size;
+        const int n = layouts_.full().size;
+        // --prune-species-tree: families are solved on the layouts of their pruned trees (the full
+        // tree's is layouts[0]); without it every family is on the full tree.
+        const std::vector<SpeciesLayout>& layouts = layouts_.layouts;
+        const int L = static_cast<int>(layouts.size());
         Evaluation out = emptyEvaluation(*data_, theta, withGradient);
         const int threads = options.threads > 0 ? options.threads : omp_get_max_threads();
         const bool shared = theta.sharedAcrossFamilies();
-        // --origination OPTIMIZE: the weights O_e, shared by the families (never genewise).
+        // --origination OPTIMIZE: the weights O_e, shared by the families (never genewise), read at
+        // each layout's nodes.
         const std::vector<double> originWeights = theta.originWeights();
-        const std::vector<double>* origins = originWeights.empty() ? nullptr : &originWeights;
+        std::vector<std::vector<double>> layoutOrigins(L);
+        for (int l = 0; l < L; ++l)
+            layoutOrigins[l] = keptValues(layouts[l], originWeights);
+        auto originsOf = [&](int l) { return originWeights.empty() ? nullptr : &layoutOrigins[l]; };
 
         std::lock_guard lock(mutex_);
         if (warmE_.size() != static_cast<std::size_t>(F)) warmE_.assign(F, {});
@@ -82,24 +91,39 @@ class CpuBackend final : public LikelihoodBackend {
         if (threadTables_.size() < static_cast<std::size_t>(threads)) threadTables_.resize(threads);
         const bool useWarm = options.schedule == Schedule::Converged;
 
-        EventProbabilities sharedP;
-        ExtinctionState sharedE;
+        // Shared rates: one E per layout, warm-started from its first family's last E.
+        std::vector<EventProbabilities> sharedP(shared ? L : 0);
+        std::vector<ExtinctionState> sharedE(shared ? L : 0);
         if (shared) {
-            sharedP = theta.probabilities(0, data_->events.presentRates(), data_->highways);
-            sharedE =
-                solveExtinction(layout_, sharedP, options, useWarm && !warmE_.empty() ? &warmE_[0] : nullptr);
-            for (auto& w : warmE_)
-                w = sharedE.E;
-            out.stats.eEarly.note(sharedE.stoppedEarly ? 1 : 0, sharedE.residual, F);
+            const EventProbabilities fullP =
+                theta.probabilities(0, data_->events.presentRates(), data_->highways);
+            std::vector<int> first(L, -1);
+            for (int f = F - 1; f >= 0; --f)
+                first[layouts_.of[f]] = f;
+            for (int l = 0; l < L; ++l) {
+                sharedP[l] = keptProbabilities(layouts[l], fullP);
+                const std::vector<double>* warm = useWarm && first[l] >= 0 ? &warmE_[first[l]] : nullptr;
+                sharedE[l] = solveExtinction(layouts[l], sharedP[l], options, warm);
+                out.stats.eEarly.note(sharedE[l].stoppedEarly ? 1 : 0, sharedE[l].residual,
+                                      layouts_.families[l]);
+            }
+            for (int f = 0; f < F; ++f)
+                warmE_[f] = sharedE[layouts_.of[f]].E;
         }
         // Fixed-order reductions, whatever the thread count: families are processed in fixed chunks
         // (one family each unless the shared gradient's buffers would be too large), each chunk sums
         // its families in order, and the chunks are combined in order after the loop.
+        // Families on the full tree pool their shared gradient, whose E adjoint is solved once after
+        // the loop; those on pruned trees eliminate their own E and add to a θ gradient per chunk.
         const bool sharedGradient = withGradient && shared;
-        const int chunkSize = familiesPerChunk(F, sharedGradient ? n : 0, origins ? 7 : 6);
+        const bool prunedGradient = sharedGradient && L > 1;
+        const int chunkSize = familiesPerChunk(F, sharedGradient ? n : 0,
+                                               (originWeights.empty() ? 6 : 7) + (prunedGradient ? 4 : 0));
         const int chunks = (F + chunkSize - 1) / chunkSize;
         std::vector<ProbabilityGradient> chunkGrad(sharedGradient ? chunks : 0, ProbabilityGradient(n));
-        std::vector<std::vector<double>> chunkOrigin(withGradient && origins ? chunks : 0,
+        std::vector<std::vector<double>> chunkTheta(prunedGradient ? chunks : 0,
+                                                    std::vector<double>(theta.theta().size(), 0.0));
+        std::vector<std::vector<double>> chunkOrigin(withGradient && !originWeights.empty() ? chunks : 0,
                                                      std::vector<double>(n, 0.0));
         std::vector<SolverStats> chunkStats(chunks);
         std::vector<std::exception_ptr> chunkFailure(chunks);
@@ -110,40 +134,49 @@ class CpuBackend final : public LikelihoodBackend {
                 SolverStats& st = chunkStats[k];
                 try {
                     const GeneFamily& family = data_->families[f];
+                    const int l = layouts_.of[f];
+                    const SpeciesLayout& s = layouts[l];
+                    const std::vector<double>* origins = originsOf(l);
                     EventProbabilities ownP;
                     ExtinctionState ownE;
                     if (!shared) {
-                        ownP = theta.probabilities(f, data_->events.presentRates(), data_->highways);
-                        ownE = solveExtinction(layout_, ownP, options, useWarm ? &warmE_[f] : nullptr);
+                        ownP = keptProbabilities(
+                            s, theta.probabilities(f, data_->events.presentRates(), data_->highways));
+                        ownE = solveExtinction(s, ownP, options, useWarm ? &warmE_[f] : nullptr);
                         warmE_[f] = ownE.E;
                         st.eEarly.note(ownE.stoppedEarly ? 1 : 0, ownE.residual);
                     }
-                    const EventProbabilities& p = shared ? sharedP : ownP;
-                    const ExtinctionState& ext = shared ? sharedE : ownE;
+                    const EventProbabilities& p = shared ? sharedP[l] : ownP;
+                    const ExtinctionState& ext = shared ? sharedE[l] : ownE;
                     st.eIterations = std::max(st.eIterations, ext.iterations);
                     st.eResidual = std::max(st.eResidual, ext.residual);
                     // Each family keeps its tables (warm start, and memory that is already mapped) when they
                     // fit the budget; otherwise each thread reuses one scratch table.
                     CladeTables& tables = keepTables_ ? warmTables_[f] : threadTables_[omp_get_thread_num()];
-                    solveClades(layout_, family, p, ext, options, tables, keepTables_ && useWarm);
-                    out.logLikelihood[f] = familyLogLikelihood(tables, ext, family.originSpecies, origins);
+                    solveClades(s, family, p, ext, options, tables, keepTables_ && useWarm);
+                    const int origin = family.originSpecies >= 0 ? s.local(family.originSpecies) : -1;
+                    out.logLikelihood[f] = familyLogLikelihood(tables, ext, origin, origins);
                     st.piIterations += tables.selfIterations;
                     st.maxPiIterations = std::max(st.maxPiIterations, tables.maxSelfIterations);
                     st.piEarly.note(tables.earlyClades, tables.earlyResidual);
                     if (withGradient) {
-                        ProbabilityGradient own(shared ? 0 : n);
-                        ProbabilityGradient& g = shared ? chunkGrad[k] : own;
+                        const bool pooled = shared && !s.isPruned();
+                        ProbabilityGradient own(pooled ? 0 : s.size);
+                        ProbabilityGradient& g = pooled ? chunkGrad[k] : own;
                         AdjointStats adj;
                         const double weight = familyWeights ? (*familyWeights)[f] : 1.0;
-                        accumulateCladeAdjoint(layout_, family, p, ext, tables, options, g, adj, origins,
-                                               weight);
-                        if (origins)
-                            addOriginationGradient(tables, ext, originWeights, weight, chunkOrigin[k]);
+                        accumulateCladeAdjoint(s, family, p, ext, tables, options, g, adj, origins, weight);
+                        if (origins) {
+                            std::vector<double> kept(s.size, 0.0);
+                            addOriginationGradient(tables, ext, *origins, weight, kept);
+                            addToFullNodes(s, kept, chunkOrigin[k]);
+                        }
                         st.prunedClades += adj.prunedClades;
-                        if (!shared) {
-                            eliminateExtinction(layout_, p, ext, options, g, adj.krylov);
+                        if (!pooled) {
+                            eliminateExtinction(s, p, ext, options, g, adj.krylov);
                             // A genewise family owns its rows of θ: no other thread writes them.
-                            addThetaGradient(theta, f, p, g, out.gradient, layout_.highways);
+                            addThetaGradient(theta, f, p, g, shared ? chunkTheta[k] : out.gradient,
+                                             s.highways, s.fullIndex);
                         }
                         st.bicgstabIterations += adj.krylov.iterations;
                         st.bicgstabBreakdowns += adj.krylov.breakdowns;
@@ -165,14 +198,17 @@ class CpuBackend final : public LikelihoodBackend {
             for (const ProbabilityGradient& g : chunkGrad)
                 total.add(g);
             KrylovStats ks;
-            eliminateExtinction(layout_, sharedP, sharedE, options, total, ks);
+            eliminateExtinction(layouts[0], sharedP[0], sharedE[0], options, total, ks);
             out.stats.bicgstabIterations += ks.iterations;
             out.stats.bicgstabBreakdowns += ks.breakdowns;
             // This solve serves every family: with the families noted above, all F are affected.
             out.stats.bicgstabEarly.note(ks.unconverged, ks.worstResidual,
                                          F - out.stats.bicgstabEarly.families);
-            addThetaGradient(theta, 0, sharedP, total, out.gradient, layout_.highways);
+            addThetaGradient(theta, 0, sharedP[0], total, out.gradient, layouts[0].highways);
         }
+        for (const std::vector<double>& g : chunkTheta)
+            for (std::size_t i = 0; i < g.size(); ++i)
+                out.gradient[i] += g[i];
         for (const std::vector<double>& g : chunkOrigin)
             for (int e = 0; e < n; ++e)
                 out.gradient[theta.originEntry(e)] += g[e];
@@ -192,10 +228,14 @@ class CpuBackend final : public LikelihoodBackend {
         for (int i = 0; i < count; ++i) {
             try {
                 const int f = families[i];
+                const SpeciesLayout& s = layouts_.family(f);
                 out[i] = computeFamilyTables(
-                    layout_, data_->families[f],
-                    theta.probabilities(f, data_->events.presentRates(), data_->highways), options);
-                out[i].originWeights = theta.originWeights();
+                    s, data_->families[f],
+                    keptProbabilities(s,
+                                      theta.probabilities(f, data_->events.presentRates(), data_->highways)),
+                    options);
+                out[i].originWeights = keptValues(s, theta.originWeights());
+                out[i].speciesNodes = s.fullIndex;
             } catch (...) {
                 failure[i] = std::current_exception();
             }
@@ -207,7 +247,7 @@ class CpuBackend final : public LikelihoodBackend {
 
   private:
     std::shared_ptr<const Dataset> data_;
-    SpeciesLayout layout_;
+    FamilyLayouts layouts_;
     bool keepTables_ = false;
     std::mutex mutex_;
     std::vector<std::vector<double>> warmE_;

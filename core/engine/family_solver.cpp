@@ -246,7 +246,7 @@ void solveClades(const SpeciesLayout& s, const GeneFamily& family, const EventPr
         int rowScale = 0;
         if (cs.cladeGene[c] >= 0) {
             std::fill(K.begin(), K.end(), 0.0);
-            int e = family.geneSpecies[cs.cladeGene[c]];
+            int e = s.local(family.geneSpecies[cs.cladeGene[c]]);
             K[e] = p.pS[e];
         } else {
             rowScale = largestSplitScale(family, t, c);
@@ -393,7 +393,7 @@ void accumulateCladeAdjoint(const SpeciesLayout& s, const GeneFamily& family, co
 
     // The root seed: NLL = −log2 Σ_e O_e Π(root, e) + (the conditioning term).
     const int root = C - 1;
-    const int origin = family.originSpecies;
+    const int origin = family.originSpecies >= 0 ? s.local(family.originSpecies) : -1;
     {
         auto O = [&](int e) {
             return origin >= 0 ? (e == origin ? 1.0 : 0.0) : originWeights ? (*originWeights)[e] : 1.0;
@@ -435,7 +435,7 @@ void accumulateCladeAdjoint(const SpeciesLayout& s, const GeneFamily& family, co
         const double* pibar = t.pibarRow(c);
         bool leafClade = cs.cladeGene[c] >= 0;
         if (leafClade) {
-            int e = family.geneSpecies[cs.cladeGene[c]];
+            int e = s.local(family.geneSpecies[cs.cladeGene[c]]);
             grad.gS[e] += w[e] * std::ldexp(1.0, -t.scale[c]);
         }
         for (int e = 0; e < n; ++e) {
@@ -568,7 +568,7 @@ void eliminateExtinction(const SpeciesLayout& s, const EventProbabilities& p, co
 
 void addThetaGradient(const RateParameters& theta, int family, const EventProbabilities& p,
                       const ProbabilityGradient& grad, std::vector<double>& out,
-                      const std::vector<Highway>& highways) {
+                      const std::vector<Highway>& highways, const std::vector<int>& speciesNodes) {
     const int n = static_cast<int>(p.pS.size());
     // Each node's softmax runs over its highways too (model/highways.hpp): their terms join its mean.
     std::vector<double> mean(n);
@@ -577,9 +577,10 @@ void addThetaGradient(const RateParameters& theta, int family, const EventProbab
     for (int h = 0; h < static_cast<int>(highways.size()); ++h)
         mean[highways[h].source] += grad.gH[h] * p.pH[h];
     for (int e = 0; e < n; ++e) {
-        out[theta.entry(family, e, 0)] += std::numbers::ln2 * p.pD[e] * (grad.gD[e] - mean[e]);
-        out[theta.entry(family, e, 1)] += std::numbers::ln2 * p.pL[e] * (grad.gL[e] - mean[e]);
-        out[theta.entry(family, e, 2)] += std::numbers::ln2 * p.pT[e] * (grad.gT[e] - mean[e]);
+        const int node = speciesNodes.empty() ? e : speciesNodes[e];
+        out[theta.entry(family, node, 0)] += std::numbers::ln2 * p.pD[e] * (grad.gD[e] - mean[e]);
+        out[theta.entry(family, node, 1)] += std::numbers::ln2 * p.pL[e] * (grad.gL[e] - mean[e]);
+        out[theta.entry(family, node, 2)] += std::numbers::ln2 * p.pT[e] * (grad.gT[e] - mean[e]);
     }
     for (int h = 0; h < static_cast<int>(highways.size()); ++h)
         out[theta.highwayEntry(h)] += std::numbers::ln2 * p.pH[h] * (grad.gH[h] - mean[highways[h].source]);

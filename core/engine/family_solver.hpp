@@ -37,7 +37,8 @@ CladeTables solveClades(const SpeciesLayout& s, const GeneFamily& family, const 
                         const ExtinctionState& ext, const SolverOptions& options);
 
 // ln Σ_e O_e Π(root, e) − ln Σ_e O_e (1 − E_e) (natural log, spec 6.2): with one origination node o
-// (GeneFamily::originSpecies ≥ 0) ln Π(root, o) − ln(1 − E_o); otherwise O_e = `originWeights`
+// (GeneFamily::originSpecies ≥ 0, as a node of the tables: SpeciesLayout::local on a pruned tree) ln Π(root,
+// o) − ln(1 − E_o); otherwise O_e = `originWeights`
 // (--origination OPTIMIZE: RateParameters::originWeights), or 1 when they are null (UNIFORM).
 double familyLogLikelihood(const CladeTables& tables, const ExtinctionState& ext, int origin,
                            const std::vector<double>* originWeights = nullptr);
@@ -90,10 +91,11 @@ void eliminateExtinction(const SpeciesLayout& s, const EventProbabilities& p, co
                          const SolverOptions& options, ProbabilityGradient& grad, KrylovStats& stats);
 
 // d NLL / dθ for the rows used by (family, e), and the rates of `highways`: chain rule through the
-// base-2 softmax of each node.
+// base-2 softmax of each node. `speciesNodes`: the full-tree node of each of p's nodes when they are
+// a pruned tree's (SpeciesLayout::fullIndex; empty: p's nodes are the full tree's).
 void addThetaGradient(const RateParameters& theta, int family, const EventProbabilities& p,
                       const ProbabilityGradient& grad, std::vector<double>& out,
-                      const std::vector<Highway>& highways = {});
+                      const std::vector<Highway>& highways = {}, const std::vector<int>& speciesNodes = {});
 
 // One family's E, Ē, Π and Π̄ solved alone (the CPU backend's LikelihoodBackend::familyTables).
 FamilyTables computeFamilyTables(const SpeciesLayout& species, const GeneFamily& family,

@@ -23,12 +23,19 @@ struct SpeciesLayout {
     // highwaysFrom[highwayOffset[e] .. highwayOffset[e + 1]).
     std::vector<Highway> highways;
     std::vector<int> highwayOffset, highwaysFrom;
+    // A family's pruned species tree (--prune-species-tree, engine/species_pruning.hpp): the full
+    // tree's index of each node, and each full node's index here (−1 where collapsed). Both empty
+    // for the full tree, whose indices are the full tree's own.
+    std::vector<int> fullIndex, localIndex;
 
     SpeciesLayout() = default;
     SpeciesLayout(const SpeciesTree& tree, TransferConstraint constraint,
                   const std::vector<double>& fractionMissing = {});
     explicit SpeciesLayout(const Dataset& data);
     bool isLeaf(int e) const { return left[e] < 0; }
+    bool isPruned() const { return !fullIndex.empty(); }
+    int full(int e) const { return fullIndex.empty() ? e : fullIndex[e]; }
+    int local(int fullNode) const { return localIndex.empty() ? fullNode : localIndex[fullNode]; }
     // Whether h ∈ R(e).
     bool isRecipient(int e, int h) const;
     void setHighways(const std::vector<Highway>& list);

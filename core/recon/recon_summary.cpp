@@ -51,8 +51,11 @@ std::vector<SpeciesCounts> speciesEventCounts(const Reconciliation& r, const Spe
                 if (ev.type == EventType::SpeciationLoss && i + 1 < events.size() &&
                     !species.isLeaf(ev.species)) {
                     int kept = events[i + 1].species;
-                    int lost = species.left(ev.species) == kept ? species.right(ev.species)
-                                                                : species.left(ev.species);
+                    // On a pruned tree (--prune-species-tree) the lineage may continue at a deep
+                    // descendant: the loss is on the full tree's other side.
+                    int lost = species.isAncestorOrSelf(species.left(ev.species), kept)
+                                   ? species.right(ev.species)
+                                   : species.left(ev.species);
                     out[lost][kLosses] += 1;
                 }
                 break;

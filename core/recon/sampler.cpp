@@ -61,7 +61,7 @@ template <class Visit> void ReconciliationSampler::forEachTerm(int clade, int e,
     const int f = s_.left[e], g = s_.right[e];
     Choice c;
     if (cs.cladeGene[clade] >= 0) {
-        if (family_.geneSpecies[cs.cladeGene[clade]] == e) {
+        if (s_.local(family_.geneSpecies[cs.cladeGene[clade]]) == e) {
             c.kind = Kind::Leaf;
             if (!visit(std::ldexp(p.pS[e], -rowScale), c)) return;
         }
@@ -216,7 +216,7 @@ int ReconciliationSampler::drawRecipient(int clade, int donor, std::mt19937_64& 
 
 int ReconciliationSampler::drawOrigin(std::mt19937_64& rng, StoryStep* step) const {
     const double* row = t_.clades.piRow(family_.clades.rootClade());
-    if (const int origin = family_.originSpecies; origin >= 0) {
+    if (const int origin = family_.originSpecies >= 0 ? s_.local(family_.originSpecies) : -1; origin >= 0) {
         if (!(row[origin] > 0))
             throw std::runtime_error("sampling family '" + family_.name +
                                      "': the family has probability zero at its origination node");
@@ -317,6 +317,14 @@ Reconciliation ReconciliationSampler::draw(std::mt19937_64& rng, std::vector<Sto
             pending.push_back({a, first, firstSpecies});
             break;
         }
+    }
+    if (s_.isPruned()) { // events at the kept nodes, by their full-tree indices
+        rec.originSpecies = s_.full(rec.originSpecies);
+        for (ReconNode& node : rec.nodes)
+            for (ReconEvent& ev : node.events) {
+                ev.species = s_.full(ev.species);
+                if (ev.recipient >= 0) ev.recipient = s_.full(ev.recipient);
+            }
     }
     return rec;
 }

@@ -30,9 +30,12 @@ double uniformUnit(std::mt19937_64& rng);
 
 class ReconciliationSampler {
   public:
-    // The family and tables must outlive the sampler. `halveRootBranches`: the two gene branches
-    // below the root share one edge of an unrooted gene tree (UNIFORM rooting), so each gets half
-    // its length. Throws std::invalid_argument when the table shapes do not match the family.
+    // The family and tables must outlive the sampler. On a pruned tree (--prune-species-tree:
+    // `species` is the family's pruned layout and the tables are on it) the reconciliations name
+    // species nodes by their full-tree indices; the story's steps keep the pruned tree's.
+    // `halveRootBranches`: the two gene branches below the root share one edge of an unrooted gene tree
+    // (UNIFORM rooting), so each gets half its length. Throws std::invalid_argument when the table shapes do
+    // not match the family.
     ReconciliationSampler(const SpeciesLayout& species, const GeneFamily& family, const FamilyTables& tables,
                           bool halveRootBranches = true);
 

@@ -3,6 +3,7 @@
 #include "engine/evaluation_shape.hpp"
 #include "engine/family_solver.hpp"
 #include "engine/gamma_mixture_backend.hpp"
+#include "engine/species_pruning.hpp"
 #include "io/number_text.hpp"
 
 #include <algorithm>
@@ -90,7 +91,7 @@ void sampleFamilies(const Dataset& data, const RateParameters& theta, const std:
                     const SamplingSettings& settings, const std::function<void(FamilySamples&&)>& consume,
                     const TableSource& tableSource) {
     validateSampling(data, theta, settings);
-    const SpeciesLayout layout(data);
+    const FamilyLayouts layouts(data); // the full tree, or each family's pruned tree
     const int threads = settings.solver.threads > 0 ? settings.solver.threads : omp_get_max_threads();
     const int total = static_cast<int>(families.size());
     // Groups run in list order, so a failure fetching a group's tables comes after every earlier
@@ -112,6 +113,8 @@ void sampleFamilies(const Dataset& data, const RateParameters& theta, const std:
             try {
                 const int f = group[i];
                 const GeneFamily& family = data.families.at(f);
+                const SpeciesLayout& layout = layouts.family(f);
+                const int origin = family.originSpecies >= 0 ? layout.local(family.originSpecies) : -1;
                 std::mt19937_64 rng = familyGenerator(settings.seed, family.name);
                 FamilySamples out;
                 out.family = f;
@@ -125,11 +128,13 @@ void sampleFamilies(const Dataset& data, const RateParameters& theta, const std:
                 std::vector<double> ll;
                 std::vector<ReconciliationSampler> samplers;
                 for (const FamilyTables* t : sets) {
+                    if (t->speciesNodes != layout.fullIndex)
+                        throw std::logic_error("the tables of family '" + family.name +
+                                               "' are not on the family's species tree");
                     ExtinctionState ext;
                     ext.E = t->E;
                     const std::vector<double>& o = t->originWeights;
-                    ll.push_back(
-                        familyLogLikelihood(t->clades, ext, family.originSpecies, o.empty() ? nullptr : &o));
+                    ll.push_back(familyLogLikelihood(t->clades, ext, origin, o.empty() ? nullptr : &o));
                     samplers.emplace_back(layout, family, *t, settings.halveRootBranches);
                 }
                 out.logLikelihood = sets.size() == 1 ? ll.front() : meanOfLikelihoods(ll);

@@ -9,6 +9,7 @@
 #include "solver_kernels.hpp"
 
 #include "engine/backend_factory.hpp"
+#include "engine/cpu_only_features.hpp"
 #include "engine/evaluation_shape.hpp"
 #include "engine/family_solver.hpp"
 #include "engine/species_operators.hpp"
@@ -257,9 +258,7 @@ class CudaBackend final : public LikelihoodBackend, public BackendDiagnostics {
   public:
     CudaBackend(std::shared_ptr<const Dataset> data, int device, const BatchLimits& limits)
         : data_(std::move(data)), device_(device), layout_(*data_), host_(*data_) {
-        if (!data_->highways.empty())
-            throw std::invalid_argument(
-                "transfer highways are computed on the CPU only so far (use --device cpu)");
+        requireDeviceComputable(*data_);
         check(cudaSetDevice(device_), "selecting the CUDA device");
         cudaDeviceProp prop{};
         check(cudaGetDeviceProperties(&prop, device_), "reading the device properties");
@@ -337,9 +336,7 @@ class CudaBackend final : public LikelihoodBackend, public BackendDiagnostics {
         std::lock_guard lock(mutex_);
         check(cudaSetDevice(device_), "selecting the CUDA device");
         requireSameFamilies(*data_, *data);
-        if (!data->highways.empty())
-            throw std::invalid_argument(
-                "transfer highways are computed on the CPU only so far (use --device cpu)");
+        requireDeviceComputable(*data);
         data_ = std::move(data);
         layout_ = SpeciesLayout(*data_);
         host_.setSpeciesTree(*data_);
