@@ -124,8 +124,14 @@ class DistributedBackend final : public LikelihoodBackend {
             const std::vector<double> ll = in.values<double>();
             std::copy(ll.begin(), ll.end(), result.logLikelihood.begin() + offsets_[from]);
             if (withGradient && genewise) {
-                const std::vector<double> rows = in.values<double>();
-                std::copy(rows.begin(), rows.end(), result.gradient.begin() + 3L * offsets_[from]);
+                // The process's families' rows, then the entries every family shares (the
+                // highways' rates): the whole dataset's sums already when the shares are exact.
+                const std::vector<double> local = in.values<double>();
+                const auto rows = static_cast<std::ptrdiff_t>(3L * (offsets_[from + 1] - offsets_[from]));
+                std::copy(local.begin(), local.begin() + rows, result.gradient.begin() + 3L * offsets_[from]);
+                if (!exact_ || from == 0)
+                    for (std::ptrdiff_t i = rows; i < static_cast<std::ptrdiff_t>(local.size()); ++i)
+                        result.gradient[3 * whole_->families.size() + (i - rows)] += local[i];
             }
             if (withGradient && !genewise && (!exact_ || from == 0)) {
                 const std::vector<double> gradient = in.values<double>();
@@ -170,16 +176,23 @@ class DistributedBackend final : public LikelihoodBackend {
     BackendDiagnostics* diagnostics() override { return local_->diagnostics(); }
 
   private:
-    // θ of this process's families: genewise rows cut out, shared rates as they are.
+    // θ of this process's families: genewise rows cut out (then the highways' rates, which every
+    // family shares), shared rates as they are.
     RateParameters localRates(const RateParameters& theta) const {
         if (theta.mode() != RateMode::Genewise) return theta;
         const int count = static_cast<int>(mine_.size());
         RateParameters out(RateMode::Genewise, theta.speciesCount(), count, Rates{});
-        if (theta.theta().size() != 3 * whole_->families.size())
-            throw std::logic_error(
-                "per-family rates with entries besides the families' rows cannot be shared out");
+        const std::size_t rows = 3 * whole_->families.size();
+        if (theta.highwayCount() > 0) out.addHighways(theta.highwayCount(), 1.0);
+        if (theta.theta().size() != rows + theta.highwayCount() ||
+            (theta.highwayCount() > 0 && theta.highwayEntry(0) != static_cast<int>(rows)))
+            throw std::invalid_argument("per-family rates with entries besides the families' rows and the "
+                                        "highways' rates (origination weights, the speciation shape) "
+                                        "cannot be shared out over processes");
         const auto begin = theta.theta().begin() + 3L * offsets_[group_.rank()];
         std::copy(begin, begin + 3L * count, out.theta().begin());
+        std::copy(theta.theta().begin() + static_cast<std::ptrdiff_t>(rows), theta.theta().end(),
+                  out.theta().begin() + 3L * count);
         return out;
     }
 

@@ -16,9 +16,10 @@
 // tolerance of one process.
 //
 // Bytes exchanged per evaluation: every process's log-likelihoods to every process (8 per family)
-// and, with a gradient, the genewise rows (24 per family) or rank 0's θ gradient (8 per entry:
-// 3·S for specieswise rates); the shared modes' gradient sums pass once along the ranks and back
-// ((6 or 7)·S doubles per process) -- docs/performance.md has the model.
+// and, with a gradient, the genewise rows (24 per family, and 8 per transfer highway) or rank 0's θ
+// gradient (8 per entry: 3·S for specieswise rates); the shared modes' gradient sums pass once
+// along the ranks and back ((6 or 7)·S doubles, and one per highway, per process; genewise: one
+// per highway and family) -- docs/performance.md has the model.
 #include "distributed/process_group.hpp"
 #include "engine/backend.hpp"
 

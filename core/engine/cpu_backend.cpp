@@ -28,25 +28,30 @@ bool tablesFit(long long clades, int species) {
 }
 
 // The rows a chunk contributes to a share's exchange (FamilyShareExchange::combine): its shared
-// gradient's six rows, then its origination row.
-void appendRows(const ProbabilityGradient* g, const std::vector<double>* origin, std::vector<double>& rows) {
+// gradient's six rows and highway row, its origination row, then its genewise families' highway
+// row (each row sized as its total is).
+void appendRows(const ProbabilityGradient* g, const std::vector<double>* origin,
+                const std::vector<double>* highways, std::vector<double>& rows) {
     if (g)
-        for (const std::vector<double>* row : {&g->gS, &g->gD, &g->gL, &g->gT, &g->gE, &g->gEbar})
+        for (const std::vector<double>* row : {&g->gS, &g->gD, &g->gL, &g->gT, &g->gE, &g->gEbar, &g->gH})
             rows.insert(rows.end(), row->begin(), row->end());
     if (origin) rows.insert(rows.end(), origin->begin(), origin->end());
+    if (highways) rows.insert(rows.end(), highways->begin(), highways->end());
 }
 
 // The sums of appendRows' layout back into their places.
-void readRows(const std::vector<double>& rows, ProbabilityGradient* g, std::vector<double>* origin) {
+void readRows(const std::vector<double>& rows, ProbabilityGradient* g, std::vector<double>* origin,
+              std::vector<double>* highways) {
     auto at = rows.begin();
     const auto take = [&at](std::vector<double>& row) {
         std::copy(at, at + static_cast<std::ptrdiff_t>(row.size()), row.begin());
         at += static_cast<std::ptrdiff_t>(row.size());
     };
     if (g)
-        for (std::vector<double>* row : {&g->gS, &g->gD, &g->gL, &g->gT, &g->gE, &g->gEbar})
+        for (std::vector<double>* row : {&g->gS, &g->gD, &g->gL, &g->gT, &g->gE, &g->gEbar, &g->gH})
             take(*row);
     if (origin) take(*origin);
+    if (highways) take(*highways);
 }
 
 class CpuBackend final : public LikelihoodBackend {
@@ -126,9 +131,13 @@ class CpuBackend final : public LikelihoodBackend {
         const int chunkSize = share_ ? share_->familiesPerChunk(gradientNodes, rowsPerNode)
                                      : familiesPerChunk(F, gradientNodes, rowsPerNode);
         const int chunks = (F + chunkSize - 1) / chunkSize;
-        std::vector<ProbabilityGradient> chunkGrad(sharedGradient ? chunks : 0, ProbabilityGradient(n));
+        const int H = static_cast<int>(layout_.highways.size());
+        std::vector<ProbabilityGradient> chunkGrad(sharedGradient ? chunks : 0, ProbabilityGradient(n, H));
         std::vector<std::vector<double>> chunkOrigin(withGradient && origins ? chunks : 0,
                                                      std::vector<double>(n, 0.0));
+        // Genewise families' terms of the highways' rates, which every family shares.
+        std::vector<std::vector<double>> chunkHighway(withGradient && !shared && H > 0 ? chunks : 0,
+                                                      std::vector<double>(H, 0.0));
         std::vector<SolverStats> chunkStats(chunks);
         std::vector<std::exception_ptr> chunkFailure(chunks);
 
@@ -170,8 +179,10 @@ class CpuBackend final : public LikelihoodBackend {
                         st.prunedClades += adj.prunedClades;
                         if (!shared) {
                             eliminateExtinction(layout_, p, ext, options, g, adj.krylov);
-                            // A genewise family owns its rows of θ: no other thread writes them.
-                            addThetaGradient(theta, f, p, g, out.gradient, layout_.highways);
+                            // A genewise family owns its rows of θ: no other thread writes them. The
+                            // highways' rates are every family's: summed by chunk like the shared rows.
+                            addThetaGradient(theta, f, p, g, out.gradient, layout_.highways,
+                                             chunkHighway.empty() ? nullptr : &chunkHighway[k]);
                         }
                         st.bicgstabIterations += adj.krylov.iterations;
                         st.bicgstabBreakdowns += adj.krylov.breakdowns;
@@ -190,16 +201,19 @@ class CpuBackend final : public LikelihoodBackend {
             out.stats.add(s);
         }
         // The chunks' sums, in chunk order: of this dataset, or of every share of the whole one.
-        ProbabilityGradient total(sharedGradient ? n : 0);
+        ProbabilityGradient total(sharedGradient ? n : 0, sharedGradient ? H : 0);
         std::vector<double> originTotal(chunkOrigin.empty() ? 0 : n, 0.0);
+        std::vector<double> highwayTotal(chunkHighway.empty() ? 0 : H, 0.0);
         if (share_) {
             std::vector<double> rows;
             for (int k = 0; k < chunks; ++k)
                 appendRows(sharedGradient ? &chunkGrad[k] : nullptr,
-                           chunkOrigin.empty() ? nullptr : &chunkOrigin[k], rows);
-            const int rowLength = (sharedGradient ? 6 * n : 0) + static_cast<int>(originTotal.size());
+                           chunkOrigin.empty() ? nullptr : &chunkOrigin[k],
+                           chunkHighway.empty() ? nullptr : &chunkHighway[k], rows);
+            const int rowLength = (sharedGradient ? 6 * n + H : 0) + static_cast<int>(originTotal.size()) +
+                                  static_cast<int>(highwayTotal.size());
             readRows(share_->combine(failure, out.stats, rows, rowLength), sharedGradient ? &total : nullptr,
-                     &originTotal);
+                     &originTotal, &highwayTotal);
         } else {
             if (failure) std::rethrow_exception(failure);
             for (const ProbabilityGradient& g : chunkGrad)
@@ -207,6 +221,9 @@ class CpuBackend final : public LikelihoodBackend {
             for (const std::vector<double>& g : chunkOrigin)
                 for (int e = 0; e < n; ++e)
                     originTotal[e] += g[e];
+            for (const std::vector<double>& g : chunkHighway)
+                for (int h = 0; h < H; ++h)
+                    highwayTotal[h] += g[h];
         }
         // The solves every family shares, counted once for the whole dataset.
         if (shared) out.stats.eEarly.note(sharedE.stoppedEarly ? 1 : 0, sharedE.residual, wholeF);
@@ -222,6 +239,8 @@ class CpuBackend final : public LikelihoodBackend {
         }
         for (int e = 0; e < static_cast<int>(originTotal.size()); ++e)
             out.gradient[theta.originEntry(e)] += originTotal[e];
+        for (int h = 0; h < static_cast<int>(highwayTotal.size()); ++h)
+            out.gradient[theta.highwayEntry(h)] += highwayTotal[h];
         finishEvaluation(out, options, start);
         return out;
     }
