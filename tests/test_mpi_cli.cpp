@@ -1,10 +1,10 @@
 // The real `gpurec` under `mpirun --oversubscribe -np 2` (3 where said) on the CPU against one
-// process: eval, optimize in the global, specieswise and genewise modes, sample and search write the
-// same files (byte for byte, result.json and the traces without timings, device and process count);
-// a process that cannot read its families, or more processes than chunks of families, stop every
-// process with one error line; a signal to one process ends the run as one process's interrupt
-// does. Skipped (exit 77, a CTest skip) in a build without MPI. The distributed engine's own suite
-// is test_distributed.
+// process: eval, optimize in the global, specieswise and genewise modes, sample, search, and eval,
+// optimize and sample with transfer highways write the same files (byte for byte, result.json and the traces
+// without timings, device and process count); a process that cannot read its families, or more processes than
+// chunks of families, stop every process with one error line; a signal to one process ends the run as one
+// process's interrupt does. Skipped (exit 77, a CTest skip) in a build without MPI. The distributed engine's
+// own suite is test_distributed.
 #include "cli_run.hpp"
 #include "output_folders.hpp"
 #include "support.hpp"
@@ -130,6 +130,37 @@ class TestMpiCli : public QObject {
         const CliRun three = run(3, QStringList{"sample"} + teaching(dir + "/three") + options);
         QVERIFY2(three.exitCode == 0, qPrintable(three.err));
         compareOutputFolders(dir + "/one", dir + "/three");
+    }
+
+    // Transfer highways (--highways-file): their rates' gradient is a sum over every family, taken
+    // in one process's order, so eval, optimize (their rates fitted, in the shared and the
+    // per-family modes) and sample (highways/accepted_transfers) write one process's files.
+    void highwaysMatchOneProcess_data() {
+        QTest::addColumn<QStringList>("command");
+        QTest::newRow("eval") << QStringList{"eval"};
+        QTest::newRow("optimize global") << QStringList{"optimize", "--max-iter", "4"};
+        QTest::newRow("optimize genewise")
+            << QStringList{"optimize", "--model-parametrization", "PER-FAMILY", "--max-iter", "4"};
+        QTest::newRow("sample") << QStringList{"sample",   "--samples", "2",        "--family", "family02",
+                                               "--family", "family13",  "--family", "family29"};
+    }
+
+    void highwaysMatchOneProcess() {
+        QFETCH(QStringList, command);
+        const std::string dir = temporaryFolder("mpi_highways");
+        writeFile(dir + "/highways.txt", "src, dest, proba\nEscherichia, Bacillus, 0.05\n"
+                                         "Enterobacterales, Streptococcus, 0.02\n");
+        const QStringList options = {"--highways-file", q(dir + "/highways.txt")};
+        const QStringList subcommand = command.mid(0, 1), rest = command.mid(1);
+        const CliRun one = run(0, subcommand + teaching(dir + "/one") + options + rest);
+        QVERIFY2(one.exitCode == 0, qPrintable(one.err));
+        const CliRun two = run(2, subcommand + teaching(dir + "/two") + options + rest);
+        QVERIFY2(two.exitCode == 0, qPrintable(two.err));
+        compareOutputFolders(dir + "/one", dir + "/two");
+        QCOMPARE(readJson(dir + "/two/result.json").at("options").at("highways_file").get<std::string>(),
+                 dir + "/highways.txt");
+        if (command.front() == "sample")
+            QVERIFY(std::filesystem::is_directory(dir + "/two/highways/accepted_transfers"));
     }
 
     void searchMatchesOneProcess_data() {
