@@ -636,10 +636,13 @@ int cudaDeviceCount() {
 }
 
 // In a group of several processes: a distributed backend over each process's backend on its own
-// families, on the device deviceForProcess gives it (the CPU for a share without families).
+// families, on the device deviceForProcess gives it (the CPU for a share without families; auto
+// with transfer highways stays auto, whose choice is then the CPU, as in one process).
 BackendChoice spreadBackend(const EngineOptions& o, const std::shared_ptr<const Dataset>& data) {
     ProcessGroup& g = runGroup();
-    const std::string device = deviceForProcess(o.device, g.hostRank(), cudaDeviceCount());
+    const std::string device = o.device == "auto" && !data->highways.empty()
+                                   ? o.device
+                                   : deviceForProcess(o.device, g.hostRank(), cudaDeviceCount());
     BackendChoice local;
     std::unique_ptr<LikelihoodBackend> backend =
         makeDistributedBackend(g, data, [&](const std::shared_ptr<const Dataset>& own) {
