@@ -247,9 +247,18 @@ class TestDistributed : public QObject {
 
     // A backend that keeps its sums to itself (the CUDA backend): the ranks' gradients are added in
     // rank order, the same on every rank, within rounding of one process's.
+    void backendsWithoutSharesAddTheirGradients_data() {
+        QTest::addColumn<QString>("mode");
+        QTest::newRow("specieswise") << "specieswise";
+        QTest::newRow("genewise+highways") << "genewise+highways"; // the highways' rates: added too
+    }
+
     void backendsWithoutSharesAddTheirGradients() {
-        const std::shared_ptr<const Dataset> data = smallFamilies();
-        const RateParameters theta = thetaFor("specieswise", *data, 3);
+        QFETCH(QString, mode);
+        const std::string m = mode.toStdString();
+        const std::shared_ptr<const Dataset> data =
+            smallFamilies(Origination::Uniform, 1, m.find("highways") != std::string::npos);
+        const RateParameters theta = thetaFor(m, *data, 3);
         std::unique_ptr<LikelihoodBackend> one = cpuOn(data);
         const Evaluation reference = one->evaluate(theta, oneThread(), true);
         const std::vector<std::string> results = onRanks(
