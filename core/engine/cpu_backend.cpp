@@ -1,6 +1,7 @@
 // The CPU reference backend: families in parallel over OpenMP threads, double precision.
 #include "engine/backend.hpp"
 #include "engine/evaluation_shape.hpp"
+#include "engine/family_chunks.hpp"
 #include "engine/family_solver.hpp"
 
 #include <algorithm>
@@ -21,30 +22,59 @@ constexpr double kWarmStartBytes = 2e9;
 constexpr double kChunkGradientBytes = 64e6;
 constexpr double kMinChunks = 256;
 
-// Families per chunk of the fixed-order reductions, from the dataset's shape only (never from the
-// thread count): one family per chunk unless the chunks' shared gradients (`rows` rows of `n`
-// species nodes, n = 0 when there is none) would exceed the budget.
-int familiesPerChunk(int families, int n, int rows) {
-    if (n == 0) return 1;
-    const double chunks = std::max(kMinChunks, std::floor(kChunkGradientBytes / (rows * sizeof(double) * n)));
-    return std::max(1, static_cast<int>(std::ceil(families / chunks)));
+// Whether the Π tables of `clades` clades on `species` nodes fit the warm-start budget.
+bool tablesFit(long long clades, int species) {
+    return 2.0 * sizeof(double) * static_cast<double>(clades) * species <= kWarmStartBytes;
+}
+
+// The rows a chunk contributes to a share's exchange (FamilyShareExchange::combine): its shared
+// gradient's six rows and highway row, its origination row, then its genewise families' highway
+// row (each row sized as its total is).
+void appendRows(const ProbabilityGradient* g, const std::vector<double>* origin,
+                const std::vector<double>* highways, std::vector<double>& rows) {
+    if (g)
+        for (const std::vector<double>* row : {&g->gS, &g->gD, &g->gL, &g->gT, &g->gE, &g->gEbar, &g->gH})
+            rows.insert(rows.end(), row->begin(), row->end());
+    if (origin) rows.insert(rows.end(), origin->begin(), origin->end());
+    if (highways) rows.insert(rows.end(), highways->begin(), highways->end());
+}
+
+// The sums of appendRows' layout back into their places.
+void readRows(const std::vector<double>& rows, ProbabilityGradient* g, std::vector<double>* origin,
+              std::vector<double>* highways) {
+    auto at = rows.begin();
+    const auto take = [&at](std::vector<double>& row) {
+        std::copy(at, at + static_cast<std::ptrdiff_t>(row.size()), row.begin());
+        at += static_cast<std::ptrdiff_t>(row.size());
+    };
+    if (g)
+        for (std::vector<double>* row : {&g->gS, &g->gD, &g->gL, &g->gT, &g->gE, &g->gEbar, &g->gH})
+            take(*row);
+    if (origin) take(*origin);
+    if (highways) take(*highways);
 }
 
 class CpuBackend final : public LikelihoodBackend {
   public:
-    explicit CpuBackend(std::shared_ptr<const Dataset> data) : data_(std::move(data)), layout_(*data_) {
-        double bytes = 0;
-        for (const GeneFamily& f : data_->families)
-            bytes += 2.0 * sizeof(double) * f.clades.cladeCount() * data_->species.size();
-        keepTables_ = bytes <= kWarmStartBytes;
+    explicit CpuBackend(std::shared_ptr<const Dataset> data)
+        : data_(std::move(data)), layout_(*data_), keepTables_(tablesFit(data_->cladeCount(), layout_.size)) {
     }
 
     std::string name() const override { return "cpu"; }
 
     void clearWarmStarts() override {
         std::lock_guard lock(mutex_);
-        warmTables_.clear();
-        warmE_.clear();
+        forgetWarmStarts();
+    }
+
+    bool joinShares(std::shared_ptr<FamilyShareExchange> exchange) override {
+        std::lock_guard lock(mutex_);
+        share_ = std::move(exchange);
+        // The whole dataset's budget, so that every share keeps its tables exactly when one
+        // backend on the whole dataset would (warm starts seed the fixed points' iterations).
+        keepTables_ = tablesFit(share_ ? share_->wholeClades() : data_->cladeCount(), layout_.size);
+        forgetWarmStarts();
+        return true;
     }
 
     void replan(const BatchLimits&) override {}
@@ -54,8 +84,7 @@ class CpuBackend final : public LikelihoodBackend {
         requireSameFamilies(*data_, *data);
         data_ = std::move(data);
         layout_ = SpeciesLayout(*data_);
-        warmTables_.clear();
-        warmE_.clear();
+        forgetWarmStarts();
     }
 
     std::string planSummary() const override {
@@ -82,25 +111,33 @@ class CpuBackend final : public LikelihoodBackend {
         if (threadTables_.size() < static_cast<std::size_t>(threads)) threadTables_.resize(threads);
         const bool useWarm = options.schedule == Schedule::Converged;
 
+        // A share of a larger dataset counts and chunks its families as the whole dataset's.
+        const int wholeF = share_ ? share_->wholeFamilies() : F;
         EventProbabilities sharedP;
         ExtinctionState sharedE;
         if (shared) {
             sharedP = theta.probabilities(0, data_->events.presentRates(), data_->highways);
-            sharedE =
-                solveExtinction(layout_, sharedP, options, useWarm && !warmE_.empty() ? &warmE_[0] : nullptr);
+            sharedE = solveExtinction(layout_, sharedP, options,
+                                      useWarm && !warmSharedE_.empty() ? &warmSharedE_ : nullptr);
+            warmSharedE_ = sharedE.E;
             for (auto& w : warmE_)
                 w = sharedE.E;
-            out.stats.eEarly.note(sharedE.stoppedEarly ? 1 : 0, sharedE.residual, F);
         }
         // Fixed-order reductions, whatever the thread count: families are processed in fixed chunks
         // (one family each unless the shared gradient's buffers would be too large), each chunk sums
         // its families in order, and the chunks are combined in order after the loop.
         const bool sharedGradient = withGradient && shared;
-        const int chunkSize = familiesPerChunk(F, sharedGradient ? n : 0, origins ? 7 : 6);
+        const int rowsPerNode = origins ? 7 : 6, gradientNodes = sharedGradient ? n : 0;
+        const int chunkSize = share_ ? share_->familiesPerChunk(gradientNodes, rowsPerNode)
+                                     : familiesPerChunk(F, gradientNodes, rowsPerNode);
         const int chunks = (F + chunkSize - 1) / chunkSize;
-        std::vector<ProbabilityGradient> chunkGrad(sharedGradient ? chunks : 0, ProbabilityGradient(n));
+        const int H = static_cast<int>(layout_.highways.size());
+        std::vector<ProbabilityGradient> chunkGrad(sharedGradient ? chunks : 0, ProbabilityGradient(n, H));
         std::vector<std::vector<double>> chunkOrigin(withGradient && origins ? chunks : 0,
                                                      std::vector<double>(n, 0.0));
+        // Genewise families' terms of the highways' rates, which every family shares.
+        std::vector<std::vector<double>> chunkHighway(withGradient && !shared && H > 0 ? chunks : 0,
+                                                      std::vector<double>(H, 0.0));
         std::vector<SolverStats> chunkStats(chunks);
         std::vector<std::exception_ptr> chunkFailure(chunks);
 
@@ -142,8 +179,10 @@ class CpuBackend final : public LikelihoodBackend {
                         st.prunedClades += adj.prunedClades;
                         if (!shared) {
                             eliminateExtinction(layout_, p, ext, options, g, adj.krylov);
-                            // A genewise family owns its rows of θ: no other thread writes them.
-                            addThetaGradient(theta, f, p, g, out.gradient, layout_.highways);
+                            // A genewise family owns its rows of θ: no other thread writes them. The
+                            // highways' rates are every family's: summed by chunk like the shared rows.
+                            addThetaGradient(theta, f, p, g, out.gradient, layout_.highways,
+                                             chunkHighway.empty() ? nullptr : &chunkHighway[k]);
                         }
                         st.bicgstabIterations += adj.krylov.iterations;
                         st.bicgstabBreakdowns += adj.krylov.breakdowns;
@@ -154,28 +193,54 @@ class CpuBackend final : public LikelihoodBackend {
                 }
             }
         // The first failing family's error, whichever thread met it first.
-        for (const std::exception_ptr& failure : chunkFailure)
-            if (failure) std::rethrow_exception(failure);
+        std::exception_ptr failure;
+        for (const std::exception_ptr& f : chunkFailure)
+            if (f && !failure) failure = f;
 
         for (const SolverStats& s : chunkStats) {
             out.stats.add(s);
         }
-        if (sharedGradient) {
-            ProbabilityGradient total(n);
+        // The chunks' sums, in chunk order: of this dataset, or of every share of the whole one.
+        ProbabilityGradient total(sharedGradient ? n : 0, sharedGradient ? H : 0);
+        std::vector<double> originTotal(chunkOrigin.empty() ? 0 : n, 0.0);
+        std::vector<double> highwayTotal(chunkHighway.empty() ? 0 : H, 0.0);
+        if (share_) {
+            std::vector<double> rows;
+            for (int k = 0; k < chunks; ++k)
+                appendRows(sharedGradient ? &chunkGrad[k] : nullptr,
+                           chunkOrigin.empty() ? nullptr : &chunkOrigin[k],
+                           chunkHighway.empty() ? nullptr : &chunkHighway[k], rows);
+            const int rowLength = (sharedGradient ? 6 * n + H : 0) + static_cast<int>(originTotal.size()) +
+                                  static_cast<int>(highwayTotal.size());
+            readRows(share_->combine(failure, out.stats, rows, rowLength), sharedGradient ? &total : nullptr,
+                     &originTotal, &highwayTotal);
+        } else {
+            if (failure) std::rethrow_exception(failure);
             for (const ProbabilityGradient& g : chunkGrad)
                 total.add(g);
+            for (const std::vector<double>& g : chunkOrigin)
+                for (int e = 0; e < n; ++e)
+                    originTotal[e] += g[e];
+            for (const std::vector<double>& g : chunkHighway)
+                for (int h = 0; h < H; ++h)
+                    highwayTotal[h] += g[h];
+        }
+        // The solves every family shares, counted once for the whole dataset.
+        if (shared) out.stats.eEarly.note(sharedE.stoppedEarly ? 1 : 0, sharedE.residual, wholeF);
+        if (sharedGradient) {
             KrylovStats ks;
             eliminateExtinction(layout_, sharedP, sharedE, options, total, ks);
             out.stats.bicgstabIterations += ks.iterations;
             out.stats.bicgstabBreakdowns += ks.breakdowns;
-            // This solve serves every family: with the families noted above, all F are affected.
+            // This solve serves every family: with the families noted above, all of them are affected.
             out.stats.bicgstabEarly.note(ks.unconverged, ks.worstResidual,
-                                         F - out.stats.bicgstabEarly.families);
+                                         wholeF - out.stats.bicgstabEarly.families);
             addThetaGradient(theta, 0, sharedP, total, out.gradient, layout_.highways);
         }
-        for (const std::vector<double>& g : chunkOrigin)
-            for (int e = 0; e < n; ++e)
-                out.gradient[theta.originEntry(e)] += g[e];
+        for (int e = 0; e < static_cast<int>(originTotal.size()); ++e)
+            out.gradient[theta.originEntry(e)] += originTotal[e];
+        for (int h = 0; h < static_cast<int>(highwayTotal.size()); ++h)
+            out.gradient[theta.highwayEntry(h)] += highwayTotal[h];
         finishEvaluation(out, options, start);
         return out;
     }
@@ -206,16 +271,31 @@ class CpuBackend final : public LikelihoodBackend {
     }
 
   private:
+    void forgetWarmStarts() {
+        warmTables_.clear();
+        warmE_.clear();
+        warmSharedE_.clear();
+    }
+
     std::shared_ptr<const Dataset> data_;
     SpeciesLayout layout_;
     bool keepTables_ = false;
+    std::shared_ptr<FamilyShareExchange> share_; // null: the dataset is the whole one
     std::mutex mutex_;
     std::vector<std::vector<double>> warmE_;
+    std::vector<double> warmSharedE_; // the shared E's, whichever families this backend holds
     std::vector<CladeTables> warmTables_;
     std::vector<CladeTables> threadTables_;
 };
 
 } // namespace
+
+int familiesPerChunk(int families, int speciesNodes, int rows) {
+    if (speciesNodes == 0) return 1;
+    const double chunks =
+        std::max(kMinChunks, std::floor(kChunkGradientBytes / (rows * sizeof(double) * speciesNodes)));
+    return std::max(1, static_cast<int>(std::ceil(families / chunks)));
+}
 
 std::unique_ptr<LikelihoodBackend> makeCpuBackend(std::shared_ptr<const Dataset> data) {
     return std::make_unique<CpuBackend>(std::move(data));
