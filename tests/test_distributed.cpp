@@ -29,19 +29,6 @@ using namespace gpurec::test;
 
 namespace {
 
-// Three transfer highways: a leaf to another subtree's leaf, an internal node to a leaf elsewhere,
-// and two highways leaving the same node.
-std::vector<Highway> someHighways(const SpeciesTree& sp) {
-    const int root = sp.root(), left = sp.left(root), right = sp.right(root);
-    auto firstLeaf = [&](int e) {
-        while (!sp.isLeaf(e))
-            e = sp.left(e);
-        return e;
-    };
-    const int a = firstLeaf(left), b = firstLeaf(right);
-    return {{a, b}, {left, b}, {a, right}};
-}
-
 // Small families on a small tree: many of them, so that sums over families show any change of order.
 std::shared_ptr<Dataset> smallFamilies(Origination origination = Origination::Uniform, int categories = 1,
                                        bool highways = false) {
