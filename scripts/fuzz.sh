@@ -2,7 +2,7 @@
 # Short libFuzzer campaign: scripts/fuzz.sh [seconds per target] [target...]. Each target first
 # re-runs its fixed findings (tests/fuzz/regressions/<target>/), then fuzzes from its committed
 # seeds (tests/fuzz/corpus/<target>) with its dictionary (tests/fuzz/dict/<target>.dict); new
-# inputs go to build/fuzz/corpus/<target>, crash files to build/fuzz/artifacts/<target>/. Any
+# inputs go to build/sanitize/corpus/<target>, crash files to build/sanitize/artifacts/<target>/. Any
 # finding fails the script (its report is printed); otherwise one line of statistics per target.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -12,16 +12,17 @@ targets=("$@")
 if [ ${#targets[@]} -eq 0 ]; then
   targets=(fuzz_newick fuzz_families fuzz_recphyloxml fuzz_rates fuzz_loader fuzz_ale fuzz_cli fuzz_session)
 fi
-cmake --preset fuzz >/dev/null
-cmake --build --preset fuzz -j "$(nproc)" --target "${targets[@]}"
+# The targets live in the sanitize build (clang, ASan + UBSan), which scripts/test.sh has built.
+cmake --preset sanitize >/dev/null
+cmake --build --preset sanitize -j "$(nproc)" --target "${targets[@]}"
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-halt_on_error=1:print_stacktrace=1}
 stats=()
 for target in "${targets[@]}"; do
-  exe=build/fuzz/tests/fuzz/$target
-  corpus=build/fuzz/corpus/$target
-  artifacts=build/fuzz/artifacts/$target
-  log=build/fuzz/$target.log
+  exe=build/sanitize/tests/fuzz/$target
+  corpus=build/sanitize/corpus/$target
+  artifacts=build/sanitize/artifacts/$target
+  log=build/sanitize/$target.log
   mkdir -p "$corpus" "$artifacts"
   regressions=(tests/fuzz/regressions/"$target"/*)
   if [ -e "${regressions[0]}" ]; then

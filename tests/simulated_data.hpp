@@ -51,4 +51,17 @@ simulatedDataset(const SpeciesTree& species, int families, const std::function<R
     return data;
 }
 
+// Three transfer highways allowed under PARENTS: a leaf to another subtree's leaf, an internal node
+// to a leaf elsewhere, and two highways leaving the same node.
+inline std::vector<Highway> someHighways(const SpeciesTree& sp) {
+    const int root = sp.root(), left = sp.left(root), right = sp.right(root);
+    auto firstLeaf = [&](int e) {
+        while (!sp.isLeaf(e))
+            e = sp.left(e);
+        return e;
+    };
+    const int a = firstLeaf(left), b = firstLeaf(right);
+    return {{a, b}, {left, b}, {a, right}};
+}
+
 } // namespace gpurec::test

@@ -5,6 +5,7 @@
 #include "cli_run.hpp"
 #include "engine/backend.hpp"
 #include "io/text_file.hpp"
+#include "output_folders.hpp"
 #include "recon/sampling_run.hpp"
 #include "simulated_data.hpp"
 #include "support.hpp"
@@ -73,80 +74,6 @@ std::vector<long> reportedCounts(const Evaluation& e) {
     const SolverStats& s = e.stats;
     return {s.eIterations,        s.piIterations,       s.maxPiIterations,
             s.bicgstabIterations, s.bicgstabBreakdowns, s.prunedClades};
-}
-
-std::string readFile(const std::filesystem::path& path) {
-    return readTextFile(path.string());
-}
-
-bool isTiming(const std::string& name) {
-    return name.size() >= 7 && name.compare(name.size() - 7, 7, "seconds") == 0;
-}
-
-// result.json without what legitimately depends on the run: timings and the thread count.
-nlohmann::json withoutTimingsAndThreads(nlohmann::json j) {
-    if (j.is_object()) {
-        for (auto it = j.begin(); it != j.end();) {
-            const std::string& key = it.key();
-            if (isTiming(key) || key == "threads" || key == "device") {
-                it = j.erase(it);
-            } else {
-                *it = withoutTimingsAndThreads(*it);
-                ++it;
-            }
-        }
-    } else if (j.is_array()) {
-        for (auto& x : j)
-            x = withoutTimingsAndThreads(x);
-    }
-    return j;
-}
-
-// trace.csv without its timing columns (named *seconds in the header).
-std::string withoutTimingColumns(const std::string& csv) {
-    std::istringstream in(csv);
-    std::vector<bool> keep; // per column, from the header line
-    std::string out;
-    for (std::string line; std::getline(in, line);) {
-        const bool header = keep.empty();
-        std::istringstream fields(line);
-        std::size_t column = 0;
-        for (std::string field; std::getline(fields, field, ','); ++column) {
-            if (header) keep.push_back(!isTiming(field));
-            if (column >= keep.size() || keep[column]) out += field + ",";
-        }
-        out += "\n";
-    }
-    return out;
-}
-
-// Every regular file under `dir`, by relative path.
-std::vector<std::string> filesUnder(const std::string& dir) {
-    std::vector<std::string> out;
-    for (const auto& entry : std::filesystem::recursive_directory_iterator(dir))
-        if (entry.is_regular_file()) out.push_back(std::filesystem::relative(entry.path(), dir).string());
-    std::sort(out.begin(), out.end());
-    return out;
-}
-
-// Compares two output folders: the same files, byte for byte; result.json, checkpoint.json and
-// trace.csv without timings and thread counts.
-void compareOutputFolders(const std::string& a, const std::string& b) {
-    const std::vector<std::string> files = filesUnder(a);
-    QVERIFY(!files.empty());
-    QCOMPARE(filesUnder(b), files);
-    for (const std::string& file : files) {
-        const std::string left = readFile(a + "/" + file), right = readFile(b + "/" + file);
-        if (file == "result.json" || file == "checkpoint.json") {
-            const nlohmann::json l = withoutTimingsAndThreads(nlohmann::json::parse(left));
-            const nlohmann::json r = withoutTimingsAndThreads(nlohmann::json::parse(right));
-            QVERIFY2(l == r, (file + " differs: " + nlohmann::json::diff(l, r).dump()).c_str());
-        } else if (file == "trace.csv") {
-            QCOMPARE(withoutTimingColumns(right), withoutTimingColumns(left));
-        } else {
-            QVERIFY2(left == right, (file + " differs between " + a + " and " + b).c_str());
-        }
-    }
 }
 
 QStringList teachingInput() {

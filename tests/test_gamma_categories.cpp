@@ -10,6 +10,7 @@
 
 #include <QtTest>
 #include <cmath>
+#include <mutex>
 #include <numeric>
 
 using namespace gpurec;
@@ -170,8 +171,13 @@ class GammaCategories : public QObject {
         SamplingSettings settings;
         settings.samples = 20;
         std::vector<FamilySamples> got;
+        std::mutex guard; // consume runs on the worker threads
         sampleFamilies(
-            *data, theta, {0, 1}, settings, [&](FamilySamples&& s) { got.push_back(std::move(s)); },
+            *data, theta, {0, 1}, settings,
+            [&](FamilySamples&& s) {
+                const std::lock_guard lock(guard);
+                got.push_back(std::move(s));
+            },
             backendTables(*backend, theta, settings));
         QCOMPARE(got.size(), std::size_t(2));
         for (const FamilySamples& s : got) {

@@ -11,6 +11,7 @@
 #include "engine/backend.hpp"
 #include "engine/family_solver.hpp"
 #include "engine/relative_error.hpp"
+#include "engine/species_operators.hpp"
 #include "optim/parameter_classes.hpp"
 #include "support.hpp"
 
@@ -110,24 +111,24 @@ struct HostExecutor {
     void endWave(EvaluationPhase, int, int, int) {}
 };
 
-// A team of host threads, one per member, for the steps whose result depends on how the work is
-// split between members: barriers are real, and exclusiveSum goes through shared totals as
-// BlockTeam's per-warp totals do.
+// A team of host threads, one per member, for the steps whose work is split between members:
+// barriers are real, so a missing one shows as a race (and as wrong sums).
 struct ThreadTeam {
     int rank, size;
     std::barrier<>* barrier;
-    double* totals; // one per member
     void sync() const { barrier->arrive_and_wait(); }
-    double exclusiveSum(double v, bool reversed) const {
-        totals[rank] = v;
-        sync();
-        double sum = 0.0;
-        for (int r = reversed ? size - 1 : 0; reversed ? r > rank : r < rank; r += reversed ? -1 : 1)
-            sum += totals[r];
-        sync();
-        return sum;
-    }
 };
+
+// Runs body(team) on `members` host threads.
+template <class Body> void runTeam(int members, Body&& body) {
+    std::barrier<> barrier(members);
+    std::vector<std::thread> threads;
+    threads.reserve(members);
+    for (int r = 0; r < members; ++r)
+        threads.emplace_back([&, r] { body(ThreadTeam{r, members, &barrier}); });
+    for (std::thread& t : threads)
+        t.join();
+}
 
 struct Emulation {
     Evaluation out;
@@ -609,41 +610,74 @@ class GpuSolverSteps : public QObject {
         }
     }
 
-    // RELDATED's running sums split between team members (scanPositions): the blocks, their totals'
-    // scan and the direction, against plain running sums, for teams larger and smaller than n.
-    void teamScansMatchRunningSums() {
+    // RELDATED's rank sums built by a team level by level (buildTeamRankSums): every node as the
+    // serial build has it, bit for bit, for teams larger and smaller than n.
+    void teamRankSumsMatchTheSerialBuild() {
         std::mt19937 rng(3);
         std::uniform_real_distribution<double> u(0, 1);
-        for (int n : {1, 2, 5, 37, 100})
-            for (int members : {1, 2, 3, 8, 13})
-                for (bool fromEnd : {false, true}) {
-                    std::vector<double> x(n), out(n, std::nan("")), totals(members);
-                    for (double& v : x)
-                        v = u(rng);
-                    std::barrier<> barrier(members);
-                    std::vector<std::thread> threads;
-                    for (int r = 0; r < members; ++r)
-                        threads.emplace_back([&, r] {
-                            const ThreadTeam team{r, members, &barrier, totals.data()};
-                            scanPositions(
-                                team, n, fromEnd, [&](int i) { return x[i]; }, out.data());
-                        });
-                    for (std::thread& t : threads)
-                        t.join();
-                    double sum = 0.0;
-                    for (int k = 0; k < n; ++k) {
-                        const int i = fromEnd ? n - 1 - k : k;
-                        sum += x[i];
-                        QVERIFY2(relativeError(out[i], sum) < 1e-14,
-                                 qPrintable(QString("n %1, %2 members, %3: position %4 holds %5, expected %6")
-                                                .arg(n)
-                                                .arg(members)
-                                                .arg(fromEnd ? "from the end" : "from the start")
-                                                .arg(i)
-                                                .arg(out[i])
-                                                .arg(sum)));
-                    }
+        for (int n : {1, 2, 5, 37, 100, 1331})
+            for (int members : {1, 2, 3, 8, 13}) {
+                std::vector<double> x(n), serial(n, 0.0), team(n, 0.0);
+                for (double& v : x)
+                    v = u(rng);
+                auto leaf = [&](int i) { return x[i]; };
+                buildRankSums(serial.data(), n, leaf);
+                runTeam(members, [&](const ThreadTeam& t) { buildTeamRankSums(t, n, leaf, team.data()); });
+                QVERIFY2(team == serial, qPrintable(QString("n %1, %2 members").arg(n).arg(members)));
+            }
+    }
+
+    // The team code's RELDATED recipient average and its transpose (team_sweeps.hpp) against the
+    // CPU's (engine/species_operators.cpp) where one term dwarfs the others, so that differences of
+    // running sums would lose most digits: to 1e-15 of each result, for teams of several sizes.
+    void teamRecipientAveragesMatchTheCpuUnderRelDated_data() {
+        QTest::addColumn<QString>("folder");
+        QTest::addColumn<QString>("species");
+        QTest::newRow("simulated_2") << "simulated_2"
+                                     << "species.nwk";
+        QTest::newRow("test_trees_200") << "alerax/test_trees_200"
+                                        << "sp.nwk";
+    }
+    void teamRecipientAveragesMatchTheCpuUnderRelDated() {
+        QFETCH(QString, folder);
+        QFETCH(QString, species);
+        InputPaths paths;
+        paths.speciesTree = sharedData(folder.toStdString() + "/" + species.toStdString());
+        paths.familiesFile = sharedData(folder.toStdString() + "/families.txt");
+        LoadOptions lo;
+        lo.minCoveredSpecies = 4;
+        const LoadedInput in = loadInput(paths, TransferConstraint::RelDated, lo);
+        const Dataset& data = *in.dataset;
+        const HostStructure h(data);
+        const SpeciesView s = h.speciesView();
+        const SpeciesLayout layout(data);
+        const int n = s.n;
+        std::mt19937 rng(5);
+        std::uniform_real_distribution<double> u(1e-3, 1);
+        double worstAverage = 0.0, worstTranspose = 0.0;
+        for (int big = 0; big < n; big += 1 + n / 40) {
+            std::vector<double> x(n), cpuBar(n), cpuTr(n), scratch(3 * n);
+            for (double& v : x)
+                v = u(rng);
+            x[big] = 1e12;
+            recipientAverage(layout, x.data(), cpuBar.data(), scratch.data());
+            recipientAverageTranspose(layout, x.data(), cpuTr.data(), scratch.data());
+            for (int members : {1, 3, 32}) {
+                std::vector<double> sub(n, std::nan("")), bar(n, std::nan("")), tr(n, 0.0);
+                runTeam(members, [&](const ThreadTeam& t) {
+                    forEachRecipientAverage(t, s, x.data(), sub.data(), [&](int e, double a) { bar[e] = a; });
+                    addRecipientAverageTranspose(t, s, x.data(), sub.data(), tr.data());
+                });
+                for (int e = 0; e < n; ++e) {
+                    worstAverage = std::max(worstAverage, relativeError(bar[e], cpuBar[e]));
+                    worstTranspose = std::max(worstTranspose, relativeError(tr[e], cpuTr[e]));
                 }
+            }
+        }
+        qInfo("worst relative difference from the CPU: average %.3g, transpose %.3g", worstAverage,
+              worstTranspose);
+        QVERIFY2(worstAverage <= 1e-15 && worstTranspose <= 1e-15,
+                 qPrintable(QString("%1, %2").arg(worstAverage).arg(worstTranspose)));
     }
 
     // The direct self-loop solve adds only non-negative terms: no loss of accuracy at rates where

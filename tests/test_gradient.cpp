@@ -92,19 +92,6 @@ RateParameters randomTheta(const std::string& mode, const Dataset& data, unsigne
     return theta;
 }
 
-// Three highways allowed under PARENTS: a leaf to another subtree's leaf, an internal node to a leaf
-// elsewhere, and two highways leaving the same node.
-std::vector<Highway> someHighways(const SpeciesTree& sp) {
-    const int root = sp.root(), left = sp.left(root), right = sp.right(root);
-    auto firstLeaf = [&](int e) {
-        while (!sp.isLeaf(e))
-            e = sp.left(e);
-        return e;
-    };
-    const int a = firstLeaf(left), b = firstLeaf(right);
-    return {{a, b}, {left, b}, {a, right}};
-}
-
 double maxAbs(const std::vector<double>& v) {
     double m = 0;
     for (double x : v)

@@ -452,7 +452,7 @@ class GuiSession : public QObject {
             QVERIFY(opened.at(0).at(0).toBool());
             QCOMPARE(w.session().parameters().theta(), theta);
             QVERIFY(w.session().parameters().mode() == RateMode::Specieswise);
-            QVERIFY(w.runPanel()->rateMode() == RateMode::Specieswise);
+            QCOMPARE(w.runPanel()->parametrization(), std::string("PER-SPECIES"));
             QCOMPARE(w.knobsPanel()->options().pi_tol, 1e-12);
             QCOMPARE(w.knobsPanel()->options().neumann_terms, 5);
             const OptimizerSettings settings = w.runPanel()->optimizerSettings();

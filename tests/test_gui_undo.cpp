@@ -263,7 +263,7 @@ class GuiUndo : public QObject {
         QCOMPARE(w.undoStack()->undoText(), QString("Rate mode specieswise"));
         undo(w);
         QCOMPARE(mode->currentIndex(), 0);
-        QVERIFY(w.runPanel()->rateMode() == RateMode::Global);
+        QCOMPARE(w.runPanel()->parametrization(), std::string("GLOBAL"));
         QVERIFY(w.session().parameters().mode() == RateMode::Global);
         QCOMPARE(w.session().parameters().theta(), global.theta());
         redo(w);

@@ -4,6 +4,7 @@
 #include "io/input_error.hpp"
 #include "reference_model.hpp"
 #include "support.hpp"
+#include "tree/ranked_recipients.hpp"
 #include "tree/species_tree.hpp"
 
 #include <QtTest>
@@ -184,9 +185,8 @@ class SpeciesTrees : public QObject {
 
     // The recipient average and its transpose against sums over the brute-force sets, on random
     // trees, the average of values spread over 30 orders of magnitude, the transpose of signed ones
-    // (adjoints): to the last digits under PARENTS and NONE (the average adds non-negative terms
-    // only); under RELDATED a running sum is taken from another, so the error is relative to the
-    // sum with e's own term, and the average is never negative.
+    // (adjoints): to the last digits under every constraint (the average adds non-negative terms
+    // only; RELDATED's range sums are pairwise sums, never differences), never negative.
     void recipientAveragesOnRandomTrees() {
         std::mt19937 rng(29);
         std::uniform_real_distribution<double> u(0, 1), exponent(-30, 0);
@@ -204,16 +204,15 @@ class SpeciesTrees : public QObject {
                 }
                 recipientAverage(layout, x.data(), bar.data(), scratch.data());
                 recipientAverageTranspose(layout, w.data(), tr.data(), scratch.data());
-                const bool ranked = c == TransferConstraint::RelDated;
-                // |got − expected| within 1e-13 of the sum of the terms' sizes (and of e's own).
-                auto close = [&](double got, double expected, double size, double own) {
-                    return std::abs(got - expected) <= 1e-13 * (size + (ranked ? std::abs(own) : 0.0));
+                // |got − expected| within 1e-13 of the sum of the terms' sizes.
+                auto close = [&](double got, double expected, double size) {
+                    return std::abs(got - expected) <= 1e-13 * size;
                 };
                 std::vector<double> expectedTr(n, 0.0), sizeTr(n, 0.0);
                 for (int e = 0; e < n; ++e) {
                     const double expected = averageOver(reference[e], x);
                     const double share = 1.0 / static_cast<double>(reference[e].size());
-                    QVERIFY2(bar[e] >= 0 && close(bar[e], expected, expected, x[e] * share),
+                    QVERIFY2(bar[e] >= 0 && close(bar[e], expected, expected),
                              qPrintable(QString("%1 x̄(%2) = %3, expected %4")
                                             .arg(QString::fromStdString(toString(c)))
                                             .arg(e)
@@ -225,8 +224,7 @@ class SpeciesTrees : public QObject {
                     }
                 }
                 for (int h = 0; h < n; ++h)
-                    QVERIFY2(close(tr[h], expectedTr[h], sizeTr[h],
-                                   w[h] / static_cast<double>(reference[h].size())),
+                    QVERIFY2(close(tr[h], expectedTr[h], sizeTr[h]),
                              qPrintable(QString("%1 transpose(%2) = %3, expected %4")
                                             .arg(QString::fromStdString(toString(c)))
                                             .arg(h)
@@ -234,6 +232,99 @@ class SpeciesTrees : public QObject {
                                             .arg(expectedTr[h], 0, 'g', 17)));
             }
         }
+    }
+
+    // The rank sums (tree/ranked_recipients.hpp) of integers, exact: every range of every size,
+    // including sizes that are not powers of two.
+    void rankSumsCoverEveryRange() {
+        for (int n = 1; n <= 40; ++n) {
+            std::vector<double> node(n, std::nan(""));
+            auto leaf = [](int i) { return static_cast<double>(1 + i * i); };
+            buildRankSums(node.data(), n, leaf);
+            for (int a = 0; a <= n; ++a)
+                for (int b = a; b <= n; ++b) {
+                    double expected = 0.0;
+                    for (int i = a; i < b; ++i)
+                        expected += leaf(i);
+                    QVERIFY2(rankRangeSum(node.data(), n, leaf, a, b) == expected,
+                             qPrintable(QString("n %1, [%2, %3)").arg(n).arg(a).arg(b)));
+                }
+        }
+    }
+
+    // RELDATED's averages and transposes where one term dwarfs the others (Π of a clade peaks at the
+    // species it maps to): each result to 1e-14 of itself against long-double sums over R(e), whatever
+    // the terms it leaves out. Differences of running sums (the plain formula, computed alongside)
+    // lose most digits here.
+    void relDatedSumsIgnoreTheTermsLeftOut() {
+        std::mt19937 rng(41);
+        std::uniform_real_distribution<double> u(1e-3, 1);
+        double worstAverage = 0.0, worstTranspose = 0.0, plainAverage = 0.0, plainTranspose = 0.0;
+        for (int trial = 0; trial < 30; ++trial) {
+            const SpeciesTree st = tree(randomNewick(3 + trial % 40, rng));
+            const int n = st.size();
+            const auto reference = referenceRecipients(st, TransferConstraint::RelDated);
+            const SpeciesLayout layout(st, TransferConstraint::RelDated);
+            for (int big = 0; big < n; ++big) {
+                std::vector<double> x(n), bar(n), tr(n), scratch(3 * n);
+                for (double& v : x)
+                    v = u(rng);
+                x[big] = 1e12;
+                recipientAverage(layout, x.data(), bar.data(), scratch.data());
+                recipientAverageTranspose(layout, x.data(), tr.data(), scratch.data());
+                // The plain formula: suffix sums of x and prefix sums of the first-rank buckets of
+                // v = x / |R|, with ranges as their differences.
+                std::vector<double> suffix(n + 1, 0.0), prefix(n + 1, 0.0);
+                auto v = [&](int e) { return x[e] * layout.invRecipients[e]; };
+                for (int r = n - 1; r >= 0; --r)
+                    suffix[r] = suffix[r + 1] + x[layout.byRank[r]];
+                for (int k = 0; k < n; ++k)
+                    prefix[k + 1] = prefix[k] + firstRankBucket(layout.byRank.data(), layout.left.data(),
+                                                                layout.right.data(), n, v, k);
+                std::vector<double> plainBar(n), plainTr(n);
+                for (int e = 0; e < n; ++e) {
+                    const int first = firstRecipientRank(layout.rank.data(), layout.parent.data(), e);
+                    const int own = layout.rank[e], up = layout.parent[e];
+                    plainBar[e] = (suffix[first] - suffix[own] + suffix[own + 1]) * layout.invRecipients[e];
+                    const double sibling =
+                        up < 0 ? 0.0 : v(layout.left[up] == e ? layout.right[up] : layout.left[up]);
+                    plainTr[e] = prefix[first] + sibling + prefix[own + 1] - prefix[first + 1];
+                }
+                std::vector<long double> expectedTr(n, 0.0L);
+                for (int e = 0; e < n; ++e) {
+                    long double sum = 0.0L;
+                    for (int h : reference[e]) {
+                        sum += x[h];
+                        expectedTr[h] += static_cast<long double>(x[e]) / reference[e].size();
+                    }
+                    const double expected = static_cast<double>(sum / reference[e].size());
+                    worstAverage = std::max(worstAverage, relativeError(bar[e], expected));
+                    plainAverage = std::max(plainAverage, relativeError(plainBar[e], expected));
+                    QVERIFY2(relativeError(bar[e], expected) < 1e-14,
+                             qPrintable(QString("x̄(%1) = %2, expected %3 (x %4 at %5)")
+                                            .arg(e)
+                                            .arg(bar[e], 0, 'g', 17)
+                                            .arg(expected, 0, 'g', 17)
+                                            .arg(x[big])
+                                            .arg(big)));
+                }
+                for (int h = 0; h < n; ++h) {
+                    const double expected = static_cast<double>(expectedTr[h]);
+                    worstTranspose = std::max(worstTranspose, relativeError(tr[h], expected));
+                    plainTranspose = std::max(plainTranspose, relativeError(plainTr[h], expected));
+                    QVERIFY2(relativeError(tr[h], expected) < 1e-14,
+                             qPrintable(QString("transpose(%1) = %2, expected %3 (u %4 at %5)")
+                                            .arg(h)
+                                            .arg(tr[h], 0, 'g', 17)
+                                            .arg(expected, 0, 'g', 17)
+                                            .arg(x[big])
+                                            .arg(big)));
+                }
+            }
+        }
+        qInfo("worst relative error: average %.3g (plain formula %.3g), transpose %.3g (plain %.3g)",
+              worstAverage, plainAverage, worstTranspose, plainTranspose);
+        QVERIFY(plainAverage > 1e-8 && plainTranspose > 1e-8); // the inputs are adversarial
     }
 
     void recipientAverageMatchesBruteForce() {

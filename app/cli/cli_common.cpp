@@ -1,6 +1,9 @@
 #include "cli_common.hpp"
 
 #include "data/origination.hpp"
+#include "distributed/distributed_backend.hpp"
+#include "distributed/distributed_load.hpp"
+#include "distributed/distributed_sampling.hpp"
 #include "engine/solver_report.hpp"
 #include "io/json_number.hpp"
 #include "io/output_folder.hpp"
@@ -8,16 +11,74 @@
 #include "model/gamma_categories.hpp"
 #include "optim/rate_files.hpp"
 #include "recon/sampling_run.hpp"
+#include "run/interruption.hpp"
 
 #include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <cstdio>
+#include <fcntl.h>
 #include <filesystem>
 #include <iostream>
 #include <omp.h>
+#include <set>
+#include <unistd.h>
 
 namespace gpurec::cli {
+
+namespace {
+ProcessGroup* group = nullptr;
+} // namespace
+
+void joinRun(ProcessGroup& g) {
+    group = &g;
+    if (g.size() == 1) return;
+    holdInterruptionsForAgreement(g.rank() == 0);
+    if (g.rank() == 0) return;
+    const int quiet = open("/dev/null", O_WRONLY);
+    if (quiet < 0) throw std::runtime_error("cannot open /dev/null");
+    dup2(quiet, STDOUT_FILENO);
+    dup2(quiet, STDERR_FILENO);
+    close(quiet);
+}
+
+ProcessGroup& runGroup() {
+    static const std::unique_ptr<ProcessGroup> alone = singleProcess();
+    return group ? *group : *alone;
+}
+
+bool writesOutputs() {
+    return runGroup().rank() == 0;
+}
+
+void refuseInGroups(CLI::App& app) {
+    if (runGroup().size() == 1) return;
+    const std::set<std::string> spread = {"eval", "optimize", "sample", "search"};
+    for (CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; }))
+        if (!spread.count(sub->get_name()))
+            sub->preparse_callback([name = sub->get_name()](std::size_t) {
+                throw std::invalid_argument("gpurec " + name +
+                                            " runs as one process: start it without mpirun (eval, optimize, "
+                                            "sample and search run as several)");
+            });
+}
+
+int finishRun(int status, const std::exception_ptr& failure) {
+    try {
+        try {
+            if (failure) std::rethrow_exception(failure);
+        } catch (const GroupFailure&) {
+            throw; // every process has it already
+        } catch (...) {
+            runGroup().agree(std::current_exception());
+        }
+        runGroup().agree(); // another process may have failed after the last exchange
+    } catch (const std::exception& e) {
+        std::cerr << "gpurec: error: " << e.what() << "\n";
+        return 2;
+    }
+    return status;
+}
 
 void addInputOptions(CLI::App& app, InputOptions& o) {
     app.add_option("-s,--species-tree", o.species, "Rooted binary species tree (Newick)")->required();
@@ -258,8 +319,11 @@ LoadOptions loadOptionsFrom(const InputOptions& o, int threads) {
 }
 
 LoadedInput loadOrExplain(const InputOptions& o, int threads) {
-    LoadedInput in = loadInput(inputPathsFrom(o), parseTransferConstraint(o.transferConstraint),
-                               loadOptionsFrom(o, threads));
+    const InputPaths paths = inputPathsFrom(o);
+    const TransferConstraint constraint = parseTransferConstraint(o.transferConstraint);
+    LoadedInput in = runGroup().size() > 1
+                         ? loadAcross(runGroup(), paths, constraint, loadOptionsFrom(o, threads))
+                         : loadInput(paths, constraint, loadOptionsFrom(o, threads));
     for (const std::string& w : in.warnings)
         std::cerr << "gpurec: warning: " << w << "\n";
     for (const FamilyProblem& p : in.excluded)
@@ -415,6 +479,7 @@ void addRunDescription(nlohmann::json& j, const InputOptions& input, const Loade
                     {"max_clade_split_ratio", input.maxCladeSplitRatio},
                     {"device", device},
                     {"solver", solverOptionsJson(solver)}};
+    j["mpi_ranks"] = runGroup().size();
     addInputReport(j, input, loaded);
 }
 
@@ -574,11 +639,38 @@ BatchLimits batchLimitsFrom(const EngineOptions& o) {
     if (!o.gpuMemoryLimit.empty()) limits.memoryBytes = parseByteSize(o.gpuMemoryLimit);
     return limits;
 }
+
+// The CUDA devices of this host.
+int cudaDeviceCount() {
+    const std::vector<std::string> names = availableDeviceNames();
+    return static_cast<int>(std::count_if(names.begin(), names.end(),
+                                          [](const std::string& n) { return n.rfind("cuda:", 0) == 0; }));
+}
+
+// In a group of several processes: a distributed backend over each process's backend on its own
+// families, on the device deviceForProcess gives it (the CPU for a share without families; auto
+// with transfer highways stays auto, whose choice is then the CPU, as in one process).
+BackendChoice spreadBackend(const EngineOptions& o, const std::shared_ptr<const Dataset>& data) {
+    ProcessGroup& g = runGroup();
+    const std::string device = o.device == "auto" && !data->highways.empty()
+                                   ? o.device
+                                   : deviceForProcess(o.device, g.hostRank(), cudaDeviceCount());
+    BackendChoice local;
+    std::unique_ptr<LikelihoodBackend> backend =
+        makeDistributedBackend(g, data, [&](const std::shared_ptr<const Dataset>& own) {
+            local = own->families.empty() ? BackendChoice{makeCpuBackend(own), "cpu", ""}
+                                          : selectBackend(device, own, batchLimitsFrom(o));
+            return std::move(local.backend);
+        });
+    return {std::move(backend), std::to_string(g.size()) + " processes; process 0: " + local.description,
+            local.note};
+}
 } // namespace
 
 BackendChoice backendFrom(const EngineOptions& o, const std::shared_ptr<const Dataset>& data) {
     if (o.threads > 0) omp_set_num_threads(o.threads);
-    BackendChoice c = selectBackend(o.device, data, batchLimitsFrom(o));
+    BackendChoice c =
+        runGroup().size() > 1 ? spreadBackend(o, data) : selectBackend(o.device, data, batchLimitsFrom(o));
     // Information, not a problem: auto promises the CPU when no GPU is usable (stderr is kept for
     // errors and warnings).
     if (!c.note.empty()) std::cout << c.note << "\n";
@@ -586,8 +678,30 @@ BackendChoice backendFrom(const EngineOptions& o, const std::shared_ptr<const Da
 }
 
 BackendFactory backendFactoryFrom(const EngineOptions& o) {
+    if (runGroup().size() > 1)
+        return [o](const std::shared_ptr<const Dataset>& d) { return spreadBackend(o, d).backend; };
     return [device = o.device, limits = batchLimitsFrom(o)](const std::shared_ptr<const Dataset>& d) {
         return selectBackend(device, d, limits).backend;
+    };
+}
+
+FamilySampling outputSampling() {
+    if (runGroup().size() == 1) return sampleFromBackend;
+    return [](const Dataset& data, const RateParameters& theta, const std::vector<int>& families,
+              const SamplingSettings& settings, const std::function<void(FamilySamples &&)>& consume,
+              LikelihoodBackend& backend) {
+        sampleAcross(runGroup(), data, theta, families, settings, consume, backend,
+                     SampleDelivery::FirstProcess, true);
+    };
+}
+
+FamilySampling searchSampling() {
+    if (runGroup().size() == 1) return sampleFromBackend;
+    return [](const Dataset& data, const RateParameters& theta, const std::vector<int>& families,
+              const SamplingSettings& settings, const std::function<void(FamilySamples &&)>& consume,
+              LikelihoodBackend& backend) {
+        sampleAcross(runGroup(), data, theta, families, settings, consume, backend,
+                     SampleDelivery::EveryProcess, false);
     };
 }
 

@@ -1,6 +1,7 @@
 #pragma once
 // Option groups shared by the gpurec subcommands, and the input/rates set-up they all need.
 #include "data/load.hpp"
+#include "distributed/process_group.hpp"
 #include "engine/backend.hpp"
 #include "engine/backend_factory.hpp"
 #include "model/rate_parameters.hpp"
@@ -17,6 +18,20 @@
 #include <vector>
 
 namespace gpurec::cli {
+
+// The processes of this run (core/distributed): this one alone, unless main() joined the processes
+// an MPI launcher started. eval, optimize, sample and search spread their families over them; the
+// first process writes the outputs and prints, the others' stdout and stderr go to /dev/null and
+// their errors reach the first through the group's agreement.
+void joinRun(ProcessGroup& group);
+ProcessGroup& runGroup();
+bool writesOutputs(); // the first process
+// Makes the subcommands that run as one process only refuse to start in a group of several.
+void refuseInGroups(CLI::App& app);
+// main()'s end of a run: agrees with the other processes on whether one failed (`failure`, null when
+// this one did not) and returns the exit status, `status` when none failed, else 2 after one
+// "gpurec: error: " line on stderr.
+int finishRun(int status, const std::exception_ptr& failure);
 
 // The values a number option accepts, described in the words its error uses ("must be > 0").
 struct NumberRange {
@@ -139,10 +154,16 @@ RateParameters initialRates(const RateOptions& o, const Dataset& data, RateMode 
 // The rates of a fixed-rate run (eval, sample): --d --l --t (global), a model_parameters.txt
 // (per species, or global when its rows agree) or a folder of <family>_rates.txt (per family).
 RateParameters fixedRunRates(const RateOptions& o, const Dataset& data);
-// Prints the choice's note (a GPU asked for by auto but not usable) on stdout.
+// Prints the choice's note (a GPU asked for by auto but not usable) on stdout. In a group of
+// several processes, a distributed backend over this process's own (one GPU each).
 BackendChoice backendFrom(const EngineOptions& o, const std::shared_ptr<const Dataset>& data);
 // Backends on the same device and memory budget for the datasets of candidate species trees.
 BackendFactory backendFactoryFrom(const EngineOptions& o);
+// How `sample` samples: the outputs' families all reach the first process, which writes them; a
+// signal ends the run between families (Interrupted from the sampling or from `consume`).
+FamilySampling outputSampling();
+// How the species-tree search samples (every process gets every family's samples).
+FamilySampling searchSampling();
 // θ's rates for result.json: one {"D", "L", "T"} object (no "T" under UndatedDL) for global rates,
 // else one per species node or family, by name; origination weights go to originationJson.
 nlohmann::json ratesJson(const Dataset& data, const RateParameters& theta);
@@ -152,7 +173,8 @@ nlohmann::json originationJson(const Dataset& data, const RateParameters& theta)
 nlohmann::json highwaysJson(const Dataset& data, const RateParameters& theta);
 // The speciation categories: their count, the shape α and the weights s_c; null for one category.
 nlohmann::json speciationGammaJson(const Dataset& data, const RateParameters& theta);
-// Adds the inputs, device, solver options, excluded and skipped families to a result.json object.
+// Adds the inputs, device, solver options, excluded and skipped families, and the number of processes
+// ("mpi_ranks") to a result.json object.
 void addRunDescription(nlohmann::json& j, const InputOptions& input, const LoadedInput& loaded,
                        const std::string& device, const SolverOptions& solver);
 // One "warning: ..." line on stdout per solver that stopped early (engine/solver_report.hpp).

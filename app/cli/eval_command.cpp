@@ -30,7 +30,7 @@ void registerEval(CLI::App& root) {
         // A signal: finish the evaluation, write nothing, exit 130/143 (handled from before the
         // output folder exists, so a signal sent once it does is never the default one).
         const InterruptionHandlers handlers;
-        prepareOutputs(o->output, {"per_fam_likelihoods.txt", "result.json"});
+        if (writesOutputs()) prepareOutputs(o->output, {"per_fam_likelihoods.txt", "result.json"});
         LoadedInput in = loadOrExplain(o->input, o->engine.threads);
         const Dataset& data = *in.dataset;
         RateParameters theta = fixedRunRates(o->rates, data);
@@ -39,10 +39,12 @@ void registerEval(CLI::App& root) {
         Evaluation eval = backend.backend->evaluate(theta, solver, false);
         throwIfInterrupted();
         requireFiniteLikelihoods(data, theta, eval);
-        writePerFamilyLikelihoods(outdir + "/per_fam_likelihoods.txt", data, eval);
-        nlohmann::json j = evaluationJson(data, eval);
-        addRunDescription(j, o->input, in, backend.description, solver);
-        writeJson(outdir + "/result.json", j);
+        if (writesOutputs()) {
+            writePerFamilyLikelihoods(outdir + "/per_fam_likelihoods.txt", data, eval);
+            nlohmann::json j = evaluationJson(data, eval);
+            addRunDescription(j, o->input, in, backend.description, solver);
+            writeJson(outdir + "/result.json", j);
+        }
         std::printf("%zu families, %d species nodes, %lld clades, %lld splits on %s\n", data.families.size(),
                     data.species.size(), data.cladeCount(), data.splitCount(), backend.description.c_str());
         std::printf("total LL %.10f nats, NLL %.10f bits (%.3f s, schedule %s%s)\n", eval.totalLogLikelihood,

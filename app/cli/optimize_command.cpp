@@ -163,9 +163,10 @@ void registerOptimize(CLI::App& root) {
         settings.validate();
         const std::vector<std::string> owned = {"per_fam_likelihoods.txt", "model_parameters", "trace.csv",
                                                 "checkpoint.json", "result.json"};
-        if (resuming)
+        const bool writer = writesOutputs();
+        if (writer && resuming)
             prepareOutputFolder(outdir, owned, ExistingOutputs::Keep);
-        else
+        else if (writer)
             prepareOutputs(opts.output, owned);
         const InterruptionHandlers handlers; // from here on a signal ends the run at the next safe point
         LoadedInput in = loadOrExplain(opts.input, opts.engine.threads);
@@ -186,9 +187,12 @@ void registerOptimize(CLI::App& root) {
         checkpoint.settings = settings;
 
         const std::string tracePath = outdir + "/trace.csv";
-        prepareTraceFile(tracePath, resuming ? checkpoint.progress.iterations : 0);
-        std::ofstream trace(tracePath, std::ios::app);
-        if (!trace) throw std::runtime_error("cannot write " + tracePath);
+        std::ofstream trace;
+        if (writer) {
+            prepareTraceFile(tracePath, resuming ? checkpoint.progress.iterations : 0);
+            trace.open(tracePath, std::ios::app);
+            if (!trace) throw std::runtime_error("cannot write " + tracePath);
+        }
         std::printf(
             "%zu families, %d species nodes, %lld clades, %lld splits on %s; %s rates (%d parameters), %s\n",
             data.families.size(), data.species.size(), data.cladeCount(), data.splitCount(),
@@ -205,12 +209,12 @@ void registerOptimize(CLI::App& root) {
                 // Flushed: the trace survives an interrupted run. Then the checkpoint, so that a
                 // run killed at any moment resumes from its last iteration (prepareTraceFile drops
                 // a row written after the last checkpoint).
-                if (!(trace << traceCsvRow(r) << std::endl))
+                if (writer && !(trace << traceCsvRow(r) << std::endl))
                     throw std::runtime_error("cannot write " + tracePath);
                 checkpoint.theta = *r.bestTheta;
                 checkpoint.bestNllBits = r.bestNllBits;
                 checkpoint.progress = {r.iteration + 1, r.evaluations, r.initialNllBits, r.seconds};
-                writeCheckpoint(checkpointPath, checkpoint);
+                if (writer) writeCheckpoint(checkpointPath, checkpoint);
                 std::printf("%s\n", progressLine(r).c_str());
                 std::fflush(stdout);
                 return true;
@@ -218,8 +222,11 @@ void registerOptimize(CLI::App& root) {
             resuming ? &resumePoint : nullptr);
 
         const Evaluation& best = model.lastEvaluation();
-        writePerFamilyLikelihoods(outdir + "/per_fam_likelihoods.txt", data, best);
-        std::vector<std::string> rateFiles = writeRateFiles(outdir + "/model_parameters", data, result.best);
+        std::vector<std::string> rateFiles{outdir + "/model_parameters"};
+        if (writer) {
+            writePerFamilyLikelihoods(outdir + "/per_fam_likelihoods.txt", data, best);
+            rateFiles = writeRateFiles(outdir + "/model_parameters", data, result.best);
+        }
         nlohmann::json j = evaluationJson(data, best);
         j["optimization"] = {
             {"mode", toString(mode)},
@@ -239,14 +246,16 @@ void registerOptimize(CLI::App& root) {
             {"highways", highwaysJson(data, result.best)}};
         j["interrupted"] = result.interrupted;
         addRunDescription(j, opts.input, in, backend.description, solver);
-        writeJson(outdir + "/result.json", j);
         checkpoint.theta = result.best.theta();
         checkpoint.bestNllBits = result.bestNllBits;
         checkpoint.progress = {result.iterations + 1, result.evaluations, result.initialNllBits,
                                result.seconds};
         checkpoint.finished = !result.interrupted;
         checkpoint.stopReason = result.stopReason;
-        writeCheckpoint(checkpointPath, checkpoint);
+        if (writer) {
+            writeJson(outdir + "/result.json", j);
+            writeCheckpoint(checkpointPath, checkpoint);
+        }
         std::printf("%s after %d iterations (%d evaluations, %.2f s): %s\n",
                     result.converged     ? "converged"
                     : result.interrupted ? "interrupted"

@@ -121,7 +121,9 @@ void registerSample(CLI::App& root) {
         settings.halveRootBranches = o->input.rooting == "UNIFORM";
         validateSampleCount(settings.samples); // before the (possibly long) loading
         const std::string& outdir = o->output.outdir;
-        prepareOutputs(o->output, {"reconciliations", "highways/accepted_transfers", "result.json"});
+        const bool writer = writesOutputs();
+        if (writer)
+            prepareOutputs(o->output, {"reconciliations", "highways/accepted_transfers", "result.json"});
         // A signal stops the run between families: those written stay, result.json lists them.
         const InterruptionHandlers handlers;
         LoadedInput in = loadOrExplain(o->input, o->engine.threads);
@@ -133,12 +135,13 @@ void registerSample(CLI::App& root) {
         BackendChoice backend = backendFrom(o->engine, in.dataset);
 
         const std::string recDir = outdir + "/reconciliations";
-        prepareReconciliationFolder(recDir);
+        if (writer) prepareReconciliationFolder(recDir);
         const ReconciliationFileOptions fileOptions{o->xmlPerFamily,
                                                     o->compactXml ? XmlLayout::Compact : XmlLayout::Auto};
         std::vector<nlohmann::json> familyJson(data.families.size());
         // Families finish in any order: their summaries are added up in family order below, so the
-        // totals have the same bits for any thread count.
+        // totals have the same bits for any thread and process count (the first process writes
+        // every family's files).
         std::vector<ReconciliationSummary> familySummary(data.families.size());
         std::vector<SolverStats> familyStats(data.families.size());
         const auto consume = [&](FamilySamples&& fs) {
@@ -157,12 +160,17 @@ void registerSample(CLI::App& root) {
         };
         bool interrupted = false;
         try {
-            sampleFamilies(data, theta, families, settings, consume,
-                           backendTables(*backend.backend, theta, settings));
+            outputSampling()(data, theta, families, settings, consume, *backend.backend);
         } catch (const Interrupted&) {
             interrupted = true;
         }
-        ReconciliationSummary total;
+        if (!writer) { // the first process has every family's samples: it writes and reports them
+            if (interrupted) throwIfInterrupted();
+            return;
+        }
+        ReconciliationSummary total; // sized for the species even when a signal came before any family
+        total.species.assign(species.size(), SpeciesCounts{});
+        total.origination.assign(species.size(), 0.0);
         SolverStats stats;
         stats.setLimits(settings.solver);
         for (int f : families)

@@ -199,14 +199,15 @@ void registerSearch(CLI::App& root) {
         const std::vector<std::string> owned = {"species_trees",    "per_fam_likelihoods.txt",
                                                 "model_parameters", "search_trace.csv",
                                                 "checkpoint.json",  "result.json"};
-        if (resuming)
+        const bool writer = writesOutputs();
+        if (writer && resuming)
             prepareOutputFolder(outdir, owned, ExistingOutputs::Keep);
-        else
+        else if (writer)
             prepareOutputs(o->output, owned);
         const InterruptionHandlers handlers; // from here on a signal ends the search with its best tree
-        ensureDirectory(trees);
         const std::string startPath = trees + "/starting_species_tree.newick";
-        if (!resuming) { // a resumed search keeps the first part's start tree and files
+        if (writer) ensureDirectory(trees);
+        if (writer && !resuming) { // a resumed search keeps the first part's start tree and files
             const SpeciesTree start = startTree(*o, listedFamilies(o->input));
             // Under RELDATED both carry the start's dating (SpeciesTree::toRankedNewick).
             const bool dated = constraint == TransferConstraint::RelDated;
@@ -215,13 +216,15 @@ void registerSearch(CLI::App& root) {
                 trees + "/inferred_species_tree.newick",
                 SpeciesTopology::fromSpeciesTree(start, {}, dated).toSpeciesTree().toNewick(true) + "\n");
         }
+        runGroup().agree(); // the other processes read the start tree the first one wrote
         InputOptions input = o->input;
         input.species = startPath; // the families are mapped onto the start tree
         LoadedInput in = loadOrExplain(input, o->engine.threads);
         throwIfInterrupted();
         const Dataset& data = *in.dataset;
         BackendChoice first = backendFrom(o->engine, in.dataset);
-        CandidateScorer scorer(in.dataset, backendFactoryFrom(o->engine), solver, std::move(first.backend));
+        CandidateScorer scorer(in.dataset, backendFactoryFrom(o->engine), solver, std::move(first.backend),
+                               searchSampling());
         const Parametrization parametrization = parseParametrization(o->parametrization, data.origination);
         const RateParameters theta =
             resuming ? checkpointParameters(checkpoint, data, makeParameters(parametrization, data, {}))
@@ -236,7 +239,9 @@ void registerSearch(CLI::App& root) {
                               {"options", recordedOptions(*o)},
                               {"tree", from.toSpeciesTree().toNewick(true)},
                               {"steps", 0}};
-            writeCheckpoint(checkpointPath, checkpoint); // a search killed before its first move resumes too
+            if (writer)
+                writeCheckpoint(checkpointPath,
+                                checkpoint); // a search killed before its first move resumes too
         }
         checkpoint.settings = settings.rates;
         std::printf("%zu families, %d species, %lld clades on %s; %s search from %s\n", data.families.size(),
@@ -261,8 +266,10 @@ void registerSearch(CLI::App& root) {
             }
         }
         const int earlierSteps = static_cast<int>(std::count(traceText.begin(), traceText.end(), '\n')) - 1;
-        std::ofstream trace(tracePath);
-        if (!(trace << traceText << std::flush)) throw std::runtime_error("cannot write " + tracePath);
+        std::ofstream trace;
+        if (writer) trace.open(tracePath);
+        if (writer && !(trace << traceText << std::flush))
+            throw std::runtime_error("cannot write " + tracePath);
         if (resuming)
             std::printf("resuming %s after %d steps, LL %.10f\n", outdir.c_str(), earlierSteps,
                         -checkpoint.bestNllBits * std::numbers::ln2);
@@ -272,27 +279,30 @@ void registerSearch(CLI::App& root) {
                 step.index += earlierSteps;
                 const std::string row = searchTraceRow(step);
                 traceText += row + "\n";
-                if (!(trace << row << std::endl)) throw std::runtime_error("cannot write " + tracePath);
+                if (writer && !(trace << row << std::endl))
+                    throw std::runtime_error("cannot write " + tracePath);
                 if (step.accepted) {
                     // The best tree and its rates survive a kill: --resume starts from them.
                     checkpoint.theta = step.theta->theta();
                     checkpoint.bestNllBits = -step.logLikelihood / std::numbers::ln2;
                     checkpoint.run["tree"] = step.newick;
                     checkpoint.run["steps"] = step.index + 1;
-                    writeCheckpoint(checkpointPath, checkpoint);
+                    if (writer) writeCheckpoint(checkpointPath, checkpoint);
                     if (step.move == "rates") return;
-                    writeFileAtomically(trees + "/inferred_species_tree.newick", step.newick + "\n");
+                    if (writer)
+                        writeFileAtomically(trees + "/inferred_species_tree.newick", step.newick + "\n");
                     std::printf("step %d: %s, LL %.10f\n", step.index, step.move.c_str(), step.logLikelihood);
                     std::fflush(stdout);
                 }
             });
         trace.close();
-        writeFileAtomically(tracePath, traceText);
-
-        writeSearchTrees(trees, result, settings.strategy);
         std::shared_ptr<const Dataset> onBest = scorer.datasetOn(result.best);
-        writePerFamilyLikelihoods(outdir + "/per_fam_likelihoods.txt", *onBest, result.evaluation);
-        writeRateFiles(outdir + "/model_parameters", *onBest, result.theta);
+        if (writer) {
+            writeFileAtomically(tracePath, traceText);
+            writeSearchTrees(trees, result, settings.strategy);
+            writePerFamilyLikelihoods(outdir + "/per_fam_likelihoods.txt", *onBest, result.evaluation);
+            writeRateFiles(outdir + "/model_parameters", *onBest, result.theta);
+        }
         nlohmann::json j = evaluationJson(*onBest, result.evaluation);
         j["search"] = {{"strategy", toString(settings.strategy)},
                        {"start", o->input.species},
@@ -320,13 +330,15 @@ void registerSearch(CLI::App& root) {
         j["search"]["resumed_at_step"] = resuming ? nlohmann::json(earlierSteps) : nlohmann::json(nullptr);
         addRunDescription(j, input, in, first.description, solver);
         j["options"]["species_tree"] = o->input.species;
-        writeJson(outdir + "/result.json", j);
         checkpoint.theta = result.theta.theta();
         checkpoint.bestNllBits = -result.evaluation.totalLogLikelihood / std::numbers::ln2;
         checkpoint.run["tree"] = result.best.toSpeciesTree().toNewick(true);
         checkpoint.finished = !result.interrupted;
         checkpoint.stopReason = result.interrupted ? "interrupted" : "no move improves the likelihood";
-        writeCheckpoint(checkpointPath, checkpoint);
+        if (writer) {
+            writeJson(outdir + "/result.json", j);
+            writeCheckpoint(checkpointPath, checkpoint);
+        }
         const Rates r0 = result.theta.rates(0);
         const std::string rates = result.theta.mode() == RateMode::Global
                                       ? "rates D " + std::to_string(r0.d) + " L " + std::to_string(r0.l) +

@@ -38,14 +38,14 @@ Dataset withFamilies(const Dataset& data, const std::vector<int>& families) {
 long long Dataset::cladeCount() const {
     long long n = 0;
     for (const GeneFamily& f : families)
-        n += f.clades.cladeCount();
+        n += f.cladeCount();
     return n;
 }
 
 long long Dataset::splitCount() const {
     long long n = 0;
     for (const GeneFamily& f : families)
-        n += f.clades.splitCount();
+        n += f.splitCount();
     return n;
 }
 
@@ -138,6 +138,15 @@ LoadReport loadFamilies(const SpeciesTree& species, const std::vector<FamilyInpu
                         const LoadOptions& options,
                         const std::function<void(int done, int total)>& progress) {
     checkFilterOptions(options);
+    LoadReport report = prepareFamilies(species, inputs, options, progress);
+    filterFamilies(report.families, options, report.excluded);
+    if (progress) progress(static_cast<int>(inputs.size()), static_cast<int>(inputs.size()));
+    return report;
+}
+
+LoadReport prepareFamilies(const SpeciesTree& species, const std::vector<FamilyInput>& inputs,
+                           const LoadOptions& options,
+                           const std::function<void(int done, int total)>& progress) {
     const int n = static_cast<int>(inputs.size());
     std::vector<GeneFamily> prepared(n);
     std::vector<std::optional<FamilyProblem>> error(n);
@@ -166,8 +175,6 @@ LoadReport loadFamilies(const SpeciesTree& species, const std::vector<FamilyInpu
             report.families.push_back(std::move(prepared[i]));
         }
     }
-    filterFamilies(report.families, options, report.excluded);
-    if (progress) progress(n, n);
     return report;
 }
 

@@ -9,21 +9,35 @@
 #include "tree/species_tree.hpp"
 
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
 namespace gpurec {
 
+// The sizes of a clade set that another process holds (core/distributed).
+struct CladeSizes {
+    int genes = 0, clades = 0, splits = 0;
+};
+
 struct GeneFamily {
     std::string name;
     std::string geneTreePath;
-    std::string mappingPath; // empty: the default rule
-    CladeSet clades;
+    std::string mappingPath;      // empty: the default rule
+    CladeSet clades;              // empty when another process holds it (`remoteSizes`)
     std::vector<int> geneSpecies; // gene index -> species leaf index
     int coveredSpecies = 0;
     // The one species node the family may originate at (--origination ROOT or LCA, set by
     // applyOrigination); -1: any node, with equal weight (UNIFORM) or the weights θ holds (OPTIMIZE).
     int originSpecies = -1;
+    // A run spread over processes (core/distributed): the rank of the process that holds the clade
+    // set (-1: one process), and in the others its sizes, the clade set being left empty there.
+    int holder = -1;
+    std::optional<CladeSizes> remoteSizes;
+
+    int geneCount() const { return remoteSizes ? remoteSizes->genes : clades.geneCount(); }
+    int cladeCount() const { return remoteSizes ? remoteSizes->clades : clades.cladeCount(); }
+    int splitCount() const { return remoteSizes ? remoteSizes->splits : clades.splitCount(); }
 };
 
 // Where families may originate (--origination; data/origination.hpp reads and applies it). Optimize:
@@ -118,5 +132,10 @@ GeneFamily prepareFamily(const SpeciesTree& species, const FamilyInput& input, G
 LoadReport loadFamilies(const SpeciesTree& species, const std::vector<FamilyInput>& inputs,
                         const LoadOptions& options,
                         const std::function<void(int done, int total)>& progress = {});
+// loadFamilies without the filters (`excluded` stays empty): the families of a run spread over
+// processes are filtered once all of them are known (core/distributed/distributed_load.hpp).
+LoadReport prepareFamilies(const SpeciesTree& species, const std::vector<FamilyInput>& inputs,
+                           const LoadOptions& options,
+                           const std::function<void(int done, int total)>& progress = {});
 
 } // namespace gpurec

@@ -62,7 +62,7 @@ void filterByCladeCount(std::vector<GeneFamily>& families, double ratio,
     std::vector<std::size_t> order(n);
     std::iota(order.begin(), order.end(), std::size_t{0});
     std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
-        return families[a].clades.cladeCount() < families[b].clades.cladeCount();
+        return families[a].cladeCount() < families[b].cladeCount();
     });
     // AleRax's arithmetic: the double N * (1 - ratio), truncated.
     const auto keptCount = static_cast<std::size_t>(static_cast<double>(n) * (1.0 - ratio));
@@ -75,9 +75,9 @@ void filterByCladeCount(std::vector<GeneFamily>& families, double ratio,
     else
         rule += "the " + std::to_string(keptCount) + " of " + plural(n, "family", "families") +
                 " with the fewest clades (at most " +
-                std::to_string(families[order[keptCount - 1]].clades.cladeCount()) + ")";
+                std::to_string(families[order[keptCount - 1]].cladeCount()) + ")";
     keepOnly(families, keep, "--trim-ratio", excluded, [&](const GeneFamily& f) {
-        return "has " + plural(f.clades.cladeCount(), "clade", "clades") + "; " + rule;
+        return "has " + plural(f.cladeCount(), "clade", "clades") + "; " + rule;
     });
 }
 
@@ -85,17 +85,17 @@ void filterByCladeSplitRatio(std::vector<GeneFamily>& families, double ratio,
                              std::vector<FamilyProblem>& excluded) {
     if (ratio < 0) return;
     // 2n - 3 branches in an unrooted tree of n genes; one gene gives -1, so no ratio keeps it.
-    auto limit = [&](const GeneFamily& f) { return ratio * (2.0 * f.clades.geneCount() - 3.0); };
+    auto limit = [&](const GeneFamily& f) { return ratio * (2.0 * f.geneCount() - 3.0); };
     std::vector<bool> keep;
     keep.reserve(families.size());
     for (const GeneFamily& f : families)
-        keep.push_back(limit(f) >= static_cast<double>(f.clades.cladeCount()));
+        keep.push_back(limit(f) >= static_cast<double>(f.cladeCount()));
     keepOnly(families, keep, "--max-clade-split-ratio", excluded, [&](const GeneFamily& f) {
-        const int genes = f.clades.geneCount();
-        return "has " + plural(f.clades.cladeCount(), "clade", "clades") + " for " +
-               plural(genes, "gene", "genes") + ", more than --max-clade-split-ratio " +
-               shortestNumberText(ratio) + " times " + std::to_string(2 * genes - 3) + " (2 * " +
-               std::to_string(genes) + " - 3) = " + shortestNumberText(limit(f));
+        const int genes = f.geneCount();
+        return "has " + plural(f.cladeCount(), "clade", "clades") + " for " + plural(genes, "gene", "genes") +
+               ", more than --max-clade-split-ratio " + shortestNumberText(ratio) + " times " +
+               std::to_string(2 * genes - 3) + " (2 * " + std::to_string(genes) +
+               " - 3) = " + shortestNumberText(limit(f));
     });
 }
 

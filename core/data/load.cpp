@@ -10,8 +10,7 @@
 
 namespace gpurec {
 
-LoadedInput loadInput(const InputPaths& paths, TransferConstraint constraint, const LoadOptions& options,
-                      const std::function<void(int done, int total)>& progress) {
+InputList readInputList(const InputPaths& paths, TransferConstraint constraint, const LoadOptions& options) {
     if (paths.speciesTree.empty()) throw InputError("", 0, 0, "no species tree given");
     options.events.validate();
     if (options.events.recModel == RecModel::UndatedDL && constraint != TransferConstraint::Parents)
@@ -52,11 +51,17 @@ LoadedInput loadInput(const InputPaths& paths, TransferConstraint constraint, co
     inputs.insert(inputs.end(), listed.begin(), listed.end());
     if (inputs.empty())
         throw InputError("", 0, 0, "no gene families given (use a families file or gene-tree files)");
-    LoadReport report = loadFamilies(dataset->species, inputs, options, progress);
-    dataset->families = std::move(report.families);
-    applyOrigination(*dataset, options.origination);
-    return {dataset, std::move(report.excluded), std::move(report.errors), std::move(report.dimensions),
-            std::move(warnings)};
+    return {dataset, std::move(inputs), std::move(warnings)};
+}
+
+LoadedInput loadInput(const InputPaths& paths, TransferConstraint constraint, const LoadOptions& options,
+                      const std::function<void(int done, int total)>& progress) {
+    InputList list = readInputList(paths, constraint, options);
+    LoadReport report = loadFamilies(list.dataset->species, list.families, options, progress);
+    list.dataset->families = std::move(report.families);
+    applyOrigination(*list.dataset, options.origination);
+    return {list.dataset, std::move(report.excluded), std::move(report.errors), std::move(report.dimensions),
+            std::move(list.warnings)};
 }
 
 } // namespace gpurec

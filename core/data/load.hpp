@@ -27,6 +27,15 @@ struct LoadedInput {
     std::vector<std::string> warnings;      // usable but doubtful input, "file:line:column: problem"
 };
 
+// The species tree (in a dataset without families yet) and the families to read, as loadInput
+// reads them; the warnings of the species tree. Throws like loadInput.
+struct InputList {
+    std::shared_ptr<Dataset> dataset;
+    std::vector<FamilyInput> families;
+    std::vector<std::string> warnings;
+};
+InputList readInputList(const InputPaths& paths, TransferConstraint constraint, const LoadOptions& options);
+
 // Throws InputError for an unreadable species tree or families file; per-family problems are
 // collected in the result.
 LoadedInput loadInput(const InputPaths& paths, TransferConstraint constraint, const LoadOptions& options,

@@ -8,6 +8,7 @@
 #include "model/rate_parameters.hpp"
 #include "model/solver_options.hpp"
 
+#include <exception>
 #include <functional>
 #include <memory>
 #include <string>
@@ -77,6 +78,27 @@ struct BatchLimits {
     int maxFamiliesPerBatch = 0;
 };
 
+// The sums over families of a backend that holds one share of a larger dataset's families
+// (core/distributed: one share per process), taken together with the other shares so that every
+// result is, bit for bit, the one a backend on the whole dataset gives.
+class FamilyShareExchange {
+  public:
+    virtual ~FamilyShareExchange() = default;
+    // The whole dataset's families and clades: what the statistics count and the warm-start budget
+    // is decided on, as a backend on the whole dataset decides it.
+    virtual int wholeFamilies() const = 0;
+    virtual long long wholeClades() const = 0;
+    // Families per chunk of the sums (engine/family_chunks.hpp, `speciesNodes` 0 when there is no
+    // shared gradient): the chunking the shares were cut at.
+    virtual int familiesPerChunk(int speciesNodes, int rows) const = 0;
+    // Called by every share once per evaluation, after its own families (`failure`: the error met
+    // there, or null). Throws on every share when one failed; adds the other shares' `stats` to
+    // `stats`; returns the sum over the whole dataset's chunks, in chunk order, of the chunk rows
+    // (`rows`: this share's chunks in order, `rowLength` values each; empty when rowLength is 0).
+    virtual std::vector<double> combine(const std::exception_ptr& failure, SolverStats& stats,
+                                        const std::vector<double>& rows, int rowLength) = 0;
+};
+
 class LikelihoodBackend {
   public:
     virtual ~LikelihoodBackend() = default;
@@ -105,6 +127,14 @@ class LikelihoodBackend {
     // The backend's own controls and measurements (output poisoning, wave timings, injected
     // allocation failures); nullptr when it has none.
     virtual BackendDiagnostics* diagnostics() { return nullptr; }
+    // Makes this backend one share of a larger dataset whose families begin at a chunk boundary
+    // (FamilyShareExchange); null makes its dataset its own again. Warm starts are forgotten. False
+    // when the backend cannot take part: its sums over families are then those of its share alone.
+    // By value: the backends that take part keep it (a sink); this default only declines.
+    virtual bool joinShares(
+        std::shared_ptr<FamilyShareExchange> /*exchange*/) { // NOLINT(performance-unnecessary-value-param)
+        return false;
+    }
 };
 
 std::unique_ptr<LikelihoodBackend> makeCpuBackend(std::shared_ptr<const Dataset> data);

@@ -58,8 +58,8 @@ void requireSameFamilies(const Dataset& current, const Dataset& next) {
         refuse("it has " + std::to_string(next.families.size()) + " families, not " +
                std::to_string(current.families.size()));
     for (std::size_t f = 0; f < next.families.size(); ++f) {
-        const CladeSet& a = current.families[f].clades;
-        const CladeSet& b = next.families[f].clades;
+        const GeneFamily& a = current.families[f];
+        const GeneFamily& b = next.families[f];
         if (a.cladeCount() != b.cladeCount() || a.splitCount() != b.splitCount())
             refuse("family " + next.families[f].name + " has another clade set");
     }

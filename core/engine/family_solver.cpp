@@ -568,7 +568,8 @@ void eliminateExtinction(const SpeciesLayout& s, const EventProbabilities& p, co
 
 void addThetaGradient(const RateParameters& theta, int family, const EventProbabilities& p,
                       const ProbabilityGradient& grad, std::vector<double>& out,
-                      const std::vector<Highway>& highways, const std::vector<int>& speciesNodes) {
+                      const std::vector<Highway>& highways, std::vector<double>* highwayOut,
+                      const std::vector<int>& speciesNodes) {
     const int n = static_cast<int>(p.pS.size());
     // Each node's softmax runs over its highways too (model/highways.hpp): their terms join its mean.
     std::vector<double> mean(n);
@@ -583,7 +584,8 @@ void addThetaGradient(const RateParameters& theta, int family, const EventProbab
         out[theta.entry(family, node, 2)] += std::numbers::ln2 * p.pT[e] * (grad.gT[e] - mean[e]);
     }
     for (int h = 0; h < static_cast<int>(highways.size()); ++h)
-        out[theta.highwayEntry(h)] += std::numbers::ln2 * p.pH[h] * (grad.gH[h] - mean[highways[h].source]);
+        (highwayOut ? (*highwayOut)[h] : out[theta.highwayEntry(h)]) +=
+            std::numbers::ln2 * p.pH[h] * (grad.gH[h] - mean[highways[h].source]);
 }
 
 FamilyTables computeFamilyTables(const SpeciesLayout& species, const GeneFamily& family,

@@ -91,11 +91,14 @@ void eliminateExtinction(const SpeciesLayout& s, const EventProbabilities& p, co
                          const SolverOptions& options, ProbabilityGradient& grad, KrylovStats& stats);
 
 // d NLL / dθ for the rows used by (family, e), and the rates of `highways`: chain rule through the
-// base-2 softmax of each node. `speciesNodes`: the full-tree node of each of p's nodes when they are
-// a pruned tree's (SpeciesLayout::fullIndex; empty: p's nodes are the full tree's).
+// base-2 softmax of each node. The highways' terms go to `highwayOut` (one per highway) instead of
+// their entries of `out` when it is given: a genewise family's share of entries every family uses.
+// `speciesNodes`: the full-tree node of each of p's nodes when they are a pruned tree's
+// (SpeciesLayout::fullIndex; empty: p's nodes are the full tree's).
 void addThetaGradient(const RateParameters& theta, int family, const EventProbabilities& p,
                       const ProbabilityGradient& grad, std::vector<double>& out,
-                      const std::vector<Highway>& highways = {}, const std::vector<int>& speciesNodes = {});
+                      const std::vector<Highway>& highways = {}, std::vector<double>* highwayOut = nullptr,
+                      const std::vector<int>& speciesNodes = {});
 
 // One family's E, Ē, Π and Π̄ solved alone (the CPU backend's LikelihoodBackend::familyTables).
 FamilyTables computeFamilyTables(const SpeciesLayout& species, const GeneFamily& family,

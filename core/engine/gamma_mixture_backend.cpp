@@ -114,6 +114,14 @@ class GammaMixtureBackend final : public LikelihoodBackend {
 
     BackendDiagnostics* diagnostics() override { return backends_.front()->diagnostics(); }
 
+    // Every category's sums are taken with the other shares' (each category in turn on every share).
+    bool joinShares(std::shared_ptr<FamilyShareExchange> exchange) override {
+        bool joined = true;
+        for (auto& b : backends_)
+            joined = b->joinShares(exchange) && joined;
+        return joined;
+    }
+
   private:
     LikelihoodBackend& backend(int category) { return *backends_[backends_.size() == 1 ? 0 : category]; }
 

@@ -53,13 +53,13 @@ bool SpeciesLayout::isRecipient(int e, int h) const {
 void recipientAverage(const SpeciesLayout& s, const double* x, double* out, double* scratch) {
     const int n = s.size;
     if (s.constraint == TransferConstraint::RelDated) {
-        double* suffix = scratch;
-        double sum = 0.0;
-        for (int r = n - 1; r >= 0; --r)
-            suffix[r] = sum += x[s.byRank[r]];
+        // Pairwise rank sums, no differences (tree/ranked_recipients.hpp): accurate to O(log n · eps)
+        // of the sum over R(e) itself, however large x_e.
+        auto leaf = [&](int r) { return x[s.byRank[r]]; };
+        buildRankSums(scratch, n, leaf);
         for (int e = 0; e < n; ++e)
-            out[e] = rankedRecipientSum(suffix, n, firstRecipientRank(s.rank.data(), s.parent.data(), e),
-                                        s.rank[e]) *
+            out[e] = rankedRecipientSum(scratch, n, leaf,
+                                        firstRecipientRank(s.rank.data(), s.parent.data(), e), s.rank[e]) *
                      s.invRecipients[e];
         return;
     }
@@ -87,15 +87,15 @@ void recipientAverageTranspose(const SpeciesLayout& s, const double* u, double* 
     const int n = s.size;
     auto v = [&](int e) { return u[e] * s.invRecipients[e]; };
     if (s.constraint == TransferConstraint::RelDated) {
-        double* prefix = scratch;
-        double sum = 0.0;
-        for (int k = 0; k < n; ++k)
-            prefix[k] = sum += firstRankBucket(s.byRank.data(), s.left.data(), s.right.data(), n, v, k);
+        auto bucket = [&](int k) {
+            return firstRankBucket(s.byRank.data(), s.left.data(), s.right.data(), n, v, k);
+        };
+        buildRankSums(scratch, n, bucket);
         for (int h = 0; h < n; ++h) {
             const int up = s.parent[h];
             const double sibling = up < 0 ? 0.0 : v(s.left[up] == h ? s.right[up] : s.left[up]);
-            out[h] = rankedDonorSum(prefix, firstRecipientRank(s.rank.data(), s.parent.data(), h), s.rank[h],
-                                    sibling);
+            out[h] = rankedDonorSum(scratch, n, bucket, firstRecipientRank(s.rank.data(), s.parent.data(), h),
+                                    s.rank[h], sibling);
         }
         return;
     }

@@ -50,9 +50,9 @@ struct SpeciesLayout {
     }
 };
 
-// out_e = (1/|R(e)|) Σ_{h∈R(e)} x_h in O(size): for x ≥ 0 from sums of non-negative terms only (no
-// cancellation) under PARENTS and NONE; under RELDATED from suffix sums in rank order, one of them
-// taken from another (tree/ranked_recipients.hpp). `scratch` needs 3*size doubles.
+// out_e = (1/|R(e)|) Σ_{h∈R(e)} x_h, for x ≥ 0 from sums of non-negative terms only (no
+// cancellation): in O(size) under PARENTS and NONE; under RELDATED in O(size log size) from pairwise
+// sums over the rank order (tree/ranked_recipients.hpp). `scratch` needs 3*size doubles.
 void recipientAverage(const SpeciesLayout& s, const double* x, double* out, double* scratch);
 // The transpose: out_h = Σ_{e : h∈R(e)} u_e/|R(e)|.
 void recipientAverageTranspose(const SpeciesLayout& s, const double* u, double* out, double* scratch);

@@ -52,9 +52,9 @@ nlohmann::json evaluationJson(const Dataset& data, const Evaluation& eval) {
     for (std::size_t f = 0; f < data.families.size(); ++f) {
         const GeneFamily& fam = data.families[f];
         fams.push_back({{"name", fam.name},
-                        {"genes", fam.clades.geneCount()},
-                        {"clades", fam.clades.cladeCount()},
-                        {"splits", fam.clades.splitCount()},
+                        {"genes", fam.geneCount()},
+                        {"clades", fam.cladeCount()},
+                        {"splits", fam.splitCount()},
                         {"covered_species", fam.coveredSpecies},
                         {"ll_nats", eval.logLikelihood[f]},
                         {"nll_bits", -eval.logLikelihood[f] / std::log(2.0)}});

@@ -108,7 +108,8 @@ class OptimizationRun {
 };
 
 // The algorithms; each runs until OptimizationRun stops it or it cannot progress, and returns the
-// reason in the latter case. runGenewiseLockstep needs genewise θ (3 rates per family).
+// reason in the latter case. runGenewiseLockstep needs genewise θ of 3 rates per family and
+// nothing else.
 StopOptimization runLbfgsb(OptimizationRun& run);
 StopOptimization runAdam(OptimizationRun& run);
 StopOptimization runGenewiseLockstep(OptimizationRun& run);

@@ -86,10 +86,11 @@ OptimizationResult optimizeRates(ReconModel& model, const OptimizerSettings& set
     OptimizationRun run(model, settings, progress, resume);
     try {
         StopOptimization stop;
-        if (settings.kind == OptimizerKind::Adam)
-            stop = fitJointly(run, runAdam);
+        if (settings.kind == OptimizerKind::Adam) stop = fitJointly(run, runAdam);
+        // The lockstep fits each family's three rates alone: θ with entries every family shares
+        // (transfer highways' rates) is fitted jointly.
         else if (model.parameters().mode() == RateMode::Genewise && settings.lockstep_families &&
-                 !settings.fix_rates)
+                 !settings.fix_rates && model.parameters().highwayCount() == 0)
             stop = untilStopped([&] { return runGenewiseLockstep(run); }); // snaps per family itself
         else
             stop = fitJointly(run, runLbfgsb);

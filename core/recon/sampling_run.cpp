@@ -87,6 +87,12 @@ TableSource backendTables(LikelihoodBackend& backend, const RateParameters& thet
     };
 }
 
+void sampleFromBackend(const Dataset& data, const RateParameters& theta, const std::vector<int>& families,
+                       const SamplingSettings& settings, const std::function<void(FamilySamples&&)>& consume,
+                       LikelihoodBackend& backend) {
+    sampleFamilies(data, theta, families, settings, consume, backendTables(backend, theta, settings));
+}
+
 void sampleFamilies(const Dataset& data, const RateParameters& theta, const std::vector<int>& families,
                     const SamplingSettings& settings, const std::function<void(FamilySamples&&)>& consume,
                     const TableSource& tableSource) {

@@ -58,4 +58,15 @@ void sampleFamilies(const Dataset& data, const RateParameters& theta, const std:
                     const TableSource& tables);
 constexpr int kSamplingGroup = 64; // bounds the tables held at once
 
+// How a workflow samples families from a backend: sampleFamilies from the backend's tables
+// (sampleFromBackend), or, in a run spread over processes, each family by the process that holds
+// it (core/distributed/distributed_sampling.hpp).
+using FamilySampling =
+    std::function<void(const Dataset& data, const RateParameters& theta, const std::vector<int>& families,
+                       const SamplingSettings& settings, const std::function<void(FamilySamples&&)>& consume,
+                       LikelihoodBackend& backend)>;
+void sampleFromBackend(const Dataset& data, const RateParameters& theta, const std::vector<int>& families,
+                       const SamplingSettings& settings, const std::function<void(FamilySamples&&)>& consume,
+                       LikelihoodBackend& backend);
+
 } // namespace gpurec

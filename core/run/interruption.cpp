@@ -10,6 +10,15 @@ namespace {
 
 std::atomic<int> receivedSignal{0};
 static_assert(std::atomic<int>::is_always_lock_free, "the signal handler needs a lock-free flag");
+std::atomic<bool> heldForAgreement{false}, announceSignals{true};
+static_assert(std::atomic<bool>::is_always_lock_free, "the signal handler reads a lock-free flag");
+std::atomic<int> agreedSignal{0};
+
+// The signal the run acts on: this process's own, or the one its process group agreed on.
+int reportedSignal() {
+    return (heldForAgreement.load(std::memory_order_relaxed) ? agreedSignal : receivedSignal)
+        .load(std::memory_order_relaxed);
+}
 
 struct sigaction previousInt, previousTerm;
 
@@ -22,6 +31,7 @@ void onSignal(int signal) {
     sigemptyset(&fallback.sa_mask);
     sigaction(SIGINT, &fallback, nullptr);
     sigaction(SIGTERM, &fallback, nullptr);
+    if (!announceSignals.load(std::memory_order_relaxed)) return;
     static const char message[] = "\ngpurec: interrupted; finishing the current step and writing the best "
                                   "result so far (signal again to quit at once)\n";
     ssize_t ignored = write(STDERR_FILENO, message, sizeof message - 1);
@@ -47,11 +57,11 @@ InterruptionHandlers::~InterruptionHandlers() {
 }
 
 bool interruptRequested() {
-    return receivedSignal.load(std::memory_order_relaxed) != 0;
+    return reportedSignal() != 0;
 }
 
 int interruptSignal() {
-    return receivedSignal.load(std::memory_order_relaxed);
+    return reportedSignal();
 }
 
 std::string signalName(int signal) {
@@ -71,6 +81,20 @@ void throwIfInterrupted() {
 
 void simulateInterruption(int signal) {
     receivedSignal.store(signal);
+    agreedSignal.store(signal);
+}
+
+void holdInterruptionsForAgreement(bool announce) {
+    announceSignals.store(announce);
+    heldForAgreement.store(true);
+}
+
+int receivedInterruption() {
+    return receivedSignal.load(std::memory_order_relaxed);
+}
+
+void agreeOnInterruption(int signal) {
+    agreedSignal.store(signal, std::memory_order_relaxed);
 }
 
 } // namespace gpurec

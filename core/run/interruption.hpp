@@ -38,4 +38,13 @@ void throwIfInterrupted();
 // For tests: behave as if `signal` had arrived (0 clears the request).
 void simulateInterruption(int signal);
 
+// A run spread over processes (core/distributed) stops where its processes agree to, so that they
+// all stop at the same point: once held, interruptRequested() and interruptSignal() report only the
+// signal given to agreeOnInterruption (by the process group's agreement), and a signal's arrival is
+// announced on stderr only when `announce` (one process speaks for the run).
+void holdInterruptionsForAgreement(bool announce);
+// The signal this process has received, agreed on or not (0: none).
+int receivedInterruption();
+void agreeOnInterruption(int signal);
+
 } // namespace gpurec

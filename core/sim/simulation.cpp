@@ -60,7 +60,7 @@ void SimulationOptions::validate() const {
 }
 
 std::vector<std::string> presetNames() {
-    return {"hogenom-like"};
+    return {"hogenom-like", "hogenom-4x"};
 }
 
 SimulationOptions presetOptions(const std::string& name) {
@@ -80,6 +80,14 @@ SimulationOptions presetOptions(const std::string& name) {
         o.perturbation = {0.2, 0.0, 3};
         o.compactXml = true;
         o.seed = 666;
+        return o;
+    }
+    if (name == "hogenom-4x") {
+        // Four times the families on the same species tree, for runs spread over processes and
+        // GPUs (docs/performance.md): each family has its own random stream, so the first 12,408
+        // are hogenom-like's.
+        o = presetOptions("hogenom-like");
+        o.families = 4 * 12408;
         return o;
     }
     std::string known;

@@ -9,8 +9,10 @@
 namespace gpurec {
 
 CandidateScorer::CandidateScorer(std::shared_ptr<const Dataset> families, BackendFactory factory,
-                                 SolverOptions options, std::unique_ptr<LikelihoodBackend> backend)
+                                 SolverOptions options, std::unique_ptr<LikelihoodBackend> backend,
+                                 FamilySampling sampling)
     : families_(std::move(families)), factory_(std::move(factory)), options_(options),
+      sampling_(sampling ? std::move(sampling) : sampleFromBackend),
       loaded_(SpeciesTopology::fromSpeciesTree(families_->species, {}, dated())),
       backend_(std::move(backend)) {
     options_.validate();
@@ -99,7 +101,8 @@ void CandidateScorer::setScreeningFamilies(const std::vector<int>& families) {
     screening_.reset();
     if (!families.empty())
         screening_ = std::make_unique<CandidateScorer>(
-            std::make_shared<const Dataset>(withFamilies(*families_, families)), factory_, options_);
+            std::make_shared<const Dataset>(withFamilies(*families_, families)), factory_, options_, nullptr,
+            sampling_);
 }
 
 Evaluation CandidateScorer::screen(const SpeciesTopology& tree, const RateParameters& theta) {
@@ -144,7 +147,7 @@ void CandidateScorer::sampleOn(const SpeciesTopology& tree, const RateParameters
     std::vector<int> families(data->families.size());
     for (std::size_t f = 0; f < families.size(); ++f)
         families[f] = static_cast<int>(f);
-    sampleFamilies(*data, theta, families, settings, consume, backendTables(*backend, theta, settings));
+    sampling_(*data, theta, families, settings, consume, *backend);
 }
 
 } // namespace gpurec

@@ -19,9 +19,10 @@ class CandidateScorer {
     // The factory is called once, for the first candidate: the others move that backend onto their
     // tree (LikelihoodBackend::setSpeciesTree), which keeps what depends on the clade sets alone.
     // `families`: the families loaded on any species tree with the candidates' leaves. `backend`, if
-    // given, is one already made on `families`: the factory is then never called.
+    // given, is one already made on `families`: the factory is then never called. `sampling`: how
+    // sampleOn samples (sampleFromBackend when empty).
     CandidateScorer(std::shared_ptr<const Dataset> families, BackendFactory factory, SolverOptions options,
-                    std::unique_ptr<LikelihoodBackend> backend = {});
+                    std::unique_ptr<LikelihoodBackend> backend = {}, FamilySampling sampling = {});
 
     const Dataset& families() const { return *families_; }
     const SolverOptions& solverOptions() const { return options_; }
@@ -60,6 +61,7 @@ class CandidateScorer {
     std::shared_ptr<const Dataset> families_;
     BackendFactory factory_;
     SolverOptions options_;
+    FamilySampling sampling_;
     SpeciesTopology loaded_;
     std::vector<std::vector<int>> geneLeaf_; // family -> gene -> topology leaf id
     std::shared_ptr<LikelihoodBackend> backend_;

@@ -15,7 +15,7 @@ std::vector<int> screeningFamilies(const Dataset& data, double fraction) {
     const int n = static_cast<int>(data.families.size());
     std::vector<long long> cost(n);
     for (int f = 0; f < n; ++f)
-        cost[f] = data.families[f].clades.cladeCount() + data.families[f].clades.splitCount();
+        cost[f] = data.families[f].cladeCount() + data.families[f].splitCount();
     std::vector<int> byCost(n);
     std::iota(byCost.begin(), byCost.end(), 0);
     std::stable_sort(byCost.begin(), byCost.end(), [&](int a, int b) { return cost[a] < cost[b]; });

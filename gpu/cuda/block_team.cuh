@@ -61,32 +61,6 @@ struct BlockTeam {
         atomicMax(reinterpret_cast<unsigned long long*>(address),
                   static_cast<unsigned long long>(__double_as_longlong(v)));
     }
-    // Σ of v over the members of lower rank (higher when reversed): a warp scan by shuffles, then the
-    // totals of the warps before this one through shared memory. Only additions, in a fixed order.
-    __device__ double exclusiveSum(double v, bool reversed) const {
-        constexpr unsigned all = 0xffffffffu;
-        const int lane = rank & 31, warp = rank >> 5, warps = size >> 5;
-        double inclusive = v;
-        for (int offset = 1; offset < 32; offset <<= 1) {
-            const double other =
-                reversed ? __shfl_down_sync(all, inclusive, offset) : __shfl_up_sync(all, inclusive, offset);
-            if (reversed ? lane + offset < 32 : lane >= offset) inclusive += other;
-        }
-        double before = reversed ? __shfl_down_sync(all, inclusive, 1) : __shfl_up_sync(all, inclusive, 1);
-        if (lane == (reversed ? 31 : 0)) before = 0.0;
-        if (lane == (reversed ? 0 : 31)) reduction[warp] = inclusive;
-        __syncthreads();
-        double others = 0.0;
-        if (reversed) {
-            for (int w = warps - 1; w > warp; --w)
-                others += reduction[w];
-        } else {
-            for (int w = 0; w < warp; ++w)
-                others += reduction[w];
-        }
-        __syncthreads();
-        return others + before;
-    }
     __device__ void sum3(double& x, double& y, double& z) const {
         double a[3] = {x, y, z};
         reduce(a, Sum{});

@@ -417,25 +417,22 @@ GPUREC_HD int solveLoopTranspose(const Team& t, const SpeciesView& s, const SetR
                 const NodeRecord& r = nv.r;
                 const double ve = nv.value * w[r.node];
                 v[r.node] = ve;
-                sub[r.node] = ve + (r.left >= 0 ? sub[r.left] + sub[r.right] : 0.0);
+                if (!ranked) sub[r.node] = ve + (r.left >= 0 ? sub[r.left] + sub[r.right] : 0.0);
             },
             p.upBarInv);
-        // RELDATED: prefix sums of v by first rank (tree/ranked_recipients.hpp), over sub.
-        if (ranked)
-            scanPositions(
-                t, s.n, false,
-                [&](int k) {
-                    return firstRankBucket(
-                        s.byRank, s.left, s.right, s.n, [&](int e) { return v[e]; }, k);
-                },
-                sub);
+        // RELDATED: rank sums of v by first rank (tree/ranked_recipients.hpp), over sub.
+        auto bucket = [&](int k) {
+            return firstRankBucket(
+                s.byRank, s.left, s.right, s.n, [&](int e) { return v[e]; }, k);
+        };
+        if (ranked) buildTeamRankSums(t, s.n, bucket, sub);
         double peak = 0.0, change = 0.0;
         sweepDownCoefficients(t, s, p, [&](const DownNode& d) {
             const NodeRecord& r = d.r;
             const int e = r.node;
             double fromBar = 0.0; // Σ of v over the nodes e is a recipient of
             if (ranked) {
-                fromBar = rankedDonorSum(sub, firstRecipientRank(s.rank, s.parent, e), s.rank[e],
+                fromBar = rankedDonorSum(sub, s.n, bucket, firstRecipientRank(s.rank, s.parent, e), s.rank[e],
                                          r.parent < 0 ? 0.0 : v[s.sibling[e]]);
             } else {
                 const double a = r.parent < 0 ? 0.0 : sub[e]; // above(e), written by the parent

@@ -4,7 +4,8 @@
 // the GPU), indexed by node; tree recurrences run level by level, upward by height (children before
 // parents: the same Gauss–Seidel recurrences as the CPU's postorder loops) and downward by depth, one
 // team barrier per level; and the recipient averages Π̄ (spec 5.4) and their transposes (under
-// RELDATED from running sums over the rank order, which the team computes as a scan).
+// RELDATED from pairwise sums over the rank order, tree/ranked_recipients.hpp, which the team builds
+// level by level in the n doubles of `sub`).
 //
 // The same code runs with SerialTeam (one thread) on the host, which is how the CI checks it
 // against the CPU reference without a GPU (tests/test_gpu_solver_steps.cpp).
@@ -31,8 +32,6 @@ struct SerialTeam {
     double sum(double v) const { return v; }
     void max2(double&, double&) const {}
     void sum3(double&, double&, double&) const {}
-    // Σ of v over the members before this one (after it when reversed): none.
-    double exclusiveSum(double, bool) const { return 0.0; }
     // Raises a maximum shared with other teams (non-negative values).
     void raiseMax(double* address, double v) const {
         if (v > *address) *address = v;
@@ -172,26 +171,18 @@ GPUREC_HD inline double belowSum(const SpeciesView& s, const double* sub, int e)
     return s.left[e] >= 0 ? sub[s.left[e]] + sub[s.right[e]] : 0.0;
 }
 
-// Running sums over positions 0..n−1: out[i] = Σ_{j ≥ i} value(j) (fromEnd) or Σ_{j ≤ i} value(j).
-// Each member sums a block of consecutive positions, the team scans the block totals, then each
-// member writes its block's running sums. Starts after a barrier, ends with one.
-template <class Team, class Value>
-GPUREC_HD void scanPositions(const Team& t, int n, bool fromEnd, Value&& value, double* out) {
-    const int per = (n + t.size - 1) / t.size;
-    const int begin = t.rank * per < n ? t.rank * per : n;
-    const int end = begin + per < n ? begin + per : n;
-    double block = 0.0;
-    for (int i = begin; i < end; ++i)
-        block += value(i);
-    double sum = t.exclusiveSum(block, fromEnd);
-    if (fromEnd) {
-        for (int i = end - 1; i >= begin; --i)
-            out[i] = sum += value(i);
-    } else {
-        for (int i = begin; i < end; ++i)
-            out[i] = sum += value(i);
+// The rank sums of tree/ranked_recipients.hpp of leaf(0 .. n − 1) into node[1 .. n − 1] (n doubles,
+// node[0] unused): one level per barrier from the deepest, each node its children's sum, so every
+// node holds the value of the serial build (buildRankSums) whatever the team's size. Starts after a
+// barrier (leaf's inputs written, node's old contents no longer read); ends with one (n > 1).
+template <class Team, class Leaf>
+GPUREC_HD void buildTeamRankSums(const Team& t, int n, Leaf&& leaf, double* node) {
+    for (int level = rankSumLevels(n) - 1; level >= 0; --level) {
+        const int end = (2 << level) < n ? (2 << level) : n;
+        for (int j = (1 << level) + t.rank; j < end; j += t.size)
+            node[j] = rankSumOf(node, n, leaf, j);
+        t.sync();
     }
-    t.sync();
 }
 
 // Top-down pass over the subtree sums `sub` of x (spec 5.4, cancellation-free): down(e) = Σ of x
@@ -219,18 +210,18 @@ GPUREC_HD void sweepOutside(const Team& t, const SpeciesView& s, const double* x
 
 // Calls visit(e, x̄_e) at every node, x̄ the recipient average of x ≥ 0 (spec 4.1): under PARENTS
 // and NONE from the subtree sums `sub` of x, which an up sweep has filled (sweepOutside); under
-// RELDATED from suffix sums of x in rank order, written over sub. Ends with a barrier.
+// RELDATED from the rank sums of x in rank order, written over sub (no differences: accurate to
+// O(log n · eps) of the sum over R(e), however large x_e). visit must not write x. Ends with a barrier.
 template <class Team, class Visit>
 GPUREC_HD void forEachRecipientAverage(const Team& t, const SpeciesView& s, const double* x, double* sub,
                                        Visit&& visit) {
     if (s.constraint == TransferConstraint::RelDated) {
-        scanPositions(
-            t, s.n, true, [&](int r) { return x[s.byRank[r]]; }, sub);
+        auto leaf = [&](int r) { return x[s.byRank[r]]; };
+        buildTeamRankSums(t, s.n, leaf, sub);
         forEachNode(t, s, [&](int e) {
-            // The block-wise scan's sums can round the difference of two of them below 0.
             const double sum =
-                rankedRecipientSum(sub, s.n, firstRecipientRank(s.rank, s.parent, e), s.rank[e]);
-            visit(e, maxOf(sum, 0.0) * s.invRecipients[e]);
+                rankedRecipientSum(sub, s.n, leaf, firstRecipientRank(s.rank, s.parent, e), s.rank[e]);
+            visit(e, sum * s.invRecipients[e]);
         });
         t.sync();
         return;
@@ -280,17 +271,17 @@ GPUREC_HD void sweepAbove(const Team& t, const SpeciesView& s, double* sub, VOf&
 }
 
 // out_h += Σ_{e : h ∈ R(e)} u_e / |R(e)| (PARENTS: h ∈ R(e) iff e is outside h's subtree; NONE: iff
-// e ≠ h; RELDATED: from prefix sums by first rank, tree/ranked_recipients.hpp, in sub). Ends with a
+// e ≠ h; RELDATED: from rank sums by first rank, tree/ranked_recipients.hpp, in sub). Ends with a
 // barrier.
 template <class Team>
 GPUREC_HD void addRecipientAverageTranspose(const Team& t, const SpeciesView& s, const double* u, double* sub,
                                             double* out) {
     if (s.constraint == TransferConstraint::RelDated) {
         auto v = [&](int e) { return u[e] * s.invRecipients[e]; };
-        scanPositions(
-            t, s.n, false, [&](int k) { return firstRankBucket(s.byRank, s.left, s.right, s.n, v, k); }, sub);
+        auto bucket = [&](int k) { return firstRankBucket(s.byRank, s.left, s.right, s.n, v, k); };
+        buildTeamRankSums(t, s.n, bucket, sub);
         forEachNode(t, s, [&](int h) {
-            out[h] += rankedDonorSum(sub, firstRecipientRank(s.rank, s.parent, h), s.rank[h],
+            out[h] += rankedDonorSum(sub, s.n, bucket, firstRecipientRank(s.rank, s.parent, h), s.rank[h],
                                      s.parent[h] < 0 ? 0.0 : v(s.sibling[h]));
         });
         t.sync();

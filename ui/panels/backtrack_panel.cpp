@@ -109,7 +109,7 @@ BacktrackPanel::BacktrackPanel(QWidget* parent) : QWidget(parent) {
     connect(controls_, &StepControls::stepChanged, this, &BacktrackPanel::showStep);
     connect(&watcher_, &QFutureWatcher<StoryOutcome>::finished, this, [this] {
         StoryOutcome out = watcher_.result();
-        tell_->setEnabled(sample_ != nullptr);
+        tell_->setEnabled(canTell());
         if (out.family != family_ || out.sample != index_) return; // another sample is on show now
         if (!out.story) {
             endStory(tr("Cannot tell this story: %1").arg(out.error));
@@ -144,20 +144,30 @@ void BacktrackPanel::setSample(int family, int index, const Reconciliation* samp
     index_ = index;
     sample_ = data_ && family >= 0 ? sample : nullptr;
     source_ = std::move(source);
-    tell_->setEnabled(sample_ != nullptr && !watcher_.isRunning());
+    tell_->setEnabled(canTell() && !watcher_.isRunning());
     if (same) {
         emit progressChanged(progressAt(controls_->step())); // the drawing was redone
         return;
     }
     const QString name = sample_ ? QString::fromStdString(data_->families[family].name) : QString();
-    endStory(
-        sample_
-            ? tr("Tell: how the backtracking drew sample %1 of %2, draw by draw.").arg(index + 1).arg(name)
-            : (why.isEmpty() ? tr("Sample a family and show one of its samples to tell its story.") : why));
+    if (!sample_)
+        endStory(why.isEmpty() ? tr("Sample a family and show one of its samples to tell its story.") : why);
+    else if (!canTell())
+        endStory(tr("With %1 speciation categories each sample first draws its category from the family's "
+                    "posterior, then its events in that category; the story retells the draws of a model "
+                    "of one category only.")
+                     .arg(data_->speciationCategories));
+    else
+        endStory(
+            tr("Tell: how the backtracking drew sample %1 of %2, draw by draw.").arg(index + 1).arg(name));
+}
+
+bool BacktrackPanel::canTell() const {
+    return sample_ && data_->speciationCategories < 2;
 }
 
 void BacktrackPanel::tell() {
-    if (!sample_ || watcher_.isRunning()) return;
+    if (!canTell() || watcher_.isRunning()) return;
     tell_->setEnabled(false);
     caption_->setText(tr("Retelling sample %1…").arg(index_ + 1));
     watcher_.setFuture(QtConcurrent::run(tellStory, data_, tables_, source_, family_, index_, *sample_));

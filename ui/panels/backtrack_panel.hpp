@@ -54,7 +54,7 @@ class BacktrackPanel : public QWidget {
     // sample is on show, for the reason `why`. Ends a story of another sample.
     void setSample(int family, int index, const Reconciliation* sample, SamplingSource source,
                    const QString& why = {});
-    void tell(); // the Tell button: retells the sample on show
+    void tell(); // the Tell button: retells the sample on show (not with several speciation categories)
 
     const std::optional<BacktrackStory>& story() const { return story_; }
     // The story told is always of the sample on show (another one ends it).
@@ -77,6 +77,8 @@ class BacktrackPanel : public QWidget {
     void logMessage(const QString& text);
 
   private:
+    // A sample is on show and its story can be retold (a model of one speciation category).
+    bool canTell() const;
     void showStep(int step);
     void endStory(const QString& message);
     QString outcomeText(const StoryStep& step, const StoryAlternative& a) const;

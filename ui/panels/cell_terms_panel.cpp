@@ -3,6 +3,7 @@
 #include "panels/clade_label.hpp"
 #include "panels/number_text.hpp"
 #include "views/species_quantities.hpp"
+#include "worker/table_requests.hpp"
 
 #include <QHBoxLayout>
 #include <QHeaderView>
@@ -51,15 +52,16 @@ void setRow(QTableWidget* table, int row, const QStringList& cells) {
 
 CellTermsResult computeCellTerms(std::shared_ptr<const Dataset> data, const FamilyTablesSource& source,
                                  const RateParameters& theta, const SolverOptions& options, int family,
-                                 int clade, int species) {
-    CellTermsResult out{data, family, clade, species, std::nullopt, std::nullopt, {}};
+                                 int clade, int species, int category) {
+    CellTermsResult out{data, family, clade, species, category, {}, std::nullopt, std::nullopt, {}};
     try {
         if (!data || species < 0 || species >= data->species.size() || !fitsDataset(theta, *data)) return out;
+        out.categoryNote = categoryNote(*data, theta, category);
         const SpeciesLayout layout(*data);
         // E does not depend on the family, except through genewise rates: the selected family's, else the
         // first.
         const int tablesFamily = family >= 0 && family < static_cast<int>(data->families.size()) ? family : 0;
-        const FamilyTables tables = source(theta, options, {tablesFamily}).front();
+        const FamilyTables tables = categoryTables(source, category)(theta, options, {tablesFamily}).front();
         out.extinction = decomposeExtinctionCell(layout, tables, species);
         if (family >= 0 && clade >= 0)
             out.cell = decomposeCladeCell(layout, data->families[family], tables, clade, species);
@@ -98,7 +100,7 @@ CellTermsPanel::CellTermsPanel(QWidget* parent) : QWidget(parent) {
         const CellTermsResult result = watcher_.result();
         // A result for what is still selected is shown; anything else was overtaken by a newer request.
         if (result.data == data_ && result.family == family_ && result.clade == clade_ &&
-            result.species == species_)
+            result.species == species_ && result.category == category_)
             display(result);
         if (again_) {
             again_ = false;
@@ -111,6 +113,7 @@ void CellTermsPanel::setDataset(std::shared_ptr<const Dataset> data, FamilyTable
     data_ = std::move(data);
     tables_ = std::move(tables);
     family_ = clade_ = species_ = -1;
+    category_ = 0; // the Run panel shows the first category of new data
     shown_.reset();
     cladeTable_->setRowCount(0);
     extinctionTable_->setRowCount(0);
@@ -138,6 +141,11 @@ void CellTermsPanel::setSpecies(int node) {
     request();
 }
 
+void CellTermsPanel::setCategory(int category) {
+    category_ = category;
+    request();
+}
+
 QString CellTermsPanel::caption() const {
     return caption_->text();
 }
@@ -147,8 +155,8 @@ void CellTermsPanel::request() {
         again_ = true;
         return;
     }
-    watcher_.setFuture(
-        QtConcurrent::run(computeCellTerms, data_, tables_, theta_, options_, family_, clade_, species_));
+    watcher_.setFuture(QtConcurrent::run(computeCellTerms, data_, tables_, theta_, options_, family_, clade_,
+                                         species_, category_));
 }
 
 void CellTermsPanel::display(const CellTermsResult& r) {
@@ -174,11 +182,11 @@ void CellTermsPanel::display(const CellTermsResult& r) {
         const CladeSet& cs = d.families[r.family].clades;
         const double stored = std::ldexp(c.storedScaled, c.scale);
         caption_->setText(
-            tr("Π(γ, e) of clade %1 %2 of family %3 at %4 = %5 (row scale 2^%6); its %7 terms, "
-               "largest first, add up to %8. Splits γ → γ′ γ″ with weight w; f, g: the children of e.")
+            tr("Π(γ, e) of clade %1 %2 of family %3 at %4%5 = %6 (row scale 2^%7); its %8 terms, "
+               "largest first, add up to %9. Splits γ → γ′ γ″ with weight w; f, g: the children of e.")
                 .arg(r.clade)
                 .arg(cladeLabel(cs, r.clade), QString::fromStdString(d.families[r.family].name), species,
-                     value(stored))
+                     r.categoryNote, value(stored))
                 .arg(c.scale)
                 .arg(c.terms.size())
                 .arg(value(std::ldexp(c.sumScaled(), c.scale))));
@@ -204,8 +212,8 @@ void CellTermsPanel::display(const CellTermsResult& r) {
     if (r.extinction) {
         const ExtinctionCellDecomposition& x = *r.extinction;
         extinctionCaption_->setText(
-            tr("E(%1) = %2 (no observed copy); Ē(%1) = %3, its mean over %4 recipients.")
-                .arg(species, value(x.stored), value(x.barStored))
+            tr("E(%1)%2 = %3 (no observed copy); Ē(%1) = %4, its mean over %5 recipients.")
+                .arg(species, r.categoryNote, value(x.stored), value(x.barStored))
                 .arg(x.recipients.size()));
         const std::pair<QString, std::pair<double, QString>> rows[] = {
             {tr("loss"), {x.loss, "pL(e)"}},

@@ -23,15 +23,18 @@ namespace gpurec::ui {
 struct CellTermsResult {
     std::shared_ptr<const Dataset> data;
     int family = -1, clade = -1, species = -1;
+    int category = 0;     // the speciation category whose tables were taken apart
+    QString categoryNote; // categoryNote() of that category at the rates used
     std::optional<CladeCellDecomposition> cell;
     std::optional<ExtinctionCellDecomposition> extinction;
     QString error;
 };
 
-// Safe on any thread but the engine's (`source` may wait for it).
+// Safe on any thread but the engine's (`source` may wait for it). With several speciation
+// categories, the tables of `category` (worker/table_requests.hpp, categoryTables).
 CellTermsResult computeCellTerms(std::shared_ptr<const Dataset> data, const FamilyTablesSource& source,
                                  const RateParameters& theta, const SolverOptions& options, int family,
-                                 int clade, int species);
+                                 int clade, int species, int category = 0);
 
 class CellTermsPanel : public QWidget {
     Q_OBJECT
@@ -43,6 +46,7 @@ class CellTermsPanel : public QWidget {
     void setSolverOptions(const SolverOptions& options);
     void setClade(int family, int clade); // from the clade-waves view; -1 clears
     void setSpecies(int node);            // from the species tree; -1 clears
+    void setCategory(int category);       // the speciation category taken apart (0-based)
 
     QTableWidget* cladeTable() const { return cladeTable_; }
     QTableWidget* extinctionTable() const { return extinctionTable_; }
@@ -61,7 +65,7 @@ class CellTermsPanel : public QWidget {
     FamilyTablesSource tables_;
     RateParameters theta_;
     SolverOptions options_;
-    int family_ = -1, clade_ = -1, species_ = -1;
+    int family_ = -1, clade_ = -1, species_ = -1, category_ = 0;
     QLabel *caption_, *extinctionCaption_;
     QTableWidget *cladeTable_, *extinctionTable_;
     QFutureWatcher<CellTermsResult> watcher_;

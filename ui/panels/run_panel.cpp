@@ -1,9 +1,11 @@
 #include "panels/run_panel.hpp"
 
 #include "engine/backend_factory.hpp"
+#include "model/gamma_categories.hpp"
 #include "panels/eliding_combo_box.hpp"
 #include "panels/number_text.hpp"
 #include "session/undo_commands.hpp"
+#include "views/species_quantities.hpp"
 
 #include <QComboBox>
 #include <QDoubleSpinBox>
@@ -14,6 +16,7 @@
 #include <QLineEdit>
 #include <QPushButton>
 #include <QSpinBox>
+#include <QStandardItemModel>
 #include <QStyle>
 #include <QUndoStack>
 #include <QVBoxLayout>
@@ -59,18 +62,55 @@ void letShrink(QComboBox* combo) {
     combo->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
     combo->setMinimumContentsLength(8);
 }
+
+// The mode menu's entries: AleRax's parametrisations, by their --model-parametrization names.
+const char* const kGlobal = "GLOBAL";
+const char* const kPerSpecies = "PER-SPECIES";
+const char* const kPerFamily = "PER-FAMILY";
+const char* const kOriginPerSpecies = "ORIGINATION-PER-SPECIES";
+
+QString parametrizationOf(RateMode mode, bool originWeights) {
+    switch (mode) {
+    case RateMode::Specieswise:
+        return kPerSpecies;
+    case RateMode::Genewise:
+        return kPerFamily;
+    case RateMode::Global:
+    case RateMode::Classes: // the workbench fits no class parametrisation
+        break;
+    }
+    return originWeights ? kOriginPerSpecies : kGlobal;
+}
+
+// An entry of the Tables shown menu: "category 2 of 3", with its speciation weight once known.
+QString categoryEntry(int category, int count, const QString& scaler = {}) {
+    const QString entry = QObject::tr("category %1 of %2").arg(category + 1).arg(count);
+    return scaler.isEmpty() ? entry : QObject::tr("%1 (s %2)").arg(entry, scaler);
+}
 } // namespace
+
+QString parametrizationName(const RateParameters& theta) {
+    const QString mode = QString::fromStdString(toString(theta.mode()));
+    return theta.optimizesOrigination() ? QObject::tr("%1 with origination weights").arg(mode) : mode;
+}
 
 RunPanel::RunPanel(QWidget* parent) : QWidget(parent) {
     // Rates.
     mode_ = new ElidingComboBox;
     mode_->setObjectName("rateMode");
-    mode_->addItem(tr("global (one D, L, T)"), "global");
-    mode_->addItem(tr("per species"), "specieswise");
-    mode_->addItem(tr("per family"), "genewise");
+    mode_->addItem(tr("global (one D, L, T)"), kGlobal);
+    mode_->addItem(tr("per species"), kPerSpecies);
+    mode_->addItem(tr("per family"), kPerFamily);
+    mode_->addItem(tr("global, origination weights per species"), kOriginPerSpecies);
     mode_->setToolTip(
         tr("global: one set of rates for the whole dataset; per species: one set per species-tree "
-           "branch; per family: one set per gene family"));
+           "branch (with --origination OPTIMIZE also one origination weight per node); per family: one "
+           "set per gene family; global, origination weights per species: one set of rates and one "
+           "origination weight per node (OPTIMIZE only)"));
+    modeNote_ = new QLabel;
+    modeNote_->setObjectName("rateModeNote");
+    modeNote_->setWordWrap(true);
+    modeNote_->hide();
     rateD_ = numberEdit("0.1", "startD",
                         tr("Starting duplication rate (events per gene per branch, relative to speciation)"));
     rateL_ = numberEdit("0.1", "startL", tr("Starting loss rate"));
@@ -84,6 +124,7 @@ RunPanel::RunPanel(QWidget* parent) : QWidget(parent) {
     auto* ratesBox = new QGroupBox(tr("Rates"));
     auto* ratesForm = narrowableForm(ratesBox);
     ratesForm->addRow(tr("Mode"), mode_);
+    ratesForm->addRow(modeNote_);
     auto* start = new QHBoxLayout;
     for (auto [label, edit] : {std::pair{"D", rateD_}, {"L", rateL_}, {"T", rateT_}}) {
         start->addWidget(new QLabel(label));
@@ -93,6 +134,32 @@ RunPanel::RunPanel(QWidget* parent) : QWidget(parent) {
     ratesForm->addRow(tr("Start"), start);
     ratesForm->addRow(reset_);
     ratesForm->addRow(current_);
+
+    // Speciation categories (shown when the data has several).
+    startAlpha_ = numberEdit("1", "startAlpha",
+                             tr("Starting shape α of the categories' Gamma(α, α) distribution, in [0.0201, "
+                                "100] (AleRax's --gamma-alpha, default 1): Reset rates and a change of mode "
+                                "start from it; Optimise fits it with the rates"));
+    startAlpha_->setMaximumWidth(70);
+    categoryRates_ = new QLabel;
+    categoryRates_->setObjectName("categoryRates");
+    categoryRates_->setWordWrap(true);
+    categoryRates_->setToolTip(tr("Category c is the model with speciation weight s_c, the mean rate of the "
+                                  "c-th of K equal-probability bins of Gamma(α, α); a family's likelihood "
+                                  "is the mean over the categories"));
+    shownCategory_ = new ElidingComboBox;
+    shownCategory_->setObjectName("shownCategory");
+    shownCategory_->setToolTip(
+        tr("Each category has its own E and Π: the Cell equation, the clade heat map and the species "
+           "tree's E and Π show this category's (the likelihood, the optimiser and the sampled "
+           "reconciliations use them all)"));
+    categoriesBox_ = new QGroupBox(tr("Speciation categories"));
+    categoriesBox_->setObjectName("speciationCategoriesBox");
+    auto* categoriesForm = narrowableForm(categoriesBox_);
+    categoriesForm->addRow(tr("Start α"), startAlpha_);
+    categoriesForm->addRow(categoryRates_);
+    categoriesForm->addRow(tr("Tables shown"), shownCategory_);
+    categoriesBox_->hide();
 
     // Optimiser.
     optimizer_ = new ElidingComboBox;
@@ -164,7 +231,7 @@ RunPanel::RunPanel(QWidget* parent) : QWidget(parent) {
            "beyond the tolerances, only the time to converge"));
     auto* deviceBox = new QGroupBox(tr("Device"));
     auto* deviceForm = narrowableForm(deviceBox);
-    for (QComboBox* combo : {mode_, optimizer_, device_})
+    for (QComboBox* combo : {mode_, optimizer_, device_, shownCategory_})
         letShrink(combo);
     deviceForm->addRow(tr("Device"), device_);
     deviceForm->addRow(tr("Memory limit"), memoryGiB_);
@@ -179,6 +246,7 @@ RunPanel::RunPanel(QWidget* parent) : QWidget(parent) {
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(4, 4, 4, 4);
     layout->addWidget(ratesBox);
+    layout->addWidget(categoriesBox_);
     layout->addWidget(optBox);
     layout->addLayout(buttons);
     layout->addWidget(error_);
@@ -188,9 +256,13 @@ RunPanel::RunPanel(QWidget* parent) : QWidget(parent) {
     // Names for screen readers and UI automation (scripts/gui_smoke.py finds widgets by them).
     for (auto [widget, name] :
          std::initializer_list<std::pair<QWidget*, QString>>{{mode_, tr("Rate mode")},
+                                                             {modeNote_, tr("Unavailable rate modes")},
                                                              {rateD_, tr("Starting D")},
                                                              {rateL_, tr("Starting L")},
                                                              {rateT_, tr("Starting T")},
+                                                             {startAlpha_, tr("Starting α")},
+                                                             {categoryRates_, tr("Speciation weights")},
+                                                             {shownCategory_, tr("Category shown")},
                                                              {optimizer_, tr("Optimiser")},
                                                              {minRate_, tr("Lower rate bound")},
                                                              {maxRate_, tr("Upper rate bound")},
@@ -211,6 +283,9 @@ RunPanel::RunPanel(QWidget* parent) : QWidget(parent) {
     connect(stop_, &QPushButton::clicked, this, &RunPanel::stopRequested);
     connect(reset_, &QPushButton::clicked, this, &RunPanel::resetRatesRequested);
     connect(mode_, &QComboBox::currentIndexChanged, this, &RunPanel::resetRatesRequested);
+    connect(shownCategory_, &QComboBox::currentIndexChanged, this, [this](int index) {
+        if (index >= 0) emit shownCategoryChanged(index);
+    });
     connect(device_, &QComboBox::currentIndexChanged, this, &RunPanel::emitDeviceIfChanged);
     connect(memoryGiB_, &QDoubleSpinBox::editingFinished, this, &RunPanel::emitDeviceIfChanged);
     connect(clearWarm_, &QPushButton::clicked, this, &RunPanel::clearWarmStartsRequested);
@@ -231,6 +306,7 @@ RunPanel::RunPanel(QWidget* parent) : QWidget(parent) {
     });
     appliedDevice_ = device();
     appliedMemoryGiB_ = memoryLimitGiB();
+    setModel(Origination::Uniform, 1);
     setState(false, false, false);
 }
 
@@ -252,13 +328,51 @@ OptimizerSettings RunPanel::optimizerSettings() const {
     return s;
 }
 
-RateMode RunPanel::rateMode() const {
-    return parseRateMode(mode_->currentData().toString().toStdString());
+std::string RunPanel::parametrization() const {
+    return mode_->currentData().toString().toStdString();
 }
 
-void RunPanel::setRateMode(RateMode mode) {
+void RunPanel::showParametrization(const RateParameters& theta) {
     QSignalBlocker block(mode_);
-    mode_->setCurrentIndex(mode_->findData(QString::fromStdString(toString(mode))));
+    mode_->setCurrentIndex(mode_->findData(parametrizationOf(theta.mode(), theta.optimizesOrigination())));
+}
+
+QString RunPanel::setModel(Origination origination, int speciationCategories) {
+    categories_ = speciationCategories;
+    const bool optimize = origination == Origination::Optimize;
+    auto* items = static_cast<QStandardItemModel*>(mode_->model());
+    QStringList unavailable, reasons;
+    for (int i = 0; i < mode_->count(); ++i) {
+        const QString name = mode_->itemData(i).toString();
+        QString why;
+        if (optimize && (name == kGlobal || name == kPerFamily))
+            why = tr("not with OPTIMIZE origination: one rate set for all or one per family cannot hold "
+                     "the fitted origination weights (AleRax refuses it)");
+        else if (!optimize && name == kOriginPerSpecies)
+            why = tr("needs OPTIMIZE origination (File ▸ Open data, Families originate)");
+        else if (speciationCategories > 1 && name == kPerFamily)
+            why = tr("not with speciation categories (AleRax refuses it)");
+        items->item(i)->setEnabled(why.isEmpty());
+        items->item(i)->setToolTip(why);
+        reasons << why;
+        if (!why.isEmpty()) unavailable << tr("%1: %2").arg(mode_->itemText(i), why);
+    }
+    modeNote_->setText(tr("Greyed: %1").arg(unavailable.join("; ")));
+    modeNote_->setVisible(!unavailable.isEmpty());
+    categoriesBox_->setVisible(speciationCategories > 1);
+    {
+        QSignalBlocker block(shownCategory_);
+        shownCategory_->clear();
+        for (int c = 0; c < speciationCategories && speciationCategories > 1; ++c)
+            shownCategory_->addItem(categoryEntry(c, speciationCategories));
+    }
+    const int before = mode_->currentIndex();
+    if (reasons[before].isEmpty()) return {};
+    // The nearest available: global rates, with the weights under OPTIMIZE.
+    QSignalBlocker block(mode_);
+    mode_->setCurrentIndex(mode_->findData(optimize ? kOriginPerSpecies : kGlobal));
+    return tr("Rate mode %1 instead of %2, which is %3")
+        .arg(mode_->currentText(), mode_->itemText(before), reasons[before]);
 }
 
 Rates RunPanel::startingRates() const {
@@ -266,6 +380,17 @@ Rates RunPanel::startingRates() const {
             parseNumber(rateT_, tr("the starting T"))};
     if (r.d <= 0 || r.l <= 0 || r.t <= 0) throw std::invalid_argument("starting rates must be positive");
     return r;
+}
+
+double RunPanel::startingAlpha() const {
+    const double alpha = parseNumber(startAlpha_, tr("the starting α"));
+    if (!(alpha >= kMinGammaAlpha && alpha <= kMaxGammaAlpha))
+        throw std::invalid_argument("the starting α must be within [0.0201, 100]");
+    return alpha;
+}
+
+int RunPanel::shownCategory() const {
+    return std::max(0, shownCategory_->currentIndex());
 }
 
 QString RunPanel::device() const {
@@ -285,14 +410,16 @@ double RunPanel::memoryLimitGiB() const {
     return memoryGiB_->value();
 }
 
-void RunPanel::restore(RateMode mode, const Rates& starting, const OptimizerSettings& settings,
-                       const QString& device, double memoryGiB) {
+void RunPanel::restore(RateMode mode, bool originWeights, const Rates& starting, double startingAlpha,
+                       const OptimizerSettings& settings, const QString& device, double memoryGiB) {
     const QSignalBlocker blocks[] = {QSignalBlocker(mode_), QSignalBlocker(device_),
                                      QSignalBlocker(memoryGiB_), QSignalBlocker(optimizer_)};
-    setRateMode(mode);
+    // Global rates under OPTIMIZE are ORIGINATION-PER-SPECIES (setModel greys what the data refuses).
+    mode_->setCurrentIndex(mode_->findData(parametrizationOf(mode, originWeights)));
     rateD_->setText(shortestNumber(starting.d));
     rateL_->setText(shortestNumber(starting.l));
     rateT_->setText(shortestNumber(starting.t));
+    startAlpha_->setText(shortestNumber(startingAlpha));
     optimizer_->setCurrentIndex(optimizer_->findData(QString::fromStdString(toString(settings.kind))));
     appliedOptimizer_ = optimizer_->currentIndex();
     maxIterations_->setValue(settings.max_iter);
@@ -322,6 +449,7 @@ void RunPanel::setState(bool haveData, bool running, bool pauseRequested) {
                                                            {rateD_, !running && present_.duplication},
                                                            {rateL_, !running},
                                                            {rateT_, !running && present_.transfer},
+                                                           {startAlpha_, !running},
                                                            {reset_, !running},
                                                            {optimizer_, !running},
                                                            {minRate_, !running},
@@ -374,6 +502,23 @@ void RunPanel::showCurrentRates(const RateParameters& theta) {
     add(present_.duplication, "D", lo.d, hi.d);
     add(true, "L", lo.l, hi.l);
     add(present_.transfer, "T", lo.t, hi.t);
+    const std::vector<double> weights = normalisedOriginWeights(theta);
+    if (!weights.empty()) {
+        const auto [low, high] = std::minmax_element(weights.begin(), weights.end());
+        parts << tr("origination weights %1–%2").arg(fmt(*low), fmt(*high));
+    }
+    if (theta.shapeEntry() >= 0 && categories_ > 1) {
+        const double alpha = theta.speciationShape();
+        parts << QString("α %1").arg(fmt(alpha));
+        QStringList scalers;
+        const std::vector<double> rates = gammaCategoryRates(alpha, categories_);
+        for (int c = 0; c < categories_; ++c) {
+            scalers << fmt(rates[c]);
+            shownCategory_->setItemText(c, categoryEntry(c, categories_, fmt(rates[c])));
+        }
+        categoryRates_->setText(
+            tr("Speciation weights s_c at α %1: %2").arg(fmt(alpha), scalers.join(" · ")));
+    }
     current_->setText(theta.rowCount() == 1
                           ? tr("Current: %1").arg(parts.join(" · "))
                           : tr("Current (%1 rows): %2").arg(theta.rowCount()).arg(parts.join(" · ")));

@@ -1,12 +1,15 @@
 #pragma once
-// Run settings and controls: rate mode and starting rates, optimiser, bounds and iteration cap;
+// Run settings and controls: rate mode (AleRax's parametrisation) and starting rates, the
+// speciation categories' starting shape and fitted weights, optimiser, bounds and iteration cap;
 // Evaluate, Optimise, Pause/Resume and Stop; device, memory limit and clearing warm starts.
+#include "data/dataset.hpp"
 #include "optim/optimizer.hpp"
 
 #include <QWidget>
 
 class QComboBox;
 class QDoubleSpinBox;
+class QGroupBox;
 class QLabel;
 class QLineEdit;
 class QPushButton;
@@ -15,6 +18,10 @@ class QUndoStack;
 
 namespace gpurec::ui {
 
+// θ's parametrisation in the Log and the undo history: gpurec's name of its rate mode ("global",
+// "specieswise", "genewise"), followed by "with origination weights" when θ holds them.
+QString parametrizationName(const RateParameters& theta);
+
 class RunPanel : public QWidget {
     Q_OBJECT
   public:
@@ -22,21 +29,37 @@ class RunPanel : public QWidget {
 
     // Throws std::invalid_argument (shown inline by the caller) on an unreadable field.
     OptimizerSettings optimizerSettings() const;
-    RateMode rateMode() const;
-    void setRateMode(RateMode mode); // without emitting (undo puts the mode back with the rates)
+    // AleRax's name of the chosen parametrisation (--model-parametrization): GLOBAL, PER-SPECIES,
+    // PER-FAMILY or ORIGINATION-PER-SPECIES (core's parseParametrization reads it).
+    std::string parametrization() const;
+    // Shows θ's parametrisation without emitting (undo puts it back with the rates).
+    void showParametrization(const RateParameters& theta);
+    // The loaded model's options: greys the parametrisations it refuses, as AleRax does (GLOBAL and
+    // PER-FAMILY cannot hold the origination weights of OPTIMIZE, ORIGINATION-PER-SPECIES needs
+    // them, PER-FAMILY does not go with speciation categories), saying why below the menu and in
+    // their tooltips; shows the speciation categories' settings when there are several. A choice
+    // made unavailable moves, without emitting, to the nearest available one, and the sentence
+    // returned says so ("" when the choice stays).
+    QString setModel(Origination origination, int speciationCategories);
     // Changes of the optimiser's method become commands on `stack`.
     void setUndoStack(QUndoStack* stack) { undo_ = stack; }
-    Rates startingRates() const;           // throws std::invalid_argument
+    Rates startingRates() const;  // throws std::invalid_argument
+    double startingAlpha() const; // the categories' shape α; throws std::invalid_argument
+    // Which speciation category the panels that show one set of tables show (0-based).
+    int shownCategory() const;
     QString device() const;                // "auto", "cpu", "cuda:0", ...
     void setDevice(const QString& device); // an unlisted one (e.g. "cuda:3") is added
     double memoryLimitBytes() const;
     double memoryLimitGiB() const;
-    // Shows saved settings without emitting (used when a session is opened).
-    void restore(RateMode mode, const Rates& starting, const OptimizerSettings& settings,
-                 const QString& device, double memoryGiB);
+    // Shows saved settings without emitting (used when a session is opened); `originWeights`: the
+    // session's data has --origination OPTIMIZE (global rates are then ORIGINATION-PER-SPECIES).
+    void restore(RateMode mode, bool originWeights, const Rates& starting, double startingAlpha,
+                 const OptimizerSettings& settings, const QString& device, double memoryGiB);
 
     // Idle / running / paused: enables the right buttons.
     void setState(bool haveData, bool running, bool pauseRequested);
+    // The current rates' range, α and the origination weights' range (normalised, O_e = o_e / Σ o);
+    // the categories' weights s_c at that α.
     void showCurrentRates(const RateParameters& theta);
     // Greys the starting rates the loaded model lacks (UndatedDL: T, --no-dup: D) and leaves them
     // out of the current rates.
@@ -59,16 +82,19 @@ class RunPanel : public QWidget {
     void resetRatesRequested(); // mode or starting rates changed, or the Reset button
     void deviceChanged();       // device or memory limit, only when it differs from the last one emitted
     void clearWarmStartsRequested();
+    void shownCategoryChanged(int category);
 
   private:
     void emitDeviceIfChanged();
 
-    QComboBox *mode_, *optimizer_, *device_;
-    QLineEdit *rateD_, *rateL_, *rateT_, *minRate_, *maxRate_, *gradTol_;
+    QComboBox *mode_, *optimizer_, *device_, *shownCategory_;
+    QLineEdit *rateD_, *rateL_, *rateT_, *startAlpha_, *minRate_, *maxRate_, *gradTol_;
+    QGroupBox* categoriesBox_;
     QSpinBox* maxIterations_;
     QDoubleSpinBox* memoryGiB_;
     QPushButton *evaluate_, *optimise_, *pause_, *stop_, *reset_, *clearWarm_;
-    QLabel *current_, *error_;
+    QLabel *current_, *error_, *modeNote_, *categoryRates_;
+    int categories_ = 1;
     bool pauseIsResume_ = false;
     bool running_ = false;
     PresentRates present_;

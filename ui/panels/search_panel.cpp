@@ -90,8 +90,7 @@ SearchPanel::SearchPanel(QWidget* parent) : QWidget(parent) {
     adopt_ = new QPushButton(tr("Use as working tree…"));
     adopt_->setObjectName("adoptSearchedTree");
     adopt_->setAccessibleName(tr("Save the best species tree and reload the families on it"));
-    status_ = new QLabel(tr("Searches the species tree that makes the families most likely, from the "
-                            "tree chosen in Start from, at the rates of the Run panel."));
+    status_ = new QLabel(introduction());
     status_->setObjectName("searchStatus");
     status_->setToolTip(tr("Species-tree search status"));
     status_->setWordWrap(true);
@@ -292,8 +291,15 @@ SearchPanel::~SearchPanel() {
     view_->setTree(nullptr); // before the tree it draws goes
 }
 
-void SearchPanel::setDataAvailable(bool available) {
+QString SearchPanel::introduction() {
+    return tr("Searches the species tree that makes the families most likely, from the tree chosen in "
+              "Start from, at the rates of the Run panel.");
+}
+
+void SearchPanel::setDataAvailable(bool available, const QString& refusal) {
     dataAvailable_ = available;
+    if (refusal != refusal_) status_->setText(refusal.isEmpty() ? introduction() : refusal);
+    refusal_ = refusal;
     updateButtons();
 }
 
@@ -319,14 +325,14 @@ SpeciesSearchSettings SearchPanel::settings() const {
 }
 
 void SearchPanel::start(std::shared_ptr<const Dataset> data, const QString& device, const BatchLimits& limits,
-                        const SolverOptions& options, Rates rates) {
+                        const SolverOptions& options, RateParameters start) {
     const auto from = static_cast<SearchStart>(startFrom_->currentData().toInt());
     startTree_.reset(); // a built start tree arrives with the first step
     if (data && from == SearchStart::WorkingTree) {
         startTree_ = data->species;
         showTree(QString::fromStdString(data->species.toNewick(true)));
     }
-    run_.start(std::move(data), device, limits, options, rates, settings(), from);
+    run_.start(std::move(data), device, limits, options, std::move(start), settings(), from);
     if (from == SearchStart::MiniNj)
         status_->setText(tr("Building the MiniNJ start tree from the gene trees…"));
 }
@@ -498,7 +504,7 @@ void SearchPanel::updateButtons() {
     // Pause and Stop first: a click on Start disables it, and focus moves on to Pause.
     pause_->setEnabled(running);
     stop_->setEnabled(running);
-    start_->setEnabled(dataAvailable_ && !running);
+    start_->setEnabled(dataAvailable_ && refusal_.isEmpty() && !running);
     strategy_->setEnabled(!running);
     radius_->setEnabled(!running);
     startFrom_->setEnabled(!running);

@@ -32,11 +32,12 @@ class SearchPanel : public QWidget {
     explicit SearchPanel(QWidget* parent = nullptr);
     ~SearchPanel() override;
 
-    // Whether there are families to search with (Start is enabled only then).
-    void setDataAvailable(bool available);
+    // Whether there are families to search with (Start is enabled only then), and why the loaded
+    // model cannot be searched with ("" when it can: Start is disabled and the status says why).
+    void setDataAvailable(bool available, const QString& refusal = {});
     // Starts the search with the panel's settings on `data` (see SearchRun::start).
     void start(std::shared_ptr<const Dataset> data, const QString& device, const BatchLimits& limits,
-               const SolverOptions& options, Rates rates);
+               const SolverOptions& options, RateParameters start);
     SpeciesSearchSettings settings() const;
     // "from the working tree", "from MiniNJ" or "from a random tree, seed N" (the Log's words).
     QString startDescription() const;
@@ -111,7 +112,9 @@ class SearchPanel : public QWidget {
     double startLogLikelihood_ = 0.0;
     int steps_ = 0;
     bool dataAvailable_ = false;
-    bool userView_ = false; // the user zoomed or panned the plot: new points keep the view
+    QString refusal_;
+    static QString introduction(); // the status before any search
+    bool userView_ = false;        // the user zoomed or panned the plot: new points keep the view
 };
 
 } // namespace gpurec::ui

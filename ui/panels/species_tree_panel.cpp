@@ -8,6 +8,7 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QMessageBox>
+#include <QStandardItemModel>
 #include <QStringListModel>
 #include <QToolButton>
 #include <QToolTip>
@@ -145,6 +146,7 @@ void SpeciesTreePanel::setDataset(std::shared_ptr<const Dataset> data, FamilyTab
     theta_ = {}; // the session sends the new dataset's rates
     events_.reset();
     family_ = cladeFamily_ = clade_ = -1;
+    category_ = 0; // the Run panel shows the first category of new data
     shown_ = {};
     view_->setTree(data_ ? &data_->species : nullptr);
     QStringList names;
@@ -183,6 +185,14 @@ void SpeciesTreePanel::searchNext() {
 
 void SpeciesTreePanel::setParameters(const RateParameters& theta) {
     theta_ = theta;
+    // Origination weights are there to colour by under --origination OPTIMIZE only.
+    auto* weights = static_cast<QStandardItemModel*>(colourBy_->model())
+                        ->item(colourBy_->findData(static_cast<int>(SpeciesQuantity::OriginationWeight)));
+    weights->setEnabled(theta.optimizesOrigination());
+    weights->setToolTip(theta.optimizesOrigination()
+                            ? tr("The fitted weight of each species node as a family's origin, normalised "
+                                 "to sum to 1 (model_parameters.txt's O column)")
+                            : tr("Only with OPTIMIZE origination (File ▸ Open data, Families originate)"));
     if (quantity() != SpeciesQuantity::None && quantity() != SpeciesQuantity::GeneCount)
         requestValues();
     else
@@ -191,6 +201,12 @@ void SpeciesTreePanel::setParameters(const RateParameters& theta) {
 
 void SpeciesTreePanel::setSolverOptions(const SolverOptions& options) {
     options_ = options;
+}
+
+void SpeciesTreePanel::setCategory(int category) {
+    category_ = category;
+    if (quantity() == SpeciesQuantity::Extinction || quantity() == SpeciesQuantity::CladeProbability)
+        requestValues();
 }
 
 void SpeciesTreePanel::setSelectedFamily(int family) {
@@ -235,6 +251,7 @@ void SpeciesTreePanel::requestValues() {
     const bool clade = request.quantity == SpeciesQuantity::CladeProbability;
     request.family = clade ? cladeFamily_ : family_;
     request.clade = clade ? clade_ : -1;
+    request.category = category_;
     request.events = events_;
     watcher_.setFuture(QtConcurrent::run(computeSpeciesValues, request));
 }
@@ -257,6 +274,7 @@ void SpeciesTreePanel::updateToolTips() {
     const bool haveValues = shown_.values.size() == static_cast<std::size_t>(tree.size()) &&
                             shown_.quantity != SpeciesQuantity::None && shown_.error.isEmpty();
     const int rateFamily = family_ >= 0 ? family_ : 0;
+    const std::vector<double> origin = normalisedOriginWeights(theta_);
     QStringList tips;
     for (int e = 0; e < tree.size(); ++e) {
         QString tip = QString("<b>%1</b><br>%2 (node %3)")
@@ -269,6 +287,7 @@ void SpeciesTreePanel::updateToolTips() {
             Rates r = theta_.rates(theta_.row(rateFamily, e));
             tip += QString("<br>rates D %1, L %2, T %3")
                        .arg(formatNumber(r.d), formatNumber(r.l), formatNumber(r.t));
+            if (!origin.empty()) tip += tr("<br>origination weight O_e %1").arg(formatNumber(origin[e]));
         }
         tips << tip;
     }

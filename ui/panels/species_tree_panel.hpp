@@ -26,6 +26,8 @@ class SpeciesTreePanel : public QWidget {
     void setDataset(std::shared_ptr<const Dataset> data, FamilyTablesSource tables);
     void setParameters(const RateParameters& theta);
     void setSolverOptions(const SolverOptions& options);
+    // The speciation category whose E and Π are shown (0-based; worker/table_requests.hpp).
+    void setCategory(int category);
     void setSelectedFamily(int family);
     // Colours the tree by the Π row of `clade` of `family`.
     void showClade(int family, int clade);
@@ -75,6 +77,7 @@ class SpeciesTreePanel : public QWidget {
     SolverOptions options_;
     int family_ = -1;
     int cladeFamily_ = -1, clade_ = -1;
+    int category_ = 0;
     std::shared_ptr<const ReconciliationSummary> events_;
     SpeciesValues shown_;
 };

@@ -1,8 +1,11 @@
 #include "panels/waves_panel.hpp"
 
+#include "worker/table_requests.hpp"
+
 #include <QComboBox>
 #include <QLabel>
 #include <QSplitter>
+#include <QStandardItemModel>
 #include <QToolButton>
 #include <QVBoxLayout>
 #include <QtConcurrent/QtConcurrentRun>
@@ -13,11 +16,12 @@ namespace gpurec::ui {
 namespace {
 // The heat map's one call into the engine, on a worker thread.
 WavesPanel::HeatMapResult solveHeatMap(std::shared_ptr<const Dataset> data, const FamilyTablesSource& tables,
-                                       const RateParameters& theta, const SolverOptions& options,
-                                       int family) {
-    WavesPanel::HeatMapResult result{data, family, std::nullopt, {}};
+                                       const RateParameters& theta, const SolverOptions& options, int family,
+                                       int category) {
+    WavesPanel::HeatMapResult result{data, family, category, std::nullopt, {}};
     try {
-        result.stats = computeCladeStatistics(tables, *data, theta, options, family);
+        result.stats =
+            computeCladeStatistics(categoryTables(tables, category), *data, theta, options, family);
     } catch (const std::exception& e) {
         result.error = QString::fromStdString(e.what());
     }
@@ -119,6 +123,12 @@ void WavesPanel::setSolverOptions(const SolverOptions& options) {
     if (colouring_->currentIndex() != 0) heatTimer_.start();
 }
 
+void WavesPanel::setCategory(int category) {
+    category_ = category;
+    stats_.reset(); // the other category's
+    updateHeatMap();
+}
+
 std::vector<double> WavesPanel::valuesOf(const CladeStatistics& stats, CladeColouring colouring) {
     switch (colouring) {
     case CladeColouring::SelfLoopIterations:
@@ -153,7 +163,8 @@ void WavesPanel::updateHeatMap() {
         return;
     }
     heatComputing_ = true;
-    heatWatcher_.setFuture(QtConcurrent::run(solveHeatMap, data_, tables_, theta_, options_, family_));
+    heatWatcher_.setFuture(
+        QtConcurrent::run(solveHeatMap, data_, tables_, theta_, options_, family_, category_));
 }
 
 void WavesPanel::finishHeatMap(HeatMapResult result) {
@@ -161,7 +172,8 @@ void WavesPanel::finishHeatMap(HeatMapResult result) {
     const bool pending = std::exchange(heatPending_, false);
     // Another family's (or data's) statistics are stale: dropped. Older rates of this family are
     // shown until the pending computation replaces them.
-    if (result.data == data_ && result.family == family_ && colouring() != CladeColouring::WavePhase) {
+    if (result.data == data_ && result.family == family_ && result.category == category_ &&
+        colouring() != CladeColouring::WavePhase) {
         stats_ = std::move(result.stats);
         if (stats_) {
             showHeatMap();
@@ -182,9 +194,9 @@ void WavesPanel::showHeatMap() {
         chosen == CladeColouring::Posterior ? ColourScale(0, 1, false) : ColourScale::fit(values, false);
     dag_->setCladeValues(values, scale, colouring_->currentText());
     heatNote_->setText(tr("Colours: %1 of each clade from the engine's solve of this family at the "
-                          "current rates (on a GPU, a self loop solved directly counts one iteration). "
+                          "current rates%2 (on a GPU, a self loop solved directly counts one iteration). "
                           "Hover a clade for its value.")
-                           .arg(colouring_->currentText()));
+                           .arg(colouring_->currentText(), categoryNote(*data_, theta_, category_)));
     heatNote_->show();
     emit heatMapShown();
 }
@@ -193,10 +205,19 @@ void WavesPanel::setDataset(std::shared_ptr<const Dataset> data, std::shared_ptr
                             FamilyTablesSource tables) {
     dag_->setFamily(nullptr);
     data_ = std::move(data);
+    // The engine's clade posteriors weigh every origination node equally: not OPTIMIZE's fitted weights.
+    const bool posterior = !data_ || data_->origination != Origination::Optimize;
+    auto* item = static_cast<QStandardItemModel*>(colouring_->model())->item(int(CladeColouring::Posterior));
+    item->setEnabled(posterior);
+    item->setToolTip(posterior ? QString()
+                               : tr("Not with OPTIMIZE origination: the clade posteriors are computed with "
+                                    "equal origination weights"));
+    if (!posterior && colouring() == CladeColouring::Posterior) setColouring(CladeColouring::WavePhase);
     tables_ = std::move(tables);
     waves_ = std::move(waves);
     stepper_->setFamily(nullptr);
     family_ = -1;
+    category_ = 0; // the Run panel shows the first category of new data
     stats_.reset();
     plot_->setSchedule(waves_.get());
 }

@@ -29,6 +29,8 @@ class WavesPanel : public QWidget {
     // Rates and solver options the heat map is computed at (recomputed shortly after a change).
     void setParameters(const RateParameters& theta);
     void setSolverOptions(const SolverOptions& options);
+    // The speciation category whose tables the heat map shows (0-based; worker/table_requests.hpp).
+    void setCategory(int category);
     WavePlot* plot() const { return plot_; }
     CladeDagView* dag() const { return dag_; }
     WaveStepper* stepper() const { return stepper_; }
@@ -52,6 +54,7 @@ class WavesPanel : public QWidget {
     struct HeatMapResult {
         std::shared_ptr<const Dataset> data;
         int family = -1;
+        int category = 0;
         std::optional<CladeStatistics> stats;
         QString error;
     };
@@ -82,6 +85,7 @@ class WavesPanel : public QWidget {
     FamilyTablesSource tables_;
     std::shared_ptr<const WaveSchedule> waves_;
     int family_ = -1;
+    int category_ = 0;
 };
 
 } // namespace gpurec::ui

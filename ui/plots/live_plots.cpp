@@ -172,7 +172,7 @@ LivePlots::LivePlots(QWidget* parent) : QWidget(parent) {
     showLegendBelow(loss_, 2);
 
     rates_ = makePlot("ratesPlot", tr("Rates"), tr("rate"), tr("rate"), true,
-                      tr("D, L and T of one row of rates"));
+                      tr("D, L and T of one row of rates, and the speciation categories' shape α"));
     const QColor rateColours[] = {QColor(40, 120, 200), QColor(200, 60, 50), QColor(40, 160, 90)};
     const QString rateNames[] = {tr("duplication"), tr("loss"), tr("transfer")};
     for (int k = 0; k < 3; ++k)
@@ -183,7 +183,16 @@ LivePlots::LivePlots(QWidget* parent) : QWidget(parent) {
                     v = std::exp2(s.theta[at]);
                     return true;
                 });
-    showLegendBelow(rates_, 3);
+    alpha_ = addLine(rates_, tr("shape α"), QColor(150, 110, 30), nullptr, &samples_,
+                     [this](const IterationSample& s, double& v) {
+                         if (shapeEntry_ < 0 || static_cast<std::size_t>(shapeEntry_) >= s.theta.size())
+                             return false;
+                         v = std::exp2(s.theta[shapeEntry_]);
+                         return true;
+                     });
+    alpha_->setVisible(false);
+    alpha_->removeFromLegend();
+    showLegendBelow(rates_, 4);
 
     gradient_ =
         makePlot("gradientPlot", tr("Gradient"), tr("max |projected gradient| (bits)"), tr("|gradient|"),
@@ -477,6 +486,18 @@ void LivePlots::setRateRow(int row, const QString& scope) {
         rateRow_ = row;
         refill();
     }
+    scheduleReplot();
+}
+
+void LivePlots::setShapeEntry(int entry) {
+    if (entry == shapeEntry_) return;
+    shapeEntry_ = entry;
+    alpha_->setVisible(entry >= 0);
+    if (entry >= 0)
+        alpha_->addToLegend();
+    else
+        alpha_->removeFromLegend();
+    refill();
     scheduleReplot();
 }
 

@@ -46,6 +46,8 @@ class LivePlots : public QWidget {
     void addSample(const IterationSample& sample);
     // Which θ row the rates plot follows, and how to name it ("global", "species X", "family Y").
     void setRateRow(int row, const QString& scope);
+    // θ's entry holding the speciation categories' shape α, drawn in the rates plot (−1: none).
+    void setShapeEntry(int entry);
     // Names of the families, for the per-family convergence table (clears it).
     void setFamilyNames(const QStringList& names);
     int pointCount() const;
@@ -144,6 +146,8 @@ class LivePlots : public QWidget {
     QHash<const QCPAxis*, double> smallestPositive_; // per value axis, over its lines
     int ownLines_ = 0;                               // lines of the current run; overlay lines follow
     int rateRow_ = 0;
+    int shapeEntry_ = -1;
+    QCPGraph* alpha_ = nullptr;
     int runNumber_ = 0;
     QString runDescription_;
     bool running_ = false;

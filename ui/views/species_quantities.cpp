@@ -2,8 +2,10 @@
 
 #include "engine/backend.hpp"
 #include "engine/evaluation_shape.hpp"
+#include "worker/table_requests.hpp"
 
 #include <cmath>
+#include <numeric>
 
 namespace gpurec::ui {
 
@@ -23,6 +25,8 @@ QString quantityName(SpeciesQuantity quantity) {
         return "Transfer rate";
     case SpeciesQuantity::CladeProbability:
         return "Π of the selected clade";
+    case SpeciesQuantity::OriginationWeight:
+        return "Origination weight O_e";
     case SpeciesQuantity::SampledDuplications:
         return "Duplications (sampled)";
     case SpeciesQuantity::SampledLosses:
@@ -45,6 +49,7 @@ const std::vector<SpeciesQuantity>& allQuantities() {
                                                      SpeciesQuantity::LossRate,
                                                      SpeciesQuantity::TransferRate,
                                                      SpeciesQuantity::CladeProbability,
+                                                     SpeciesQuantity::OriginationWeight,
                                                      SpeciesQuantity::SampledDuplications,
                                                      SpeciesQuantity::SampledLosses,
                                                      SpeciesQuantity::SampledTransfersOut,
@@ -80,6 +85,14 @@ bool fitsDataset(const RateParameters& theta, const Dataset& data) {
     return !theta.theta().empty() && ratesFitDataset(theta, data);
 }
 
+std::vector<double> normalisedOriginWeights(const RateParameters& theta) {
+    std::vector<double> o = theta.originWeights();
+    const double total = std::accumulate(o.begin(), o.end(), 0.0);
+    for (double& v : o)
+        v /= total;
+    return o;
+}
+
 SpeciesValues computeSpeciesValues(const QuantityRequest& r) {
     SpeciesValues out;
     out.quantity = r.quantity;
@@ -91,6 +104,8 @@ SpeciesValues computeSpeciesValues(const QuantityRequest& r) {
     const int family = r.family >= 0 && r.family < static_cast<int>(data.families.size()) ? r.family : -1;
     const int rateFamily = family >= 0 ? family : 0;
     QString rateScope = genewise ? QString(" (family %1)").arg(familyName(data, rateFamily)) : QString();
+    const FamilyTablesSource tables = categoryTables(r.tables, r.category);
+    const QString category = categoryNote(data, r.theta, r.category);
     try {
         switch (r.quantity) {
         case SpeciesQuantity::None:
@@ -123,8 +138,19 @@ SpeciesValues computeSpeciesValues(const QuantityRequest& r) {
         }
         case SpeciesQuantity::Extinction: {
             if (!fitsDataset(r.theta, data)) break;
-            out.values = r.tables(r.theta, r.options, {rateFamily}).front().E;
-            out.title = quantityName(r.quantity) + rateScope;
+            out.values = tables(r.theta, r.options, {rateFamily}).front().E;
+            out.title = quantityName(r.quantity) + rateScope + category;
+            break;
+        }
+        case SpeciesQuantity::OriginationWeight: {
+            if (!fitsDataset(r.theta, data)) break;
+            if (!r.theta.optimizesOrigination()) {
+                out.error = "only with --origination OPTIMIZE (File ▸ Open data, Families originate)";
+                break;
+            }
+            out.values = normalisedOriginWeights(r.theta);
+            out.logarithmic = true;
+            out.title = "Origination weight O_e (normalised: they sum to 1)";
             break;
         }
         case SpeciesQuantity::SampledDuplications:
@@ -156,17 +182,16 @@ SpeciesValues computeSpeciesValues(const QuantityRequest& r) {
                 out.error = "select a clade in the clade-waves view";
                 break;
             }
-            const CladeTables tables = std::move(r.tables(r.theta, r.options, {family}).front().clades);
-            const double* row = tables.piRow(r.clade);
+            const CladeTables pi = std::move(tables(r.theta, r.options, {family}).front().clades);
+            const double* row = pi.piRow(r.clade);
             for (int e = 0; e < n; ++e)
-                out.values[e] =
-                    row[e] > 0 ? std::log10(row[e]) + tables.scale[r.clade] * std::log10(2.0) : NAN;
+                out.values[e] = row[e] > 0 ? std::log10(row[e]) + pi.scale[r.clade] * std::log10(2.0) : NAN;
             const int genes = f.clades.cladeSize[r.clade];
-            out.title = QString("log10 Π of clade %1 (%2 gene%3, family %4)")
+            out.title = QString("log10 Π of clade %1 (%2 gene%3, family %4)%5")
                             .arg(r.clade)
                             .arg(genes)
                             .arg(genes == 1 ? "" : "s")
-                            .arg(familyName(data, family));
+                            .arg(familyName(data, family), category);
             break;
         }
         }

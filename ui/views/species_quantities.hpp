@@ -1,6 +1,7 @@
 #pragma once
-// Per-species-node values the species-tree view colours branches by: event rates, extinction
-// probability E, genes per species, and a clade's Π row (from the engine's backend interface).
+// Per-species-node values the species-tree view colours branches by: event rates, origination
+// weights, extinction probability E, genes per species, and a clade's Π row (from the engine's
+// backend interface; with several speciation categories, one category's).
 #include "data/dataset.hpp"
 #include "engine/backend.hpp"
 #include "model/rate_parameters.hpp"
@@ -22,6 +23,7 @@ enum class SpeciesQuantity {
     LossRate,
     TransferRate,
     CladeProbability,
+    OriginationWeight, // --origination OPTIMIZE: O_e = o_e / Σ o
     // Means per sampled reconciliation (Reconciliations view), summed over the sampled families.
     SampledDuplications,
     SampledLosses,
@@ -39,8 +41,9 @@ struct QuantityRequest {
     FamilyTablesSource tables; // of `data` (for Extinction and CladeProbability)
     RateParameters theta;
     SolverOptions options;
-    int family = -1; // selected family (genes, genewise rates, E in genewise mode, Π)
-    int clade = -1;  // for CladeProbability
+    int family = -1;  // selected family (genes, genewise rates, E in genewise mode, Π)
+    int clade = -1;   // for CladeProbability
+    int category = 0; // the speciation category of Extinction and CladeProbability (0-based)
     std::shared_ptr<const ReconciliationSummary> events; // for the Sampled quantities
 };
 
@@ -54,6 +57,9 @@ struct SpeciesValues {
 
 // Whether θ has the shape of `data` (rates change shape with the dataset and the mode).
 bool fitsDataset(const RateParameters& theta, const Dataset& data);
+// θ's origination weights normalised to sum to 1, O_e = o_e / Σ o, as model_parameters.txt writes
+// them; empty when θ has none.
+std::vector<double> normalisedOriginWeights(const RateParameters& theta);
 
 // Safe on any thread but the engine's (request.tables may wait for it).
 SpeciesValues computeSpeciesValues(const QuantityRequest& request);

@@ -6,6 +6,7 @@
 #include "window/workbench_window.hpp"
 
 #include "io/output_file.hpp"
+#include "optim/parametrization.hpp"
 
 #include <QFileDialog>
 #include <QFileInfo>
@@ -47,16 +48,21 @@ void WorkbenchWindow::connectSearch() {
     });
     connect(this, &WorkbenchWindow::inputLoaded, this, [this] {
         search_->run().stop(); // its results would name the previous data's tree
-        search_->setDataAvailable(dataset_ != nullptr);
+        search_->setDataAvailable(
+            dataset_ != nullptr,
+            dataset_ && dataset_->origination == Origination::Optimize
+                ? tr("No species-tree search with OPTIMIZE origination: the origination weights belong to "
+                     "the nodes of one species tree (gpurec search refuses it too).")
+                : QString());
     });
 }
 
 void WorkbenchWindow::startSpeciesSearch() {
-    if (!dataset_) return;
-    const RateParameters& theta = session_.parameters();
+    if (!dataset_ || dataset_->origination == Origination::Optimize) return; // the Search tab says why
+    const RateParameters& current = session_.parameters();
     Rates rates;
-    if (theta.mode() == RateMode::Global) {
-        rates = theta.rates(0);
+    if (current.mode() == RateMode::Global) {
+        rates = current.rates(0);
     } else {
         try {
             rates = run_->startingRates();
@@ -65,19 +71,23 @@ void WorkbenchWindow::startSpeciesSearch() {
             return;
         }
     }
+    // Global rates, with the current shape α of several speciation categories.
+    RateParameters theta = makeParameters(Parametrization{}, *dataset_, rates, current.speciationShape());
     tabs_->setCurrentWidget(search_);
     const SpeciesSearchSettings settings = search_->settings();
     const QString prescreen = settings.prescreen > 0
                                   ? tr(", pre-screened on %1 % of the families")
                                         .arg(QLocale().toString(100 * settings.prescreen, 'g', 3))
                                   : QString();
-    appendLog(tr("Species-tree search (%1 %2%3) started on %4 with D %5, L %6, T %7")
-                  .arg(QString::fromStdString(toString(settings.strategy)), search_->startDescription(),
-                       prescreen, run_->device())
-                  .arg(rates.d, 0, 'g', 6)
-                  .arg(rates.l, 0, 'g', 6)
-                  .arg(rates.t, 0, 'g', 6));
-    search_->start(dataset_, run_->device(), batchLimits(), knobs_->options(), rates);
+    appendLog(
+        tr("Species-tree search (%1 %2%3) started on %4 with D %5, L %6, T %7%8")
+            .arg(QString::fromStdString(toString(settings.strategy)), search_->startDescription(), prescreen,
+                 run_->device())
+            .arg(rates.d, 0, 'g', 6)
+            .arg(rates.l, 0, 'g', 6)
+            .arg(rates.t, 0, 'g', 6)
+            .arg(theta.shapeEntry() >= 0 ? tr(", α %1").arg(theta.speciationShape(), 0, 'g', 6) : QString()));
+    search_->start(dataset_, run_->device(), batchLimits(), knobs_->options(), std::move(theta));
 }
 
 bool WorkbenchWindow::saveSearchedTree(const QString& path) {

@@ -26,6 +26,25 @@ namespace gpurec::ui {
 
 namespace {
 constexpr int kAutosaveIntervalMs = 200; // at most five autosaves a second when iterations are fast
+
+// Copies into `theta` (from entry `first` on, `width` entries per name) the saved values (from
+// `savedFirst` on) of every name of `names` that `saved` holds; returns how many matched.
+int copyByName(const std::vector<std::string>& saved, const std::vector<double>& savedTheta,
+               std::size_t savedFirst, const std::vector<std::string>& names, std::vector<double>& theta,
+               std::size_t first, std::size_t width) {
+    std::unordered_map<std::string, std::size_t> index;
+    for (std::size_t i = 0; i < saved.size(); ++i)
+        index[saved[i]] = i;
+    int matched = 0;
+    for (std::size_t i = 0; i < names.size(); ++i) {
+        auto it = index.find(names[i]);
+        if (it == index.end()) continue;
+        ++matched;
+        for (std::size_t k = 0; k < width; ++k)
+            theta[first + width * i + k] = savedTheta[savedFirst + width * it->second + k];
+    }
+    return matched;
+}
 } // namespace
 
 QString WorkbenchWindow::autosavePath() {
@@ -43,6 +62,7 @@ SessionState WorkbenchWindow::captureSession() const {
     try {
         s.startingRates = run_->startingRates();
         s.optimizer = run_->optimizerSettings();
+        s.startingAlpha = run_->startingAlpha();
     } catch (const std::exception&) {
         // A field being edited is unreadable: its default is saved instead.
     }
@@ -51,6 +71,7 @@ SessionState WorkbenchWindow::captureSession() const {
     s.mode = theta.mode();
     if (dataset_ && fitsDataset(theta, *dataset_)) {
         s.rowNames = rateRowNames(theta.mode(), *dataset_);
+        s.extraNames = theta.extraEntryNames(dataset_->species.names());
         s.theta = theta.theta();
     }
     s.history = plots_->samples();
@@ -109,7 +130,8 @@ void WorkbenchWindow::openSession(const QString& path) {
         return;
     }
     session_.stop(tr("stopped to open session %1").arg(path));
-    run_->restore(s.mode, s.startingRates, s.optimizer, s.device, s.memoryGiB);
+    run_->restore(s.mode, s.input.options.origination == Origination::Optimize, s.startingRates,
+                  s.startingAlpha, s.optimizer, s.device, s.memoryGiB);
     knobs_->setOptions(s.solver);
     tree_->setSolverOptions(s.solver);
     session_.setSolverOptions(s.solver);
@@ -134,25 +156,26 @@ void WorkbenchWindow::openSession(const QString& path) {
 
 void WorkbenchWindow::applySession(const SessionState& s) {
     const Dataset& d = *dataset_;
-    RateParameters theta = startingParameters(); // the session's mode and starting rates
-    std::unordered_map<std::string, int> rows;
-    for (std::size_t r = 0; r < s.rowNames.size(); ++r)
-        rows[s.rowNames[r]] = static_cast<int>(r);
+    // The session's parametrisation and starting values, then the saved rows and other entries
+    // (origination weights, the shape α) matched by name.
+    RateParameters theta = startingParameters();
     const std::vector<std::string> names = rateRowNames(theta.mode(), d);
-    int matched = 0;
-    for (std::size_t r = 0; r < names.size(); ++r) {
-        auto it = rows.find(names[r]);
-        if (it == rows.end()) continue;
-        ++matched;
-        for (int k = 0; k < 3; ++k)
-            theta.theta()[3 * r + k] = s.theta[3 * it->second + k];
-    }
+    const std::vector<std::string> extras = theta.extraEntryNames(d.species.names());
+    const int matched = copyByName(s.rowNames, s.theta, 0, names, theta.theta(), 0, 3);
+    const int matchedExtras =
+        copyByName(s.extraNames, s.theta, 3 * s.rowNames.size(), extras, theta.theta(), 3 * names.size(), 1);
     session_.setParameters(theta);
     if (matched < static_cast<int>(s.rowNames.size()) || matched < static_cast<int>(names.size()))
         appendLog(
             tr("Session rates: %1 of %2 saved rows match the data; the others start from the starting rates")
                 .arg(matched)
                 .arg(s.rowNames.size()));
+    if (matchedExtras < static_cast<int>(s.extraNames.size()) ||
+        matchedExtras < static_cast<int>(extras.size()))
+        appendLog(tr("Session parameters: %1 of %2 saved origination weights and shapes match the model; the "
+                     "others start from their starting values")
+                      .arg(matchedExtras)
+                      .arg(s.extraNames.size()));
     plots_->clear();
     for (const IterationSample& sample : s.history)
         plots_->addSample(sample);

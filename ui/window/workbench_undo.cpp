@@ -86,9 +86,9 @@ void WorkbenchWindow::resetRates() {
     if (!dataset_) return;
     RatesState before{session_.parameters(), plots_->samples()};
     RatesState after{startingParameters(), {}};
-    const QString mode = QString::fromStdString(toString(after.theta.mode()));
+    const QString mode = parametrizationName(after.theta);
     const QString text =
-        after.theta.mode() != before.theta.mode() ? tr("Rate mode %1").arg(mode) : tr("Reset rates");
+        mode != parametrizationName(before.theta) ? tr("Rate mode %1").arg(mode) : tr("Reset rates");
     StateChange<RatesState>::Options how;
     how.needsIdleEngine = true;
     undo_.push(new StateChange<RatesState>(
@@ -97,7 +97,7 @@ void WorkbenchWindow::resetRates() {
 }
 
 void WorkbenchWindow::applyRates(const RatesState& state) {
-    run_->setRateMode(state.theta.mode());
+    run_->showParametrization(state.theta);
     session_.setParameters(state.theta);
     plots_->clear();
     for (const IterationSample& sample : state.history)

@@ -16,6 +16,7 @@
 #include "window/eliding_label.hpp"
 
 #include "engine/solver_report.hpp"
+#include "optim/parametrization.hpp"
 
 #include <QApplication>
 #include <QCloseEvent>
@@ -296,6 +297,11 @@ void WorkbenchWindow::connectPanels() {
         if (dataset_) session_.changeDevice(run_->device(), batchLimits());
     });
     connect(run_, &RunPanel::clearWarmStartsRequested, &session_, &EngineSession::clearWarmStarts);
+    connect(run_, &RunPanel::shownCategoryChanged, this, [this](int category) {
+        tree_->setCategory(category);
+        waves_->setCategory(category);
+        cells_->setCategory(category);
+    });
     connect(knobs_, &SolverKnobsPanel::optionsChanged, this, [this](const SolverOptions& options) {
         session_.setSolverOptions(options);
         tree_->setSolverOptions(options);
@@ -513,6 +519,8 @@ void WorkbenchWindow::onLoaded(const LoadOutcome& outcome) {
     waves_->setDataset(dataset_, schedule_, tables);
     families_->setDataset(dataset_);
     run_->setPresentRates(dataset_->events.presentRates());
+    if (const QString moved = run_->setModel(d.origination, d.speciationCategories); !moved.isEmpty())
+        appendLog(moved);
     reconciliations_->setDataset(dataset_, tables);
     cells_->setSolverOptions(knobs_->options());
     cells_->setDataset(dataset_, tables);
@@ -541,14 +549,22 @@ void WorkbenchWindow::onLoaded(const LoadOutcome& outcome) {
 }
 
 RateParameters WorkbenchWindow::startingParameters() {
-    Rates start;
-    try {
-        start = run_->startingRates();
-    } catch (const std::exception& e) {
-        run_->showError(QString::fromStdString(e.what()) + tr(" (using 0.1)"));
-    }
-    return RateParameters(run_->rateMode(), dataset_->species.size(),
-                          static_cast<int>(dataset_->families.size()), start);
+    // An unreadable starting value is shown, and its default used.
+    auto orDefault = [this](auto read, auto fallback, const QString& note) {
+        try {
+            return read();
+        } catch (const std::exception& e) {
+            run_->showError(QString::fromStdString(e.what()) + note);
+            return fallback;
+        }
+    };
+    const Rates start = orDefault([this] { return run_->startingRates(); }, Rates{}, tr(" (using 0.1)"));
+    const double alpha = dataset_->speciationCategories > 1
+                             ? orDefault([this] { return run_->startingAlpha(); }, 1.0, tr(" (using 1)"))
+                             : 1.0;
+    // The Run panel offers only the parametrisations the loaded model accepts (RunPanel::setModel).
+    return makeParameters(parseParametrization(run_->parametrization(), dataset_->origination), *dataset_,
+                          start, alpha);
 }
 
 BatchLimits WorkbenchWindow::batchLimits() const {
@@ -571,7 +587,7 @@ void WorkbenchWindow::startOptimisation() {
     plots_->startRun(tr("%1 schedule, %2, %3 rates")
                          .arg(QString::fromStdString(toString(knobs_->options().schedule)),
                               settings.kind == OptimizerKind::Lbfgsb ? tr("L-BFGS-B") : tr("Adam"),
-                              QString::fromStdString(toString(session_.parameters().mode()))));
+                              parametrizationName(session_.parameters())));
     updateRateRow();
     reconciliations_->setRateBounds(settings.min_rate, settings.max_rate);
     session_.optimise(settings);
@@ -585,6 +601,7 @@ void WorkbenchWindow::updateRunState() {
 void WorkbenchWindow::updateRateRow() {
     if (!dataset_) return;
     const RateParameters& theta = session_.parameters();
+    plots_->setShapeEntry(theta.shapeEntry());
     switch (theta.mode()) {
     case RateMode::Global:
         plots_->setRateRow(0, tr("global"));

@@ -98,15 +98,15 @@ void SearchRun::post(std::function<void()> fn) {
 }
 
 void SearchRun::start(std::shared_ptr<const Dataset> data, const QString& device, const BatchLimits& limits,
-                      const SolverOptions& options, Rates start, SpeciesSearchSettings settings,
+                      const SolverOptions& options, RateParameters start, SpeciesSearchSettings settings,
                       SearchStart from) {
     if (running_ || !data) return;
     running_ = true;
     paused_ = false;
     control_.reset();
     emit started();
-    worker_.start([this, data = std::move(data), device = device.toStdString(), limits, options, start,
-                   settings = std::move(settings), from]() mutable {
+    worker_.start([this, data = std::move(data), device = device.toStdString(), limits, options,
+                   theta = std::move(start), settings = std::move(settings), from]() mutable {
         SearchOutcome out;
         double best = -std::numeric_limits<double>::infinity();
         settings.stopRequested = [this] {
@@ -121,8 +121,6 @@ void SearchRun::start(std::shared_ptr<const Dataset> data, const QString& device
                     return selectBackend(device, d, limits).backend;
                 },
                 options);
-            const RateParameters theta(RateMode::Global, data->species.size(),
-                                       static_cast<int>(data->families.size()), start);
             const SpeciesTopology startTree = startTopology(scorer, *data, from, settings.seed);
             const SpeciesSearchResult r =
                 searchSpeciesTree(scorer, startTree, theta, settings, [this, &best](const SearchStep& step) {

@@ -56,12 +56,13 @@ class SearchRun : public QObject {
     explicit SearchRun(QObject* parent = nullptr);
     ~SearchRun() override; // stops a running search and waits for it
 
-    // Starts a search from `from` with global rates `start`, scoring on `device`; MiniNJ and random
+    // Starts a search from `from` with the global rates `start` (and the speciation categories' shape
+    // α when the data has several), scoring on `device`; MiniNJ and random
     // start trees are built on the worker thread (MiniNJ reads the families' gene-tree files) and
     // cover the species of the families' tree, or the search fails naming the species missing.
     // Ignored while a search runs.
     void start(std::shared_ptr<const Dataset> data, const QString& device, const BatchLimits& limits,
-               const SolverOptions& options, Rates start, SpeciesSearchSettings settings,
+               const SolverOptions& options, RateParameters start, SpeciesSearchSettings settings,
                SearchStart from = SearchStart::WorkingTree);
     void pause();
     void resume();

@@ -1,5 +1,8 @@
 #include "worker/table_requests.hpp"
 
+#include "model/gamma_categories.hpp"
+
+#include <QObject>
 #include <stdexcept>
 #include <utility>
 
@@ -64,6 +67,25 @@ FamilyTablesSource sessionTables(std::shared_ptr<TableRequests> requests,
                const RateParameters& theta, const SolverOptions& options, const std::vector<int>& families) {
         return requests->request(TableRequest{data, theta, options, families});
     };
+}
+
+FamilyTablesSource categoryTables(FamilyTablesSource source, int category) {
+    return [source = std::move(source), category](const RateParameters& theta, const SolverOptions& options,
+                                                  const std::vector<int>& families) {
+        std::vector<FamilyTables> tables = source(theta, options, families);
+        for (FamilyTables& t : tables)
+            if (!t.categories.empty()) t = std::move(t.categories.at(category));
+        return tables;
+    };
+}
+
+QString categoryNote(const Dataset& data, const RateParameters& theta, int category) {
+    const int k = data.speciationCategories;
+    if (k < 2 || theta.shapeEntry() < 0) return {};
+    return QObject::tr(" in speciation category %1 of %2 (s %3)")
+        .arg(category + 1)
+        .arg(k)
+        .arg(gammaCategoryRates(theta.speciationShape(), k).at(category), 0, 'g', 3);
 }
 
 } // namespace gpurec::ui

@@ -6,6 +6,7 @@
 #include "data/dataset.hpp"
 #include "engine/backend.hpp"
 
+#include <QString>
 #include <condition_variable>
 #include <deque>
 #include <functional>
@@ -58,5 +59,14 @@ class TableRequests {
 // A FamilyTablesSource for panels: asks `requests` for the tables of `data`'s families.
 FamilyTablesSource sessionTables(std::shared_ptr<TableRequests> requests,
                                  std::shared_ptr<const Dataset> data);
+
+// Speciation categories (Dataset::speciationCategories > 1): a backend's tables hold every
+// category's own set (FamilyTables::categories), each a model of one category. The panels that show
+// one set per family (E, Π, the cell equation, the clade heat map) show one category's: these are
+// the tables of `category` (0-based) from `source`, or the tables themselves for one category.
+FamilyTablesSource categoryTables(FamilyTablesSource source, int category);
+// What such a panel adds to its caption: " in speciation category 2 of 3 (s 0.73)" with several
+// categories (s: its speciation weight at θ's α), "" with one.
+QString categoryNote(const Dataset& data, const RateParameters& theta, int category);
 
 } // namespace gpurec::ui
