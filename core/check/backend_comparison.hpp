@@ -15,6 +15,7 @@ namespace gpurec {
 
 constexpr double kLikelihoodTolerance = 1e-10; // worst relative error of a family's log-likelihood
 constexpr double kGradientTolerance = 1e-8;    // worst relative error of a gradient component
+constexpr double kComparedAdjointTolerance = 1e-16; // bicgstab_tol of both sides of a comparison
 
 struct ComparisonDataset {
     std::string name, speciesTree, families;
@@ -73,7 +74,10 @@ struct ComparisonRow {
 
 // Evaluates θ on both backends, every time cold (warm starts cleared), forward and with the gradient, and
 // again on `candidate` under a plan of about three batches (`limits` otherwise) when there are three families
-// or more. `candidate` should poison its outputs (BackendDiagnostics) for `unwritten`.
+// or more. `candidate` should poison its outputs (BackendDiagnostics) for `unwritten`. Both backends'
+// adjoint solves run to kComparedAdjointTolerance (tighter `bicgstab_tol` only): the comparison is of the
+// implementations, and at the default 1e-14 an iterated self loop's (NONE, RELDATED) gradient is only
+// within ~5e-8 of the exact one on either backend.
 ComparisonRow compareBackends(LikelihoodBackend& reference, LikelihoodBackend& candidate, const Dataset& data,
                               const std::string& datasetName, const ComparisonCase& c,
                               const RateParameters& theta, const SolverOptions& options,
