@@ -33,6 +33,21 @@ std::string toString(RateMode mode) {
 
 namespace {
 
+// log2 of a rate bound, moved inward by ulps where 2^θ would round outside it: a rate fitted to its
+// bound is written inside the range the options accept (2^log2(1e-10) is 9.99…e-11).
+double log2Lower(double rate) {
+    double t = std::log2(rate);
+    while (std::exp2(t) < rate)
+        t = std::nextafter(t, INFINITY);
+    return t;
+}
+double log2Upper(double rate) {
+    double t = std::log2(rate);
+    while (std::exp2(t) > rate)
+        t = std::nextafter(t, -INFINITY);
+    return t;
+}
+
 double logOf(double rate, const char* what) {
     if (!(rate > 0) || !std::isfinite(rate))
         throw std::invalid_argument(std::string(what) + " must be positive and finite (got " +
@@ -201,8 +216,8 @@ RateParameters RateParameters::category(double log2Scaler) const {
 
 void RateParameters::entryBounds(double minRate, double maxRate, std::vector<double>& lower,
                                  std::vector<double>& upper) const {
-    lower.assign(theta_.size(), std::log2(minRate));
-    upper.assign(theta_.size(), std::log2(maxRate));
+    lower.assign(theta_.size(), log2Lower(minRate));
+    upper.assign(theta_.size(), log2Upper(maxRate));
     if (shapeEntry_ >= 0) {
         lower[shapeEntry_] = std::log2(kMinGammaAlpha);
         upper[shapeEntry_] = std::log2(kMaxGammaAlpha);
@@ -224,14 +239,14 @@ std::vector<std::string> RateParameters::extraEntryNames(const std::vector<std::
 
 void projectRateGradient(const std::vector<double>& theta, std::vector<double>& grad, double minRate,
                          double maxRate) {
-    const double lo = std::log2(minRate), hi = std::log2(maxRate);
+    const double lo = log2Lower(minRate), hi = log2Upper(maxRate);
     for (std::size_t i = 0; i < theta.size() && i < grad.size(); ++i) {
         if ((theta[i] <= lo && grad[i] > 0) || (theta[i] >= hi && grad[i] < 0)) grad[i] = 0.0;
     }
 }
 
 void clampLogRate(std::vector<double>& theta, double minRate, double maxRate) {
-    const double lo = std::log2(minRate), hi = std::log2(maxRate);
+    const double lo = log2Lower(minRate), hi = log2Upper(maxRate);
     for (double& t : theta)
         t = std::clamp(t, lo, hi);
 }
