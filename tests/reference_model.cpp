@@ -97,7 +97,7 @@ double referenceLogLikelihood(const Dataset& data, const GeneFamily& family, Rat
     const auto R = referenceRecipients(tree, data.transferConstraint);
     const std::vector<Highway>& highways = data.highways;
     const int H = static_cast<int>(highways.size());
-    const double d = m.noDup ? 0.0 : r.d, t = m.recModel == RecModel::UndatedDL ? 0.0 : r.t;
+    const double d = m.noDup ? 0.0 : r.d, t = !m.presentRates().transfer ? 0.0 : r.t;
     std::vector<double> z(n, 1 + d + r.l + t);
     for (int h = 0; h < H; ++h)
         z[highways[h].source] += highwayRates[h];

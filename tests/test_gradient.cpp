@@ -12,6 +12,7 @@
 #include "engine/backend.hpp"
 #include "engine/backend_factory.hpp"
 #include "engine/species_pruning.hpp"
+#include "highways/pairwise_transfers.hpp"
 #include "optim/parameter_classes.hpp"
 #include "simulated_data.hpp"
 #include "support.hpp"
@@ -161,6 +162,14 @@ class Gradient : public QObject {
             QTest::newRow((std::string(d) + "/classes/OPTIMIZE/highways gamma").c_str())
                 << d << "classes" << seed++ << "OPTIMIZE";
         }
+        // --pairwise-transfers: a rate per donor -> recipient pair (highways on every allowed pair) and
+        // no uniform τ, whose entry then has no gradient.
+        for (const char* d : {"tiny", "simulated"})
+            for (const char* m : {"global", "specieswise", "genewise"})
+                QTest::newRow((std::string(d) + "/" + m + "/pairwise").c_str())
+                    << d << m << seed++ << "UNIFORM";
+        QTest::newRow("test_trees_2/global/pairwise RELDATED") << "test_trees_2"
+                                                               << "global" << seed++ << "UNIFORM";
         // A fraction of each leaf's genes missing: pS enters E at the leaves too.
         for (const char* d : {"tiny", "simulated"})
             for (const char* m : {"global", "specieswise", "genewise"})
@@ -205,6 +214,10 @@ class Gradient : public QObject {
             copy->highways = someHighways(copy->species);
         if (QString(QTest::currentDataTag()).endsWith("RELDATED"))
             copy->transferConstraint = TransferConstraint::RelDated;
+        if (QString(QTest::currentDataTag()).contains("pairwise")) {
+            copy->events.pairwiseTransfers = true;
+            copy->highways = everyTransferPair(copy->species, copy->transferConstraint);
+        }
         std::shared_ptr<const Dataset> set = copy;
         QVERIFY(!set->families.empty());
         RateParameters theta = randomTheta(mode.toStdString(), *set, seed);
@@ -223,6 +236,9 @@ class Gradient : public QObject {
         QCOMPARE(at.stats.bicgstabBreakdowns, 0L);
         const double scale = maxAbs(at.gradient);
         QVERIFY(scale > 0);
+        if (set->events.pairwiseTransfers)
+            for (int e = 0; e < set->species.size(); ++e) // τ is not in the model
+                QCOMPARE(at.gradient[theta.entry(0, e, 2)], 0.0);
         auto nll = [&](int i, double delta) {
             RateParameters moved = theta;
             moved.theta()[i] += delta;

@@ -91,7 +91,11 @@ void addInputOptions(CLI::App& app, InputOptions& o) {
                  "nodes where two covered subtrees meet (AleRax's option; CPU only)");
     app.add_option("--highways-file", o.highwaysFile,
                    "Transfer highways, 'src, dest, proba' per line (AleRax's accepted_highways.txt): extra "
-                   "transfers from src to dest, proba their rate");
+                   "transfers from src to dest, proba their rate; with --pairwise-transfers, the starting "
+                   "rates of the pairs it lists");
+    app.add_flag("--pairwise-transfers", o.pairwiseTransfers,
+                 "One transfer rate per donor -> recipient pair instead of T spread evenly over the "
+                 "recipients (pairs not in --highways-file start at T / |R(donor)|; CPU only)");
     app.add_option(
            "--transfer-constraint", o.transferConstraint,
            "Allowed transfer recipients: PARENTS (not the donor's ancestors, default), NONE (any other "
@@ -138,9 +142,12 @@ void addSpeciationOrderOption(CLI::App& app, bool& given) {
                  "AleRax's speciation-order inference under RELDATED: not supported by gpurec yet");
 }
 
-void refusePruning(const InputOptions& o, const std::string& command) {
-    if (o.pruneSpeciesTree)
-        throw std::invalid_argument("--prune-species-tree is not supported by gpurec " + command + " yet");
+void refuseFixedTreeOptions(const InputOptions& o, const std::string& command) {
+    for (const auto& [given, name] : {std::pair{o.pruneSpeciesTree, "--prune-species-tree"},
+                                      std::pair{o.pairwiseTransfers, "--pairwise-transfers"}})
+        if (given)
+            throw std::invalid_argument(std::string(name) + " is not supported by gpurec " + command +
+                                        " yet");
 }
 
 void refuseSpeciationOrderInference(bool given, const std::string& transferConstraint) {
@@ -300,6 +307,7 @@ EventModel eventModelFrom(const InputOptions& o) {
     m.noDup = o.noDup;
     m.noDl = o.noDl;
     m.noTl = o.noTl;
+    m.pairwiseTransfers = o.pairwiseTransfers;
     return m;
 }
 
@@ -473,6 +481,7 @@ void addRunDescription(nlohmann::json& j, const InputOptions& input, const Loade
                     {"no_tl", input.noTl},
                     {"speciation_gamma_categories", input.gammaCategories},
                     {"prune_species_tree", input.pruneSpeciesTree},
+                    {"pairwise_transfers", input.pairwiseTransfers},
                     {"min_covered_species", input.minCoveredSpecies},
                     {"ccp_sample_frequency", input.ccpSampleFrequency},
                     {"trim_ratio", input.trimRatio},
@@ -554,6 +563,7 @@ nlohmann::json recordedRunOptions(const InputOptions& input, const RateOptions& 
             {"--no-tl", input.noTl},
             {"--speciation-gamma-categories", input.gammaCategories},
             {"--prune-species-tree", input.pruneSpeciesTree},
+            {"--pairwise-transfers", input.pairwiseTransfers},
             {"--min-covered-species", input.minCoveredSpecies},
             {"--ccp-sample-frequency", input.ccpSampleFrequency},
             {"--trim-ratio", input.trimRatio},
@@ -589,6 +599,7 @@ void applyRecordedRunOptions(const nlohmann::json& j, InputOptions& input, RateO
                                 : 1;
     input.fractionMissingFile = j.value("--fraction-missing-file", std::string());
     input.pruneSpeciesTree = j.value("--prune-species-tree", false);
+    input.pairwiseTransfers = j.value("--pairwise-transfers", false);
     input.highwaysFile = j.value("--highways-file", std::string());
     rates.d = j.at("--d").get<double>();
     rates.l = j.at("--l").get<double>();

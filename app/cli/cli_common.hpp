@@ -90,8 +90,9 @@ struct InputOptions {
     std::string origination = "UNIFORM";
     std::string recModel = "UndatedDTL";
     bool noDup = false, noDl = false, noTl = false;
-    int gammaCategories = 1;       // --speciation-gamma-categories
-    bool pruneSpeciesTree = false; // --prune-species-tree
+    int gammaCategories = 1;        // --speciation-gamma-categories
+    bool pruneSpeciesTree = false;  // --prune-species-tree
+    bool pairwiseTransfers = false; // --pairwise-transfers
     int minCoveredSpecies = 4;
     int ccpSampleFrequency = 1;
     double trimRatio = 0, maxCladeSplitRatio = -1;
@@ -125,8 +126,9 @@ void addSpeciationOrderOption(CLI::App& app, bool& given);
 // Throws when the option was given: AleRax's refusal without --transfer-constraint RELDATED, else
 // that gpurec does not support it yet.
 void refuseSpeciationOrderInference(bool given, const std::string& transferConstraint);
-// Throws when --prune-species-tree was given to `command`, which does not support it yet.
-void refusePruning(const InputOptions& o, const std::string& command);
+// Throws when --prune-species-tree or --pairwise-transfers was given to `command` (search,
+// highways, test-trees), which does not support it yet: they are for one fixed species tree.
+void refuseFixedTreeOptions(const InputOptions& o, const std::string& command);
 // `names`: "-p,--prefix" for the analysis commands, "-o,--output" for simulate.
 void addOutputOptions(CLI::App& app, OutputOptions& o, const std::string& names = "-p,--prefix");
 // Checks the folder is writable and holds no earlier results of the command (`owned` entries),

@@ -40,7 +40,7 @@ void registerHighways(CLI::App& root) {
               "Seed of the reconciliations sampled for candidates (default 123)");
     addOutputOptions(*app, o->output);
     app->callback([o] {
-        refusePruning(o->input, "highways");
+        refuseFixedTreeOptions(o->input, "highways");
         o->search.solver = solverOptionsFrom(o->engine);
         const std::string& outdir = o->output.outdir;
         const InterruptionHandlers handlers; // a signal stops at the next evaluation, writing nothing more

@@ -170,7 +170,7 @@ void registerSearch(CLI::App& root) {
                     "inputs and options are read from there)")
         ->excludes("--overwrite");
     app->callback([given = o, app] {
-        refusePruning(given->input, "search");
+        refuseFixedTreeOptions(given->input, "search");
         OptimizationCheckpoint checkpoint;
         const bool resuming = !given->resume.empty();
         const std::string checkpointPath =

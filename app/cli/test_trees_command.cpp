@@ -47,7 +47,7 @@ void registerTestTrees(CLI::App& root) {
                   "Score every tree at the given rates (default: each tree's own ML rates)");
     addOutputOptions(*app, o->output);
     app->callback([o] {
-        refusePruning(o->input, "test-trees");
+        refuseFixedTreeOptions(o->input, "test-trees");
         if (o->trees.size() < 2)
             throw std::invalid_argument("test-trees needs two or more trees (-s T1 -s T2 ...)");
         SolverOptions solver = solverOptionsFrom(o->engine);

@@ -13,8 +13,8 @@
 
 namespace gpurec {
 
-constexpr double kLikelihoodTolerance = 1e-10; // worst relative error of a family's log-likelihood
-constexpr double kGradientTolerance = 1e-8;    // worst relative error of a gradient component
+constexpr double kLikelihoodTolerance = 1e-10;      // worst relative error of a family's log-likelihood
+constexpr double kGradientTolerance = 1e-8;         // worst relative error of a gradient component
 constexpr double kComparedAdjointTolerance = 1e-16; // bicgstab_tol of both sides of a comparison
 
 struct ComparisonDataset {

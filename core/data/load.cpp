@@ -4,6 +4,7 @@
 #include "data/origination.hpp"
 #include "data/pruning_options.hpp"
 #include "highways/highway_files.hpp"
+#include "highways/pairwise_transfers.hpp"
 #include "io/input_error.hpp"
 
 #include <stdexcept>
@@ -17,8 +18,8 @@ InputList readInputList(const InputPaths& paths, TransferConstraint constraint, 
         throw std::invalid_argument("--transfer-constraint can only be used with --rec-model UndatedDTL");
     if (options.speciationCategories < 1)
         throw std::invalid_argument("--speciation-gamma-categories can only take values >= 1");
-    requirePrunable(options.pruneSpeciesTree, !paths.fractionMissingFile.empty(), !paths.highwaysFile.empty(),
-                    constraint);
+    requirePrunable(options.pruneSpeciesTree, !paths.fractionMissingFile.empty(),
+                    !paths.highwaysFile.empty() || options.events.pairwiseTransfers, constraint);
     auto dataset = std::make_shared<Dataset>();
     dataset->pruneSpeciesTree = options.pruneSpeciesTree;
     dataset->events = options.events;
@@ -36,6 +37,12 @@ InputList readInputList(const InputPaths& paths, TransferConstraint constraint, 
             dataset->highways.push_back(r.highway);
             dataset->highwayRates.push_back(r.rate);
         }
+    }
+    if (options.events.pairwiseTransfers) {
+        // Every allowed pair is a highway; a --highways-file gives some of their starting rates.
+        const std::vector<Highway> pairs = everyTransferPair(dataset->species, constraint);
+        dataset->highwayRates = pairStartRates(pairs, dataset->highways, dataset->highwayRates);
+        dataset->highways = pairs;
     }
     std::vector<FamilyInput> inputs;
     if (!paths.familiesFile.empty()) inputs = readFamiliesFile(paths.familiesFile);

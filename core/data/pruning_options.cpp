@@ -10,7 +10,7 @@ void requirePrunable(bool prune, bool fractionMissing, bool highways, TransferCo
         throw std::invalid_argument("--fraction-missing-file cannot be used with --prune-species-tree");
     if (highways)
         throw std::invalid_argument("--prune-species-tree is not supported with transfer highways "
-                                    "(--highways-file, the highway search) yet");
+                                    "(--highways-file, --pairwise-transfers, the highway search) yet");
     if (constraint == TransferConstraint::RelDated)
         throw std::invalid_argument(
             "--prune-species-tree is not supported with --transfer-constraint RELDATED yet");

@@ -23,6 +23,8 @@ void EventModel::validate() const {
     if (recModel == RecModel::UndatedDL && noTl)
         throw std::invalid_argument("--no-tl can only be used with --rec-model UndatedDTL");
     if (noDup && noTl) throw std::invalid_argument("--no-dup cannot be used with --no-tl");
+    if (recModel == RecModel::UndatedDL && pairwiseTransfers)
+        throw std::invalid_argument("--pairwise-transfers can only be used with --rec-model UndatedDTL");
 }
 
 } // namespace gpurec

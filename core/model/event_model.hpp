@@ -18,8 +18,14 @@ struct EventModel {
     bool noDup = false; // --no-dup: δ = 0 (so no DL either)
     bool noDl = false;  // --no-dl: Π without 2 pD E Π
     bool noTl = false;  // --no-tl: Π without pT Ē Π and pT E Π̄
+    // --pairwise-transfers (spec 3.3, the seed's pairwise mode): one rate per donor → recipient pair
+    // instead of τ spread evenly over R(e). The pairs are the dataset's transfer highways (one per
+    // allowed pair, model/pairwise_transfers.hpp) and the uniform τ is absent.
+    bool pairwiseTransfers = false;
 
-    PresentRates presentRates() const { return {!noDup, recModel == RecModel::UndatedDTL}; }
+    PresentRates presentRates() const {
+        return {!noDup, recModel == RecModel::UndatedDTL && !pairwiseTransfers};
+    }
     // The self-loop terms of the Π equations that remain.
     bool cladeDuplicationLoss() const { return !noDup && !noDl; }
     bool cladeTransferLoss() const { return recModel == RecModel::UndatedDTL && !noTl; }

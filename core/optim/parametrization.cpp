@@ -44,18 +44,26 @@ RateParameters makeParameters(const Parametrization& p, const Dataset& data, Rat
                              S, initial, originStart)
             : RateParameters(p.mode, S, F, initial);
     if (p.originPerNode) theta.addOriginationPerNode(originStart);
-    addHighwayRates(theta, data);
+    addHighwayRates(theta, data, initial.t);
     addSpeciationShape(theta, data, alpha);
     return theta;
 }
 
-void addHighwayRates(RateParameters& theta, const Dataset& data) {
+void addHighwayRates(RateParameters& theta, const Dataset& data, double transferRate) {
     if (data.highways.empty()) return;
     if (data.highwayRates.size() != data.highways.size())
         throw std::invalid_argument("the dataset's highways have no starting rates");
-    theta.addHighways(static_cast<int>(data.highways.size()), data.highwayRates.front());
-    for (std::size_t h = 0; h < data.highways.size(); ++h)
-        theta.theta()[theta.highwayEntry(static_cast<int>(h))] = std::log2(data.highwayRates[h]);
+    std::vector<int> recipients(data.species.size(), 0); // |R(e)|: the pairs leaving e
+    for (const Highway& h : data.highways)
+        ++recipients[h.source];
+    theta.addHighways(static_cast<int>(data.highways.size()), 1.0);
+    for (std::size_t h = 0; h < data.highways.size(); ++h) {
+        const double given = data.highwayRates[h];
+        const double rate = given > 0 || !data.events.pairwiseTransfers
+                                ? given
+                                : transferRate / recipients[data.highways[h].source];
+        theta.theta()[theta.highwayEntry(static_cast<int>(h))] = std::log2(rate);
+    }
 }
 
 void addSpeciationShape(RateParameters& theta, const Dataset& data, double alpha) {

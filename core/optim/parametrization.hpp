@@ -30,8 +30,9 @@ RateParameters makeParameters(const Parametrization& p, const Dataset& data, Rat
                               double alpha = 1.0);
 
 // Appends the rates of the dataset's transfer highways to θ, at data.highwayRates (nothing without
-// highways).
-void addHighwayRates(RateParameters& theta, const Dataset& data);
+// highways); under --pairwise-transfers a pair without a rate there starts at τ / |R(e)| with τ
+// `transferRate` (the uniform model at τ).
+void addHighwayRates(RateParameters& theta, const Dataset& data, double transferRate);
 
 // Appends the shape α of data.speciationCategories > 1 categories to θ (nothing for one). Throws
 // std::invalid_argument with AleRax's message for per-family rates, and for α out of its bounds.
