@@ -36,7 +36,11 @@ def test_bound_helpers_project_and_clamp_in_place():
     # Descent goes along -grad: +grad at the lower bound and -grad at the upper would cross them.
     assert theta.grad.tolist() == [0.0, 0.0, 1.0, 0.0, 0.0, -1.0]
     clamp_log_rate_(theta, MIN_RATE, MAX_RATE)
-    assert theta.detach().tolist() == [low, high, -3.0, low, high, 0.0]
+    clamped = theta.detach().tolist()
+    # The engine's bounds are log2 of the rates moved inward by ulps, so that 2^θ stays inside them.
+    assert clamped[0] == clamped[3] == pytest.approx(low, rel=1e-15) and 2.0 ** clamped[0] >= MIN_RATE
+    assert clamped[1] == clamped[4] == pytest.approx(high, rel=1e-15) and 2.0 ** clamped[1] <= MAX_RATE
+    assert clamped[2] == -3.0 and clamped[5] == 0.0
     assert theta.requires_grad
 
 
