@@ -17,8 +17,11 @@ struct ModelInput {
     Rates rates;
     std::string transferConstraint = "PARENTS";
     std::string rooting = "UNIFORM";
-    std::string origination = "UNIFORM"; // --origination: UNIFORM, ROOT or LCA
-    EventModel events;                   // --rec-model, --no-dup, --no-dl, --no-tl
+    std::string origination = "UNIFORM"; // --origination: UNIFORM, ROOT, LCA or OPTIMIZE
+    EventModel events;                   // --rec-model, --no-dup, --no-dl, --no-tl, --pairwise-transfers
+    int gammaCategories = 1;             // --speciation-gamma-categories
+    double gammaAlpha = 1.0;             // --gamma-alpha
+    bool pruneSpeciesTree = false;       // --prune-species-tree
     int minCoveredSpecies = 4;
     bool strict = true; // a bad family raises InputError; false skips it (listed in `skipped`)
     int threads = 0;
@@ -34,8 +37,11 @@ struct EngineModel {
     std::string deviceDescription, deviceNote;
     std::unique_ptr<ReconModel> model;
 
-    // θ of the model's mode from `values` (shape [3], [S,3] or [F,3]); std::invalid_argument otherwise.
-    RateParameters parametersFrom(const std::vector<double>& values) const;
+    // θ from the rate rows `rates` (shape [3], [S,3] or [F,3]) and the entries after them, `extra`
+    // (origination weights, highways, the shape); std::invalid_argument for a wrong size.
+    RateParameters parametersFrom(const std::vector<double>& rates, const std::vector<double>& extra) const;
+    // How many θ entries the rate rows take (the rest are `extra`).
+    std::size_t rateEntryCount() const;
 };
 
 } // namespace gpurec::python

@@ -57,9 +57,22 @@ py::list problems(const std::vector<FamilyProblem>& list) {
     return out;
 }
 
-// Evaluates at `theta` with `options`, without the GIL; a dict of NumPy arrays and statistics.
-py::dict evaluate(EngineModel& m, const Array& theta, const SolverOptions& options, bool withGradient) {
-    const RateParameters params = m.parametersFrom(toVector(theta));
+Array vectorArray(const std::vector<double>& values) {
+    Array out(static_cast<py::ssize_t>(values.size()));
+    std::copy(values.begin(), values.end(), out.mutable_data());
+    return out;
+}
+
+// θ's entries after the rate rows (origination weights, highways, the shape).
+std::vector<double> extraOf(const EngineModel& m, const std::vector<double>& theta) {
+    return {theta.begin() + static_cast<std::ptrdiff_t>(m.rateEntryCount()), theta.end()};
+}
+
+// Evaluates at the rates `theta` and the entries after them, `extra`, with `options`, without the
+// GIL; a dict of NumPy arrays and statistics.
+py::dict evaluate(EngineModel& m, const Array& theta, const Array& extra, const SolverOptions& options,
+                  bool withGradient) {
+    const RateParameters params = m.parametersFrom(toVector(theta), toVector(extra));
     SolverOptions solver = options;
     solver.threads = m.input.threads;
     Evaluation ev;
@@ -77,11 +90,24 @@ py::dict evaluate(EngineModel& m, const Array& theta, const SolverOptions& optio
     py::dict out;
     out["nll_bits"] = ev.totalNllBits;
     out["log_likelihood"] = ev.totalLogLikelihood;
-    Array perFamily(static_cast<py::ssize_t>(ev.logLikelihood.size()));
-    std::copy(ev.logLikelihood.begin(), ev.logLikelihood.end(), perFamily.mutable_data());
-    out["family_log_likelihoods"] = perFamily;
-    out["gradient"] = withGradient ? py::object(thetaArray(params, ev.gradient)) : py::none();
+    out["family_log_likelihoods"] = vectorArray(ev.logLikelihood);
+    if (withGradient) {
+        const std::vector<double> rows(ev.gradient.begin(),
+                                       ev.gradient.begin() + static_cast<std::ptrdiff_t>(m.rateEntryCount()));
+        out["gradient"] = thetaArray(params, rows);
+        out["gradient_extra"] = vectorArray(extraOf(m, ev.gradient));
+    } else {
+        out["gradient"] = py::none();
+        out["gradient_extra"] = py::none();
+    }
     out["stats"] = statsDict(ev.stats);
+    return out;
+}
+
+std::vector<std::string> speciesNames(const EngineModel& e) {
+    std::vector<std::string> out;
+    for (int s = 0; s < e.model->dataset().species.size(); ++s)
+        out.push_back(e.model->dataset().species.name(s));
     return out;
 }
 
@@ -104,12 +130,16 @@ void registerModel(py::module_& m) {
                         const std::string& transferConstraint, const std::string& rooting,
                         const std::string& origination, const std::string& recModel, bool noDup, bool noDl,
                         bool noTl, int minCovered, bool strict, int threads, double gpuMemoryBytes,
-                        const SolverOptions& solver) {
+                        const SolverOptions& solver, int gammaCategories, double gammaAlpha,
+                        const std::string& highwaysFile, bool pairwiseTransfers, bool pruneSpeciesTree,
+                        const std::string& fractionMissingFile) {
                 ModelInput in;
                 in.paths.speciesTree = species;
                 in.paths.geneTrees = geneTrees;
                 in.paths.familiesFile = families;
                 in.paths.geneTreeMappings = mappings;
+                in.paths.highwaysFile = highwaysFile;
+                in.paths.fractionMissingFile = fractionMissingFile;
                 in.mode = mode;
                 in.device = device;
                 in.rates = {rates[0], rates[1], rates[2]};
@@ -117,6 +147,10 @@ void registerModel(py::module_& m) {
                 in.rooting = rooting;
                 in.origination = origination;
                 in.events = EventModel{parseRecModel(recModel), noDup, noDl, noTl};
+                in.events.pairwiseTransfers = pairwiseTransfers;
+                in.gammaCategories = gammaCategories;
+                in.gammaAlpha = gammaAlpha;
+                in.pruneSpeciesTree = pruneSpeciesTree;
                 in.minCoveredSpecies = minCovered;
                 in.strict = strict;
                 in.threads = threads;
@@ -129,19 +163,34 @@ void registerModel(py::module_& m) {
             py::arg("mode"), py::arg("device"), py::arg("rates"), py::arg("transfer_constraint"),
             py::arg("gene_tree_rooting"), py::arg("origination"), py::arg("rec_model"), py::arg("no_dup"),
             py::arg("no_dl"), py::arg("no_tl"), py::arg("min_covered_species"), py::arg("strict"),
-            py::arg("threads"), py::arg("gpu_memory_bytes"), py::arg("solver_options"));
-    cls.def("evaluate", &evaluate, py::arg("theta"), py::arg("solver_options"), py::arg("gradient"));
+            py::arg("threads"), py::arg("gpu_memory_bytes"), py::arg("solver_options"),
+            py::arg("speciation_gamma_categories"), py::arg("gamma_alpha"), py::arg("highways_file"),
+            py::arg("pairwise_transfers"), py::arg("prune_species_tree"), py::arg("fraction_missing_file"));
+    cls.def("evaluate", &evaluate, py::arg("theta"), py::arg("extra"), py::arg("solver_options"),
+            py::arg("gradient"));
     cls.def("initial_theta", [](const EngineModel& e) {
-        return thetaArray(e.model->parameters(), e.model->parameters().theta());
+        const std::vector<double>& all = e.model->parameters().theta();
+        return thetaArray(e.model->parameters(),
+                          {all.begin(), all.begin() + static_cast<std::ptrdiff_t>(e.rateEntryCount())});
     });
+    cls.def("initial_extra",
+            [](const EngineModel& e) { return vectorArray(extraOf(e, e.model->parameters().theta())); });
+    cls.def_property_readonly("extra_names", [](const EngineModel& e) {
+        return e.model->parameters().extraEntryNames(speciesNames(e));
+    });
+    cls.def(
+        "extra_bounds",
+        [](const EngineModel& e, double minRate, double maxRate) {
+            std::vector<double> lower, upper;
+            e.model->parameters().entryBounds(minRate, maxRate, lower, upper);
+            return py::make_tuple(vectorArray(extraOf(e, lower)), vectorArray(extraOf(e, upper)));
+        },
+        py::arg("min_rate"), py::arg("max_rate"),
+        "log2 bounds (lower, upper) of the extra entries: weights and highways in [min_rate, max_rate], "
+        "the shape α in AleRax's [0.0201, 100]");
     cls.def_property_readonly("mode",
                               [](const EngineModel& e) { return toString(e.model->parameters().mode()); });
-    cls.def_property_readonly("species_names", [](const EngineModel& e) {
-        std::vector<std::string> out;
-        for (int s = 0; s < e.model->dataset().species.size(); ++s)
-            out.push_back(e.model->dataset().species.name(s));
-        return out;
-    });
+    cls.def_property_readonly("species_names", &speciesNames);
     cls.def_property_readonly("family_names", [](const EngineModel& e) {
         std::vector<std::string> out;
         for (const GeneFamily& f : e.model->dataset().families)

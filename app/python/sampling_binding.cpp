@@ -64,8 +64,8 @@ std::vector<int> familyIndices(const Dataset& data, const std::vector<std::strin
     return out;
 }
 
-py::list sample(EngineModel& m, const Array& theta, const SolverOptions& options, int samples,
-                std::uint64_t seed, const std::vector<std::string>& familyNames, double minRate,
+py::list sample(EngineModel& m, const Array& theta, const Array& extra, const SolverOptions& options,
+                int samples, std::uint64_t seed, const std::vector<std::string>& familyNames, double minRate,
                 double maxRate) {
     const Dataset& data = m.model->dataset();
     SamplingSettings settings;
@@ -78,7 +78,8 @@ py::list sample(EngineModel& m, const Array& theta, const SolverOptions& options
     settings.solver.threads = m.input.threads;
     settings.solver.validate();
     const RateParameters params =
-        m.parametersFrom(std::vector<double>(theta.data(), theta.data() + theta.size()));
+        m.parametersFrom(std::vector<double>(theta.data(), theta.data() + theta.size()),
+                         std::vector<double>(extra.data(), extra.data() + extra.size()));
     const std::vector<int> families = familyIndices(data, familyNames);
     validateSampling(data, params, settings);
     std::vector<FamilySamples> results(data.families.size());
@@ -109,7 +110,7 @@ py::list sample(EngineModel& m, const Array& theta, const SolverOptions& options
 } // namespace
 
 void registerSampling(py::module_& m) {
-    m.def("sample", &sample, py::arg("model"), py::arg("theta"), py::arg("solver_options"),
+    m.def("sample", &sample, py::arg("model"), py::arg("theta"), py::arg("extra"), py::arg("solver_options"),
           py::arg("samples"), py::arg("seed"), py::arg("families"), py::arg("min_rate"), py::arg("max_rate"));
 }
 

@@ -20,7 +20,9 @@ class EngineState:
     def __init__(self, species_tree, gene_trees=None, families=None, mappings=None, mode="global",
                  device="auto", solver_options=None, rates=(0.1, 0.1, 0.1), transfer_constraint="PARENTS",
                  gene_tree_rooting="UNIFORM", origination="UNIFORM", min_covered_species=4, strict=True, threads=0,
-                 gpu_memory_bytes=0, rec_model="UndatedDTL", no_dup=False, no_dl=False, no_tl=False):
+                 gpu_memory_bytes=0, rec_model="UndatedDTL", no_dup=False, no_dl=False, no_tl=False,
+                 speciation_gamma_categories=1, gamma_alpha=1.0, highways_file=None, pairwise_transfers=False,
+                 prune_species_tree=False, fraction_missing_file=None):
         if mode not in _MODES:
             # The engine also reads AleRax's names; the original API has these three.
             raise ValueError(f"mode must be global, specieswise or genewise, got {mode!r}")
@@ -32,7 +34,10 @@ class EngineState:
             gene_tree_rooting=gene_tree_rooting, origination=origination, rec_model=str(rec_model),
             no_dup=bool(no_dup), no_dl=bool(no_dl), no_tl=bool(no_tl), min_covered_species=int(min_covered_species),
             strict=bool(strict), threads=int(threads), gpu_memory_bytes=float(gpu_memory_bytes),
-            solver_options=self._options)
+            solver_options=self._options, speciation_gamma_categories=int(speciation_gamma_categories),
+            gamma_alpha=float(gamma_alpha), highways_file="" if highways_file is None else str(highways_file),
+            pairwise_transfers=bool(pairwise_transfers), prune_species_tree=bool(prune_species_tree),
+            fraction_missing_file="" if fraction_missing_file is None else str(fraction_missing_file))
         for line in self.engine.warnings:
             warnings.warn(line, stacklevel=3)
 
@@ -55,8 +60,8 @@ class EngineState:
     def clear_warm_starts(self):
         self.engine.clear_warm_starts()
 
-    def evaluate(self, theta, gradient):
-        result = self.engine.evaluate(theta, self._options, gradient)
+    def evaluate(self, theta, extra, gradient):
+        result = self.engine.evaluate(theta, extra, self._options, gradient)
         for line in result["stats"]["warnings"]:
             warnings.warn(line, RuntimeWarning, stacklevel=4)
         return result

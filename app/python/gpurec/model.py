@@ -8,21 +8,31 @@ from .sampling import sample_reconciliations
 class GeneReconModel(EngineState):
     """θ (log2 rates: [3] global, [S, 3] specieswise, [F, 3] genewise) with the engine that scores it.
 
-    model() is the total NLL in bits; value_and_grad() adds d NLL / dθ.
+    extra holds the engine's entries after the rate rows (origination weights, highway rates, the
+    speciation shape α; names in extra_names), empty when the model has none.
+    model() is the total NLL in bits; value_and_grad() adds d NLL / dθ (and d NLL / d extra).
     """
 
     def __init__(self, species_tree, gene_trees=None, **kwargs):
         super().__init__(species_tree, gene_trees, **kwargs)
         self.theta = self.engine.initial_theta()
+        self.extra = self.engine.initial_extra()
         self.last_evaluation = None
 
     def __call__(self):
-        self.last_evaluation = self.evaluate(self.theta, False)
+        self.last_evaluation = self.evaluate(self.theta, self.extra, False)
         return self.last_evaluation["nll_bits"]
 
     def value_and_grad(self):
-        self.last_evaluation = self.evaluate(self.theta, True)
-        return self.last_evaluation["nll_bits"], self.last_evaluation["gradient"]
+        """(nll, grad_theta), or (nll, grad_theta, grad_extra) when the model has extra entries."""
+        result = self.last_evaluation = self.evaluate(self.theta, self.extra, True)
+        if len(self.extra) == 0:
+            return result["nll_bits"], result["gradient"]
+        return result["nll_bits"], result["gradient"], result["gradient_extra"]
+
+    @property
+    def extra_names(self):
+        return self.engine.extra_names
 
     @property
     def family_log_likelihoods(self):
@@ -43,3 +53,6 @@ class GeneReconModel(EngineState):
     def theta_array(self):
         """θ as a float64 NumPy array (what the engine reads)."""
         return np.ascontiguousarray(self.theta, dtype=np.float64)
+
+    def extra_array(self):
+        return np.ascontiguousarray(self.extra, dtype=np.float64)

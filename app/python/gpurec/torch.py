@@ -20,23 +20,27 @@ def _host(tensor):
 
 
 class _Nll(torch.autograd.Function):
-    """NLL in bits of θ; the gradient comes from the engine, computed in the forward pass."""
+    """NLL in bits of θ and extra; the gradient comes from the engine, computed in the forward pass."""
 
     @staticmethod
-    def forward(ctx, theta, module):
-        result = module._state.evaluate(_host(theta), theta.requires_grad)
+    def forward(ctx, theta, extra, module):
+        result = module._state.evaluate(_host(theta), _host(extra), theta.requires_grad or extra.requires_grad)
         module.last_evaluation = result
         if result["gradient"] is not None:
             ctx.gradient = torch.as_tensor(result["gradient"], dtype=theta.dtype, device=theta.device)
+            ctx.gradient_extra = torch.as_tensor(result["gradient_extra"], dtype=extra.dtype, device=extra.device)
         return torch.tensor(result["nll_bits"], dtype=theta.dtype, device=theta.device)
 
     @staticmethod
     def backward(ctx, grad_output):
-        return grad_output * ctx.gradient, None
+        return grad_output * ctx.gradient, grad_output * ctx.gradient_extra, None
 
 
 class GeneReconModel(torch.nn.Module):
     """θ (log2 rates, an nn.Parameter: [3] global, [S, 3] specieswise, [F, 3] genewise) and its engine.
+
+    extra (an nn.Parameter when the model has any; names in extra_names) holds the engine's entries
+    after the rate rows: origination weights, highway rates, the speciation shape α.
 
     device picks the engine's backend as the CLI's --device does ("auto", "cpu", "cuda", "cuda:N");
     θ lives on the matching torch device when torch sees it, else on the CPU (tensor_device overrides).
@@ -52,10 +56,13 @@ class GeneReconModel(torch.nn.Module):
             tensor_device = str(device) if wants_cuda else "cpu"
         initial = torch.as_tensor(self._state.engine.initial_theta(), dtype=torch.float64)
         self.theta = torch.nn.Parameter(initial.to(tensor_device))
+        extra = torch.as_tensor(self._state.engine.initial_extra(), dtype=torch.float64).to(tensor_device)
+        # Without extra entries, parameters() stays [theta] as in the original API.
+        self.extra = torch.nn.Parameter(extra) if extra.numel() else extra
         self.last_evaluation = None
 
     def forward(self):
-        return _Nll.apply(self.theta, self)
+        return _Nll.apply(self.theta, self.extra, self)
 
     @property
     def solver_options(self):
@@ -87,12 +94,19 @@ class GeneReconModel(torch.nn.Module):
         return self._state.engine.species_names
 
     @property
+    def extra_names(self):
+        return self._state.engine.extra_names
+
+    @property
     def family_log_likelihoods(self):
         """Per-family natural-log likelihoods of the last forward (a NumPy array; None before one)."""
         return None if self.last_evaluation is None else self.last_evaluation["family_log_likelihoods"]
 
     def theta_array(self):
         return _host(self.theta)
+
+    def extra_array(self):
+        return _host(self.extra)
 
     def sample_reconciliations(self, samples=100, seed=123, families=None, min_rate=1e-10, max_rate=2.0):
         return _sample(self, samples, seed, families, min_rate, max_rate)

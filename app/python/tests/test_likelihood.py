@@ -136,7 +136,3 @@ def test_nll_and_gradient_norm_equal_the_first_row_of_gpurec_optimize(simulated2
     # printed with 6 significant digits.
     assert np.max(np.abs(grad)) == pytest.approx(float(row["grad_norm"]), rel=5e-6)
 
-
-def test_optimised_origination_is_refused(trees2):
-    with pytest.raises(ValueError, match="--origination OPTIMIZE .* not available in the Python API"):
-        model_at(trees2, (0.1, 0.1, 0.1), origination="OPTIMIZE")
