@@ -144,10 +144,15 @@ def test_pairwise_transfers_start_at_the_uniform_model_with_their_gradients(tree
 
 
 def test_pruned_species_tree_and_fraction_missing_equal_gpurec_eval(trees2, tmp_path):
+    # A family on 5 of the 8 species leaves, so that pruning changes the tree it is reconciled with.
+    partial = {"species": trees2["species"], "gene": tmp_path / "partial.nwk", "families": tmp_path / "families.txt"}
+    partial["gene"].write_text("((5_1,(11_1,12_1)),((13_1,14_1),13_2));\n")
+    partial["families"].write_text(f"[FAMILIES]\n- partial\ngene_tree = {partial['gene']}\n")
+    pruned = model_at(partial, prune_species_tree=True)
+    assert pruned() == pytest.approx(eval_nll(partial, tmp_path / "pruned", "--prune-species-tree"), rel=1e-12)
+    assert abs(pruned() - model_at(partial)()) > 1e-3
     missing = tmp_path / "missing.txt"
     missing.write_text("".join(f"{leaf} {0.3 if leaf == 5 else 0.1}\n" for leaf in (5, 8, 9, 10, 11, 12, 13, 14)))
-    pruned = model_at(trees2, prune_species_tree=True)
-    assert pruned() == pytest.approx(eval_nll(trees2, tmp_path / "pruned", "--prune-species-tree"), rel=1e-12)
     model = model_at(trees2, fraction_missing_file=missing)
     expected = eval_nll(trees2, tmp_path / "missing", "--fraction-missing-file", missing)
     assert model() == pytest.approx(expected, rel=1e-12)
