@@ -6,7 +6,6 @@
 #include "io/text_file.hpp"
 
 #include <algorithm>
-#include <deque>
 #include <limits>
 #include <stdexcept>
 #include <unordered_map>
@@ -76,80 +75,130 @@ SpeciesTree randomSpeciesTree(std::vector<std::string> species, RandomSource& rn
     return SpeciesTree::fromNewick(t);
 }
 
+namespace {
+
+// One family's share of MiniNJ's distances: its species in first-seen order (trees in file order,
+// leaves left to right) and, per ordered pair of them, the sum over its trees of the shortest path
+// between a gene of each and the number of trees holding both.
+struct FamilyDistances {
+    std::vector<std::string> species;
+    std::vector<double> sum, count; // species.size()² each
+};
+
+// Edge weight of `child` to its parent: an edge shorter than 1.1e-6 (but not 0) counts 0.
+int edgeWeight(const NewickTree& tree, int child) {
+    const double len = tree.nodes[child].length.value_or(1.0);
+    return (len > 0 && len < 1.1e-6) ? 0 : 1;
+}
+
+// For every pair of species of `tree` (indices of `speciesOf`, −1 for unmapped leaves; `P` in all),
+// the shortest leaf-to-leaf path, into best (P², +inf where a pair is absent). A path turns at the
+// last common ancestor of its leaves, so each node combines its children's nearest leaf per species:
+// O(pairs of leaves) in all, where a search from every leaf cost O(leaves × nodes) and thousands
+// of genes per family made the hogenom-like preset's start tree take minutes.
+void shortestSpeciesPaths(const NewickTree& tree, const std::vector<int>& speciesOf, int P,
+                          std::vector<double>& best) {
+    best.assign(std::size_t(P) * P, std::numeric_limits<double>::infinity());
+    std::vector<std::vector<std::pair<int, int>>> down(tree.nodes.size()); // (species, distance), by species
+    std::vector<std::pair<int, int>> merged;
+    for (int v : tree.postorder()) {
+        if (tree.nodes[v].children.empty()) {
+            if (speciesOf[v] >= 0) down[v] = {{speciesOf[v], 0}};
+            continue;
+        }
+        merged.clear();
+        const std::vector<int>& children = tree.nodes[v].children;
+        for (std::size_t a = 0; a < children.size(); ++a) {
+            const int wa = edgeWeight(tree, children[a]);
+            for (std::size_t b = a + 1; b < children.size(); ++b) {
+                const int wb = edgeWeight(tree, children[b]);
+                for (const auto& [i, di] : down[children[a]])
+                    for (const auto& [j, dj] : down[children[b]]) {
+                        if (i == j) continue;
+                        const double d = di + wa + dj + wb;
+                        double& ij = best[std::size_t(i) * P + j];
+                        double& ji = best[std::size_t(j) * P + i];
+                        ij = std::min(ij, d);
+                        ji = std::min(ji, d);
+                    }
+            }
+            for (const auto& [i, di] : down[children[a]])
+                merged.emplace_back(i, di + wa);
+            std::vector<std::pair<int, int>>().swap(down[children[a]]); // read once
+        }
+        std::sort(merged.begin(), merged.end());
+        auto& out = down[v];
+        for (const auto& entry : merged) // the nearest leaf of each species (the first after sorting)
+            if (out.empty() || out.back().first != entry.first) out.push_back(entry);
+    }
+}
+
+FamilyDistances familyDistances(const FamilyInput& f) {
+    FamilyDistances out;
+    FamilyTrees ft;
+    if (!readFamily(f, ft)) return out;
+    std::unordered_map<std::string, int> index;
+    std::vector<std::vector<int>> speciesOf;
+    for (const NewickTree& tree : ft.trees) {
+        std::vector<int>& of = speciesOf.emplace_back(tree.nodes.size(), -1);
+        for (int leaf : tree.leaves()) {
+            const std::string s = ft.mapping.speciesOf(tree.nodes[leaf].label);
+            if (s.empty()) continue;
+            auto [it, fresh] = index.emplace(s, int(out.species.size()));
+            if (fresh) out.species.push_back(s);
+            of[leaf] = it->second;
+        }
+    }
+    const int P = int(out.species.size());
+    out.sum.assign(std::size_t(P) * P, 0.0);
+    out.count.assign(std::size_t(P) * P, 0.0);
+    std::vector<double> best;
+    for (std::size_t t = 0; t < ft.trees.size(); ++t) {
+        shortestSpeciesPaths(ft.trees[t], speciesOf[t], P, best);
+        for (std::size_t k = 0; k < best.size(); ++k)
+            if (best[k] < std::numeric_limits<double>::infinity()) {
+                out.sum[k] += best[k];
+                out.count[k] += 1;
+            }
+    }
+    return out;
+}
+
+} // namespace
+
 SpeciesTree miniNjSpeciesTree(const std::vector<FamilyInput>& families) {
     std::vector<std::string> species;
     std::unordered_map<std::string, int> index;
     std::vector<std::vector<double>> sum, count;
-    auto grow = [&](int n) {
-        for (auto* m : {&sum, &count}) {
-            m->resize(n);
-            for (auto& row : *m)
-                row.resize(n, 0.0);
-        }
-    };
-    for (const FamilyInput& f : families) {
-        FamilyTrees ft;
-        if (!readFamily(f, ft)) continue;
-        for (const NewickTree& tree : ft.trees) {
-            // Species of each gene leaf (first-seen order of species).
-            const int nodes = int(tree.nodes.size());
-            std::vector<int> speciesOf(nodes, -1);
-            for (int leaf : tree.leaves()) {
-                const std::string s = ft.mapping.speciesOf(tree.nodes[leaf].label);
-                if (s.empty()) continue;
+    // Families are read and measured in parallel, a block at a time (bounding the matrices held), and
+    // added in family order; the sums are of whole numbers, exact in any order.
+    constexpr int kBlock = 256;
+    const int F = int(families.size());
+    for (int begin = 0; begin < F; begin += kBlock) {
+        const int blockSize = std::min(kBlock, F - begin);
+        std::vector<FamilyDistances> block(blockSize);
+#pragma omp parallel for schedule(dynamic)
+        for (int k = 0; k < blockSize; ++k)
+            block[k] = familyDistances(families[begin + k]);
+        for (const FamilyDistances& fd : block) {
+            std::vector<int> global;
+            for (const std::string& s : fd.species) {
                 auto [it, fresh] = index.emplace(s, int(species.size()));
                 if (fresh) species.push_back(s);
-                speciesOf[leaf] = it->second;
+                global.push_back(it->second);
             }
-            if (sum.size() != species.size()) grow(int(species.size()));
-            // Edge weights: an edge shorter than 1.1e-6 (but not 0) counts 0.
-            auto weight = [&](int child) {
-                const double len = tree.nodes[child].length.value_or(1.0);
-                return (len > 0 && len < 1.1e-6) ? 0 : 1;
-            };
-            // The tree's own species, by a local index: a sample touches only those (a genome-scale
-            // input has hundreds of species but tens per tree, and hundreds of thousands of trees).
-            std::vector<int> local(nodes, -1), speciesAt;
-            std::unordered_map<int, int> localOf;
-            for (int leaf : tree.leaves()) {
-                if (speciesOf[leaf] < 0) continue;
-                auto [it, fresh] = localOf.emplace(speciesOf[leaf], int(speciesAt.size()));
-                if (fresh) speciesAt.push_back(speciesOf[leaf]);
-                local[leaf] = it->second;
-            }
-            const int P = int(speciesAt.size());
-            std::vector<double> best(std::size_t(P) * P, std::numeric_limits<double>::infinity());
-            for (int leaf : tree.leaves()) {
-                if (speciesOf[leaf] < 0) continue;
-                // Breadth-first over the tree from this leaf (0/1 weights: a deque).
-                std::vector<int> dist(nodes, std::numeric_limits<int>::max());
-                std::deque<int> queue{leaf};
-                dist[leaf] = 0;
-                while (!queue.empty()) {
-                    const int n = queue.front();
-                    queue.pop_front();
-                    auto relax = [&](int m, int w) {
-                        if (dist[n] + w < dist[m]) {
-                            dist[m] = dist[n] + w;
-                            w == 0 ? queue.push_front(m) : queue.push_back(m);
-                        }
-                    };
-                    if (tree.nodes[n].parent >= 0) relax(tree.nodes[n].parent, weight(n));
-                    for (int c : tree.nodes[n].children)
-                        relax(c, weight(c));
+            if (sum.size() != species.size())
+                for (auto* m : {&sum, &count}) {
+                    m->resize(species.size());
+                    for (auto& row : *m)
+                        row.resize(species.size(), 0.0);
                 }
-                for (int other : tree.leaves()) {
-                    if (other == leaf || speciesOf[other] < 0) continue;
-                    double& b = best[std::size_t(local[leaf]) * P + local[other]];
-                    b = std::min(b, double(dist[other]));
+            const std::size_t P = fd.species.size();
+            for (std::size_t i = 0; i < P; ++i)
+                for (std::size_t j = 0; j < P; ++j) {
+                    sum[global[i]][global[j]] += fd.sum[i * P + j];
+                    count[global[i]][global[j]] += fd.count[i * P + j];
                 }
-            }
-            for (int i = 0; i < P; ++i)
-                for (int j = 0; j < P; ++j)
-                    if (i != j) {
-                        sum[speciesAt[i]][speciesAt[j]] += best[std::size_t(i) * P + j];
-                        count[speciesAt[i]][speciesAt[j]] += 1;
-                    }
         }
     }
     const int n = int(species.size());
