@@ -428,6 +428,8 @@ class Optimizer : public QObject {
         QCOMPARE(std::count(row.begin(), row.end(), ','), std::count(header.begin(), header.end(), ','));
         QVERIFY(row.rfind("7,2,-1.3862943611198906,0.5,", 0) == 0);
         QVERIFY(progressLine(r).find("iter    7  NLL 2.0000000000 bits") == 0);
+        QVERIFY(progressLine(r).find(" T 0.252 ") != std::string::npos);          // geometric mean
+        QVERIFY(progressLine(r, {true, false}).find(" T ") == std::string::npos); // UndatedDL, pairwise
     }
 
     void familyRateFilesRoundTrip() {

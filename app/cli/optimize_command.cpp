@@ -215,7 +215,7 @@ void registerOptimize(CLI::App& root) {
                 checkpoint.bestNllBits = r.bestNllBits;
                 checkpoint.progress = {r.iteration + 1, r.evaluations, r.initialNllBits, r.seconds};
                 if (writer) writeCheckpoint(checkpointPath, checkpoint);
-                std::printf("%s\n", progressLine(r).c_str());
+                std::printf("%s\n", progressLine(r, data.events.presentRates()).c_str());
                 std::fflush(stdout);
                 return true;
             },

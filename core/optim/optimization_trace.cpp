@@ -51,14 +51,16 @@ std::string traceCsvRow(const IterationReport& r) {
     return buf;
 }
 
-std::string progressLine(const IterationReport& r) {
+std::string progressLine(const IterationReport& r, PresentRates present) {
     const RateSummary s = summarizeRates(*r.theta);
     const bool global = r.theta->rowCount() == 1;
+    char transfer[32] = "";
+    if (present.transfer) std::snprintf(transfer, sizeof transfer, " T %.4g", s.geometricMean.t);
     char buf[320];
     std::snprintf(buf, sizeof buf,
-                  "iter %4d  NLL %.10f bits  |grad| %.3e  %s D %.4g L %.4g T %.4g  (%d evals, %.2f s)",
+                  "iter %4d  NLL %.10f bits  |grad| %.3e  %s D %.4g L %.4g%s  (%d evals, %.2f s)",
                   r.iteration, r.nllBits, r.gradNorm, global ? "rates" : "geo-mean", s.geometricMean.d,
-                  s.geometricMean.l, s.geometricMean.t, r.evaluations, r.seconds);
+                  s.geometricMean.l, transfer, r.evaluations, r.seconds);
     return buf;
 }
 

@@ -15,7 +15,9 @@ RateSummary summarizeRates(const RateParameters& theta);
 
 std::string traceCsvHeader();
 std::string traceCsvRow(const IterationReport& report);
-std::string progressLine(const IterationReport& report);
+// One line per iteration for the terminal; T only where the model has a uniform transfer rate
+// (not under UndatedDL or --pairwise-transfers, where its entry is never read).
+std::string progressLine(const IterationReport& report, PresentRates present = {});
 
 // Makes `path` a trace of the first `keptIterations` iterations, ready to be appended to: a new
 // file is just the header; a resumed run keeps the complete rows of iterations before
