@@ -124,6 +124,29 @@ class GuiLivePlots : public QObject {
         QVERIFY(loss->xAxis->range().contains(0) && loss->xAxis->range().contains(29));
     }
 
+    // A narrow rates plot wraps its legend: also when the shape α joins it with speciation
+    // categories after the window was laid out (no resize then), no series name is clipped.
+    void ratesLegendFitsWhenTheShapeJoins() {
+        LivePlots plots;
+        plots.resize(560, 500);
+        QVERIFY(test::showActive(plots));
+        QCustomPlot* rates = plots.ratesPlot();
+        QTRY_VERIFY(rates->width() > 0);
+        QCPGraph* alpha = nullptr;
+        for (int g = 0; g < rates->graphCount(); ++g)
+            if (rates->graph(g)->name() == "shape α") alpha = rates->graph(g);
+        QVERIFY(alpha && !rates->legend->hasItemWithPlottable(alpha));
+        plots.setShapeEntry(3);
+        QVERIFY(rates->legend->hasItemWithPlottable(alpha));
+        QVERIFY2(rates->legend->minimumOuterSizeHint().width() <= rates->width(),
+                 qPrintable(QString("legend %1 px in a %2 px plot")
+                                .arg(rates->legend->minimumOuterSizeHint().width())
+                                .arg(rates->width())));
+        QVERIFY(rates->legend->wrap() < 4); // wrapped onto a second row
+        plots.setShapeEntry(-1);
+        QVERIFY(!rates->legend->hasItemWithPlottable(alpha));
+    }
+
     // The gap to the best NLL on a log axis: the best point's gap of 0 (and a zero gradient) stay in
     // the graph, drawn at the axis' smallest positive value / 10; hovering gives the true value.
     void zerosOnLogAxesAreDrawnAtTheFloor() {

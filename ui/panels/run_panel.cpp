@@ -14,6 +14,8 @@
 #include <QGroupBox>
 #include <QLabel>
 #include <QLineEdit>
+#include <QList>
+#include <QPair>
 #include <QPushButton>
 #include <QSpinBox>
 #include <QStandardItemModel>
@@ -341,7 +343,9 @@ QString RunPanel::setModel(Origination origination, int speciationCategories) {
     categories_ = speciationCategories;
     const bool optimize = origination == Origination::Optimize;
     auto* items = static_cast<QStandardItemModel*>(mode_->model());
-    QStringList unavailable, reasons;
+    QStringList reasons;
+    // One line per reason, naming every mode it greys (two modes share the OPTIMIZE reason).
+    QList<QPair<QString, QStringList>> greyed;
     for (int i = 0; i < mode_->count(); ++i) {
         const QString name = mode_->itemData(i).toString();
         QString why;
@@ -355,10 +359,18 @@ QString RunPanel::setModel(Origination origination, int speciationCategories) {
         items->item(i)->setEnabled(why.isEmpty());
         items->item(i)->setToolTip(why);
         reasons << why;
-        if (!why.isEmpty()) unavailable << tr("%1: %2").arg(mode_->itemText(i), why);
+        if (why.isEmpty()) continue;
+        auto same = std::find_if(greyed.begin(), greyed.end(), [&](const auto& g) { return g.first == why; });
+        if (same == greyed.end())
+            greyed.append({why, {mode_->itemText(i)}});
+        else
+            same->second << mode_->itemText(i);
     }
-    modeNote_->setText(tr("Greyed: %1").arg(unavailable.join("; ")));
-    modeNote_->setVisible(!unavailable.isEmpty());
+    QStringList lines;
+    for (const auto& [why, modes] : greyed)
+        lines << tr("%1 — %2").arg(modes.join(tr(" and ")), why);
+    modeNote_->setText(tr("Greyed: %1").arg(lines.join("; ")));
+    modeNote_->setVisible(!greyed.isEmpty());
     categoriesBox_->setVisible(speciationCategories > 1);
     {
         QSignalBlocker block(shownCategory_);

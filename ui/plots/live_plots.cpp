@@ -6,11 +6,13 @@
 #include <QAbstractButton>
 #include <QAction>
 #include <QComboBox>
+#include <QCoreApplication>
 #include <QFontMetrics>
 #include <QGridLayout>
 #include <QHBoxLayout>
 #include <QHelpEvent>
 #include <QLabel>
+#include <QResizeEvent>
 #include <QSplitter>
 #include <QToolBar>
 #include <QToolTip>
@@ -497,6 +499,9 @@ void LivePlots::setShapeEntry(int entry) {
         alpha_->addToLegend();
     else
         alpha_->removeFromLegend();
+    // The legend's columns are fitted on a resize (LegendWrap): one of the same size re-fits them.
+    QResizeEvent resized(rates_->size(), rates_->size());
+    QCoreApplication::sendEvent(rates_, &resized);
     refill();
     scheduleReplot();
 }
