@@ -77,7 +77,8 @@ void refuseUnsupported(const CLI::App& app, const AleraxOptions& o) {
             "species tree root inference is not compatible with --model-parametrization " +
             o.parametrization);
     refuseSpeciationOrderInference(o.inferSpeciationOrder, o.transferConstraint);
-    requireSearchAllowed(parseSearchStrategy(o.search), parseTransferConstraint(o.transferConstraint));
+    requireSearchAllowed(parseSearchStrategy(o.search), parseTransferConstraint(o.transferConstraint),
+                         o.inferSpeciationOrder);
     // Parameters per species node do not follow the nodes through a search's moves.
     const bool perNode = p.originPerNode || (p.mode != RateMode::Global && p.mode != RateMode::Genewise);
     if (o.search != "SKIP" && perNode)
@@ -236,8 +237,9 @@ void registerAlerax(CLI::App& root) {
     app->add_flag("--overwrite", o->overwrite, "gpurec: replace the results of an earlier run in the prefix");
     app->callback([o, app] {
         refuseUnsupported(*app, *o);
-        // gpurec search builds MiniNJ and Random trees; with SKIP it keeps the tree it built.
-        const bool searching = o->search != "SKIP" || generatedStart(*o);
+        // gpurec search builds MiniNJ and Random trees (with SKIP it keeps the tree it built) and
+        // infers the speciation order.
+        const bool searching = o->search != "SKIP" || generatedStart(*o) || o->inferSpeciationOrder;
         prepareOutputs({o->prefix, o->overwrite},
                        {"species_trees", "per_fam_likelihoods.txt", "model_parameters", "trace.csv",
                         "checkpoint.json", "search_trace.csv", "reconciliations", "highways",
@@ -249,6 +251,7 @@ void registerAlerax(CLI::App& root) {
         if (searching) {
             first = {"search", "--species-tree-search", o->search, "--seed", std::to_string(o->seed)};
             if (o->fixRates) first.push_back("--fix-rates");
+            if (o->inferSpeciationOrder) first.push_back("--infer-speciation-order");
         } else {
             first = {"optimize"};
             if (o->fixRates) first.emplace_back("--fix-rates");

@@ -139,7 +139,7 @@ void addInputOptions(CLI::App& app, InputOptions& o) {
 
 void addSpeciationOrderOption(CLI::App& app, bool& given) {
     app.add_flag("--infer-speciation-order", given,
-                 "AleRax's speciation-order inference under RELDATED: not supported by gpurec yet");
+                 "Infer the order of the speciations (RELDATED only; with --species-tree-search SKIP)");
 }
 
 void refuseFixedTreeOptions(const InputOptions& o, const std::string& command) {
@@ -151,13 +151,9 @@ void refuseFixedTreeOptions(const InputOptions& o, const std::string& command) {
 }
 
 void refuseSpeciationOrderInference(bool given, const std::string& transferConstraint) {
-    if (!given) return;
-    if (transferConstraint != "RELDATED")
+    if (given && transferConstraint != "RELDATED")
         throw std::invalid_argument(
             "--infer-speciation-order can only be used with --transfer-constraint RELDATED");
-    throw std::invalid_argument(
-        "--infer-speciation-order is not supported by gpurec yet (docs/alerax.md lists "
-        "what gpurec alerax runs)");
 }
 
 void addOutputOptions(CLI::App& app, OutputOptions& o, const std::string& names) {

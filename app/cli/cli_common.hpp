@@ -120,11 +120,9 @@ struct OutputOptions {
 };
 
 void addInputOptions(CLI::App& app, InputOptions& o);
-// AleRax's --infer-speciation-order, on the commands that run its species-tree steps: only its name is
-// accepted, so that refuseSpeciationOrderInference can refuse it (gpurec does not infer dates yet).
+// AleRax's --infer-speciation-order, on the commands that run its species-tree steps.
 void addSpeciationOrderOption(CLI::App& app, bool& given);
-// Throws when the option was given: AleRax's refusal without --transfer-constraint RELDATED, else
-// that gpurec does not support it yet.
+// AleRax's refusal of the option without --transfer-constraint RELDATED.
 void refuseSpeciationOrderInference(bool given, const std::string& transferConstraint);
 // Throws when --prune-species-tree or --pairwise-transfers was given to `command` (search,
 // highways, test-trees), which does not support it yet: they are for one fixed species tree.

@@ -51,6 +51,7 @@ nlohmann::json recordedOptions(const SearchOptions& o) {
                             {"--seed", o.settings.seed},
                             {"--rate-iterations", o.settings.rates.max_iter},
                             {"--prescreen", o.settings.prescreen},
+                            {"--infer-speciation-order", o.inferSpeciationOrder},
                             {"--fix-rates", o.fixRates}});
     return j;
 }
@@ -73,6 +74,7 @@ SearchOptions resumedOptions(const CLI::App& app, const SearchOptions& given,
         o.settings.rates.max_iter = integerField<int>(j, "--rate-iterations");
         o.fixRates = j.at("--fix-rates").get<bool>();
         o.settings.prescreen = j.value("--prescreen", 0.0); // absent from checkpoints before it existed
+        o.inferSpeciationOrder = j.value("--infer-speciation-order", false);
     } catch (const std::exception& e) {
         throw std::invalid_argument(checkpointPath +
                                     ": the recorded run options cannot be read: " + e.what());
@@ -190,10 +192,11 @@ void registerSearch(CLI::App& root) {
         SpeciesSearchSettings settings = o->settings;
         settings.strategy = parseSearchStrategy(o->strategy);
         settings.optimizeRates = !o->fixRates;
+        settings.inferSpeciationOrder = o->inferSpeciationOrder;
         settings.validate();
         refuseSpeciationOrderInference(o->inferSpeciationOrder, o->input.transferConstraint);
         const TransferConstraint constraint = parseTransferConstraint(o->input.transferConstraint);
-        requireSearchAllowed(settings.strategy, constraint);
+        requireSearchAllowed(settings.strategy, constraint, settings.inferSpeciationOrder);
         const std::string& outdir = o->output.outdir;
         const std::string trees = outdir + "/species_trees";
         const std::vector<std::string> owned = {"species_trees",    "per_fam_likelihoods.txt",
@@ -299,7 +302,7 @@ void registerSearch(CLI::App& root) {
         std::shared_ptr<const Dataset> onBest = scorer.datasetOn(result.best);
         if (writer) {
             writeFileAtomically(tracePath, traceText);
-            writeSearchTrees(trees, result, settings.strategy);
+            writeSearchTrees(trees, result, constraint, settings.strategy);
             writePerFamilyLikelihoods(outdir + "/per_fam_likelihoods.txt", *onBest, result.evaluation);
             writeRateFiles(outdir + "/model_parameters", *onBest, result.theta);
         }
@@ -327,6 +330,13 @@ void registerSearch(CLI::App& root) {
                        {"seed", settings.seed},
                        {"fix_rates", o->fixRates},
                        {"interrupted", result.interrupted}};
+        if (const std::optional<SpeciationOrderResult>& so = result.speciationOrder)
+            j["search"]["speciation_order"] = {{"log_likelihood_before", so->startLogLikelihood},
+                                               {"log_likelihood_after", so->evaluation.totalLogLikelihood},
+                                               {"sampled_transfers", so->sampledTransfers},
+                                               {"random_datings", so->transferDatings},
+                                               {"datings_scored", so->likelihoodDatings},
+                                               {"from_random_dating", so->fromRandomDating}};
         j["search"]["resumed_at_step"] = resuming ? nlohmann::json(earlierSteps) : nlohmann::json(nullptr);
         addRunDescription(j, input, in, first.description, solver);
         j["options"]["species_tree"] = o->input.species;

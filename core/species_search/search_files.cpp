@@ -65,9 +65,11 @@ std::string searchTraceRow(const SearchStep& s) {
            "," + (s.screened ? "1" : "0");
 }
 
-void writeSearchTrees(const std::string& folder, const SpeciesSearchResult& result, SearchStrategy strategy) {
+void writeSearchTrees(const std::string& folder, const SpeciesSearchResult& result,
+                      TransferConstraint constraint, SearchStrategy strategy) {
+    // Under RELDATED with AleRax's rank-derived lengths, which carry the dating.
     writeFileAtomically(folder + "/inferred_species_tree.newick",
-                        result.best.toSpeciesTree().toNewick(true) + "\n");
+                        result.best.toSpeciesTree().toNewickFor(constraint) + "\n");
     if (strategy == SearchStrategy::Hybrid) {
         writeFileAtomically(folder + "/species_tree_support_kh.newick",
                             branchSupportNewick(result.best, result.kh, result.replicates) + "\n");

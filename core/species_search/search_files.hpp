@@ -22,6 +22,6 @@ std::string searchTraceRow(const SearchStep& step);
 
 // Writes the files under <folder> (species_trees/ must exist): inferred, support and root files.
 void writeSearchTrees(const std::string& speciesTreesFolder, const SpeciesSearchResult& result,
-                      SearchStrategy strategy);
+                      TransferConstraint constraint, SearchStrategy strategy);
 
 } // namespace gpurec

@@ -100,6 +100,7 @@ class Search {
                 break;
             case SearchStrategy::Skip:
                 optimizeRates();
+                if (settings_.inferSpeciationOrder && inferSpeciationOrder()) optimizeRates();
                 break;
             }
         } catch (const SearchInterrupted&) {
@@ -322,6 +323,22 @@ class Search {
         if (r.interrupted) throw SearchInterrupted{};
     }
 
+    // AleRax's dating step: the best order of the speciations at the current rates; true when it
+    // changed the tree.
+    bool inferSpeciationOrder() {
+        SpeciationOrderResult found =
+            gpurec::inferSpeciationOrder(scorer_, result_.best, result_.theta, ll(), settings_.seed,
+                                         [&](const SpeciesTopology& tree) { return score(tree); });
+        const bool accepted = better(found.evaluation);
+        record("speciation order: " + std::to_string(found.likelihoodDatings) + " datings scored, " +
+                   std::to_string(found.transferDatings) + " by " + std::to_string(found.sampledTransfers) +
+                   " sampled transfers",
+               found.best, found.evaluation, accepted);
+        if (accepted) accept(found.best, found.evaluation, splits_);
+        result_.speciationOrder = std::move(found);
+        return accepted;
+    }
+
     void reroot() {
         optimizeRates();
         rootSearch(unlimitedDepth);
@@ -366,11 +383,17 @@ class Search {
 
 } // namespace
 
-void requireSearchAllowed(SearchStrategy strategy, TransferConstraint constraint) {
+void requireSearchAllowed(SearchStrategy strategy, TransferConstraint constraint, bool inferSpeciationOrder) {
+    if (inferSpeciationOrder && constraint != TransferConstraint::RelDated)
+        throw std::invalid_argument(
+            "--infer-speciation-order can only be used with --transfer-constraint RELDATED");
     if (constraint != TransferConstraint::RelDated) return;
     if (strategy == SearchStrategy::Hybrid)
         throw std::invalid_argument(
             "species tree search is not compatible with --transfer-constraint RELDATED");
+    if (strategy == SearchStrategy::Reroot && inferSpeciationOrder)
+        throw std::invalid_argument("--species-tree-search REROOT with --infer-speciation-order is not "
+                                    "supported by gpurec yet (SKIP infers the order on the start tree)");
     if (strategy == SearchStrategy::Reroot)
         throw std::invalid_argument(
             "species tree root inference is not compatible with --transfer-constraint "
@@ -381,7 +404,8 @@ SpeciesSearchResult searchSpeciesTree(CandidateScorer& scorer, const SpeciesTopo
                                       const RateParameters& theta, const SpeciesSearchSettings& settings,
                                       const SearchObserver& observer) {
     settings.validate();
-    requireSearchAllowed(settings.strategy, scorer.families().transferConstraint);
+    requireSearchAllowed(settings.strategy, scorer.families().transferConstraint,
+                         settings.inferSpeciationOrder);
     if (theta.mode() == RateMode::Specieswise)
         throw std::invalid_argument(
             "per-species rates are tied to one species tree: the species-tree search takes "

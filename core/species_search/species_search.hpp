@@ -6,10 +6,12 @@
 // from the candidates' per-family log-likelihoods.
 #include "species_search/candidate_scorer.hpp"
 #include "species_search/search_supports.hpp"
+#include "species_search/speciation_order_search.hpp"
 
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -34,6 +36,9 @@ struct SpeciesSearchSettings {
     // fraction of the families, and on all of them only when the estimate from that sample could be
     // an improvement (species_search/prescreen.hpp). 0: every candidate on every family.
     double prescreen = 0.0;
+    // RELDATED: infer the order of the speciations (AleRax's --infer-speciation-order) after the
+    // start's rate fit (species_search/speciation_order_search.hpp).
+    bool inferSpeciationOrder = false;
     // Asked before every candidate and rate optimisation, besides SIGINT/SIGTERM: true ends the
     // search there with the best tree so far (the workbench's Stop). Empty: signals only.
     std::function<bool()> stopRequested;
@@ -80,14 +85,17 @@ struct SpeciesSearchResult {
     double screeningZ = 0; // the pre-screen's z at the end (Prescreen::z)
     bool interrupted = false;
     double seconds = 0.0;
+    std::optional<SpeciationOrderResult> speciationOrder; // when it was inferred
 };
 
 // Called after every trace row (a candidate, accepted or not).
 using SearchObserver = std::function<void(const SearchStep&)>;
 
 // AleRax's refusals, with its messages, of a search that would move the nodes of a tree dated for
-// RELDATED: HYBRID, and REROOT without speciation-order inference (which gpurec does not have).
-void requireSearchAllowed(SearchStrategy strategy, TransferConstraint constraint);
+// RELDATED: HYBRID, and REROOT (AleRax allows it with speciation-order inference, which gpurec runs
+// with SKIP only).
+void requireSearchAllowed(SearchStrategy strategy, TransferConstraint constraint,
+                          bool inferSpeciationOrder = false);
 
 // Searches from `start` with the global or per-family rates θ. A SIGINT/SIGTERM or settings.stopRequested
 // stops it before the next candidate, with the best tree so far (the result's `interrupted` set).

@@ -167,6 +167,28 @@ void SpeciesTree::date(const NewickTree& tree, const std::vector<int>& order) {
                 "' once the lengths are rounded to 6 decimals";
 }
 
+SpeciesTree SpeciesTree::redated(const std::vector<int>& internalByRank) const {
+    const int internal = size() - leafCount_;
+    if (static_cast<int>(internalByRank.size()) != internal)
+        throw std::invalid_argument("a dating orders " + std::to_string(internal) + " internal nodes, got " +
+                                    std::to_string(internalByRank.size()));
+    SpeciesTree t = *this;
+    std::vector<bool> placed(size(), false);
+    for (int r = 0; r < internal; ++r) {
+        const int e = internalByRank[r];
+        if (e < 0 || e >= size() || isLeaf(e) || placed[e] || (parent_[e] >= 0 && !placed[parent_[e]]))
+            throw std::invalid_argument("a dating must list every internal node once, each after its parent");
+        placed[e] = true;
+        t.byRank_[r] = e;
+        t.rank_[e] = r;
+    }
+    t.datingProblem_.clear();
+    t.lengths_.assign(size(), 1.0);
+    for (int e = 0; e < root(); ++e)
+        t.lengths_[e] = (isLeaf(e) ? leafCount_ - 1 : t.rank_[e]) - t.rank_[parent_[e]];
+    return t;
+}
+
 void SpeciesTree::requireDating() const {
     if (!datingProblem_.empty()) throw std::invalid_argument(datingProblem_);
 }

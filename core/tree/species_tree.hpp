@@ -41,6 +41,10 @@ class SpeciesTree {
     int rank(int e) const { return rank_[e]; }
     int nodeAtRank(int r) const { return byRank_[r]; }
     const std::vector<int>& ranks() const { return rank_; }
+    // The same tree dated by another order of its internal nodes (root first, every node after its
+    // parent; the leaves keep their ranks), its lengths those of toRankedNewick. Throws
+    // std::invalid_argument when `internalByRank` is not such an order.
+    SpeciesTree redated(const std::vector<int>& internalByRank) const;
     // Throws std::invalid_argument when the lengths cannot date the tree (a node's distance from
     // the top rounds to its parent's), which only RELDATED needs.
     void requireDating() const;
