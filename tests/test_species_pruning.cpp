@@ -367,8 +367,8 @@ class SpeciesPruning : public QObject {
                 "--device cpu)");
         data->highways = {{0, 2}};
         refused([&] { makeCpuBackend(data); },
-                "--prune-species-tree is not supported with transfer highways (--highways-file, the highway "
-                "search) yet");
+                "--prune-species-tree is not supported with transfer highways (--highways-file, "
+                "--pairwise-transfers, the highway search) yet");
         data->pruneSpeciesTree = false;
         QCOMPARE(QString::fromStdString(cpuOnlyFeature(*data)), "transfer highways");
         // The loader refuses the combination before reading anything.
