@@ -76,7 +76,6 @@ void refuseUnsupported(const CLI::App& app, const AleraxOptions& o) {
         throw std::invalid_argument(
             "species tree root inference is not compatible with --model-parametrization " +
             o.parametrization);
-    refuseSpeciationOrderInference(o.inferSpeciationOrder, o.transferConstraint);
     requireSearchAllowed(parseSearchStrategy(o.search), parseTransferConstraint(o.transferConstraint),
                          o.inferSpeciationOrder);
     // Parameters per species node do not follow the nodes through a search's moves.

@@ -150,12 +150,6 @@ void refuseFixedTreeOptions(const InputOptions& o, const std::string& command) {
                                         " yet");
 }
 
-void refuseSpeciationOrderInference(bool given, const std::string& transferConstraint) {
-    if (given && transferConstraint != "RELDATED")
-        throw std::invalid_argument(
-            "--infer-speciation-order can only be used with --transfer-constraint RELDATED");
-}
-
 void addOutputOptions(CLI::App& app, OutputOptions& o, const std::string& names) {
     CLI::Option* folder = app.add_option(names, o.outdir, "Output folder (default " + o.outdir + ")");
     if (o.outdir.empty()) folder->required()->description("Output folder");

@@ -122,8 +122,6 @@ struct OutputOptions {
 void addInputOptions(CLI::App& app, InputOptions& o);
 // AleRax's --infer-speciation-order, on the commands that run its species-tree steps.
 void addSpeciationOrderOption(CLI::App& app, bool& given);
-// AleRax's refusal of the option without --transfer-constraint RELDATED.
-void refuseSpeciationOrderInference(bool given, const std::string& transferConstraint);
 // Throws when --prune-species-tree or --pairwise-transfers was given to `command` (search,
 // highways, test-trees), which does not support it yet: they are for one fixed species tree.
 void refuseFixedTreeOptions(const InputOptions& o, const std::string& command);

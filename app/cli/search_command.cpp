@@ -194,7 +194,6 @@ void registerSearch(CLI::App& root) {
         settings.optimizeRates = !o->fixRates;
         settings.inferSpeciationOrder = o->inferSpeciationOrder;
         settings.validate();
-        refuseSpeciationOrderInference(o->inferSpeciationOrder, o->input.transferConstraint);
         const TransferConstraint constraint = parseTransferConstraint(o->input.transferConstraint);
         requireSearchAllowed(settings.strategy, constraint, settings.inferSpeciationOrder);
         const std::string& outdir = o->output.outdir;

@@ -90,8 +90,9 @@ long transferScore(const SpeciationOrder& order, const std::vector<TransferCount
     return score;
 }
 
-double optimizeDatingLocally(SpeciationOrder& order, const DatingScore& score) {
-    double best = score(order);
+double optimizeDatingLocally(SpeciationOrder& order, const DatingScore& score,
+                             std::optional<double> startScore) {
+    double best = startScore ? *startScore : score(order);
     double start = best;
     do {
         start = best;

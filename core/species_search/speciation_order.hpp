@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <random>
 #include <vector>
 
@@ -61,8 +62,9 @@ using DatingScore = std::function<double(const SpeciationOrder&)>;
 
 // AleRax's optimizeDatesLocal: sweeps over the ranks pushing each node up while the score rises,
 // another sweep only while a sweep gains more than kLocalSweepGain. Returns the final score (never
-// below the start's).
-double optimizeDatingLocally(SpeciationOrder& order, const DatingScore& score);
+// below the start's). `startScore`: the order's score when already known (not scored again).
+double optimizeDatingLocally(SpeciationOrder& order, const DatingScore& score,
+                             std::optional<double> startScore = std::nullopt);
 
 constexpr double kLocalSweepGain = 1.0;
 

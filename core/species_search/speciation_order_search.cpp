@@ -25,6 +25,27 @@ std::vector<TransferCount> sampledTransfers(CandidateScorer& scorer, const Speci
 
 namespace {
 
+// Perturbs a copy of `order` (strength strength(failures)) and optimises it locally, keeping it when it
+// scores strictly better than `best` (`order`'s score), until done(trials, failures) (failures: in a
+// row). Returns the best score.
+double perturbAndKeep(SpeciationOrder& order, double best, const DatingScore& score, std::mt19937_64& rng,
+                      const std::function<double(int failures)>& strength,
+                      const std::function<bool(int trials, int failures)>& done) {
+    for (int trials = 0, failures = 0; !done(trials, failures); ++trials) {
+        SpeciationOrder perturbed = order;
+        perturbed.perturb(strength(failures), rng);
+        const double s = optimizeDatingLocally(perturbed, score);
+        if (s > best) {
+            best = s;
+            order = std::move(perturbed);
+            failures = 0;
+        } else {
+            ++failures;
+        }
+    }
+    return best;
+}
+
 struct ScoredDating {
     SpeciationOrder order;
     double score = 0.0;
@@ -42,20 +63,10 @@ std::vector<ScoredDating> bestTransferDatings(const SpeciationOrder& start,
     for (int trial = 0; trial < kRandomDatings; ++trial) {
         SpeciationOrder order = start;
         order.randomize(rng);
-        double best = optimizeDatingLocally(order, score);
-        int failures = 0;
-        for (int i = 0; i < kPerturbationsPerDating; ++i) {
-            SpeciationOrder perturbed = order;
-            perturbed.perturb((failures + 1) / static_cast<double>(kPerturbationsPerDating), rng);
-            const double s = optimizeDatingLocally(perturbed, score);
-            if (s > best) {
-                best = s;
-                order = std::move(perturbed);
-                failures = 0;
-            } else {
-                ++failures;
-            }
-        }
+        const double best = perturbAndKeep(
+            order, optimizeDatingLocally(order, score), score, rng,
+            [](int failures) { return (failures + 1) / static_cast<double>(kPerturbationsPerDating); },
+            [](int trials, int) { return trials == kPerturbationsPerDating; });
         found.push_back({std::move(order), best});
     }
     std::stable_sort(found.begin(), found.end(),
@@ -101,19 +112,11 @@ inferSpeciationOrder(CandidateScorer& scorer, const SpeciesTopology& start, cons
             result.fromRandomDating = true;
         }
     }
-    best = std::max(best, optimizeDatingLocally(order, likelihood));
-    for (int failures = 0; failures < kPerturbationFailures;) {
-        SpeciationOrder perturbed = order;
-        perturbed.perturb(kLikelihoodPerturbation, rng);
-        const double ll = optimizeDatingLocally(perturbed, likelihood);
-        if (ll > best) {
-            best = ll;
-            order = std::move(perturbed);
-            failures = 0;
-        } else {
-            ++failures;
-        }
-    }
+    // `best` is `order`'s log-likelihood already (the start's or a re-scored dating's).
+    best = optimizeDatingLocally(order, likelihood, best);
+    perturbAndKeep(
+        order, best, likelihood, rng, [](int) { return kLikelihoodPerturbation; },
+        [](int, int failures) { return failures == kPerturbationFailures; });
     result.best = scorer.topologyOf(order.datedTree());
     result.evaluation = evaluate(result.best);
     return result;
