@@ -63,7 +63,10 @@ Array vectorArray(const std::vector<double>& values) {
     return out;
 }
 
-// θ's entries after the rate rows (origination weights, highways, the shape).
+// θ's rate rows, and the entries after them (origination weights, highways, the shape).
+std::vector<double> ratesOf(const EngineModel& m, const std::vector<double>& theta) {
+    return {theta.begin(), theta.begin() + static_cast<std::ptrdiff_t>(m.rateEntryCount())};
+}
 std::vector<double> extraOf(const EngineModel& m, const std::vector<double>& theta) {
     return {theta.begin() + static_cast<std::ptrdiff_t>(m.rateEntryCount()), theta.end()};
 }
@@ -92,22 +95,13 @@ py::dict evaluate(EngineModel& m, const Array& theta, const Array& extra, const 
     out["log_likelihood"] = ev.totalLogLikelihood;
     out["family_log_likelihoods"] = vectorArray(ev.logLikelihood);
     if (withGradient) {
-        const std::vector<double> rows(ev.gradient.begin(),
-                                       ev.gradient.begin() + static_cast<std::ptrdiff_t>(m.rateEntryCount()));
-        out["gradient"] = thetaArray(params, rows);
+        out["gradient"] = thetaArray(params, ratesOf(m, ev.gradient));
         out["gradient_extra"] = vectorArray(extraOf(m, ev.gradient));
     } else {
         out["gradient"] = py::none();
         out["gradient_extra"] = py::none();
     }
     out["stats"] = statsDict(ev.stats);
-    return out;
-}
-
-std::vector<std::string> speciesNames(const EngineModel& e) {
-    std::vector<std::string> out;
-    for (int s = 0; s < e.model->dataset().species.size(); ++s)
-        out.push_back(e.model->dataset().species.name(s));
     return out;
 }
 
@@ -169,14 +163,12 @@ void registerModel(py::module_& m) {
     cls.def("evaluate", &evaluate, py::arg("theta"), py::arg("extra"), py::arg("solver_options"),
             py::arg("gradient"));
     cls.def("initial_theta", [](const EngineModel& e) {
-        const std::vector<double>& all = e.model->parameters().theta();
-        return thetaArray(e.model->parameters(),
-                          {all.begin(), all.begin() + static_cast<std::ptrdiff_t>(e.rateEntryCount())});
+        return thetaArray(e.model->parameters(), ratesOf(e, e.model->parameters().theta()));
     });
     cls.def("initial_extra",
             [](const EngineModel& e) { return vectorArray(extraOf(e, e.model->parameters().theta())); });
     cls.def_property_readonly("extra_names", [](const EngineModel& e) {
-        return e.model->parameters().extraEntryNames(speciesNames(e));
+        return e.model->parameters().extraEntryNames(e.model->dataset().species.names());
     });
     cls.def(
         "extra_bounds",
@@ -190,7 +182,8 @@ void registerModel(py::module_& m) {
         "the shape α in AleRax's [0.0201, 100]");
     cls.def_property_readonly("mode",
                               [](const EngineModel& e) { return toString(e.model->parameters().mode()); });
-    cls.def_property_readonly("species_names", &speciesNames);
+    cls.def_property_readonly("species_names",
+                              [](const EngineModel& e) { return e.model->dataset().species.names(); });
     cls.def_property_readonly("family_names", [](const EngineModel& e) {
         std::vector<std::string> out;
         for (const GeneFamily& f : e.model->dataset().families)
