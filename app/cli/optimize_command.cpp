@@ -264,12 +264,14 @@ void registerOptimize(CLI::App& root) {
         std::printf("total LL %.10f nats, NLL %.10f bits (start %.10f bits)\n", best.totalLogLikelihood,
                     best.totalNllBits, result.initialNllBits);
         printEarlyStops(best.stats);
+        // The rate files: highways.txt first when there are highways (writeRateFiles' order), then
+        // model_parameters.txt or one file per family.
+        std::string rates = data.highways.empty() || rateFiles.size() < 2 ? "" : rateFiles.front() + ", ";
+        rates +=
+            mode != RateMode::Genewise ? rateFiles.back() : outdir + "/model_parameters/<family>_rates.txt";
         std::printf(
             "wrote %s/per_fam_likelihoods.txt, %s, %s/trace.csv, %s/checkpoint.json and %s/result.json\n",
-            outdir.c_str(),
-            mode != RateMode::Genewise ? rateFiles.back().c_str()
-                                       : (outdir + "/model_parameters/<family>_rates.txt").c_str(),
-            outdir.c_str(), outdir.c_str(), outdir.c_str());
+            outdir.c_str(), rates.c_str(), outdir.c_str(), outdir.c_str(), outdir.c_str());
         if (result.interrupted) {
             std::fflush(stdout);
             std::cerr << "gpurec: " << result.stopReason << "; resume with: gpurec optimize --resume "
