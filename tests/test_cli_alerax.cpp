@@ -30,6 +30,15 @@ QStringList aleraxArgs(const std::string& out, const QStringList& extra) {
            extra;
 }
 
+// `gpurec eval`'s per_fam_likelihoods.txt for `families` on `tree`, with `options`.
+std::string evalLikelihoods(const std::string& tree, const std::string& families,
+                            const QStringList& options) {
+    const std::string dir = temporaryFolder("alerax_eval") + "/out";
+    CliRun e = runGpurec(QStringList{"eval", "-f", q(families), "-s", q(tree), "-p", q(dir)} + options);
+    if (e.exitCode != 0) qWarning("%s", qPrintable(e.err));
+    return fileText(dir + "/per_fam_likelihoods.txt");
+}
+
 } // namespace
 
 class CliAlerax : public QObject {
@@ -125,12 +134,8 @@ class CliAlerax : public QObject {
         QVERIFY2(r.out.contains("--origination ROOT"), qPrintable(r.out));
         const std::string ds = sharedData(kData);
         auto evalLikelihood = [&](const QString& origination) {
-            const std::string dir = temporaryFolder("alerax_root_eval") + "/out";
-            CliRun e = runGpurec(QStringList{"eval", "-f", q(ds + "/families.txt"), "-s", q(ds + "/sp.nwk"),
-                                             "--origination", origination, "-p", q(dir)} +
-                                 rates);
-            if (e.exitCode != 0) qWarning("%s", qPrintable(e.err));
-            return fileText(dir + "/per_fam_likelihoods.txt");
+            return evalLikelihoods(ds + "/sp.nwk", ds + "/families.txt",
+                                   QStringList{"--origination", origination} + rates);
         };
         QCOMPARE(fileText(out + "/per_fam_likelihoods.txt"), evalLikelihood("ROOT"));
         QVERIFY(fileText(out + "/per_fam_likelihoods.txt") != evalLikelihood("UNIFORM"));
@@ -419,12 +424,7 @@ class CliAlerax : public QObject {
         QCOMPARE(fileText(out + "/species_trees/inferred_species_tree.newick"), ranked);
         auto evalLikelihood = [&](const std::string& tree, const QString& constraint,
                                   const std::string& families) {
-            const std::string dir = temporaryFolder("alerax_reldated_eval") + "/out";
-            CliRun e = runGpurec(QStringList{"eval", "-f", q(families), "-s", q(tree),
-                                             "--transfer-constraint", constraint, "-p", q(dir)} +
-                                 rates);
-            if (e.exitCode != 0) qWarning("%s", qPrintable(e.err));
-            return fileText(dir + "/per_fam_likelihoods.txt");
+            return evalLikelihoods(tree, families, QStringList{"--transfer-constraint", constraint} + rates);
         };
         const std::string likelihoods = fileText(out + "/per_fam_likelihoods.txt");
         QCOMPARE(likelihoods, evalLikelihood(ds + "/sp.nwk", "RELDATED", ds + "/families.txt"));
@@ -475,12 +475,9 @@ class CliAlerax : public QObject {
                  evalLikelihood(nj + "/species_trees/inferred_species_tree.newick", "RELDATED", primates));
     }
 
-    // AleRax's refusals around RELDATED, with its messages, before anything is written; and
-    // --infer-speciation-order with REROOT, which gpurec does not have yet.
+    // AleRax's refusals around RELDATED, with its messages, before anything is written.
     void relDatedRefusals() {
         const std::string out = temporaryFolder("alerax_reldated_refused") + "/out";
-        const std::string notYet = "--species-tree-search REROOT with --infer-speciation-order is not "
-                                   "supported by gpurec yet (SKIP infers the order on the start tree)";
         const std::vector<std::pair<QStringList, std::string>> cases = {
             {{"--species-tree-search", "HYBRID", "--transfer-constraint", "RELDATED"},
              "species tree search is not compatible with --transfer-constraint RELDATED"},
@@ -490,9 +487,6 @@ class CliAlerax : public QObject {
             {{"--infer-speciation-order"},
              "--infer-speciation-order can only be used with --transfer-constraint "
              "RELDATED"},
-            {{"--species-tree-search", "REROOT", "--transfer-constraint", "RELDATED",
-              "--infer-speciation-order"},
-             notYet},
         };
         for (const auto& [extra, message] : cases) {
             CliRun r = runGpurec(aleraxArgs(out, extra));
@@ -514,10 +508,6 @@ class CliAlerax : public QObject {
         CliRun hybrid = runGpurec(search);
         QCOMPARE(hybrid.exitCode, 2);
         QCOMPARE(hybrid.err.trimmed(), q("gpurec: error: " + cases[0].second));
-        CliRun order =
-            runGpurec(search + QStringList{"--species-tree-search", "REROOT", "--infer-speciation-order"});
-        QCOMPARE(order.exitCode, 2);
-        QCOMPARE(order.err.trimmed(), q("gpurec: error: " + notYet));
         QVERIFY(!std::filesystem::exists(out));
         // UndatedDL has no transfers to constrain.
         CliRun dl = runGpurec(aleraxArgs(out, {"-r", "UndatedDL", "--transfer-constraint", "RELDATED"}));
@@ -525,6 +515,37 @@ class CliAlerax : public QObject {
         QVERIFY2(dl.err.contains("--transfer-constraint can only be used with --rec-model UndatedDTL"),
                  qPrintable(dl.err));
         QVERIFY(!std::filesystem::exists(out + "/result.json"));
+    }
+
+    // REROOT under RELDATED with --infer-speciation-order (AleRax re-dates every root candidate):
+    // the search stage runs it and writes its species_trees/ files, the inferred tree with
+    // rank-derived lengths and the likelihood `gpurec eval` gives on it; each root candidate's row
+    // says it was dated, and the dating step ends the search.
+    void relDatedRerootInfersTheOrder() {
+        const std::string ds = sharedData(kData);
+        const std::string out = temporaryFolder("alerax_reldated_reroot") + "/out";
+        const QStringList rates = {"--d", "0.05", "--l", "0.2", "--t", "0.3"};
+        CliRun r = runGpurec(
+            aleraxArgs(out, QStringList{"--species-tree-search", "REROOT", "--transfer-constraint",
+                                        "RELDATED", "--infer-speciation-order", "--fix-rates", "-g", "0"} +
+                                rates));
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        QVERIFY2(r.out.contains("gpurec alerax: running gpurec search --species-tree-search REROOT"),
+                 qPrintable(r.out));
+        QVERIFY2(r.out.contains("--infer-speciation-order"), qPrintable(r.out));
+        const std::string trees = out + "/species_trees/";
+        for (const char* f : {"starting_species_tree.newick", "inferred_species_tree.newick",
+                              "species_tree_root_llr.newick", "species_tree_root_rell.newick"})
+            QVERIFY2(std::filesystem::exists(trees + f), f);
+        const std::string inferred = trees + "inferred_species_tree.newick";
+        QCOMPARE(fileText(inferred), SpeciesTree::readFile(inferred).toRankedNewick() + "\n");
+        QCOMPARE(fileText(out + "/per_fam_likelihoods.txt"),
+                 evalLikelihoods(inferred, ds + "/families.txt",
+                                 QStringList{"--transfer-constraint", "RELDATED"} + rates));
+        const std::string trace = fileText(out + "/search_trace.csv");
+        QVERIFY2(trace.find("root above ") != std::string::npos, trace.c_str());
+        QVERIFY2(trace.find(", dated (") != std::string::npos, trace.c_str());
+        QVERIFY2(trace.find("speciation order: ") != std::string::npos, trace.c_str());
     }
 
     // --highways: families simulated with a highway; AleRax's highways/ files, the rates fitted again

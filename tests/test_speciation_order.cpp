@@ -10,6 +10,7 @@
 #include "species_search/species_search.hpp"
 
 #include <QtTest>
+#include <algorithm>
 #include <filesystem>
 #include <set>
 
@@ -31,21 +32,58 @@ long bruteForceScore(const SpeciationOrder& order, const std::vector<TransferCou
     return score;
 }
 
-// Families simulated under RELDATED on `species` (dated by its branch lengths), scored under it.
-std::shared_ptr<Dataset> relDatedFamilies(const SpeciesTree& species, int families, const Rates& rates,
+// Gene trees simulated under RELDATED on `species` (dated by its branch lengths).
+std::vector<NewickTree> relDatedGeneTrees(const SpeciesTree& species, int families, const Rates& rates,
                                           std::uint64_t seed) {
+    FamilySimulator simulator(species, TransferConstraint::RelDated, SimProcess::Undated, {});
+    const std::vector<Rates> perNode(species.size(), rates);
+    std::vector<NewickTree> trees;
+    for (int f = 0; f < families; ++f) {
+        RandomSource rng = RandomSource::stream(seed, std::uint64_t(f));
+        trees.push_back(simulator.simulate("sim" + std::to_string(f), perNode, rng).geneTree);
+    }
+    return trees;
+}
+
+// The families of those gene trees on `species`, scored under RELDATED with its dating.
+std::shared_ptr<Dataset> relDatedFamiliesOn(const SpeciesTree& species,
+                                            const std::vector<NewickTree>& geneTrees) {
     auto data = std::make_shared<Dataset>();
     data->species = species;
     data->transferConstraint = TransferConstraint::RelDated;
-    FamilySimulator simulator(species, TransferConstraint::RelDated, SimProcess::Undated, {});
-    const std::vector<Rates> perNode(species.size(), rates);
-    for (int f = 0; f < families; ++f) {
-        RandomSource rng = RandomSource::stream(seed, std::uint64_t(f));
-        const std::string name = "sim" + std::to_string(f);
-        data->families.push_back(makeFamily(species, name, {simulator.simulate(name, perNode, rng).geneTree},
-                                            GeneTreeRooting::Rooted));
-    }
+    for (std::size_t f = 0; f < geneTrees.size(); ++f)
+        data->families.push_back(
+            makeFamily(species, "sim" + std::to_string(f), {geneTrees[f]}, GeneTreeRooting::Rooted));
     return data;
+}
+
+// Families simulated under RELDATED on `species`, scored under it.
+std::shared_ptr<Dataset> relDatedFamilies(const SpeciesTree& species, int families, const Rates& rates,
+                                          std::uint64_t seed) {
+    return relDatedFamiliesOn(species, relDatedGeneTrees(species, families, rates, seed));
+}
+
+// The rank of the node whose leaves are `clade` (their lowest common ancestor).
+int rankOfClade(const SpeciesTree& tree, const std::vector<std::string>& clade) {
+    int node = tree.find(clade.front());
+    auto holdsAll = [&](int a) {
+        return std::all_of(clade.begin(), clade.end(), [&](const std::string& leaf) {
+            return tree.isAncestorOrSelf(a, tree.find(leaf));
+        });
+    };
+    while (!holdsAll(node))
+        node = tree.parent(node);
+    return tree.rank(node);
+}
+
+// A dated topology's ranks by node id.
+std::vector<int> ranksById(const SpeciesTopology& t) {
+    const SpeciesTree tree = t.toSpeciesTree();
+    const std::vector<int> id = t.speciesTreeOrder();
+    std::vector<int> ranks(t.nodeCount());
+    for (int e = 0; e < tree.size(); ++e)
+        ranks[id[e]] = tree.rank(e);
+    return ranks;
 }
 
 BackendFactory cpuFactory() {
@@ -205,6 +243,137 @@ class SpeciationOrderTest : public QObject {
         QVERIFY(found.evaluation.totalLogLikelihood >= trueLL - 1e-9);
         QCOMPARE(found.best.canonicalNewick(), truth.canonicalNewick()); // the topology stays
         QCOMPARE(found.evaluation.totalLogLikelihood, evaluate(found.best).totalLogLikelihood);
+    }
+
+    // A root move of a dated tree (AleRax's changeRoot), edge by edge: the root stays at rank 0, the
+    // node that now joins the old root's two sides (AleRax's old root) takes rank 1, every other
+    // node keeps its order. R0 X1 Y2 Z3 W4 re-rooted above Z gives {F,A,B}1 X2 Z3 W4; above W, one
+    // edge further, {C,F,A,B}1 {F,A,B}2 X3 W4.
+    void datedRerootKeepsTheRelativeOrder() {
+        const SpeciesTree tree = parseTree("((A:1,B:1)X:1,((C:1,(D:1,E:1)W:1)Z:1,F:1)Y:2)R;");
+        QCOMPARE(tree.rank(tree.find("Y")), 2);
+        QCOMPARE(tree.rank(tree.find("W")), 4);
+        const SpeciesTopology dated = SpeciesTopology::fromSpeciesTree(tree, {}, true);
+        const auto& leaves = dated.leafNames();
+        const int d = static_cast<int>(std::find(leaves.begin(), leaves.end(), "D") - leaves.begin());
+        const int w = dated.parent(d), z = dated.parent(w);
+
+        SpeciesTopology oneEdge = dated;
+        oneEdge.rerootAbove(z);
+        const SpeciesTree a = oneEdge.toSpeciesTree();
+        QCOMPARE(rankOfClade(a, {"A", "B", "C", "D", "E", "F"}), 0);
+        QCOMPARE(rankOfClade(a, {"F", "A", "B"}), 1);
+        QCOMPARE(rankOfClade(a, {"A", "B"}), 2);
+        QCOMPARE(rankOfClade(a, {"C", "D", "E"}), 3);
+        QCOMPARE(rankOfClade(a, {"D", "E"}), 4);
+
+        SpeciesTopology twoEdges = dated;
+        twoEdges.rerootAbove(w);
+        const SpeciesTree b = twoEdges.toSpeciesTree();
+        QCOMPARE(rankOfClade(b, {"A", "B", "C", "D", "E", "F"}), 0);
+        QCOMPARE(rankOfClade(b, {"C", "F", "A", "B"}), 1);
+        QCOMPARE(rankOfClade(b, {"F", "A", "B"}), 2);
+        QCOMPARE(rankOfClade(b, {"A", "B"}), 3);
+        QCOMPARE(rankOfClade(b, {"D", "E"}), 4);
+        QCOMPARE(parseTree(b.toRankedNewick()).ranks(), b.ranks());
+        oneEdge.rerootAbove(w); // the second edge alone: the same tree, dated alike
+        QCOMPARE(ranksById(oneEdge), ranksById(twoEdges));
+        QCOMPARE(oneEdge.canonicalNewick(), twoEdges.canonicalNewick());
+
+        // datedBy carries a dating of the same tree over, node ids kept, and nothing else.
+        SpeciationOrder order(b);
+        QVERIFY(order.moveDown(3)); // {D,E} before {A,B}
+        const SpeciesTopology redated = twoEdges.datedBy(order.datedTree());
+        QCOMPARE(redated.toSpeciesTree().ranks(), order.datedTree().ranks());
+        QVERIFY_THROWS_EXCEPTION(std::invalid_argument, twoEdges.datedBy(a));
+        QVERIFY_THROWS_EXCEPTION(std::logic_error, SpeciesTopology::fromSpeciesTree(b).datedBy(b));
+
+        // Random datings of a larger tree, one edge at a time: the root first, the join second,
+        // the others in their order, always a valid dating.
+        const SpeciesTree big = simulatedSpeciesTree(16, 5);
+        std::mt19937_64 rng(3);
+        for (int trial = 0; trial < 30; ++trial) {
+            SpeciationOrder random(big);
+            random.randomize(rng);
+            SpeciesTopology t = SpeciesTopology::fromSpeciesTree(random.datedTree(), {}, true);
+            for (int step = 0; step < 6; ++step) {
+                int side = (rng() & 1) ? t.left(t.root()) : t.right(t.root());
+                if (t.isLeaf(side)) side = t.sibling(side);
+                const int x = (rng() & 1) ? t.left(side) : t.right(side);
+                const std::vector<int> before = ranksById(t);
+                t.rerootAbove(x);
+                const std::vector<int> after = ranksById(t);
+                QCOMPARE(after[t.root()], 0);
+                QCOMPARE(after[side], 1);
+                for (int i = t.leafCount(); i < t.nodeCount(); ++i)
+                    for (int j = t.leafCount(); j < t.nodeCount(); ++j)
+                        if (i != side && j != side) QCOMPARE(before[i] < before[j], after[i] < after[j]);
+                const SpeciesTree moved = t.toSpeciesTree();
+                QVERIFY(SpeciationOrder(moved).valid());
+            }
+        }
+    }
+
+    // REROOT with --infer-speciation-order on families simulated under RELDATED, from the true
+    // topology rooted elsewhere with a random order: every root candidate is re-dated (its row says
+    // so) and its log-likelihood is a fresh evaluation's of the dated tree it records, bit for bit;
+    // the search ends at least as likely as it started, with the dating step.
+    void datedRootSearchOnSimulatedFamilies() {
+        const SpeciesTree species = simulatedSpeciesTree(8, 21);
+        const Rates rates{0.05, 0.05, 0.25};
+        const int families = 30;
+        const std::vector<NewickTree> geneTrees = relDatedGeneTrees(species, families, rates, 8);
+        SpeciesTopology rerooted = SpeciesTopology::fromSpeciesTree(species, {}, true);
+        int side = rerooted.left(rerooted.root());
+        if (rerooted.isLeaf(side)) side = rerooted.sibling(side);
+        rerooted.rerootAbove(rerooted.left(side));
+        const SpeciesTree moved = rerooted.toSpeciesTree();
+        SpeciationOrder scrambled(moved);
+        std::mt19937_64 rng(5);
+        scrambled.randomize(rng);
+        auto data = relDatedFamiliesOn(scrambled.datedTree(), geneTrees);
+        CandidateScorer scorer(data, cpuFactory(), SolverOptions{});
+        const RateParameters theta(RateMode::Global, species.size(), families, rates);
+
+        SpeciesSearchSettings settings;
+        settings.strategy = SearchStrategy::Reroot;
+        settings.inferSpeciationOrder = true;
+        settings.optimizeRates = false; // every row at θ, as the fresh evaluations
+        settings.replicates = 20;
+        std::vector<SearchStep> steps;
+        const SpeciesSearchResult result =
+            searchSpeciesTree(scorer, scorer.loadedTopology(), theta, settings,
+                              [&](const SearchStep& s) { steps.push_back(s); });
+        auto fresh = [&](const std::string& newick) {
+            return makeCpuBackend(relDatedFamiliesOn(parseTree(newick), geneTrees))
+                ->evaluate(theta, SolverOptions{}, false)
+                .totalLogLikelihood;
+        };
+        int candidates = 0;
+        for (const SearchStep& s : steps) {
+            if (!s.move.starts_with("root above")) continue;
+            ++candidates;
+            QVERIFY2(s.move.find(", dated (") != std::string::npos, s.move.c_str());
+            const double expected = fresh(s.newick);
+            QVERIFY2(
+                s.logLikelihood == expected, // bit for bit: the same tree, families and θ
+                qPrintable(
+                    QString::fromStdString(s.move) +
+                    QString(": %1 vs fresh %2").arg(s.logLikelihood, 0, 'g', 17).arg(expected, 0, 'g', 17)));
+        }
+        const double trueLL = makeCpuBackend(relDatedFamiliesOn(species, geneTrees))
+                                  ->evaluate(theta, SolverOptions{}, false)
+                                  .totalLogLikelihood;
+        qInfo("start %.4f, after the dated root search and dating %.4f (true tree %.4f); %d root candidates, "
+              "%d evaluations",
+              result.startLogLikelihood, result.evaluation.totalLogLikelihood, trueLL, candidates,
+              result.evaluations);
+        QVERIFY(candidates > 0);
+        QVERIFY(!result.roots.empty());
+        QVERIFY(result.speciationOrder.has_value());
+        QVERIFY(steps.back().move.starts_with("speciation order: "));
+        QVERIFY(result.evaluation.totalLogLikelihood >= result.startLogLikelihood);
+        QVERIFY(result.evaluation.totalLogLikelihood == fresh(result.best.toSpeciesTree().toNewick(true)));
     }
 
     // gpurec search --infer-speciation-order: the dated tree written with its rank-derived lengths

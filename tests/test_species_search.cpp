@@ -579,8 +579,9 @@ class SpeciesSearch : public QObject {
     }
 
     // RELDATED: a dated topology gives back its tree's ranks (Y's clade before X's, as the lengths
-    // say, where equal depths would order them by name), it cannot be rearranged, and the search
-    // refuses the strategies that would move its nodes, with AleRax's messages.
+    // say, where equal depths would order them by name), it takes no SPR move, and the search
+    // refuses the strategies that would move its nodes without re-dating them, with AleRax's
+    // messages (re-rooting a dated topology: test_speciation_order).
     void datedTopologiesKeepTheirRanks() {
         const SpeciesTree tree =
             SpeciesTree::fromNewick(parseNewick("((A:1,B:3)X:2,(C:2,D:0.5)Y:1)R;", "species")[0]);
@@ -595,7 +596,7 @@ class SpeciesSearch : public QObject {
                  SpeciesTree::fromNewick(parseNewick(back.toNewick(true), "b")[0]).toRankedNewick());
         const SpeciesTree undated = SpeciesTopology::fromSpeciesTree(tree).toSpeciesTree();
         QCOMPARE(rankOfClade(undated, "A"), 1);
-        QVERIFY_THROWS_EXCEPTION(std::logic_error, dated.rerootAbove(0));
+        QVERIFY_THROWS_EXCEPTION(std::logic_error, dated.rerootAbove(dated.root()));
         QVERIFY_THROWS_EXCEPTION(std::logic_error, dated.applySpr(0, 2));
         auto refusal = [](SearchStrategy strategy) {
             try {
@@ -612,6 +613,10 @@ class SpeciesSearch : public QObject {
             std::string("species tree root inference is not compatible with --transfer-constraint RELDATED "
                         "unless using --infer-speciation-order"));
         QCOMPARE(refusal(SearchStrategy::Skip), std::string());
+        requireSearchAllowed(SearchStrategy::Reroot, TransferConstraint::RelDated, true);
+        QVERIFY_THROWS_EXCEPTION(
+            std::invalid_argument,
+            requireSearchAllowed(SearchStrategy::Hybrid, TransferConstraint::RelDated, true));
         requireSearchAllowed(SearchStrategy::Hybrid, TransferConstraint::Parents);
     }
 };

@@ -139,7 +139,8 @@ void addInputOptions(CLI::App& app, InputOptions& o) {
 
 void addSpeciationOrderOption(CLI::App& app, bool& given) {
     app.add_flag("--infer-speciation-order", given,
-                 "Infer the order of the speciations (RELDATED only; with --species-tree-search SKIP)");
+                 "Infer the order of the speciations (RELDATED only; with --species-tree-search SKIP, or "
+                 "REROOT, which re-dates every root candidate)");
 }
 
 void refuseFixedTreeOptions(const InputOptions& o, const std::string& command) {

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <numeric>
+#include <optional>
 #include <random>
 
 namespace gpurec {
@@ -83,12 +84,62 @@ std::vector<ScoredDating> bestTransferDatings(const SpeciationOrder& start,
     return kept;
 }
 
+// The likelihood as a dating score of `start`'s datings, remembering the evaluation of the most
+// likely order scored (the first of equals), so that the order chosen is not evaluated again.
+class DatingLikelihood {
+  public:
+    // `order`: the start's, of log-likelihood `logLikelihood` (evaluation, when known: `evaluation`).
+    DatingLikelihood(const SpeciesTopology& start, const EvaluateTree& evaluate, const SpeciationOrder& order,
+                     double logLikelihood, std::optional<Evaluation> evaluation,
+                     SpeciationOrderResult& result)
+        : start_(start), evaluate_(evaluate), result_(result), bestOrder_(order.internalByRank()),
+          bestLogLikelihood_(logLikelihood), best_(std::move(evaluation)) {}
+
+    double operator()(const SpeciationOrder& order) {
+        ++result_.likelihoodDatings;
+        Evaluation e = evaluate_(start_.datedBy(order.datedTree()));
+        const double ll = e.totalLogLikelihood;
+        if (ll > bestLogLikelihood_) {
+            bestOrder_ = order.internalByRank();
+            bestLogLikelihood_ = ll;
+            best_ = std::move(e);
+        }
+        return ll;
+    }
+
+    // `order`, the one chosen: the result's tree and evaluation.
+    void finish(const SpeciationOrder& order) {
+        result_.best = start_.datedBy(order.datedTree());
+        result_.evaluation =
+            best_ && order.internalByRank() == bestOrder_ ? std::move(*best_) : evaluate_(result_.best);
+    }
+
+  private:
+    const SpeciesTopology& start_;
+    const EvaluateTree& evaluate_;
+    SpeciationOrderResult& result_;
+    std::vector<int> bestOrder_;
+    double bestLogLikelihood_;
+    std::optional<Evaluation> best_;
+};
+
+// AleRax's DatedSpeciesTreeSearch::optimizeDates from `order` (its log-likelihood `best`): local
+// optimisation, then, when `thorough`, perturbations (p = kLikelihoodPerturbation) until
+// kPerturbationFailures fail in a row.
+void optimizeByLikelihood(SpeciationOrder& order, double best, const DatingScore& likelihood, bool thorough,
+                          std::mt19937_64& rng) {
+    best = optimizeDatingLocally(order, likelihood, best);
+    if (thorough)
+        perturbAndKeep(
+            order, best, likelihood, rng, [](int) { return kLikelihoodPerturbation; },
+            [](int, int failures) { return failures == kPerturbationFailures; });
+}
+
 } // namespace
 
-SpeciationOrderResult
-inferSpeciationOrder(CandidateScorer& scorer, const SpeciesTopology& start, const RateParameters& theta,
-                     double startLogLikelihood, std::uint64_t seed,
-                     const std::function<Evaluation(const SpeciesTopology&)>& evaluate) {
+SpeciationOrderResult inferSpeciationOrder(CandidateScorer& scorer, const SpeciesTopology& start,
+                                           const RateParameters& theta, double startLogLikelihood,
+                                           std::uint64_t seed, const EvaluateTree& evaluate) {
     SpeciationOrderResult result;
     result.startLogLikelihood = startLogLikelihood;
     const SpeciesTree tree = start.toSpeciesTree();
@@ -98,10 +149,8 @@ inferSpeciationOrder(CandidateScorer& scorer, const SpeciesTopology& start, cons
         result.sampledTransfers += t.count;
     std::mt19937_64 rng(seed);
 
-    const DatingScore likelihood = [&](const SpeciationOrder& o) {
-        ++result.likelihoodDatings;
-        return evaluate(scorer.topologyOf(o.datedTree())).totalLogLikelihood;
-    };
+    DatingLikelihood scored(start, evaluate, order, startLogLikelihood, std::nullopt, result);
+    const DatingScore likelihood = [&](const SpeciationOrder& o) { return scored(o); };
     double best = startLogLikelihood;
     result.transferDatings = kRandomDatings;
     for (const ScoredDating& d : bestTransferDatings(order, transfers, rng)) {
@@ -113,12 +162,22 @@ inferSpeciationOrder(CandidateScorer& scorer, const SpeciesTopology& start, cons
         }
     }
     // `best` is `order`'s log-likelihood already (the start's or a re-scored dating's).
-    best = optimizeDatingLocally(order, likelihood, best);
-    perturbAndKeep(
-        order, best, likelihood, rng, [](int) { return kLikelihoodPerturbation; },
-        [](int, int failures) { return failures == kPerturbationFailures; });
-    result.best = scorer.topologyOf(order.datedTree());
-    result.evaluation = evaluate(result.best);
+    optimizeByLikelihood(order, best, likelihood, true, rng);
+    scored.finish(order);
+    return result;
+}
+
+SpeciationOrderResult optimizeSpeciationOrder(const SpeciesTopology& start, const Evaluation& startEvaluation,
+                                              bool thorough, std::mt19937_64& rng,
+                                              const EvaluateTree& evaluate) {
+    SpeciationOrderResult result;
+    result.startLogLikelihood = startEvaluation.totalLogLikelihood;
+    const SpeciesTree tree = start.toSpeciesTree();
+    SpeciationOrder order(tree);
+    DatingLikelihood scored(start, evaluate, order, result.startLogLikelihood, startEvaluation, result);
+    optimizeByLikelihood(
+        order, result.startLogLikelihood, [&](const SpeciationOrder& o) { return scored(o); }, thorough, rng);
+    scored.finish(order);
     return result;
 }
 

@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <random>
 
 namespace gpurec {
 
@@ -18,7 +19,7 @@ constexpr double kLikelihoodPerturbation = 0.1; // p of the perturbations scored
 constexpr int kPerturbationFailures = 2;        // failed perturbations in a row that end the search
 
 struct SpeciationOrderResult {
-    SpeciesTopology best;  // dated
+    SpeciesTopology best;  // dated, with the start's node ids
     Evaluation evaluation; // of `best`
     double startLogLikelihood = 0.0;
     long sampledTransfers = 0;     // T and TL events of the sampled reconciliations
@@ -27,13 +28,22 @@ struct SpeciationOrderResult {
     bool fromRandomDating = false; // a re-scored random dating beat the start
 };
 
+// A dated topology's total log-likelihood at the search's rates (what the search's candidates go
+// through, so a stop request ends the dating there).
+using EvaluateTree = std::function<Evaluation(const SpeciesTopology&)>;
+
 // From the dated `start` (its log-likelihood `startLogLikelihood` at θ); transfers are sampled at θ
-// on `start` and the random datings drawn from `seed`. `evaluate` scores a dated topology at θ
-// (what the search's candidates go through, so a stop request ends the inference there).
+// on `start` and the random datings drawn from `seed`.
 SpeciationOrderResult inferSpeciationOrder(CandidateScorer& scorer, const SpeciesTopology& start,
                                            const RateParameters& theta, double startLogLikelihood,
-                                           std::uint64_t seed,
-                                           const std::function<Evaluation(const SpeciesTopology&)>& evaluate);
+                                           std::uint64_t seed, const EvaluateTree& evaluate);
+
+// AleRax's dating after a root move (DatedSpeciesTreeSearch::optimizeDates): the last stage of
+// inferSpeciationOrder alone, from `start`'s own order (`startEvaluation`: its evaluation) —
+// local optimisation by the likelihood and, when `thorough`, perturbations drawn from `rng`.
+SpeciationOrderResult optimizeSpeciationOrder(const SpeciesTopology& start, const Evaluation& startEvaluation,
+                                              bool thorough, std::mt19937_64& rng,
+                                              const EvaluateTree& evaluate);
 
 // The transfers of one reconciliation per family sampled at θ on `tree`, by species node of
 // tree.toSpeciesTree().

@@ -8,6 +8,7 @@
 #include <chrono>
 #include <limits>
 #include <optional>
+#include <random>
 #include <set>
 #include <stdexcept>
 #include <tuple>
@@ -61,6 +62,12 @@ namespace {
 struct SearchInterrupted {};
 
 constexpr int unlimitedDepth = std::numeric_limits<int>::max();
+// AleRax's root searches of a dated tree (AleOptimizer::reroot).
+constexpr int kQuickDatedRootDepth = 5;
+constexpr int kThoroughDatedRootDepth = 2;
+
+// How a root search dates its candidates (a dated tree only).
+enum class Dating { None, Quick, Thorough };
 
 class Search {
   public:
@@ -70,7 +77,8 @@ class Search {
           started_(std::chrono::steady_clock::now()),
           rootResampling_(familyCount(), settings.replicates, rng),
           khResampling_(familyCount(), settings.replicates, rng),
-          bpResampling_(familyCount(), settings.replicates, rng), kh_(khResampling_), bp_(bpResampling_) {}
+          bpResampling_(familyCount(), settings.replicates, rng), kh_(khResampling_), bp_(bpResampling_),
+          datingRng_(settings.seed) {}
 
     SpeciesSearchResult run(const SpeciesTopology& start, const RateParameters& theta) {
         result_.start = result_.best = start;
@@ -272,40 +280,52 @@ class Search {
     }
 
     // Root positions reached from the current root moving away from it, up to `depth` moves past
-    // the best one found; the positions and their per-family LLs go to the root table.
-    bool rootSearch(int depth) {
+    // the best one found; the positions and their per-family LLs go to the root table. Each move
+    // starts from the candidate before it (on a dated tree, with the order its dating chose).
+    bool rootSearch(int depth, Dating dating = Dating::None) {
         const SpeciesTopology origin = result_.best;
         const std::vector<std::string> names = nodeNames(origin);
         roots_.clear();
         roots_.add(origin.rootSplitAbove(origin.left(origin.root())), ll(), perFamily());
         bool improved = false;
-        auto explore = [&](auto& self, int node, int budget) -> void {
-            if (origin.isLeaf(node)) return;
-            for (int child : {origin.left(node), origin.right(node)}) {
-                SpeciesTopology candidate = origin;
+        auto explore = [&](auto& self, const SpeciesTopology& from, int node, int budget) -> void {
+            if (from.isLeaf(node)) return;
+            for (int child : {from.left(node), from.right(node)}) {
+                SpeciesTopology candidate = from;
                 candidate.rerootAbove(child);
-                std::optional<Evaluation> scored =
-                    scoreUnlessScreenedOut(candidate, "root above " + names[child]);
+                std::string move = "root above " + names[child];
+                std::optional<Evaluation> scored = scoreUnlessScreenedOut(candidate, move);
                 if (!scored) { // not a root of the root table, but the search goes on past it
-                    if (budget > 1) self(self, child, budget - 1);
+                    if (budget > 1) self(self, candidate, child, budget - 1);
                     continue;
                 }
                 Evaluation eval = std::move(*scored);
+                if (dating != Dating::None) move += date(candidate, eval, dating == Dating::Thorough);
                 roots_.add(candidate.rootSplitAbove(child), eval.totalLogLikelihood, eval.logLikelihood);
                 const bool accepted = better(eval);
-                record("root above " + names[child], candidate, eval, accepted);
+                record(move, candidate, eval, accepted);
                 int left = budget - 1;
                 if (accepted) {
                     accept(candidate, std::move(eval), splits_);
                     improved = true;
                     left = depth;
                 }
-                if (left > 0) self(self, child, left);
+                if (left > 0) self(self, candidate, child, left);
             }
         };
-        explore(explore, origin.left(origin.root()), depth);
-        explore(explore, origin.right(origin.root()), depth);
+        explore(explore, origin, origin.left(origin.root()), depth);
+        explore(explore, origin, origin.right(origin.root()), depth);
         return improved;
+    }
+
+    // AleRax's dating of a dated candidate after its root move (optimizeSpeciationOrder): the
+    // candidate and its evaluation become the dated ones; returns what the trace row adds.
+    std::string date(SpeciesTopology& candidate, Evaluation& eval, bool thorough) {
+        SpeciationOrderResult dated = optimizeSpeciationOrder(
+            candidate, eval, thorough, datingRng_, [&](const SpeciesTopology& tree) { return score(tree); });
+        candidate = std::move(dated.best);
+        eval = std::move(dated.evaluation);
+        return ", dated (" + std::to_string(dated.likelihoodDatings) + " datings scored)";
     }
 
     void optimizeRates() {
@@ -339,10 +359,19 @@ class Search {
         return accepted;
     }
 
+    // Every root position, between rate fits. On a dated tree (RELDATED, --infer-speciation-order)
+    // as AleRax: a root search of depth 5 dating every candidate quickly, then one of depth 2 dating
+    // them thoroughly, and after the rate fit the dating step SKIP runs.
     void reroot() {
         optimizeRates();
-        rootSearch(unlimitedDepth);
+        if (scorer_.dated()) {
+            rootSearch(kQuickDatedRootDepth, Dating::Quick);
+            rootSearch(kThoroughDatedRootDepth, Dating::Thorough);
+        } else {
+            rootSearch(unlimitedDepth);
+        }
         optimizeRates();
+        if (settings_.inferSpeciationOrder && inferSpeciationOrder()) optimizeRates();
     }
 
     // The rates are re-optimised only after a whole pass of SPR rounds: rates fitted to a tree far
@@ -378,6 +407,7 @@ class Search {
     std::optional<Prescreen> prescreen_;
     std::vector<Clade> splits_;        // of the current tree
     std::uint64_t transferRounds_ = 0; // seeds the reconciliations of each transfer round
+    std::mt19937_64 datingRng_;        // the perturbations of the root candidates' datings
     SpeciesSearchResult result_;
 };
 
@@ -391,10 +421,7 @@ void requireSearchAllowed(SearchStrategy strategy, TransferConstraint constraint
     if (strategy == SearchStrategy::Hybrid)
         throw std::invalid_argument(
             "species tree search is not compatible with --transfer-constraint RELDATED");
-    if (strategy == SearchStrategy::Reroot && inferSpeciationOrder)
-        throw std::invalid_argument("--species-tree-search REROOT with --infer-speciation-order is not "
-                                    "supported by gpurec yet (SKIP infers the order on the start tree)");
-    if (strategy == SearchStrategy::Reroot)
+    if (strategy == SearchStrategy::Reroot && !inferSpeciationOrder)
         throw std::invalid_argument(
             "species tree root inference is not compatible with --transfer-constraint "
             "RELDATED unless using --infer-speciation-order");

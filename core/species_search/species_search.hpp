@@ -37,7 +37,8 @@ struct SpeciesSearchSettings {
     // an improvement (species_search/prescreen.hpp). 0: every candidate on every family.
     double prescreen = 0.0;
     // RELDATED: infer the order of the speciations (AleRax's --infer-speciation-order) after the
-    // start's rate fit (species_search/speciation_order_search.hpp).
+    // rate fit (species_search/speciation_order_search.hpp); REROOT also re-dates every root
+    // candidate.
     bool inferSpeciationOrder = false;
     // Asked before every candidate and rate optimisation, besides SIGINT/SIGTERM: true ends the
     // search there with the best tree so far (the workbench's Stop). Empty: signals only.
@@ -92,8 +93,8 @@ struct SpeciesSearchResult {
 using SearchObserver = std::function<void(const SearchStep&)>;
 
 // AleRax's refusals, with its messages, of a search that would move the nodes of a tree dated for
-// RELDATED: HYBRID, and REROOT (AleRax allows it with speciation-order inference, which gpurec runs
-// with SKIP only).
+// RELDATED: HYBRID, and REROOT without speciation-order inference (with it, every root candidate is
+// re-dated).
 void requireSearchAllowed(SearchStrategy strategy, TransferConstraint constraint,
                           bool inferSpeciationOrder = false);
 

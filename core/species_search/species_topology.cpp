@@ -157,28 +157,32 @@ std::vector<int> SpeciesTopology::sprRegrafts(int p, int radius) const {
 }
 
 void SpeciesTopology::rerootAbove(int x) {
-    requireUndated();
     if (x == root_) throw std::logic_error("the root has no branch above it");
-    if (parent_[x] == root_) return;
     std::vector<int> path{x};
     while (parent_[path.back()] != root_)
         path.push_back(parent_[path.back()]);
-    const int top = path.back();
-    const int other = left_[root_] == top ? right_[root_] : left_[root_];
-    // Reverse the path: each node keeps its child off the path and takes the next node up (the
-    // last one takes the root's other child, the branch through the old root).
-    for (std::size_t i = 1; i < path.size(); ++i) {
-        const int n = path[i];
-        const int keep = left_[n] == path[i - 1] ? right_[n] : left_[n];
-        const int next = i + 1 < path.size() ? path[i + 1] : other;
-        left_[n] = keep;
-        right_[n] = next;
-        parent_[next] = n;
-    }
+    // From the root child on the path down to x.
+    for (std::size_t i = path.size() - 1; i-- > 0;)
+        moveRootDownOneEdge(path[i]);
+}
+
+void SpeciesTopology::moveRootDownOneEdge(int x) {
+    const int p = parent_[x];
+    const int keep = left_[p] == x ? right_[p] : left_[p];
+    const int other = left_[root_] == p ? right_[root_] : left_[root_];
+    // p joins its other child and the root's other side; the root joins x and p.
+    left_[p] = keep;
+    right_[p] = other;
+    parent_[other] = p;
     left_[root_] = x;
-    right_[root_] = path[1];
+    right_[root_] = p;
     parent_[x] = root_;
-    parent_[path[1]] = root_;
+    if (rank_.empty()) return;
+    // AleRax's changeRoot: the new root (p's place) moves up to rank 0 by adjacent swaps, which
+    // leaves the old root (now the join, p here) at rank 1 and every other node in its order.
+    for (int& r : rank_)
+        if (r >= 1 && r < rank_[p]) ++r;
+    rank_[p] = 1;
 }
 
 std::vector<int> SpeciesTopology::rootPositions() const {
@@ -257,6 +261,19 @@ NewickTree SpeciesTopology::toNewickTree() const {
 
 std::vector<int> SpeciesTopology::speciesTreeOrder() const {
     return toNewickTree().postorder();
+}
+
+SpeciesTopology SpeciesTopology::datedBy(const SpeciesTree& dating) const {
+    if (rank_.empty()) throw std::logic_error("an undated species topology has no ranks to change");
+    const std::vector<int> id = speciesTreeOrder();
+    bool same = dating.size() == nodeCount();
+    for (int e = 0; same && e < dating.size(); ++e)
+        same = dating.parent(e) < 0 ? id[e] == root_ : parent_[id[e]] == id[dating.parent(e)];
+    if (!same) throw std::invalid_argument("a dating of another species tree");
+    SpeciesTopology t = *this;
+    for (int e = 0; e < dating.size(); ++e)
+        t.rank_[id[e]] = dating.rank(e);
+    return t;
 }
 
 SpeciesTree SpeciesTopology::toSpeciesTree() const {

@@ -19,7 +19,8 @@ class SpeciesTopology {
     // Leaves keep the tree's left-to-right leaf order as ids, unless `leafOrder` (names) is given:
     // then leaf i is leafOrder[i] (the tree's leaves must be exactly those names; throws
     // std::invalid_argument naming what differs). `dated`: the topology keeps the tree's ranks
-    // (RELDATED), and cannot be edited (std::logic_error).
+    // (RELDATED): it can be re-rooted (rerootAbove) and re-dated (datedBy), not pruned and regrafted
+    // (applySpr throws std::logic_error, as AleRax forbids SPR moves on a dated tree).
     static SpeciesTopology fromSpeciesTree(const SpeciesTree& tree,
                                            const std::vector<std::string>& leafOrder = {},
                                            bool dated = false);
@@ -44,7 +45,10 @@ class SpeciesTopology {
     // edges (not through p's parent), and in p's sibling's subtree at depth 2..radius+1.
     std::vector<int> sprRegrafts(int p, int radius) const;
 
-    // Moves the root onto the branch above x (x not the root); a no-op when x is a root child.
+    // Moves the root onto the branch above x (x not the root); a no-op when x is a root child. The
+    // root goes there one edge at a time, as AleRax's root moves do; on a dated topology each edge
+    // keeps the root at rank 0 and gives rank 1 to the node that now joins the old root's two sides
+    // (AleRax's old root, moved down past the new one), every other node keeping its relative order.
     void rerootAbove(int x);
     // The nodes x whose branch can carry the root, one per distinct root position (one root child
     // stands for the root's own branch).
@@ -63,10 +67,16 @@ class SpeciesTopology {
     // Node ids in the order of toSpeciesTree()'s indices (its postorder): entry e is the id of
     // species node e.
     std::vector<int> speciesTreeOrder() const;
+    // This dated topology with the ranks of `dating`, a dating of toSpeciesTree()
+    // (SpeciesTree::redated: the same nodes), node ids kept; throws std::invalid_argument when
+    // `dating` is another tree, std::logic_error when this topology is undated.
+    SpeciesTopology datedBy(const SpeciesTree& dating) const;
 
   private:
     void replaceChild(int parent, int oldChild, int newChild);
-    void requireUndated() const; // before an edit
+    // The root moved onto the branch above x, a grandchild of the root.
+    void moveRootDownOneEdge(int x);
+    void requireUndated() const; // before an SPR move
 
     std::vector<int> parent_, left_, right_;
     std::vector<int> rank_; // per node id: the ranks of a dated topology; empty otherwise
