@@ -97,7 +97,8 @@ TransferRatesPanel::TransferRatesPanel(QWidget* parent) : QWidget(parent) {
     table_->setSelectionBehavior(QAbstractItemView::SelectRows);
     table_->setSelectionMode(QAbstractItemView::SingleSelection);
     table_->verticalHeader()->hide();
-    table_->horizontalHeader()->setSectionResizeMode(QHeaderView::Interactive);
+    for (int column : {TransferPairsModel::Donor, TransferPairsModel::Recipient}) // names in full
+        table_->horizontalHeader()->setSectionResizeMode(column, QHeaderView::ResizeToContents);
     table_->horizontalHeader()->setStretchLastSection(true);
     auto* tableSide = new QWidget;
     auto* tableLayout = new QVBoxLayout(tableSide);
@@ -105,12 +106,13 @@ TransferRatesPanel::TransferRatesPanel(QWidget* parent) : QWidget(parent) {
     tableLayout->addWidget(filter_);
     tableLayout->addWidget(table_, 1);
 
-    auto* split = new QSplitter(Qt::Horizontal);
+    auto* split = new QSplitter(Qt::Vertical); // the view tabs are tall and narrow
     split->setChildrenCollapsible(false);
     split->addWidget(matrixSide);
     split->addWidget(tableSide);
     split->setStretchFactor(0, 3);
-    split->setStretchFactor(1, 2);
+    split->setStretchFactor(1, 1);
+    split->setSizes({3000, 1000}); // the matrix first: three quarters of the height
     content_ = split;
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(4, 4, 4, 4);

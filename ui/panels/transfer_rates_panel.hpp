@@ -1,6 +1,6 @@
 #pragma once
 // The Transfer rates tab: the fitted rate of every transfer highway (every donor → recipient pair
-// under --pairwise-transfers) as a zoomable heat map with its colour legend, beside a table of the
+// under --pairwise-transfers) as a zoomable heat map with its colour legend, above a table of the
 // pairs sorted by rate (strongest first, filterable by name). Follows θ as it changes, so it
 // updates live while an optimisation runs and when it finishes.
 #include "data/dataset.hpp"

@@ -132,6 +132,7 @@ WorkbenchWindow::WorkbenchWindow(QWidget* parent) : QMainWindow(parent) {
     tabs_->addTab(reconciliations_, tr("Reconciliations"));
     tabs_->addTab(search_, tr("Species-tree search"));
     tabs_->addTab(transferRates_, tr("Transfer rates")); // last: sessions keep the tab by index
+    tabs_->setTabVisible(tabs_->indexOf(transferRates_), false);
     central_ = new QSplitter(Qt::Horizontal);
     central_->addWidget(tree_);
     central_->addWidget(tabs_);
@@ -532,6 +533,8 @@ void WorkbenchWindow::onLoaded(const LoadOutcome& outcome) {
         appendLog(moved);
     reconciliations_->setDataset(dataset_, tables);
     transferRates_->setDataset(dataset_);
+    // Shown for data with transfer highways or pairwise transfers only: a fifth tab overflows the bar.
+    tabs_->setTabVisible(tabs_->indexOf(transferRates_), !d.highways.empty());
     cells_->setSolverOptions(knobs_->options());
     cells_->setDataset(dataset_, tables);
     reconciliations_->setSolverOptions(knobs_->options());
