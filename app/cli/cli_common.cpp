@@ -5,6 +5,7 @@
 #include "distributed/distributed_load.hpp"
 #include "distributed/distributed_sampling.hpp"
 #include "engine/solver_report.hpp"
+#include "highways/highway_rates.hpp"
 #include "io/json_number.hpp"
 #include "io/output_folder.hpp"
 #include "io/result_writer.hpp"
@@ -12,6 +13,7 @@
 #include "optim/rate_files.hpp"
 #include "recon/sampling_run.hpp"
 #include "run/interruption.hpp"
+#include "species_search/fixed_tree_options.hpp"
 
 #include <algorithm>
 #include <charconv>
@@ -144,11 +146,7 @@ void addSpeciationOrderOption(CLI::App& app, bool& given) {
 }
 
 void refuseFixedTreeOptions(const InputOptions& o, const std::string& command) {
-    for (const auto& [given, name] : {std::pair{o.pruneSpeciesTree, "--prune-species-tree"},
-                                      std::pair{o.pairwiseTransfers, "--pairwise-transfers"}})
-        if (given)
-            throw std::invalid_argument(std::string(name) + " is not supported by gpurec " + command +
-                                        " yet");
+    refuseFixedTreeOptions(o.pruneSpeciesTree, o.pairwiseTransfers, command);
 }
 
 void addOutputOptions(CLI::App& app, OutputOptions& o, const std::string& names) {
@@ -442,11 +440,12 @@ nlohmann::json originationJson(const Dataset& data, const RateParameters& theta)
 
 nlohmann::json highwaysJson(const Dataset& data, const RateParameters& theta) {
     if (data.highways.empty()) return nullptr;
+    const std::vector<double> rates = highwayRates(theta);
     nlohmann::json list = nlohmann::json::array();
-    for (int h = 0; h < static_cast<int>(data.highways.size()); ++h)
+    for (std::size_t h = 0; h < data.highways.size(); ++h)
         list.push_back({{"src", data.species.name(data.highways[h].source)},
                         {"dest", data.species.name(data.highways[h].destination)},
-                        {"rate", std::exp2(theta.theta()[theta.highwayEntry(h)])}});
+                        {"rate", rates[h]}});
     return list;
 }
 

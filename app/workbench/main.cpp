@@ -55,6 +55,12 @@ int main(int argc, char** argv) {
     QCommandLineOption fractionMissing("fraction-missing-file",
                                        "Per species leaf 'label fraction': the share of its genes missing.",
                                        "file");
+    QCommandLineOption highways("highways-file",
+                                "Transfer highways, 'src, dest, proba' per line: extra transfers with "
+                                "their own rates (with --pairwise-transfers, the pairs' starting rates).",
+                                "file");
+    QCommandLineOption pairwise("pairwise-transfers", "One transfer rate per donor -> recipient pair.");
+    QCommandLineOption prune("prune-species-tree", "Each family on the species tree pruned to its species.");
     QCommandLineOption screenshots(
         "screenshots", "Take the user guide's screenshots into this folder, then quit.", "folder");
     QCommandLineOption benchmark(
@@ -70,9 +76,10 @@ int main(int argc, char** argv) {
                                "After a run that did not exit cleanly: ask (default) whether to restore "
                                "the autosaved session, or answer yes or no.",
                                "answer", "ask");
-    parser.addOptions({species, families, device, minCovered, rooting, constraint, origination, categories,
-                       recModel, noDup, noDl, noTl, fractionMissing, screenshots, session, restore, benchmark,
-                       benchmarkIterations});
+    parser.addOptions(
+        {species,    families, device,      minCovered, rooting, constraint,      origination,
+         categories, recModel, noDup,       noDl,       noTl,    fractionMissing, highways,
+         pairwise,   prune,    screenshots, session,    restore, benchmark,       benchmarkIterations});
     parser.addPositionalArgument(
         "paths", "Gene-tree files or folders, or a dataset folder (species tree + families file).",
         "[paths...]");
@@ -92,6 +99,8 @@ int main(int argc, char** argv) {
         request.options.events.noDup = parser.isSet(noDup);
         request.options.events.noDl = parser.isSet(noDl);
         request.options.events.noTl = parser.isSet(noTl);
+        request.options.events.pairwiseTransfers = parser.isSet(pairwise);
+        request.options.pruneSpeciesTree = parser.isSet(prune);
         request.options.events.validate();
         // The scripted tours run unattended on the data given: nothing to ask.
         answer = parser.isSet(screenshots) || parser.isSet(benchmark)
@@ -115,6 +124,7 @@ int main(int argc, char** argv) {
     request.paths.speciesTree = parser.value(species).toStdString();
     request.paths.familiesFile = parser.value(families).toStdString();
     request.paths.fractionMissingFile = parser.value(fractionMissing).toStdString();
+    request.paths.highwaysFile = parser.value(highways).toStdString();
     for (const QString& p : parser.positionalArguments())
         request.paths.geneTrees.push_back(p.toStdString());
     request.options.minCoveredSpecies = parser.value(minCovered).toInt();

@@ -11,6 +11,7 @@
 #include "panels/solver_knobs_panel.hpp"
 #include "panels/species_tree_panel.hpp"
 #include "panels/step_controls.hpp"
+#include "panels/transfer_rates_panel.hpp"
 #include "panels/waves_panel.hpp"
 #include "plots/live_plots.hpp"
 
@@ -128,6 +129,14 @@ int runScreenshotTour(WorkbenchWindow& w, const QString& folder) {
         save(tree, "species-tree-origination.png");
     }
     save(w.livePlots(), "live-plots.png");
+    if (!data.highways.empty()) { // highways or --pairwise-transfers: the fitted rates, strongest selected
+        TransferRatesPanel* rates = w.transferRatesPanel();
+        w.viewTabs()->setCurrentWidget(rates);
+        settle();
+        rates->fitMatrix();
+        rates->table()->selectRow(0);
+        save(w.centralWidget(), "transfer-rates.png");
+    }
     save(w.findChild<QDockWidget*>("familiesDock"), "families-table.png", 320);
 
     w.viewTabs()->setCurrentWidget(w.wavesPanel());

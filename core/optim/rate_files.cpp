@@ -1,6 +1,7 @@
 #include "optim/rate_files.hpp"
 
 #include "highways/highway_files.hpp"
+#include "highways/highway_rates.hpp"
 #include "io/input_error.hpp"
 #include "io/newick.hpp"
 #include "io/number_text.hpp"
@@ -240,10 +241,11 @@ std::vector<std::string> writeRateFiles(const std::string& folder, const Dataset
     ensureDirectory(folder);
     std::vector<std::string> written;
     if (!data.highways.empty()) { // gpurec's own: the highways' rates the fit ended at
+        const std::vector<double> rates = highwayRates(theta);
         std::vector<HighwayRecord> records;
         records.reserve(data.highways.size());
-        for (int h = 0; h < static_cast<int>(data.highways.size()); ++h)
-            records.push_back({data.highways[h], std::exp2(theta.theta()[theta.highwayEntry(h)]), 0.0});
+        for (std::size_t h = 0; h < data.highways.size(); ++h)
+            records.push_back({data.highways[h], rates[h], 0.0});
         written.push_back(folder + "/highways.txt");
         writeHighways(written.back(), data.species, records, false);
     }

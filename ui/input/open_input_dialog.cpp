@@ -1,6 +1,7 @@
 #include "input/open_input_dialog.hpp"
 
 #include "data/origination.hpp"
+#include "data/pruning_options.hpp"
 
 #include <QCheckBox>
 #include <QComboBox>
@@ -15,11 +16,25 @@
 #include <QPushButton>
 #include <QSpinBox>
 #include <QVBoxLayout>
+#include <stdexcept>
+#include <tuple>
 
 namespace gpurec::ui {
 
 namespace {
 constexpr int kMappingRole = Qt::UserRole + 1;
+const char* const kHighwaysTip =
+    "--highways-file: extra transfers from src to dest, each with its own rate, starting at proba and "
+    "fitted with the others by Optimise; with pairwise transfers, the starting rates of the pairs it "
+    "lists. Computed on the CPU only so far";
+const char* const kPairwiseTip =
+    "--pairwise-transfers: every allowed donor → recipient pair gets its own transfer rate, fitted by "
+    "Optimise, in place of T spread evenly over the recipients (T leaves the model). About N² rates, "
+    "shown in the Transfer rates tab; computed on the CPU only so far";
+const char* const kPruneTip =
+    "--prune-species-tree: each family is reconciled with the species tree pruned to the species it "
+    "covers and the nodes where two covered subtrees meet (AleRax's option). Computed on the CPU only "
+    "so far; no species-tree search";
 const char* kTreeFilter = "Trees (*.nwk *.newick *.tree *.trees *.tre *.nhx *.treefile);;All files (*)";
 
 QWidget* withBrowse(QLineEdit* edit, QPushButton* browse) {
@@ -49,12 +64,26 @@ OpenInputDialog::OpenInputDialog(QWidget* parent) : QDialog(parent) {
     fractionMissing_->setToolTip(
         tr("AleRax's --fraction-missing-file: one 'species fraction' line per leaf, for genomes sequenced in "
            "part. The fraction enters the leaf's extinction probability."));
+    highways_ = new QLineEdit;
+    highways_->setObjectName("highwaysPath");
+    highways_->setAccessibleName(tr("Transfer highways file"));
+    highways_->setPlaceholderText(
+        tr("optional: 'src, dest, proba' per line (AleRax's accepted_highways.txt)"));
+    pairwise_ = new QCheckBox(tr("one rate per donor → recipient pair (--pairwise-transfers)"));
+    pairwise_->setObjectName("pairwiseTransfers");
+    pairwise_->setAccessibleName(tr("Pairwise transfers"));
+    prune_ = new QCheckBox(tr("prune the species tree to each family's species (--prune-species-tree)"));
+    prune_->setObjectName("pruneSpeciesTree");
+    prune_->setAccessibleName(tr("Prune the species tree"));
     auto* browseSpecies = new QPushButton(tr("Browse…"));
     auto* browseFamilies = new QPushButton(tr("Browse…"));
     auto* browseFractionMissing = new QPushButton(tr("Browse…"));
+    auto* browseHighways = new QPushButton(tr("Browse…"));
+    browseHighways->setObjectName("browseHighways");
     browseSpecies->setAccessibleName(tr("Browse for the species tree"));
     browseFamilies->setAccessibleName(tr("Browse for the families file"));
     browseFractionMissing->setAccessibleName(tr("Browse for the fraction-missing file"));
+    browseHighways->setAccessibleName(tr("Browse for the transfer highways file"));
     geneTrees_ = new QListWidget;
     geneTrees_->setObjectName("geneTreeList");
     geneTrees_->setSelectionMode(QAbstractItemView::ExtendedSelection);
@@ -136,6 +165,9 @@ OpenInputDialog::OpenInputDialog(QWidget* parent) : QDialog(parent) {
     noDl_->setAccessibleName(tr("Leave out the duplication-loss term"));
     noTl_->setAccessibleName(tr("Leave out the transfer-loss terms"));
     form->addRow(tr("Fraction missing"), withBrowse(fractionMissing_, browseFractionMissing));
+    form->addRow(tr("Transfer highways"), withBrowse(highways_, browseHighways));
+    form->addRow(tr("Transfer rates"), pairwise_);
+    form->addRow(tr("Species tree per family"), prune_);
     rooting_->setAccessibleName(tr("Gene-tree rooting"));
     constraint_->setAccessibleName(tr("Transfers go"));
     origination_->setAccessibleName(tr("Families originate"));
@@ -145,7 +177,7 @@ OpenInputDialog::OpenInputDialog(QWidget* parent) : QDialog(parent) {
     auto* layout = new QVBoxLayout(this);
     layout->addLayout(form);
     layout->addWidget(buttons_);
-    resize(720, 520);
+    resize(720, 600);
 
     connect(browseSpecies, &QPushButton::clicked, this, [this] {
         QString path =
@@ -160,6 +192,10 @@ OpenInputDialog::OpenInputDialog(QWidget* parent) : QDialog(parent) {
         QString path =
             QFileDialog::getOpenFileName(this, tr("Fraction-missing file"), fractionMissing_->text());
         if (!path.isEmpty()) fractionMissing_->setText(path);
+    });
+    connect(browseHighways, &QPushButton::clicked, this, [this] {
+        QString path = QFileDialog::getOpenFileName(this, tr("Transfer highways file"), highways_->text());
+        if (!path.isEmpty()) highways_->setText(path);
     });
     connect(addFiles, &QPushButton::clicked, this, [this] {
         QStringList paths = QFileDialog::getOpenFileNames(this, tr("Gene-tree files"), {}, tr(kTreeFilter));
@@ -183,7 +219,10 @@ OpenInputDialog::OpenInputDialog(QWidget* parent) : QDialog(parent) {
     connect(species_, &QLineEdit::textChanged, this, &OpenInputDialog::updateOk);
     connect(families_, &QLineEdit::textChanged, this, &OpenInputDialog::updateOk);
     connect(recModel_, &QComboBox::currentIndexChanged, this, &OpenInputDialog::updateModelOptions);
-    for (QCheckBox* box : {noDup_, noDl_, noTl_})
+    connect(constraint_, &QComboBox::currentIndexChanged, this, &OpenInputDialog::updateModelOptions);
+    for (QLineEdit* edit : {fractionMissing_, highways_})
+        connect(edit, &QLineEdit::textChanged, this, &OpenInputDialog::updateModelOptions);
+    for (QCheckBox* box : {noDup_, noDl_, noTl_, pairwise_, prune_})
         connect(box, &QCheckBox::toggled, this, &OpenInputDialog::updateModelOptions);
     connect(buttons_, &QDialogButtonBox::accepted, this, &QDialog::accept);
     connect(buttons_, &QDialogButtonBox::rejected, this, &QDialog::reject);
@@ -202,6 +241,42 @@ void OpenInputDialog::updateModelOptions() {
     noDup_->setEnabled(transfers && !noTl_->isChecked());
     noTl_->setEnabled(transfers && !noDup_->isChecked());
     noDl_->setEnabled(!noDup_->isChecked());
+    // Highways, pairwise transfers and pruning: each enabled when the engine's own checks
+    // (EventModel::validate, requirePrunable) accept the request with it on, else greyed with the
+    // refusal as its tooltip. UndatedDL clears the first two; what is left refused is the pruning.
+    const QSignalBlocker blocks[] = {QSignalBlocker(highways_), QSignalBlocker(pairwise_),
+                                     QSignalBlocker(prune_)};
+    if (!transfers) {
+        highways_->clear();
+        pairwise_->setChecked(false);
+    }
+    const LoadRequest now = request();
+    auto refusal = [&now](bool highways, bool pairwise, bool prune) -> QString {
+        EventModel events = now.options.events;
+        events.pairwiseTransfers = pairwise;
+        try {
+            events.validate();
+            requirePrunable(prune, !now.paths.fractionMissingFile.empty(), highways || pairwise,
+                            now.constraint);
+        } catch (const std::invalid_argument& e) {
+            return QString::fromStdString(e.what());
+        }
+        return {};
+    };
+    const bool highways = !now.paths.highwaysFile.empty(), pairwise = pairwise_->isChecked();
+    if (!refusal(highways, pairwise, prune_->isChecked()).isEmpty()) prune_->setChecked(false);
+    const bool prune = prune_->isChecked();
+    const QString noHighways = transfers ? refusal(true, pairwise, prune)
+                                         : tr("--highways-file can only be used with --rec-model UndatedDTL");
+    const QString noPairwise = refusal(highways, true, prune);
+    const QString noPruning = refusal(highways, pairwise, true);
+    for (auto [widget, why, tip] :
+         {std::tuple<QWidget*, QString, const char*>{highways_, noHighways, kHighwaysTip},
+          {pairwise_, noPairwise, kPairwiseTip},
+          {prune_, noPruning, kPruneTip}}) {
+        widget->setEnabled(why.isEmpty());
+        widget->setToolTip(why.isEmpty() ? tr(tip) : tr("Unavailable: %1").arg(why));
+    }
 }
 
 void OpenInputDialog::addGeneTrees(const QStringList& trees, const QStringList& mappings) {
@@ -247,6 +322,9 @@ void OpenInputDialog::setRequest(const LoadRequest& r) {
     noDup_->setChecked(r.options.events.noDup);
     noDl_->setChecked(r.options.events.noDl);
     noTl_->setChecked(r.options.events.noTl);
+    highways_->setText(QString::fromStdString(r.paths.highwaysFile));
+    pairwise_->setChecked(r.options.events.pairwiseTransfers);
+    prune_->setChecked(r.options.pruneSpeciesTree);
     updateModelOptions();
 }
 
@@ -271,6 +349,9 @@ LoadRequest OpenInputDialog::request() const {
     r.options.events.noDup = noDup_->isChecked();
     r.options.events.noDl = noDl_->isChecked() && noDl_->isEnabled();
     r.options.events.noTl = noTl_->isChecked();
+    r.paths.highwaysFile = highways_->text().trimmed().toStdString();
+    r.options.events.pairwiseTransfers = pairwise_->isChecked();
+    r.options.pruneSpeciesTree = prune_->isChecked();
     return r;
 }
 

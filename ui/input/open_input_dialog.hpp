@@ -26,13 +26,14 @@ class OpenInputDialog : public QDialog {
   private:
     void addGeneTrees(const QStringList& trees, const QStringList& mappings);
     void updateOk();
-    // Leaves only the model options that go together enabled (AleRax's refusals, EventModel::validate).
+    // Leaves only the model options that go together enabled (AleRax's refusals, EventModel::validate,
+    // requirePrunable), each greyed one saying why in its tooltip.
     void updateModelOptions();
 
-    QLineEdit *species_, *families_, *fractionMissing_;
+    QLineEdit *species_, *families_, *fractionMissing_, *highways_;
     QListWidget* geneTrees_;
     QComboBox *rooting_, *constraint_, *origination_, *recModel_;
-    QCheckBox *noDup_, *noDl_, *noTl_;
+    QCheckBox *noDup_, *noDl_, *noTl_, *pairwise_, *prune_;
     QSpinBox *minCovered_, *categories_;
     QDialogButtonBox* buttons_;
 };

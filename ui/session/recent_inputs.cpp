@@ -33,6 +33,9 @@ QVariantMap toVariant(const LoadRequest& r) {
             {"geneTrees", toStringList(r.paths.geneTrees)},
             {"mappings", toStringList(r.paths.geneTreeMappings)},
             {"fractionMissingFile", QString::fromStdString(r.paths.fractionMissingFile)},
+            {"highwaysFile", QString::fromStdString(r.paths.highwaysFile)},
+            {"pairwiseTransfers", r.options.events.pairwiseTransfers},
+            {"pruneSpeciesTree", r.options.pruneSpeciesTree},
             {"rooted", r.options.rooting == GeneTreeRooting::Rooted},
             {"rooting", QString::fromStdString(toString(r.options.rooting))},
             {"minCoveredSpecies", r.options.minCoveredSpecies},
@@ -52,6 +55,9 @@ LoadRequest loadRequestFrom(const QVariantMap& map) {
     r.paths.geneTrees = toStdVector(map.value("geneTrees").toStringList());
     r.paths.geneTreeMappings = toStdVector(map.value("mappings").toStringList());
     r.paths.fractionMissingFile = map.value("fractionMissingFile").toString().toStdString();
+    r.paths.highwaysFile = map.value("highwaysFile").toString().toStdString();
+    r.options.events.pairwiseTransfers = map.value("pairwiseTransfers").toBool();
+    r.options.pruneSpeciesTree = map.value("pruneSpeciesTree").toBool();
     r.options.rooting = map.value("rooted").toBool() ? GeneTreeRooting::Rooted : GeneTreeRooting::Unrooted;
     try {
         if (map.contains("rooting"))

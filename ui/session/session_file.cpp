@@ -210,6 +210,7 @@ std::vector<FileFingerprint> fingerprintInput(const LoadRequest& input) {
     add(input.paths.speciesTree);
     add(input.paths.familiesFile);
     add(input.paths.fractionMissingFile);
+    add(input.paths.highwaysFile);
     for (const std::string& p : input.paths.geneTrees)
         add(p);
     for (const std::string& p : input.paths.geneTreeMappings)
@@ -274,6 +275,9 @@ json sessionToJson(const SessionState& s) {
               {"gene_trees", strings(s.input.paths.geneTrees)},
               {"gene_tree_mappings", strings(s.input.paths.geneTreeMappings)},
               {"fraction_missing_file", s.input.paths.fractionMissingFile},
+              {"highways_file", s.input.paths.highwaysFile},
+              {"pairwise_transfers", s.input.options.events.pairwiseTransfers},
+              {"prune_species_tree", s.input.options.pruneSpeciesTree},
               {"rooted_gene_trees", s.input.options.rooting == GeneTreeRooting::Rooted},
               {"gene_tree_rooting", toString(s.input.options.rooting)},
               {"min_covered_species", s.input.options.minCoveredSpecies},
@@ -318,6 +322,9 @@ SessionState sessionFromJson(const json& j) {
     s.input.paths.geneTrees = input.at("gene_trees").get<std::vector<std::string>>();
     s.input.paths.geneTreeMappings = input.at("gene_tree_mappings").get<std::vector<std::string>>();
     s.input.paths.fractionMissingFile = input.value("fraction_missing_file", std::string()); // older: none
+    s.input.paths.highwaysFile = input.value("highways_file", std::string());
+    s.input.options.events.pairwiseTransfers = input.value("pairwise_transfers", false);
+    s.input.options.pruneSpeciesTree = input.value("prune_species_tree", false);
     // Sessions before MAD rooting kept only whether the trees were rooted.
     s.input.options.rooting = input.contains("gene_tree_rooting")
                                   ? parseGeneTreeRooting(input.at("gene_tree_rooting").get<std::string>())

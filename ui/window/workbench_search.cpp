@@ -7,6 +7,7 @@
 
 #include "io/output_file.hpp"
 #include "optim/parametrization.hpp"
+#include "species_search/fixed_tree_options.hpp"
 
 #include <QFileDialog>
 #include <QFileInfo>
@@ -19,6 +20,17 @@ namespace {
 QString defaultTreePath(const LoadRequest& request) {
     const QString folder = QFileInfo(QString::fromStdString(request.paths.speciesTree)).absolutePath();
     return folder + "/inferred_species_tree.newick";
+}
+// Why the loaded model allows no species-tree search ("" when it does): gpurec search's refusals.
+QString searchRefusal(const Dataset& data) {
+    if (data.origination == Origination::Optimize)
+        return QObject::tr("No species-tree search with OPTIMIZE origination: the origination weights belong "
+                           "to the nodes of one species tree (gpurec search refuses it too).");
+    if (const std::string option = fixedTreeOption(data); !option.empty())
+        return QObject::tr("No species-tree search with %1: its model belongs to one fixed species tree "
+                           "(gpurec search refuses it too).")
+            .arg(QString::fromStdString(option));
+    return {};
 }
 } // namespace
 
@@ -48,17 +60,12 @@ void WorkbenchWindow::connectSearch() {
     });
     connect(this, &WorkbenchWindow::inputLoaded, this, [this] {
         search_->run().stop(); // its results would name the previous data's tree
-        search_->setDataAvailable(
-            dataset_ != nullptr,
-            dataset_ && dataset_->origination == Origination::Optimize
-                ? tr("No species-tree search with OPTIMIZE origination: the origination weights belong to "
-                     "the nodes of one species tree (gpurec search refuses it too).")
-                : QString());
+        search_->setDataAvailable(dataset_ != nullptr, dataset_ ? searchRefusal(*dataset_) : QString());
     });
 }
 
 void WorkbenchWindow::startSpeciesSearch() {
-    if (!dataset_ || dataset_->origination == Origination::Optimize) return; // the Search tab says why
+    if (!dataset_ || !searchRefusal(*dataset_).isEmpty()) return; // the Search tab says why
     const RateParameters& current = session_.parameters();
     Rates rates;
     if (current.mode() == RateMode::Global) {

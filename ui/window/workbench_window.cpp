@@ -11,10 +11,12 @@
 #include "panels/search_panel.hpp"
 #include "panels/solver_knobs_panel.hpp"
 #include "panels/species_tree_panel.hpp"
+#include "panels/transfer_rates_panel.hpp"
 #include "panels/waves_panel.hpp"
 #include "plots/live_plots.hpp"
 #include "window/eliding_label.hpp"
 
+#include "engine/cpu_only_features.hpp"
 #include "engine/solver_report.hpp"
 #include "optim/parametrization.hpp"
 
@@ -113,6 +115,8 @@ WorkbenchWindow::WorkbenchWindow(QWidget* parent) : QMainWindow(parent) {
     cells_ = new CellTermsPanel;
     search_ = new SearchPanel;
     search_->setObjectName("searchPanel");
+    transferRates_ = new TransferRatesPanel;
+    transferRates_->setObjectName("transferRatesPanel");
     tour_ = new GuidedTourPanel;
     tour_->setObjectName("guidedTour");
     log_ = new QPlainTextEdit;
@@ -127,6 +131,8 @@ WorkbenchWindow::WorkbenchWindow(QWidget* parent) : QMainWindow(parent) {
     tabs_->addTab(waves_, tr("Clade waves"));
     tabs_->addTab(reconciliations_, tr("Reconciliations"));
     tabs_->addTab(search_, tr("Species-tree search"));
+    tabs_->addTab(transferRates_, tr("Transfer rates")); // last: sessions keep the tab by index
+    tabs_->setTabVisible(tabs_->indexOf(transferRates_), false);
     central_ = new QSplitter(Qt::Horizontal);
     central_->addWidget(tree_);
     central_->addWidget(tabs_);
@@ -428,6 +434,7 @@ void WorkbenchWindow::connectSession() {
         waves_->setParameters(theta);
         reconciliations_->setParameters(theta);
         cells_->setParameters(theta);
+        transferRates_->setParameters(theta);
         families_->model()->setRates(theta);
     });
 }
@@ -521,7 +528,13 @@ void WorkbenchWindow::onLoaded(const LoadOutcome& outcome) {
     run_->setPresentRates(dataset_->events.presentRates());
     if (const QString moved = run_->setModel(d.origination, d.speciationCategories); !moved.isEmpty())
         appendLog(moved);
+    if (const QString moved = run_->setCpuOnlyFeature(QString::fromStdString(cpuOnlyFeature(d)));
+        !moved.isEmpty())
+        appendLog(moved);
     reconciliations_->setDataset(dataset_, tables);
+    transferRates_->setDataset(dataset_);
+    // Shown for data with transfer highways or pairwise transfers only: a fifth tab overflows the bar.
+    tabs_->setTabVisible(tabs_->indexOf(transferRates_), !d.highways.empty());
     cells_->setSolverOptions(knobs_->options());
     cells_->setDataset(dataset_, tables);
     reconciliations_->setSolverOptions(knobs_->options());

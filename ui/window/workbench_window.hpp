@@ -43,6 +43,7 @@ class RunPanel;
 class SearchPanel;
 class SolverKnobsPanel;
 class SpeciesTreePanel;
+class TransferRatesPanel;
 class WavesPanel;
 
 class WorkbenchWindow : public QMainWindow {
@@ -74,6 +75,7 @@ class WorkbenchWindow : public QMainWindow {
     ReconciliationPanel* reconciliationPanel() const { return reconciliations_; }
     CellTermsPanel* cellTermsPanel() const { return cells_; }
     SearchPanel* searchPanel() const { return search_; }
+    TransferRatesPanel* transferRatesPanel() const { return transferRates_; }
     // Edit ▸ Undo / Redo: rate resets, mode changes, optimisations, solver options, the method.
     QUndoStack* undoStack() { return &undo_; }
     QAction* undoAction() const { return undoAction_; }
@@ -218,6 +220,7 @@ class WorkbenchWindow : public QMainWindow {
     CellTermsPanel* cells_;
     GuidedTourPanel* tour_;
     SearchPanel* search_;
+    TransferRatesPanel* transferRates_;
     QAction* tourAction_ = nullptr;
     QPlainTextEdit* log_;
     QTabWidget* tabs_;

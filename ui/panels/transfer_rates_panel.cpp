@@ -1,0 +1,206 @@
+#include "panels/transfer_rates_panel.hpp"
+
+#include "highways/highway_rates.hpp"
+#include "panels/transfer_pairs_model.hpp"
+#include "views/colour_legend.hpp"
+#include "views/transfer_heat_map.hpp"
+
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QItemSelectionModel>
+#include <QLabel>
+#include <QLineEdit>
+#include <QLocale>
+#include <QPushButton>
+#include <QScrollArea>
+#include <QSortFilterProxyModel>
+#include <QSplitter>
+#include <QTableView>
+#include <QTimer>
+#include <QVBoxLayout>
+#include <algorithm>
+#include <cmath>
+
+namespace gpurec::ui {
+
+namespace {
+constexpr double kZoomStep = 1.5;
+} // namespace
+
+TransferRatesPanel::TransferRatesPanel(QWidget* parent) : QWidget(parent) {
+    model_ = new TransferPairsModel(this);
+    summary_ = new QLabel;
+    summary_->setObjectName("transferRatesSummary");
+    summary_->setAccessibleName(tr("Transfer rates summary"));
+    summary_->setWordWrap(true);
+    summary_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+
+    map_ = new TransferHeatMap;
+    map_->setObjectName("transferHeatMap");
+    map_->setModel(model_);
+    map_->setToolTip(QString()); // per cell (TransferHeatMap::event)
+    scroll_ = new QScrollArea;
+    scroll_->setObjectName("transferHeatMapScroll");
+    scroll_->setWidget(map_);
+    scroll_->setWidgetResizable(false);
+    scroll_->setBackgroundRole(QPalette::Base);
+    legend_ = new ColourLegend;
+    legend_->setObjectName("transferRateLegend");
+    legend_->setAccessibleName(tr("Transfer rate colour scale"));
+    zoomOut_ = new QPushButton(tr("−"));
+    zoomIn_ = new QPushButton(tr("+"));
+    fit_ = new QPushButton(tr("Fit"));
+    zoomOut_->setObjectName("transferZoomOut");
+    zoomIn_->setObjectName("transferZoomIn");
+    fit_->setObjectName("transferZoomFit");
+    for (auto [button, name, tip] :
+         {std::tuple{zoomOut_, tr("Zoom out of the transfer rate matrix"), tr("Smaller cells (Ctrl+wheel)")},
+          std::tuple{zoomIn_, tr("Zoom into the transfer rate matrix"),
+                     tr("Larger cells (Ctrl+wheel); the species names appear once they are readable")},
+          std::tuple{fit_, tr("Fit the transfer rate matrix"), tr("The whole matrix in the view")}}) {
+        button->setAccessibleName(name);
+        button->setToolTip(tip);
+    }
+    zoomNote_ = new QLabel;
+    zoomNote_->setObjectName("transferZoomNote");
+    zoomNote_->setAccessibleName(tr("Transfer rate matrix zoom"));
+    auto* tools = new QHBoxLayout;
+    tools->addWidget(legend_);
+    tools->addStretch(1);
+    tools->addWidget(zoomNote_);
+    tools->addWidget(zoomOut_);
+    tools->addWidget(zoomIn_);
+    tools->addWidget(fit_);
+    auto* matrixSide = new QWidget;
+    auto* matrixLayout = new QVBoxLayout(matrixSide);
+    matrixLayout->setContentsMargins(0, 0, 0, 0);
+    matrixLayout->addLayout(tools);
+    matrixLayout->addWidget(scroll_, 1);
+
+    sorted_ = new QSortFilterProxyModel(this);
+    sorted_->setSourceModel(model_);
+    sorted_->setSortRole(Qt::UserRole);
+    sorted_->setFilterCaseSensitivity(Qt::CaseInsensitive);
+    sorted_->setFilterKeyColumn(-1); // donor or recipient
+    sorted_->setDynamicSortFilter(true);
+    filter_ = new QLineEdit;
+    filter_->setObjectName("transferPairFilter");
+    filter_->setAccessibleName(tr("Filter transfer pairs"));
+    filter_->setPlaceholderText(tr("Filter by donor or recipient"));
+    filter_->setClearButtonEnabled(true);
+    table_ = new QTableView;
+    table_->setObjectName("transferPairTable");
+    table_->setAccessibleName(tr("Transfer pairs by rate"));
+    table_->setModel(sorted_);
+    table_->setSortingEnabled(true);
+    table_->sortByColumn(TransferPairsModel::Rate, Qt::DescendingOrder); // the strongest first
+    table_->setSelectionBehavior(QAbstractItemView::SelectRows);
+    table_->setSelectionMode(QAbstractItemView::SingleSelection);
+    table_->verticalHeader()->hide();
+    for (int column : {TransferPairsModel::Donor, TransferPairsModel::Recipient}) // names in full
+        table_->horizontalHeader()->setSectionResizeMode(column, QHeaderView::ResizeToContents);
+    table_->horizontalHeader()->setStretchLastSection(true);
+    auto* tableSide = new QWidget;
+    auto* tableLayout = new QVBoxLayout(tableSide);
+    tableLayout->setContentsMargins(0, 0, 0, 0);
+    tableLayout->addWidget(filter_);
+    tableLayout->addWidget(table_, 1);
+
+    auto* split = new QSplitter(Qt::Vertical); // the view tabs are tall and narrow
+    split->setChildrenCollapsible(false);
+    split->addWidget(matrixSide);
+    split->addWidget(tableSide);
+    split->setStretchFactor(0, 3);
+    split->setStretchFactor(1, 1);
+    split->setSizes({3000, 1000}); // the matrix first: three quarters of the height
+    content_ = split;
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(4, 4, 4, 4);
+    layout->addWidget(summary_);
+    layout->addWidget(content_, 1);
+
+    connect(zoomIn_, &QPushButton::clicked, this, [this] { zoom(kZoomStep); });
+    connect(zoomOut_, &QPushButton::clicked, this, [this] { zoom(1 / kZoomStep); });
+    connect(fit_, &QPushButton::clicked, this, &TransferRatesPanel::fitMatrix);
+    connect(map_, &TransferHeatMap::zoomRequested, this, &TransferRatesPanel::zoom);
+    connect(map_, &TransferHeatMap::pairClicked, this, &TransferRatesPanel::showPair);
+    connect(filter_, &QLineEdit::textChanged, sorted_, &QSortFilterProxyModel::setFilterFixedString);
+    connect(table_->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
+            [this](const QModelIndex& current) {
+                if (current.isValid()) showPair(sorted_->mapToSource(current).row());
+            });
+    // After the heat map (connected first in setModel) has its new colour scale.
+    connect(model_, &QAbstractItemModel::modelReset, this, &TransferRatesPanel::updateSummary);
+    connect(model_, &QAbstractItemModel::dataChanged, this, &TransferRatesPanel::updateSummary);
+    setDataset(nullptr);
+}
+
+void TransferRatesPanel::setDataset(std::shared_ptr<const Dataset> data) {
+    model_->setDataset(std::move(data));
+    content_->setVisible(model_->rowCount() > 0);
+    fitted_ = false;
+    if (isVisible()) QTimer::singleShot(0, this, &TransferRatesPanel::fitMatrix); // once laid out
+}
+
+void TransferRatesPanel::setParameters(const RateParameters& theta) {
+    model_->setRates(highwayRates(theta));
+}
+
+void TransferRatesPanel::updateSummary() {
+    legend_->setScale(map_->scale(), tr("Transfer rate ρ"),
+                      {{ColourScale::missing(), tr("not computed")},
+                       {TransferHeatMap::noPairColour(), tr("no such pair")}});
+    const Dataset* data = model_->dataset();
+    if (!data || data->highways.empty()) {
+        summary_->setText(
+            tr("No transfer pairs in this model. Choose one rate per donor → recipient pair, or "
+               "a transfer highways file, in File ▸ Open data, then Optimise: their fitted "
+               "rates show here."));
+        return;
+    }
+    const QLocale locale;
+    const QString what = data->events.pairwiseTransfers
+                             ? tr("%1 donor → recipient pairs, each with its own transfer rate")
+                             : tr("%1 transfer highways, each with its own rate");
+    const std::vector<double>& rates = model_->rates();
+    const auto strongest = std::max_element(rates.begin(), rates.end(), [](double a, double b) {
+        return std::isnan(a) || (!std::isnan(b) && a < b);
+    });
+    QString text = what.arg(locale.toString(static_cast<int>(rates.size())));
+    if (strongest != rates.end() && !std::isnan(*strongest))
+        text += tr(" · strongest %1").arg(model_->describe(static_cast<int>(strongest - rates.begin())));
+    summary_->setText(text + tr(" · hover a cell for its rate, click it to find it in the table"));
+}
+
+void TransferRatesPanel::fitMatrix() {
+    map_->setCellSize(map_->fittingCellSize(scroll_->viewport()->size()));
+    fitted_ = true;
+    zoom(1.0);
+}
+
+void TransferRatesPanel::zoom(double factor) {
+    map_->setCellSize(map_->cellSize() * factor);
+    zoomIn_->setEnabled(map_->cellSize() < TransferHeatMap::kMaxCell);
+    zoomOut_->setEnabled(map_->cellSize() > TransferHeatMap::kMinCell);
+    zoomNote_->setText(map_->namesShown()
+                           ? tr("cell %1 px").arg(map_->cellSize(), 0, 'g', 3)
+                           : tr("cell %1 px · zoom in for the names").arg(map_->cellSize(), 0, 'g', 3));
+}
+
+void TransferRatesPanel::showPair(int pair) {
+    map_->setHighlighted(pair);
+    const QRect cell = map_->cellRect(pair);
+    scroll_->ensureVisible(cell.center().x(), cell.center().y(), cell.width() + 40, cell.height() + 40);
+    const QModelIndex row = sorted_->mapFromSource(model_->index(pair, 0));
+    if (row.isValid() && table_->currentIndex().row() != row.row()) {
+        table_->setCurrentIndex(row);
+        table_->scrollTo(row);
+    }
+}
+
+void TransferRatesPanel::showEvent(QShowEvent* event) {
+    QWidget::showEvent(event);
+    if (!fitted_) QTimer::singleShot(0, this, &TransferRatesPanel::fitMatrix); // once laid out
+}
+
+} // namespace gpurec::ui

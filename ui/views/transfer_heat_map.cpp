@@ -1,0 +1,225 @@
+#include "views/transfer_heat_map.hpp"
+
+#include "panels/transfer_pairs_model.hpp"
+
+#include <QHelpEvent>
+#include <QMouseEvent>
+#include <QPainter>
+#include <QToolTip>
+#include <QWheelEvent>
+#include <algorithm>
+#include <cmath>
+
+namespace gpurec::ui {
+
+namespace {
+constexpr int kNameGap = 4;
+// Names are drawn when a cell is at least this share of a line of text.
+constexpr double kReadableShare = 0.85;
+} // namespace
+
+TransferHeatMap::TransferHeatMap(QWidget* parent) : QWidget(parent) {
+    setMouseTracking(true);
+    setFocusPolicy(Qt::StrongFocus);
+    setAccessibleName(tr("Transfer rate matrix"));
+}
+
+void TransferHeatMap::setModel(const TransferPairsModel* model) {
+    model_ = model;
+    connect(model, &QAbstractItemModel::modelReset, this, [this] {
+        rebuildAxes();
+        repaintCells();
+    });
+    connect(model, &QAbstractItemModel::dataChanged, this, &TransferHeatMap::repaintCells);
+    rebuildAxes();
+    repaintCells();
+}
+
+QString TransferHeatMap::nodeName(int node) const {
+    return QString::fromStdString(model_->dataset()->species.name(node));
+}
+
+void TransferHeatMap::rebuildAxes() {
+    donors_.clear();
+    recipients_.clear();
+    pairAtCell_.clear();
+    highlighted_ = -1;
+    const int nodes = model_ && model_->dataset() ? model_->dataset()->species.size() : 0;
+    rowOf_.assign(nodes, -1);
+    columnOf_.assign(nodes, -1);
+    const std::vector<Highway>& pairs = model_ ? model_->pairs() : std::vector<Highway>{};
+    for (const Highway& h : pairs) {
+        rowOf_[h.source] = 0;
+        columnOf_[h.destination] = 0;
+    }
+    for (int node = 0; node < nodes; ++node) { // postorder: a clade's nodes side by side
+        if (rowOf_[node] == 0) {
+            rowOf_[node] = static_cast<int>(donors_.size());
+            donors_.push_back(node);
+        }
+        if (columnOf_[node] == 0) {
+            columnOf_[node] = static_cast<int>(recipients_.size());
+            recipients_.push_back(node);
+        }
+    }
+    pairAtCell_.assign(donors_.size() * recipients_.size(), -1);
+    for (int p = 0; p < static_cast<int>(pairs.size()); ++p)
+        pairAtCell_[static_cast<std::size_t>(rowOf_[pairs[p].source]) * recipients_.size() +
+                    columnOf_[pairs[p].destination]] = p;
+    setCellSize(cell_);
+}
+
+void TransferHeatMap::repaintCells() {
+    const std::vector<double> rates = model_ ? model_->rates() : std::vector<double>{};
+    scale_ = ColourScale::fit(rates, true);
+    cells_ = QImage(columnCount(), rowCount(), QImage::Format_RGB32);
+    for (int r = 0; r < rowCount(); ++r)
+        for (int c = 0; c < columnCount(); ++c) {
+            const int p = pairAtCell_[static_cast<std::size_t>(r) * columnCount() + c];
+            cells_.setPixelColor(c, r, p < 0 ? noPairColour() : scale_.colour(rates[p]));
+        }
+    update();
+}
+
+double TransferHeatMap::readableCell() const {
+    return kReadableShare * QFontMetricsF(font()).height();
+}
+
+bool TransferHeatMap::namesShown() const {
+    return cell_ >= readableCell();
+}
+
+QSize TransferHeatMap::nameRoom() const {
+    if (!model_ || !model_->dataset()) return {0, 0};
+    const QFontMetrics fm(font());
+    int left = 0, top = 0;
+    for (int node : donors_)
+        left = std::max(left, fm.horizontalAdvance(nodeName(node)));
+    for (int node : recipients_)
+        top = std::max(top, fm.horizontalAdvance(nodeName(node)));
+    return {left + 2 * kNameGap, top + 2 * kNameGap};
+}
+
+QSize TransferHeatMap::margins() const {
+    return namesShown() ? nameRoom() : QSize(0, 0);
+}
+
+void TransferHeatMap::setCellSize(double pixels) {
+    cell_ = std::clamp(pixels, kMinCell, kMaxCell);
+    resize(sizeHint());
+    update();
+}
+
+double TransferHeatMap::fittingCellSize(const QSize& size) const {
+    if (rowCount() == 0 || columnCount() == 0) return cell_;
+    auto fits = [&](const QSize& m) {
+        return std::min((size.width() - m.width()) / double(columnCount()),
+                        (size.height() - m.height()) / double(rowCount()));
+    };
+    // With the names beside and above when the cells then stay tall enough to read them.
+    const double named = fits(nameRoom());
+    const double chosen = named >= readableCell() ? named : std::min(fits({0, 0}), 0.99 * readableCell());
+    return std::clamp(std::floor(chosen * 4) / 4, kMinCell, kMaxCell);
+}
+
+QSize TransferHeatMap::sizeHint() const {
+    const QSize m = margins();
+    return {m.width() + static_cast<int>(std::ceil(columnCount() * cell_)) + 1,
+            m.height() + static_cast<int>(std::ceil(rowCount() * cell_)) + 1};
+}
+
+int TransferHeatMap::pairAt(const QPoint& pos) const {
+    const QSize m = margins();
+    const int c = static_cast<int>(std::floor((pos.x() - m.width()) / cell_));
+    const int r = static_cast<int>(std::floor((pos.y() - m.height()) / cell_));
+    if (pos.x() < m.width() || pos.y() < m.height() || r >= rowCount() || c >= columnCount()) return -1;
+    return pairAtCell_[static_cast<std::size_t>(r) * columnCount() + c];
+}
+
+QRect TransferHeatMap::cellRect(int pair) const {
+    const Highway& h = model_->pairs()[pair];
+    const QSize m = margins();
+    const QPointF topLeft(m.width() + columnOf_[h.destination] * cell_,
+                          m.height() + rowOf_[h.source] * cell_);
+    return QRectF(topLeft, QSizeF(cell_, cell_)).toAlignedRect();
+}
+
+QString TransferHeatMap::toolTipAt(const QPoint& pos) const {
+    const int p = pairAt(pos);
+    return p < 0 ? QString() : model_->describe(p);
+}
+
+void TransferHeatMap::setHighlighted(int pair) {
+    highlighted_ = pair;
+    update();
+}
+
+bool TransferHeatMap::event(QEvent* event) {
+    if (event->type() == QEvent::ToolTip) {
+        auto* help = static_cast<QHelpEvent*>(event);
+        const QString text = toolTipAt(help->pos());
+        if (text.isEmpty())
+            QToolTip::hideText();
+        else
+            QToolTip::showText(help->globalPos(), text, this, cellRect(pairAt(help->pos())));
+        return true;
+    }
+    return QWidget::event(event);
+}
+
+void TransferHeatMap::paintEvent(QPaintEvent*) {
+    QPainter painter(this);
+    painter.fillRect(rect(), palette().color(QPalette::Base));
+    if (cells_.isNull()) return;
+    const QSize m = margins();
+    const QRectF matrix(m.width(), m.height(), columnCount() * cell_, rowCount() * cell_);
+    painter.setRenderHint(QPainter::SmoothPixmapTransform, false); // sharp cells at any zoom
+    painter.drawImage(matrix, cells_);
+    if (namesShown()) {
+        painter.setPen(palette().color(QPalette::Text));
+        const int line = QFontMetrics(font()).height();
+        for (int r = 0; r < rowCount(); ++r)
+            painter.drawText(
+                QRectF(0, m.height() + r * cell_ + (cell_ - line) / 2, m.width() - kNameGap, line),
+                Qt::AlignRight | Qt::AlignVCenter, nodeName(donors_[r]));
+        painter.save();
+        painter.rotate(-90); // column names read bottom to top, ending at their column
+        for (int c = 0; c < columnCount(); ++c)
+            painter.drawText(QRectF(-(m.height() - kNameGap), m.width() + c * cell_ + (cell_ - line) / 2,
+                                    m.height() - kNameGap, line),
+                             Qt::AlignLeft | Qt::AlignVCenter, nodeName(recipients_[c]));
+        painter.restore();
+        painter.setPen(QColor(255, 255, 255, 90)); // cell borders, once cells are large
+        for (int r = 0; r <= rowCount(); ++r)
+            painter.drawLine(QPointF(matrix.left(), matrix.top() + r * cell_),
+                             QPointF(matrix.right(), matrix.top() + r * cell_));
+        for (int c = 0; c <= columnCount(); ++c)
+            painter.drawLine(QPointF(matrix.left() + c * cell_, matrix.top()),
+                             QPointF(matrix.left() + c * cell_, matrix.bottom()));
+    }
+    if (highlighted_ >= 0) {
+        const QRect cell = cellRect(highlighted_).adjusted(-2, -2, 2, 2);
+        painter.setBrush(Qt::NoBrush);
+        painter.setPen(QPen(Qt::white, 3));
+        painter.drawRect(cell);
+        painter.setPen(QPen(QColor(200, 30, 30), 1.5));
+        painter.drawRect(cell);
+    }
+}
+
+void TransferHeatMap::mousePressEvent(QMouseEvent* event) {
+    const int p = pairAt(event->position().toPoint());
+    if (event->button() == Qt::LeftButton && p >= 0) emit pairClicked(p);
+    QWidget::mousePressEvent(event);
+}
+
+void TransferHeatMap::wheelEvent(QWheelEvent* event) {
+    if (!(event->modifiers() & Qt::ControlModifier)) { // the scroll area scrolls
+        event->ignore();
+        return;
+    }
+    emit zoomRequested(std::pow(1.0015, event->angleDelta().y()));
+    event->accept();
+}
+
+} // namespace gpurec::ui
