@@ -146,7 +146,7 @@ void addSpeciationOrderOption(CLI::App& app, bool& given) {
 }
 
 void refuseFixedTreeOptions(const InputOptions& o, const std::string& command) {
-    refuseFixedTreeOptions(o.pruneSpeciesTree, o.pairwiseTransfers, command);
+    gpurec::refuseFixedTreeOptions(o.pruneSpeciesTree, o.pairwiseTransfers, command);
 }
 
 void addOutputOptions(CLI::App& app, OutputOptions& o, const std::string& names) {
