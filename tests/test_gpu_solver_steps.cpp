@@ -7,8 +7,10 @@
 #include "cuda/host_structure.hpp"
 #include "cuda/shared_gradient.hpp"
 #include "cuda/solver_steps.hpp"
+#include "data/dataset.hpp"
 #include "data/origination.hpp"
 #include "engine/backend.hpp"
+#include "engine/family_chunks.hpp"
 #include "engine/family_solver.hpp"
 #include "engine/relative_error.hpp"
 #include "engine/species_operators.hpp"
@@ -19,6 +21,7 @@
 #include <algorithm>
 #include <barrier>
 #include <cmath>
+#include <numeric>
 #include <random>
 #include <thread>
 
@@ -53,9 +56,10 @@ struct HostExecutor {
             familyLikelihood(team, s, sv, cv, tab, f, familyBegin, logLikelihood, rootSum);
     }
     void originPosterior(const CladeView& cv, const TableView& tab, int familyBegin, int families,
-                         const double* rootSum, double* acc) {
-        for (int e = 0; e < tab.n; ++e)
-            originPosteriorEntry(cv, tab, familyBegin, families, rootSum, e, acc);
+                         int familiesPerChunk, const double* rootSum, double* acc) {
+        const long long entries = chunkEntries(familyBegin, familyBegin + families, familiesPerChunk, tab.n);
+        for (long long k = 0; k < entries; ++k)
+            originPosteriorEntry(cv, tab, familyBegin, families, familiesPerChunk, rootSum, k, acc);
     }
     void adjointWave(const SpeciesView& s, const SetView& sv, const CladeView& cv, const TableView& tab,
                      const int* clades, int count, int familyBegin, const double* rootSum,
@@ -78,11 +82,13 @@ struct HostExecutor {
             for (long long k = 0; k < width; ++k)
                 foldChunkEntry(chunks, f, chunkBegin, width, k, rows);
     }
-    void accumulateShared(const ChunkView& chunks, int familyBegin, int familyEnd, int chunkBegin, int n,
-                          const double* rows, double* total) {
+    void accumulateShared(const ChunkView& chunks, int familyBegin, int familyEnd, int chunkBegin,
+                          int familiesPerChunk, int n, const double* rows, double* total) {
         const long long width = static_cast<long long>(kGradientRows) * n;
-        for (long long k = 0; k < width; ++k)
-            accumulateSharedEntry(chunks, familyBegin, familyEnd, chunkBegin, width, k, rows, total);
+        const long long entries = chunkEntries(familyBegin, familyEnd, familiesPerChunk, width);
+        for (long long k = 0; k < entries; ++k)
+            accumulateSharedEntry(chunks, familyBegin, familyEnd, chunkBegin, familiesPerChunk, width, k,
+                                  rows, total);
     }
     void genewiseTheta(const SpeciesView& s, const SetView& sv, const CladeView& cv, const ChunkView& chunks,
                        int familyBegin, int familyEnd, int chunkBegin, const double* rows,
@@ -133,15 +139,20 @@ template <class Body> void runTeam(int members, Body&& body) {
 struct Emulation {
     Evaluation out;
     unsigned long long unwritten = 0; // poisoned table entries left unwritten
+    // The shared modes' gradient: the chunk rows (sharedChunkRows) and E, before the chunks are added.
+    std::vector<double> chunkRows;
+    int rowLength = 0;
+    ExtinctionState extinction;
 };
 
 // The backend's evaluate() with the host executor and host vectors in place of kernels and device
 // memory: p and E per set as the kernels compute them, then the batch loop of batch_driver.hpp.
 // Split chunks of 3 splits, so that clades with more splits take the chunked path and clades with
 // fewer the direct one, in every dataset.
+// familiesPerChunk: of the shared gradient's chunk rows (0: the backend's own choice).
 Emulation emulate(const Dataset& data, const RateParameters& theta, const SolverOptions& options,
                   bool withGradient, int maxFamiliesPerBatch = 0, int chunkSplits = 3,
-                  const std::vector<double>* familyWeights = nullptr) {
+                  const std::vector<double>* familyWeights = nullptr, int familiesPerChunk = 0) {
     const HostStructure h(data);
     const int n = h.n, F = static_cast<int>(data.families.size());
     const bool genewise = theta.mode() == RateMode::Genewise;
@@ -213,8 +224,13 @@ Emulation emulate(const Dataset& data, const RateParameters& theta, const Solver
     Evaluation& out = result.out;
     out.logLikelihood.assign(F, std::nan(""));
     if (withGradient) out.gradient.assign(theta.theta().size(), 0.0);
-    std::vector<double> total(kGradientRows * static_cast<std::size_t>(n), 0.0);
-    std::vector<double> originPosterior(originWeights.empty() ? 0 : n, 0.0);
+    const int chunkSize =
+        familiesPerChunk > 0
+            ? familiesPerChunk
+            : gpurec::familiesPerChunk(F, n, sharedGradientRows(!originWeights.empty(), false));
+    const std::size_t chunks = (F + chunkSize - 1) / chunkSize;
+    std::vector<double> total(chunks * kGradientRows * n, 0.0);
+    std::vector<double> originPosterior(originWeights.empty() ? 0 : chunks * n, 0.0);
     std::vector<unsigned long long> counters(CounterCount, 0);
     BatchJob j;
     j.waveClades = waves.clades.data();
@@ -234,6 +250,7 @@ Emulation emulate(const Dataset& data, const RateParameters& theta, const Solver
     j.poison = true;
     j.logLikelihood = out.logLikelihood.data();
     j.partial = partial.data();
+    j.familiesPerChunk = chunkSize;
     j.sharedTotal = total.data();
     j.thetaGradient = out.gradient.data();
     j.originPosterior = originWeights.empty() ? nullptr : originPosterior.data();
@@ -258,13 +275,17 @@ Emulation emulate(const Dataset& data, const RateParameters& theta, const Solver
         j.largestRunning = largestRunning.data();
         runBatchSteps(x, j);
     }
-    if (withGradient && !genewise) { // what finishGradient does with the shared rows
-        ExtinctionState ext;
+    if (withGradient && !genewise) { // what readGradient and finishSharedGradient do with the rows
+        ExtinctionState& ext = result.extinction;
         ext.E.assign(sv.E, sv.E + n);
         ext.Ebar.assign(sv.Ebar, sv.Ebar + n);
-        addSharedModeGradient(SpeciesLayout(data), theta, h.familyOrigin, options, total, ext,
-                              data.events.presentRates(), out.gradient, originPosterior,
-                              familyWeights ? *familyWeights : std::vector<double>{});
+        result.rowLength = sharedRowLength(n, !originWeights.empty());
+        result.chunkRows = sharedChunkRows(theta, ext.E, h.familyOrigin,
+                                           familyWeights ? *familyWeights : std::vector<double>{}, chunkSize,
+                                           total, originPosterior);
+        addSharedModeGradient(SpeciesLayout(data), theta, options,
+                              sumChunkRows(result.chunkRows, result.rowLength), ext,
+                              data.events.presentRates(), out.gradient);
     }
     for (double v : out.logLikelihood)
         out.totalLogLikelihood += v;
@@ -476,6 +497,71 @@ class GpuSolverSteps : public QObject {
         SolverOptions options;
         options.schedule = parseSchedule(schedule.toStdString());
         matchesCpu(in.dataset, theta, options);
+    }
+
+    // Under mpirun each process's CUDA backend holds one share of the families, cut at a chunk
+    // boundary (FamilyShareExchange): its chunk rows, the shares' rows added in chunk order, must give
+    // the whole dataset's gradient bit for bit, with and without origination weights and family
+    // weights, in batches of any size.
+    void sharesGiveTheWholeDatasetsGradientBits_data() {
+        QTest::addColumn<bool>("originWeights");
+        QTest::addColumn<bool>("familyWeights");
+        QTest::newRow("global") << false << false;
+        QTest::newRow("origination weights") << true << false;
+        QTest::newRow("family weights") << false << true;
+    }
+    void sharesGiveTheWholeDatasetsGradientBits() {
+        QFETCH(bool, originWeights);
+        QFETCH(bool, familyWeights);
+        InputPaths paths;
+        paths.speciesTree = sharedData("primates/species.nwk");
+        paths.familiesFile = sharedData("primates/families.txt");
+        LoadOptions lo;
+        lo.origination = originWeights ? Origination::Optimize : Origination::Uniform;
+        const LoadedInput in = loadInput(paths, TransferConstraint::Parents, lo);
+        const Dataset& whole = *in.dataset;
+        const int F = static_cast<int>(whole.families.size()), chunk = 2;
+        QVERIFY2(F >= 3 * chunk, qPrintable(QString("%1 families").arg(F)));
+        RateParameters theta(RateMode::Specieswise, whole.species.size(), 0, {0.1, 0.1, 0.1});
+        if (originWeights) theta.addOriginationPerNode(0.1);
+        std::mt19937 rng(23);
+        std::uniform_real_distribution<double> logRate(std::log2(0.01), std::log2(0.4));
+        for (double& t : theta.theta())
+            t = logRate(rng);
+        std::vector<double> weights;
+        for (int f = 0; familyWeights && f < F; ++f)
+            weights.push_back(0.25 + 0.125 * (f % 5));
+        const SolverOptions options;
+        const Emulation one =
+            emulate(whole, theta, options, true, 3, 3, familyWeights ? &weights : nullptr, chunk);
+        // Two shares, cut at a chunk boundary (a cut inside a chunk is not a share).
+        const int cut = 2 * chunk;
+        std::vector<int> first(cut), second(F - cut);
+        std::iota(first.begin(), first.end(), 0);
+        std::iota(second.begin(), second.end(), cut);
+        std::vector<double> rows;
+        ExtinctionState extinction;
+        for (const std::vector<int>& share : {first, second}) {
+            const Dataset part = withFamilies(whole, share);
+            std::vector<double> partWeights;
+            for (int f : share)
+                if (familyWeights) partWeights.push_back(weights[f]);
+            const Emulation e =
+                emulate(part, theta, options, true, 2, 3, familyWeights ? &partWeights : nullptr, chunk);
+            rows.insert(rows.end(), e.chunkRows.begin(), e.chunkRows.end());
+            extinction = e.extinction;
+        }
+        QCOMPARE(rows.size(), one.chunkRows.size());
+        std::vector<double> gradient(theta.theta().size(), 0.0);
+        addSharedModeGradient(SpeciesLayout(whole), theta, options, sumChunkRows(rows, one.rowLength),
+                              extinction, whole.events.presentRates(), gradient);
+        QCOMPARE(gradient.size(), one.out.gradient.size());
+        for (std::size_t i = 0; i < gradient.size(); ++i)
+            QVERIFY2(gradient[i] == one.out.gradient[i],
+                     qPrintable(QString("entry %1: %2 against %3")
+                                    .arg(i)
+                                    .arg(gradient[i], 0, 'g', 17)
+                                    .arg(one.out.gradient[i], 0, 'g', 17)));
     }
 
     // Family weights in the gradient (a category mixture's): the adjoint's seeds and the

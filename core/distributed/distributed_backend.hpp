@@ -10,10 +10,10 @@
 // (shared gradients, origination weights, statistics) are the CPU backend's own fixed-order sums,
 // taken through a FamilyShareExchange: each process holds whole chunks in family order, its chunk
 // rows are folded onto the running sum rank after rank (the left fold one process takes), and E is
-// eliminated from the same total on every process; every process then uses rank 0's gradient. A
-// backend that cannot share its sums (the CUDA backend) gives its share's gradient, and the
-// processes add them in rank order: the same for any run on as many processes, within the solver
-// tolerance of one process.
+// eliminated from the same total on every process; every process then uses rank 0's gradient (the
+// CPU and CUDA backends both share their sums). A backend that cannot share its sums gives its
+// share's gradient, and the processes add them in rank order: the same for any run on as many
+// processes, within the solver tolerance of one process.
 //
 // Bytes exchanged per evaluation: every process's log-likelihoods to every process (8 per family)
 // and, with a gradient, the genewise rows (24 per family, and 8 per transfer highway) or rank 0's θ

@@ -54,9 +54,13 @@ struct BatchJob {
     double* logLikelihood = nullptr;                                              // all families'
     double *rootSum = nullptr, *largestDone = nullptr, *largestRunning = nullptr; // per batch family
     double* partial = nullptr;
-    double* sharedTotal = nullptr;     // shared sets: kGradientRows rows of n
-    double* thetaGradient = nullptr;   // genewise: 3 per family
-    double* originPosterior = nullptr; // --origination OPTIMIZE with a gradient: n (originPosteriorEntry)
+    // Shared sets: kGradientRows rows of n per chunk of familiesPerChunk families (the chunks of
+    // engine/family_chunks.hpp); --origination OPTIMIZE with a gradient: n per chunk
+    // (originPosteriorEntry).
+    int familiesPerChunk = 1;
+    double* sharedTotal = nullptr;
+    double* originPosterior = nullptr;
+    double* thetaGradient = nullptr; // genewise: 3 per family
     unsigned long long* counters = nullptr;
 };
 
@@ -77,7 +81,8 @@ template <class Executor> void runBatchSteps(Executor& x, const BatchJob& j) {
     x.endPhase(EvaluationPhase::Forward);
     const std::size_t tableEntries = static_cast<std::size_t>(b.clades()) * j.s.n;
     if (j.withGradient && j.originPosterior)
-        x.originPosterior(j.cv, j.tab, b.familyBegin, b.families(), j.rootSum, j.originPosterior);
+        x.originPosterior(j.cv, j.tab, b.familyBegin, b.families(), j.familiesPerChunk, j.rootSum,
+                          j.originPosterior);
     if (j.withGradient) {
         x.zero(j.largestDone, b.families());
         x.zero(j.largestRunning, b.families());
@@ -97,8 +102,8 @@ template <class Executor> void runBatchSteps(Executor& x, const BatchJob& j) {
             x.genewiseTheta(j.s, j.extinctionLoop, j.cv, j.gradientChunks, b.familyBegin, b.familyEnd,
                             b.chunkBegin, j.partial, j.adj, j.thetaGradient);
         else
-            x.accumulateShared(j.gradientChunks, b.familyBegin, b.familyEnd, b.chunkBegin, j.s.n, j.partial,
-                               j.sharedTotal);
+            x.accumulateShared(j.gradientChunks, b.familyBegin, b.familyEnd, b.chunkBegin, j.familiesPerChunk,
+                               j.s.n, j.partial, j.sharedTotal);
         x.endPhase(EvaluationPhase::Gradient);
         if (j.poison) x.countNaN(j.tab.adjoint, tableEntries, j.counters + Unwritten);
     }

@@ -11,6 +11,7 @@
 #include "engine/backend_factory.hpp"
 #include "engine/cpu_only_features.hpp"
 #include "engine/evaluation_shape.hpp"
+#include "engine/family_chunks.hpp"
 #include "engine/family_solver.hpp"
 #include "engine/species_operators.hpp"
 
@@ -200,8 +201,8 @@ struct DeviceExecutor {
         launchLikelihood(s, sv, cv, tab, familyBegin, families, logLikelihood, rootSum, stream);
     }
     void originPosterior(const CladeView& cv, const TableView& tab, int familyBegin, int families,
-                         const double* rootSum, double* acc) {
-        launchOriginPosterior(cv, tab, familyBegin, families, rootSum, acc, stream);
+                         int familiesPerChunk, const double* rootSum, double* acc) {
+        launchOriginPosterior(cv, tab, familyBegin, families, familiesPerChunk, rootSum, acc, stream);
     }
     void adjointWave(const SpeciesView& s, const SetView& sv, const CladeView& cv, const TableView& tab,
                      const int* clades, int count, int familyBegin, const double* rootSum,
@@ -219,8 +220,9 @@ struct DeviceExecutor {
         launchFoldChunks(chunks, familyBegin, familyEnd, chunkBegin, species, partial, stream);
     }
     void accumulateShared(const ChunkView& chunks, int familyBegin, int familyEnd, int chunkBegin,
-                          int species, const double* partial, double* total) {
-        launchAccumulateShared(chunks, familyBegin, familyEnd, chunkBegin, species, partial, total, stream);
+                          int familiesPerChunk, int species, const double* partial, double* total) {
+        launchAccumulateShared(chunks, familyBegin, familyEnd, chunkBegin, familiesPerChunk, species, partial,
+                               total, stream);
     }
     void genewiseTheta(const SpeciesView& s, const SetView& sv, const CladeView& cv, const ChunkView& chunks,
                        int familyBegin, int familyEnd, int chunkBegin, const double* partial,
@@ -282,12 +284,9 @@ class CudaBackend final : public LikelihoodBackend, public BackendDiagnostics {
                         "allocating the rates");
         entries_.allocate(3 * static_cast<std::size_t>(layout_.size), memory_, "allocating the rates");
         originWeights_.allocate(layout_.size, memory_, "allocating the origination weights");
-        originPosterior_.allocate(layout_.size, memory_, "allocating the origination weights");
         familyWeightsDevice_.allocate(F, memory_, "allocating the family weights");
         thetaGradient_.allocate(3 * static_cast<std::size_t>(F), memory_, "allocating the rate gradient");
         logLikelihood_.allocate(F, memory_, "allocating the log-likelihoods");
-        sharedTotal_.allocate(kGradientRows * static_cast<std::size_t>(layout_.size), memory_,
-                              "allocating the gradient accumulators");
         counters_.allocate(CounterCount, memory_, "allocating counters");
         replan(limits);
     }
@@ -383,77 +382,38 @@ class CudaBackend final : public LikelihoodBackend, public BackendDiagnostics {
                         const std::vector<double>* familyWeights = nullptr) override {
         const auto wallStart = std::chrono::steady_clock::now();
         requireEvaluable(*data_, theta, options, familyWeights);
-        const int F = familyCount();
         std::lock_guard lock(mutex_);
-        check(cudaSetDevice(device_), "selecting the CUDA device");
-        const bool genewise = theta.mode() == RateMode::Genewise;
-        const bool converged = options.schedule == Schedule::Converged;
-
+        const bool sharedGradient = withGradient && theta.mode() != RateMode::Genewise;
+        const bool origins = !theta.originWeights().empty();
+        const int rowLength = sharedGradient ? sharedRowLength(layout_.size, origins) : 0;
         Evaluation out = emptyEvaluation(*data_, theta, withGradient,
                                          poison_ ? std::numeric_limits<double>::quiet_NaN() : 0.0);
-        const SetView sv = solveSets(theta, options, out.stats);
-        // The families' gradient weights (a mixture's categories), read by the adjoint's seeds.
-        familyWeights_ = familyWeights && withGradient ? *familyWeights : std::vector<double>{};
-        CladeView cv = cladeView(genewise);
-        if (!familyWeights_.empty()) {
-            check(cudaMemcpyAsync(familyWeightsDevice_.get(), familyWeights_.data(),
-                                  familyWeights_.size() * sizeof(double), cudaMemcpyHostToDevice, stream_),
-                  "uploading the family weights");
-            cv.familyWeights = familyWeightsDevice_.get();
+        // A share meets the others in the combine even when its own part failed: they would wait.
+        std::vector<double> rows;
+        std::exception_ptr failure;
+        try {
+            rows = evaluateFamilies(theta, options, withGradient, familyWeights, out);
+        } catch (...) {
+            if (!share_) throw;
+            failure = std::current_exception();
         }
-        const ForwardSettings fwd = forwardSettings(options);
-        AdjointSettings adj{options.bicgstab_max_iter, options.bicgstab_tol, options.pibar_side_threshold,
-                            options.use_adjoint_pruning, options.adjoint_pruning_threshold};
-        if (withGradient && !genewise)
-            check(cudaMemsetAsync(sharedTotal_.get(), 0, sharedTotal_.bytes(), stream_),
-                  "clearing the gradient");
-        if (withGradient && originOptimized_)
-            check(cudaMemsetAsync(originPosterior_.get(), 0, originPosterior_.bytes(), stream_),
-                  "clearing the gradient");
-        if (withGradient && genewise && poison_)
-            check(cudaMemsetAsync(thetaGradient_.get(), 0xff, thetaGradient_.bytes(), stream_),
-                  "poisoning the gradient");
-        if (poison_)
-            check(cudaMemsetAsync(logLikelihood_.get(), 0xff, logLikelihood_.bytes(), stream_),
-                  "poisoning the log-likelihoods");
-        double bytesMoved = 0;
-        for (std::size_t b = 0; b < plan_.batches.size(); ++b) {
-            bytesMoved += runBatch(b, sv, cv, fwd, adj, withGradient, genewise);
+        if (share_) {
+            const std::vector<double> total = share_->combine(failure, out.stats, rows, rowLength);
+            if (sharedGradient) finishSharedGradient(theta, options, total, out);
+        } else if (sharedGradient) {
+            finishSharedGradient(theta, options, sumChunkRows(rows, rowLength), out);
         }
-        // One copy at the end: a copy to pageable memory after each batch would stall the host
-        // while the next batch could already be queued.
-        check(cudaMemcpyAsync(out.logLikelihood.data(), logLikelihood_.get(), F * sizeof(double),
-                              cudaMemcpyDeviceToHost, stream_),
-              "reading the log-likelihoods");
-        if (withGradient) {
-            finishGradient(theta, options, genewise, out);
-            timing_->end(EvaluationPhase::Gradient);
-        }
-        check(cudaStreamSynchronize(stream_), "running the evaluation");
-        tablesWarm_ = converged && !poison_;
-        if (!withGradient && !poison_ && !plan_.batches.empty())
-            resident_ = ResidentTables{plan_.batches.size() - 1, theta, options};
-
-        unsigned long long counters[CounterCount];
-        check(cudaMemcpy(counters, counters_.get(), sizeof counters, cudaMemcpyDeviceToHost),
-              "reading counters");
-        out.stats.piIterations += static_cast<long>(counters[ForwardSum]);
-        out.stats.maxPiIterations = static_cast<int>(counters[ForwardMax]);
-        if (withGradient) {
-            out.stats.bicgstabIterations += static_cast<long>(counters[AdjointSum]);
-            out.stats.prunedClades = static_cast<long>(counters[AdjointZero]);
-        }
-        last_ = DeviceRunInfo{};
-        last_.device = deviceName_;
-        timing_->read(last_);
-        last_.peakBytes = memory_.peak;
-        last_.budgetBytes = plan_.budgetBytes;
-        last_.batches = static_cast<int>(plan_.batches.size());
-        last_.unwrittenEntries = poison_ ? static_cast<long long>(counters[Unwritten]) : -1;
-        last_.tableBytesMoved = bytesMoved;
-        last_.cladesInFlight = teamsPerSM_ * multiprocessors_;
         finishEvaluation(out, options, wallStart);
         return out;
+    }
+
+    bool joinShares(std::shared_ptr<FamilyShareExchange> exchange) override {
+        std::lock_guard lock(mutex_);
+        share_ = std::move(exchange);
+        eWarm_ = false;
+        tablesWarm_ = false;
+        resident_.reset();
+        return true;
     }
 
     std::vector<FamilyTables> familyTables(const RateParameters& theta, const SolverOptions& options,
@@ -855,6 +815,7 @@ class CudaBackend final : public LikelihoodBackend, public BackendDiagnostics {
         j.largestDone = batch_.largestDone.get();
         j.largestRunning = batch_.largestRunning.get();
         j.partial = batch_.partial.get();
+        j.familiesPerChunk = familiesPerChunk_;
         j.sharedTotal = sharedTotal_.get();
         j.thetaGradient = thetaGradient_.get();
         j.originPosterior = originOptimized_ ? originPosterior_.get() : nullptr;
@@ -870,23 +831,105 @@ class CudaBackend final : public LikelihoodBackend, public BackendDiagnostics {
         return moved;
     }
 
-    // θ gradient: genewise rows come from the device; shared modes eliminate E on the host with the
-    // CPU reference's code (one small solve).
-    void finishGradient(const RateParameters& theta, const SolverOptions& options, bool genewise,
-                        Evaluation& out) {
-        const int n = layout_.size;
+    // This dataset's families on the device: log-likelihoods and statistics into `out`, with a
+    // gradient the genewise rows too; returns the shared gradient's chunk rows (sharedChunkRows).
+    std::vector<double> evaluateFamilies(const RateParameters& theta, const SolverOptions& options,
+                                         bool withGradient, const std::vector<double>* familyWeights,
+                                         Evaluation& out) {
+        check(cudaSetDevice(device_), "selecting the CUDA device");
+        const int F = familyCount(), n = layout_.size;
+        const bool genewise = theta.mode() == RateMode::Genewise;
+        const bool converged = options.schedule == Schedule::Converged;
+        const SetView sv = solveSets(theta, options, out.stats);
+        // The families' gradient weights (a mixture's categories), read by the adjoint's seeds.
+        familyWeights_ = familyWeights && withGradient ? *familyWeights : std::vector<double>{};
+        CladeView cv = cladeView(genewise);
+        if (!familyWeights_.empty()) {
+            check(cudaMemcpyAsync(familyWeightsDevice_.get(), familyWeights_.data(),
+                                  familyWeights_.size() * sizeof(double), cudaMemcpyHostToDevice, stream_),
+                  "uploading the family weights");
+            cv.familyWeights = familyWeightsDevice_.get();
+        }
+        const ForwardSettings fwd = forwardSettings(options);
+        AdjointSettings adj{options.bicgstab_max_iter, options.bicgstab_tol, options.pibar_side_threshold,
+                            options.use_adjoint_pruning, options.adjoint_pruning_threshold};
+        if (withGradient && !genewise) {
+            // The chunks of the CPU backend's sums, decided as a backend on the whole dataset decides them.
+            const int rows = sharedGradientRows(originOptimized_, false);
+            familiesPerChunk_ = share_ ? share_->familiesPerChunk(n, rows) : familiesPerChunk(F, n, rows);
+            const std::size_t chunks = (F + familiesPerChunk_ - 1) / familiesPerChunk_;
+            clearChunkRows(sharedTotal_, chunks * kGradientRows * n);
+            if (originOptimized_) clearChunkRows(originPosterior_, chunks * n);
+        }
+        if (withGradient && genewise && poison_)
+            check(cudaMemsetAsync(thetaGradient_.get(), 0xff, thetaGradient_.bytes(), stream_),
+                  "poisoning the gradient");
+        if (poison_)
+            check(cudaMemsetAsync(logLikelihood_.get(), 0xff, logLikelihood_.bytes(), stream_),
+                  "poisoning the log-likelihoods");
+        double bytesMoved = 0;
+        for (std::size_t b = 0; b < plan_.batches.size(); ++b) {
+            bytesMoved += runBatch(b, sv, cv, fwd, adj, withGradient, genewise);
+        }
+        // One copy at the end: a copy to pageable memory after each batch would stall the host
+        // while the next batch could already be queued.
+        check(cudaMemcpyAsync(out.logLikelihood.data(), logLikelihood_.get(), F * sizeof(double),
+                              cudaMemcpyDeviceToHost, stream_),
+              "reading the log-likelihoods");
+        std::vector<double> rows;
+        if (withGradient) {
+            rows = readGradient(theta, genewise, out);
+            timing_->end(EvaluationPhase::Gradient);
+        }
+        check(cudaStreamSynchronize(stream_), "running the evaluation");
+        tablesWarm_ = converged && !poison_;
+        if (!withGradient && !poison_ && !plan_.batches.empty())
+            resident_ = ResidentTables{plan_.batches.size() - 1, theta, options};
+
+        unsigned long long counters[CounterCount];
+        check(cudaMemcpy(counters, counters_.get(), sizeof counters, cudaMemcpyDeviceToHost),
+              "reading counters");
+        out.stats.piIterations += static_cast<long>(counters[ForwardSum]);
+        out.stats.maxPiIterations = static_cast<int>(counters[ForwardMax]);
+        if (withGradient) {
+            out.stats.bicgstabIterations += static_cast<long>(counters[AdjointSum]);
+            out.stats.prunedClades = static_cast<long>(counters[AdjointZero]);
+        }
+        last_ = DeviceRunInfo{};
+        last_.device = deviceName_;
+        timing_->read(last_);
+        last_.peakBytes = memory_.peak;
+        last_.budgetBytes = plan_.budgetBytes;
+        last_.batches = static_cast<int>(plan_.batches.size());
+        last_.unwrittenEntries = poison_ ? static_cast<long long>(counters[Unwritten]) : -1;
+        last_.tableBytesMoved = bytesMoved;
+        last_.cladesInFlight = teamsPerSM_ * multiprocessors_;
+        return rows;
+    }
+
+    // Zeroed chunk rows of `count` doubles, grown when the chunks need more.
+    void clearChunkRows(DeviceArray<double>& rows, std::size_t count) {
+        if (rows.size() < count) rows.allocate(count, memory_, "allocating the gradient accumulators");
+        check(cudaMemsetAsync(rows.get(), 0, count * sizeof(double), stream_), "clearing the gradient");
+    }
+
+    // Queues the copies of the gradient: genewise rows into `out`; the shared modes' chunk rows,
+    // completed on the host (returned), and E for finishSharedGradient.
+    std::vector<double> readGradient(const RateParameters& theta, bool genewise, Evaluation& out) {
+        const int F = familyCount(), n = layout_.size;
         if (genewise) {
             check(cudaMemcpyAsync(out.gradient.data(), thetaGradient_.get(),
                                   out.gradient.size() * sizeof(double), cudaMemcpyDeviceToHost, stream_),
                   "reading the gradient");
-            check(cudaStreamSynchronize(stream_), "computing the gradient");
-            return;
+            return {};
         }
-        std::vector<double> total(kGradientRows * static_cast<std::size_t>(n));
-        ExtinctionState ext;
+        const std::size_t chunks = (F + familiesPerChunk_ - 1) / familiesPerChunk_;
+        std::vector<double> deviceRows(chunks * kGradientRows * n);
+        std::vector<double> posterior(originOptimized_ ? chunks * n : 0);
+        ExtinctionState& ext = sharedExtinction_;
         ext.E.resize(n);
         ext.Ebar.resize(n);
-        check(cudaMemcpyAsync(total.data(), sharedTotal_.get(), total.size() * sizeof(double),
+        check(cudaMemcpyAsync(deviceRows.data(), sharedTotal_.get(), deviceRows.size() * sizeof(double),
                               cudaMemcpyDeviceToHost, stream_),
               "reading the gradient");
         check(
@@ -895,18 +938,25 @@ class CudaBackend final : public LikelihoodBackend, public BackendDiagnostics {
         check(cudaMemcpyAsync(ext.Ebar.data(), sets_.Ebar.get(), n * sizeof(double), cudaMemcpyDeviceToHost,
                               stream_),
               "reading E");
-        std::vector<double> originPosterior(originOptimized_ ? n : 0);
-        if (originOptimized_)
-            check(cudaMemcpyAsync(originPosterior.data(), originPosterior_.get(), n * sizeof(double),
+        if (!posterior.empty())
+            check(cudaMemcpyAsync(posterior.data(), originPosterior_.get(), posterior.size() * sizeof(double),
                                   cudaMemcpyDeviceToHost, stream_),
                   "reading the gradient");
         check(cudaStreamSynchronize(stream_), "computing the gradient");
-        const KrylovStats ks = addSharedModeGradient(layout_, theta, host_.familyOrigin, options, total, ext,
-                                                     data_->events.presentRates(), out.gradient,
-                                                     originPosterior, familyWeights_);
+        return sharedChunkRows(theta, ext.E, host_.familyOrigin, familyWeights_, familiesPerChunk_,
+                               deviceRows, posterior);
+    }
+
+    // θ gradient of the shared modes from the whole dataset's summed chunk rows: E eliminated on the
+    // host with the CPU reference's code (one small solve), once for every family.
+    void finishSharedGradient(const RateParameters& theta, const SolverOptions& options,
+                              const std::vector<double>& total, Evaluation& out) {
+        const KrylovStats ks = addSharedModeGradient(layout_, theta, options, total, sharedExtinction_,
+                                                     data_->events.presentRates(), out.gradient);
         out.stats.bicgstabIterations += ks.iterations;
         out.stats.bicgstabBreakdowns += ks.breakdowns;
-        out.stats.bicgstabEarly.note(ks.unconverged, ks.worstResidual, familyCount());
+        out.stats.bicgstabEarly.note(ks.unconverged, ks.worstResidual,
+                                     share_ ? share_->wholeFamilies() : familyCount());
     }
 
     std::shared_ptr<const Dataset> data_;
@@ -924,9 +974,12 @@ class CudaBackend final : public LikelihoodBackend, public BackendDiagnostics {
     DeviceArray<double> theta_, thetaGradient_, sharedTotal_, logLikelihood_, originWeights_,
         originPosterior_;
     DeviceArray<double> familyWeightsDevice_;
-    std::vector<double> familyWeights_; // of the evaluation in progress (empty: 1 each)
-    DeviceArray<int> entries_;          // RateParameters::sharedEntries of the shared modes
-    bool originOptimized_ = false;      // θ of the last solveSets holds origination weights
+    std::vector<double> familyWeights_;          // of the evaluation in progress (empty: 1 each)
+    std::shared_ptr<FamilyShareExchange> share_; // this dataset is one share of a larger one (joinShares)
+    int familiesPerChunk_ = 1;                   // of the shared gradient's chunk rows
+    ExtinctionState sharedExtinction_;           // E of the shared modes' gradient in progress
+    DeviceArray<int> entries_;                   // RateParameters::sharedEntries of the shared modes
+    bool originOptimized_ = false;               // θ of the last solveSets holds origination weights
     DeviceArray<unsigned long long> counters_;
     BatchPlan plan_;
     std::vector<std::vector<std::pair<int, int>>> waves_;      // per batch: (offset, count) of each wave

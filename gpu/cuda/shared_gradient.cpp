@@ -2,17 +2,66 @@
 
 #include "device_views.hpp"
 
+#include <algorithm>
+
 namespace gpurec::gpu {
 
+int sharedRowLength(int n, bool originWeights) {
+    return kGradientRows * n + (originWeights ? n + 1 : 0);
+}
+
+std::vector<double> sharedChunkRows(const RateParameters& theta, const std::vector<double>& E,
+                                    const std::vector<int>& familyOrigins,
+                                    const std::vector<double>& familyWeights, int familiesPerChunk,
+                                    const std::vector<double>& deviceRows,
+                                    const std::vector<double>& devicePosterior) {
+    const int n = static_cast<int>(E.size());
+    const int F = static_cast<int>(familyOrigins.size());
+    const std::vector<double> o = theta.originWeights();
+    const int length = sharedRowLength(n, !o.empty());
+    const int chunks = (F + familiesPerChunk - 1) / familiesPerChunk;
+    const std::size_t deviceLength = static_cast<std::size_t>(kGradientRows) * n;
+    std::vector<double> rows(static_cast<std::size_t>(chunks) * length);
+    for (int k = 0; k < chunks; ++k) {
+        const int first = k * familiesPerChunk, end = std::min(F, first + familiesPerChunk);
+        double* row = rows.data() + static_cast<std::size_t>(k) * length;
+        std::copy_n(deviceRows.begin() + static_cast<std::ptrdiff_t>(k * deviceLength), deviceLength, row);
+        const std::vector<int> origins(familyOrigins.begin() + first, familyOrigins.begin() + end);
+        const std::vector<double> weights =
+            familyWeights.empty()
+                ? std::vector<double>{}
+                : std::vector<double>(familyWeights.begin() + first, familyWeights.begin() + end);
+        std::vector<double> gE(row + RowE * n, row + (RowE + 1) * n);
+        addConditioningGradient(E, origins, gE, o.empty() ? nullptr : &o, weights);
+        std::copy(gE.begin(), gE.end(), row + RowE * n);
+        if (!o.empty()) {
+            std::copy_n(devicePosterior.begin() + static_cast<std::ptrdiff_t>(k) * n, n, row + deviceLength);
+            double families = 0;
+            for (int f = first; f < end; ++f)
+                families += familyWeights.empty() ? 1.0 : familyWeights[f];
+            row[length - 1] = families;
+        }
+    }
+    return rows;
+}
+
+std::vector<double> sumChunkRows(const std::vector<double>& rows, int rowLength) {
+    std::vector<double> total(rowLength, 0.0);
+    for (std::size_t k = 0; k < rows.size(); k += rowLength)
+        for (int i = 0; i < rowLength; ++i)
+            total[i] += rows[k + i];
+    return total;
+}
+
 KrylovStats addSharedModeGradient(const SpeciesLayout& layout, const RateParameters& theta,
-                                  const std::vector<int>& familyOrigins, const SolverOptions& options,
-                                  const std::vector<double>& rows, const ExtinctionState& extinction,
-                                  PresentRates present, std::vector<double>& gradient,
-                                  const std::vector<double>& originPosterior,
-                                  const std::vector<double>& familyWeights) {
+                                  const SolverOptions& options, const std::vector<double>& total,
+                                  const ExtinctionState& extinction, PresentRates present,
+                                  std::vector<double>& gradient) {
     const int n = layout.size;
     ProbabilityGradient g(n);
-    auto rowOf = [&](int r) { return std::vector<double>(rows.begin() + r * n, rows.begin() + (r + 1) * n); };
+    auto rowOf = [&](int r) {
+        return std::vector<double>(total.begin() + r * n, total.begin() + (r + 1) * n);
+    };
     g.gS = rowOf(RowS);
     g.gD = rowOf(RowD);
     g.gT = rowOf(RowT);
@@ -20,21 +69,19 @@ KrylovStats addSharedModeGradient(const SpeciesLayout& layout, const RateParamet
     g.gEbar = rowOf(RowEbar);
     const EventProbabilities p = theta.probabilities(0, present);
     KrylovStats stats;
-    const std::vector<double> o = theta.originWeights();
-    addConditioningGradient(extinction.E, familyOrigins, g.gE, o.empty() ? nullptr : &o, familyWeights);
     eliminateExtinction(layout, p, extinction, options, g, stats);
     addThetaGradient(theta, 0, p, g, gradient);
+    const std::vector<double> o = theta.originWeights();
     if (!o.empty()) {
         // Every family originates anywhere under OPTIMIZE: the CPU's addOriginationGradient, summed.
+        const double* posterior = total.data() + static_cast<std::ptrdiff_t>(kGradientRows) * n;
+        const double families = total.back();
         double survive = 0;
         for (int e = 0; e < n; ++e)
             survive += o[e] * (1.0 - extinction.E[e]);
-        double families = 0;
-        for (std::size_t f = 0; f < familyOrigins.size(); ++f)
-            families += familyWeights.empty() ? 1.0 : familyWeights[f];
         for (int e = 0; e < n; ++e)
             gradient[theta.originEntry(e)] +=
-                o[e] * (families * (1.0 - extinction.E[e]) / survive - originPosterior.at(e));
+                o[e] * (families * (1.0 - extinction.E[e]) / survive - posterior[e]);
     }
     return stats;
 }

@@ -1,7 +1,10 @@
 #pragma once
-// The last step of a shared-mode (global, specieswise) gradient: the GPU has summed ∂NLL/∂(pS, pD,
-// pT, E, Ē) over every family into kGradientRows rows of n; E is eliminated on the host with the CPU
-// reference's own code (one small solve). Plain C++: the backend and its host emulation share it.
+// The last steps of a shared-mode (global, specieswise) gradient. The GPU sums ∂NLL/∂(pS, pD, pT, E,
+// Ē) over the families of each chunk of engine/family_chunks.hpp into kGradientRows rows of n per
+// chunk; the host completes each chunk's row (its families' conditioning terms), adds the chunks in
+// chunk order (or has FamilyShareExchange add every share's, so the bits do not depend on how the
+// families are spread over processes) and eliminates E with the CPU reference's own code. Plain
+// C++: the backend and its host emulation share it.
 #include "engine/family_solver.hpp"
 #include "engine/krylov.hpp"
 
@@ -9,16 +12,28 @@
 
 namespace gpurec::gpu {
 
-// Adds d NLL / dθ of set 0 to `gradient`, with the conditioning terms of the families whose
-// originSpecies are `familyOrigins`, the rates `present` lacks at 0; returns the statistics of the E
-// solve, the families weighted by `familyWeights` (empty: 1 each). Under --origination OPTIMIZE,
-// `originPosterior` holds Σ_f w_f Π(root_f, e) / Σ_h O_h Π(root_f, h) (originPosteriorEntry) for the
-// weights' own gradient.
+// Values per chunk row: the kGradientRows rows of n, then under --origination OPTIMIZE the origin
+// posterior's n (originPosteriorEntry) and the chunk's summed family weights.
+int sharedRowLength(int n, bool originWeights);
+
+// The chunk rows of one dataset (or share), from what the device summed per chunk: `deviceRows`
+// (kGradientRows · n per chunk) and `devicePosterior` (n per chunk, under OPTIMIZE; else empty). Adds
+// each chunk's families' conditioning terms (origins `familyOrigins`, weights `familyWeights`,
+// empty: 1 each), in family order.
+std::vector<double> sharedChunkRows(const RateParameters& theta, const std::vector<double>& E,
+                                    const std::vector<int>& familyOrigins,
+                                    const std::vector<double>& familyWeights, int familiesPerChunk,
+                                    const std::vector<double>& deviceRows,
+                                    const std::vector<double>& devicePosterior);
+
+// Σ of the chunk rows in chunk order (`rowLength` values each): one process's combine.
+std::vector<double> sumChunkRows(const std::vector<double>& rows, int rowLength);
+
+// Adds d NLL / dθ of set 0 to `gradient` from the whole dataset's summed row, the rates `present`
+// lacks at 0; returns the statistics of the E solve.
 KrylovStats addSharedModeGradient(const SpeciesLayout& layout, const RateParameters& theta,
-                                  const std::vector<int>& familyOrigins, const SolverOptions& options,
-                                  const std::vector<double>& rows, const ExtinctionState& extinction,
-                                  PresentRates present, std::vector<double>& gradient,
-                                  const std::vector<double>& originPosterior = {},
-                                  const std::vector<double>& familyWeights = {});
+                                  const SolverOptions& options, const std::vector<double>& total,
+                                  const ExtinctionState& extinction, PresentRates present,
+                                  std::vector<double>& gradient);
 
 } // namespace gpurec::gpu

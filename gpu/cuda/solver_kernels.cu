@@ -50,10 +50,11 @@ __global__ void probabilitiesKernel(const double* theta, const int* entries, boo
 }
 
 __global__ void originPosteriorKernel(CladeView cv, TableView tab, int familyBegin, int families,
-                                      const double* rootSum, double* acc) {
-    const int e = blockIdx.x * blockDim.x + threadIdx.x;
-    if (e >= tab.n) return;
-    originPosteriorEntry(cv, tab, familyBegin, families, rootSum, e, acc);
+                                      int familiesPerChunk, long long entries, const double* rootSum,
+                                      double* acc) {
+    const long long k = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x;
+    if (k >= entries) return;
+    originPosteriorEntry(cv, tab, familyBegin, families, familiesPerChunk, rootSum, k, acc);
 }
 
 __global__ void __launch_bounds__(kMaxTeam, kTeamsPerSM)
@@ -124,11 +125,12 @@ __global__ void foldChunksKernel(ChunkView chunks, int familyBegin, int families
 }
 
 __global__ void accumulateSharedKernel(ChunkView chunks, int familyBegin, int familyEnd, int chunkBegin,
-                                       int n, const double* partial, double* total) {
-    const int k = blockIdx.x * blockDim.x + threadIdx.x;
-    const long long width = static_cast<long long>(kGradientRows) * n;
-    if (k >= width) return;
-    accumulateSharedEntry(chunks, familyBegin, familyEnd, chunkBegin, width, k, partial, total);
+                                       int familiesPerChunk, long long entries, int n, const double* partial,
+                                       double* total) {
+    const long long k = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x;
+    if (k >= entries) return;
+    accumulateSharedEntry(chunks, familyBegin, familyEnd, chunkBegin, familiesPerChunk,
+                          static_cast<long long>(kGradientRows) * n, k, partial, total);
 }
 
 __global__ void __launch_bounds__(kMaxTeam, kTeamsPerSM)
@@ -226,9 +228,10 @@ void launchProbabilities(const double* theta, const int* entries, bool genewise,
 }
 
 void launchOriginPosterior(const CladeView& cv, const TableView& tab, int familyBegin, int families,
-                           const double* rootSum, double* acc, cudaStream_t stream) {
-    originPosteriorKernel<<<blocksFor(tab.n, kElementBlock), kElementBlock, 0, stream>>>(
-        cv, tab, familyBegin, families, rootSum, acc);
+                           int familiesPerChunk, const double* rootSum, double* acc, cudaStream_t stream) {
+    const long long entries = chunkEntries(familyBegin, familyBegin + families, familiesPerChunk, tab.n);
+    originPosteriorKernel<<<blocksFor(entries, kElementBlock), kElementBlock, 0, stream>>>(
+        cv, tab, familyBegin, families, familiesPerChunk, entries, rootSum, acc);
     checkLaunch("the origination-weight gradient kernel");
 }
 
@@ -296,11 +299,13 @@ void launchFoldChunks(const ChunkView& chunks, int familyBegin, int familyEnd, i
     checkLaunch("the chunk folding kernel");
 }
 
-void launchAccumulateShared(const ChunkView& chunks, int familyBegin, int familyEnd, int chunkBegin, int n,
-                            const double* partial, double* total, cudaStream_t stream) {
-    const long long threads = static_cast<long long>(kGradientRows) * n;
-    accumulateSharedKernel<<<blocksFor(threads, kElementBlock), kElementBlock, 0, stream>>>(
-        chunks, familyBegin, familyEnd, chunkBegin, n, partial, total);
+void launchAccumulateShared(const ChunkView& chunks, int familyBegin, int familyEnd, int chunkBegin,
+                            int familiesPerChunk, int n, const double* partial, double* total,
+                            cudaStream_t stream) {
+    const long long entries =
+        chunkEntries(familyBegin, familyEnd, familiesPerChunk, static_cast<long long>(kGradientRows) * n);
+    accumulateSharedKernel<<<blocksFor(entries, kElementBlock), kElementBlock, 0, stream>>>(
+        chunks, familyBegin, familyEnd, chunkBegin, familiesPerChunk, entries, n, partial, total);
     checkLaunch("the shared-gradient accumulation kernel");
 }
 

@@ -39,9 +39,10 @@ void launchLikelihood(const SpeciesView& s, const SetView& sv, const CladeView& 
                       int familyBegin, int families, double* logLikelihood, double* rootSum,
                       cudaStream_t stream);
 
-// acc[e] += Σ over the batch's families of Π(root, e) / rootSum, in family order (originPosteriorEntry).
+// acc[chunk · n + e] += Σ over the batch's families of each chunk of Π(root, e) / rootSum, in family
+// order (originPosteriorEntry).
 void launchOriginPosterior(const CladeView& cv, const TableView& tab, int familyBegin, int families,
-                           const double* rootSum, double* acc, cudaStream_t stream);
+                           int familiesPerChunk, const double* rootSum, double* acc, cudaStream_t stream);
 
 void launchAdjointWave(const SpeciesView& s, const SetView& sv, const CladeView& cv, const TableView& tab,
                        const int* clades, int count, int familyBegin, const double* rootSum,
@@ -56,9 +57,11 @@ void launchGradientGather(const SpeciesView& s, const SetView& sv, const CladeVi
 void launchFoldChunks(const ChunkView& chunks, int familyBegin, int familyEnd, int chunkBegin, int n,
                       double* partial, cudaStream_t stream);
 
-// total += each family's rows, in family order (shared parameter sets).
-void launchAccumulateShared(const ChunkView& chunks, int familyBegin, int familyEnd, int chunkBegin, int n,
-                            const double* partial, double* total, cudaStream_t stream);
+// Each chunk's total += its families' rows, in family order (shared parameter sets;
+// accumulateSharedEntry).
+void launchAccumulateShared(const ChunkView& chunks, int familyBegin, int familyEnd, int chunkBegin,
+                            int familiesPerChunk, int n, const double* partial, double* total,
+                            cudaStream_t stream);
 
 // d NLL / dθ of each family of a genewise batch: E eliminated per family, theta[3 f + k].
 void launchGenewiseTheta(const SpeciesView& s, const SetView& sv, const CladeView& cv,

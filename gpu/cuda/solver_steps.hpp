@@ -388,14 +388,32 @@ GPUREC_HD void familyLikelihood(const Team& t, const SpeciesView& s, const SetVi
     }
 }
 
-// Entry e of Σ_f w_f Π(root_f, e) / Σ_h O_h Π(root_f, h) over the batch's families, in family order
-// (--origination OPTIMIZE: the root rows' share of the weights' gradient; rows' scales cancel).
+// Entry k of the sums Σ_f w_f Π(root_f, e) / Σ_h O_h Π(root_f, h) per chunk of `familiesPerChunk`
+// families (engine/family_chunks.hpp), for the chunks the batch's families touch: k = (chunk −
+// the batch's first chunk) · n + e, the batch's families of that chunk added in family order to
+// acc[chunk · n + e] (--origination OPTIMIZE: the root rows' share of the weights' gradient; rows'
+// scales cancel).
 GPUREC_HD inline void originPosteriorEntry(const CladeView& cv, const TableView& tab, int familyBegin,
-                                           int families, const double* rootSum, int e, double* acc) {
-    double sum = acc[e];
-    for (int f = familyBegin; f < familyBegin + families; ++f)
+                                           int families, int familiesPerChunk, const double* rootSum,
+                                           long long k, double* acc) {
+    const int n = tab.n;
+    const int chunk = familyBegin / familiesPerChunk + static_cast<int>(k / n), e = static_cast<int>(k % n);
+    const int first = familyBegin > chunk * familiesPerChunk ? familyBegin : chunk * familiesPerChunk;
+    const int last = familyBegin + families, chunkEnd = (chunk + 1) * familiesPerChunk;
+    const int end = last < chunkEnd ? last : chunkEnd;
+    double* out = acc + static_cast<std::size_t>(chunk) * n + e;
+    double sum = *out;
+    for (int f = first; f < end; ++f)
         sum += cv.weightOf(f) * tab.pi[tab.row(cv.familyRoot[f]) + e] / rootSum[f - familyBegin];
-    acc[e] = sum;
+    *out = sum;
+}
+
+// The entries originPosteriorEntry and accumulateSharedEntry take for a batch: one per value of
+// each chunk its families [familyBegin, familyEnd) touch.
+GPUREC_HD inline long long chunkEntries(int familyBegin, int familyEnd, int familiesPerChunk,
+                                        long long width) {
+    return (static_cast<long long>((familyEnd - 1) / familiesPerChunk - familyBegin / familiesPerChunk) + 1) *
+           width;
 }
 
 // Solves (I − Aᵀ) w = b for the self-loop operator A of spec 7 (the Jacobian of the Π and E
@@ -645,14 +663,23 @@ GPUREC_HD inline void foldChunkEntry(const ChunkView& chunks, int f, int chunkBe
     partial[(first - chunkBegin) * width + k] = sum;
 }
 
-// Entry k of the shared total: the batch's families added in family order.
+// Entry k of the shared sums per chunk of `familiesPerChunk` families (engine/family_chunks.hpp), for
+// the chunks the batch's families touch: k = (chunk − the batch's first chunk) · width + i, the
+// batch's families of that chunk added in family order to total[chunk · width + i]. Chunks, not one
+// running total, so that a share of the families gives its chunks' bits (FamilyShareExchange).
 GPUREC_HD inline void accumulateSharedEntry(const ChunkView& chunks, int familyBegin, int familyEnd,
-                                            int chunkBegin, long long width, long long k,
-                                            const double* partial, double* total) {
-    double sum = total[k];
-    for (int f = familyBegin; f < familyEnd; ++f)
-        sum += partial[(chunks.familyChunkBegin[f] - chunkBegin) * width + k];
-    total[k] = sum;
+                                            int chunkBegin, int familiesPerChunk, long long width,
+                                            long long k, const double* partial, double* total) {
+    const int chunk = familyBegin / familiesPerChunk + static_cast<int>(k / width);
+    const long long i = k % width;
+    const int first = familyBegin > chunk * familiesPerChunk ? familyBegin : chunk * familiesPerChunk;
+    const int chunkEnd = (chunk + 1) * familiesPerChunk;
+    const int end = familyEnd < chunkEnd ? familyEnd : chunkEnd;
+    double* out = total + chunk * width + i;
+    double sum = *out;
+    for (int f = first; f < end; ++f)
+        sum += partial[(chunks.familyChunkBegin[f] - chunkBegin) * width + i];
+    *out = sum;
 }
 
 // d NLL / dθ of genewise family f from its folded rows: E eliminated, theta[3 f + k].
