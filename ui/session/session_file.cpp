@@ -322,9 +322,17 @@ SessionState sessionFromJson(const json& j) {
     s.input.paths.geneTrees = input.at("gene_trees").get<std::vector<std::string>>();
     s.input.paths.geneTreeMappings = input.at("gene_tree_mappings").get<std::vector<std::string>>();
     s.input.paths.fractionMissingFile = input.value("fraction_missing_file", std::string()); // older: none
-    s.input.paths.highwaysFile = input.value("highways_file", std::string());
-    s.input.options.events.pairwiseTransfers = input.value("pairwise_transfers", false);
-    s.input.options.pruneSpeciesTree = input.value("prune_species_tree", false);
+    if (version >= 6) {
+        s.input.paths.highwaysFile = input.at("highways_file").get<std::string>();
+        s.input.options.events.pairwiseTransfers = input.at("pairwise_transfers").get<bool>();
+        s.input.options.pruneSpeciesTree = input.at("prune_species_tree").get<bool>();
+    } else {
+        // Formats 1–4 had none of them (as if off); some format 5 files, written before the
+        // version said so, have them.
+        s.input.paths.highwaysFile = input.value("highways_file", std::string());
+        s.input.options.events.pairwiseTransfers = input.value("pairwise_transfers", false);
+        s.input.options.pruneSpeciesTree = input.value("prune_species_tree", false);
+    }
     // Sessions before MAD rooting kept only whether the trees were rooted.
     s.input.options.rooting = input.contains("gene_tree_rooting")
                                   ? parseGeneTreeRooting(input.at("gene_tree_rooting").get<std::string>())
