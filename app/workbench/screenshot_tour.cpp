@@ -14,6 +14,7 @@
 #include "panels/transfer_rates_panel.hpp"
 #include "panels/waves_panel.hpp"
 #include "plots/live_plots.hpp"
+#include "views/transfer_heat_map.hpp"
 
 #include <QComboBox>
 #include <QDir>
@@ -136,6 +137,13 @@ int runScreenshotTour(WorkbenchWindow& w, const QString& folder) {
         rates->fitMatrix();
         rates->table()->selectRow(0);
         save(w.centralWidget(), "transfer-rates.png");
+        // Zoomed in until the species names are drawn, around the strongest pair (selected anew:
+        // the selection scrolls to its cell).
+        while (!rates->heatMap()->namesShown() && rates->heatMap()->cellSize() < TransferHeatMap::kMaxCell)
+            rates->zoom(1.5);
+        rates->table()->setCurrentIndex({});
+        rates->table()->selectRow(0);
+        save(w.centralWidget(), "transfer-rates-zoomed.png");
     }
     save(w.findChild<QDockWidget*>("familiesDock"), "families-table.png", 320);
 
