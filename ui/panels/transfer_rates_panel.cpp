@@ -61,7 +61,8 @@ TransferRatesPanel::TransferRatesPanel(QWidget* parent) : QWidget(parent) {
                      tr("Smaller cells (Ctrl+wheel)")},
           std::tuple{zoomIn_, tr("+"), tr("Zoom into the transfer rate matrix"),
                      tr("Larger cells (Ctrl+wheel); the species names appear once they are readable")},
-          std::tuple{fit_, tr("Fit"), tr("Fit the transfer rate matrix"), tr("The whole matrix in the view")}}) {
+          std::tuple{fit_, tr("Fit"), tr("Fit the transfer rate matrix"),
+                     tr("The whole matrix in the view")}}) {
         button->setText(text);
         button->setAutoRaise(true);
         button->setAccessibleName(name);
@@ -129,7 +130,8 @@ TransferRatesPanel::TransferRatesPanel(QWidget* parent) : QWidget(parent) {
     connect(zoomOut_, &QToolButton::clicked, this, [this] { zoom(1 / kZoomStep); });
     connect(fit_, &QToolButton::clicked, this, &TransferRatesPanel::fitMatrix);
     connect(map_, &TransferHeatMap::zoomRequested, this, &TransferRatesPanel::zoom);
-    for (QScrollBar* bar : {scroll_->horizontalScrollBar(), scroll_->verticalScrollBar()}) // names at the edges
+    for (QScrollBar* bar :
+         {scroll_->horizontalScrollBar(), scroll_->verticalScrollBar()}) // names at the edges
         connect(bar, &QScrollBar::valueChanged, map_, qOverload<>(&QWidget::update));
     connect(map_, &TransferHeatMap::pairClicked, this, &TransferRatesPanel::showPair);
     connect(filter_, &QLineEdit::textChanged, sorted_, &QSortFilterProxyModel::setFilterFixedString);

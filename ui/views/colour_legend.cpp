@@ -52,9 +52,12 @@ QSize ColourLegend::sizeHint() const {
     const QFontMetrics fm(font());
     int swatchesWidth = 0;
     for (const Swatch& s : swatches_)
-        swatchesWidth = std::max(swatchesWidth, 2 * kGap + kBarHeight + 4 + fm.horizontalAdvance(s.second) + 2);
-    const int width = std::max(static_cast<int>(barWidth()) + swatchesWidth, fm.horizontalAdvance(titleText()));
-    const int below = std::max(kBarHeight + 2 + fm.height(), static_cast<int>(swatches_.size()) * swatchLine());
+        swatchesWidth =
+            std::max(swatchesWidth, 2 * kGap + kBarHeight + 4 + fm.horizontalAdvance(s.second) + 2);
+    const int width =
+        std::max(static_cast<int>(barWidth()) + swatchesWidth, fm.horizontalAdvance(titleText()));
+    const int below =
+        std::max(kBarHeight + 2 + fm.height(), static_cast<int>(swatches_.size()) * swatchLine());
     return {width + 2 * kGap, fm.height() + 2 + below + kGap};
 }
 

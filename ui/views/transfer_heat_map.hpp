@@ -60,8 +60,8 @@ class TransferHeatMap : public QWidget {
     double readableCell() const; // the smallest cell beside which a name is drawn
     QSize nameRoom() const;      // the names' widths: left of the rows, above the columns
     QString nodeName(int node) const;
-    QPoint namesAt() const;                 // where the names' columns start: the shown part's top left
-    bool onNames(const QPoint& pos) const;  // under the names drawn over the cells
+    QPoint namesAt() const;                // where the names' columns start: the shown part's top left
+    bool onNames(const QPoint& pos) const; // under the names drawn over the cells
 
     const TransferPairsModel* model_ = nullptr;
     std::vector<int> donors_, recipients_; // species nodes, in postorder
