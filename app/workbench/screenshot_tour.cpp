@@ -238,9 +238,17 @@ int runScreenshotTour(WorkbenchWindow& w, const QString& folder) {
     auto* eTol = qobject_cast<QLineEdit*>(w.knobsPanel()->editor("e_tol"));
     eTol->setText("0.5");
     emit eTol->editingFinished();
-    save(w.knobsPanel(), "solver-options.png", w.knobsPanel()->sizeHint().height());
+    // A panel down to its last control: the height its width needs (labels wrap in a narrow dock),
+    // which may exceed its size hint.
+    auto contentHeight = [](QWidget* panel) {
+        QLayout* layout = panel->layout();
+        return std::max(panel->sizeHint().height(), layout && layout->hasHeightForWidth()
+                                                        ? layout->totalHeightForWidth(panel->width())
+                                                        : 0);
+    };
+    save(w.knobsPanel(), "solver-options.png", contentHeight(w.knobsPanel()));
     w.raiseDock("runDock");
-    save(w.runPanel(), "run-panel.png", w.runPanel()->sizeHint().height());
+    save(w.runPanel(), "run-panel.png", contentHeight(w.runPanel()));
 
     OpenInputDialog dialog(&w);
     dialog.setRequest(loaded);
