@@ -79,11 +79,6 @@ TransferRatesPanel::TransferRatesPanel(QWidget* parent) : QWidget(parent) {
     tools->addWidget(zoomOut_);
     tools->addWidget(zoomIn_);
     tools->addWidget(fit_);
-    auto* matrixSide = new QWidget;
-    auto* matrixLayout = new QVBoxLayout(matrixSide);
-    matrixLayout->setContentsMargins(0, 0, 0, 0);
-    matrixLayout->addLayout(tools);
-    matrixLayout->addWidget(scroll_, 1);
 
     sorted_ = new QSortFilterProxyModel(this);
     sorted_->setSourceModel(model_);
@@ -105,22 +100,32 @@ TransferRatesPanel::TransferRatesPanel(QWidget* parent) : QWidget(parent) {
     table_->setSelectionBehavior(QAbstractItemView::SelectRows);
     table_->setSelectionMode(QAbstractItemView::SingleSelection);
     table_->verticalHeader()->hide();
-    for (int column : {TransferPairsModel::Donor, TransferPairsModel::Recipient}) // names in full
-        table_->horizontalHeader()->setSectionResizeMode(column, QHeaderView::ResizeToContents);
-    table_->horizontalHeader()->setStretchLastSection(true);
+    // The rate always in view; the names share the rest, their starts elided where the table is
+    // narrow (AleRax's internal names all start "Node_"), in full in their tooltips.
+    for (int column : {TransferPairsModel::Donor, TransferPairsModel::Recipient})
+        table_->horizontalHeader()->setSectionResizeMode(column, QHeaderView::Stretch);
+    table_->horizontalHeader()->setSectionResizeMode(TransferPairsModel::Rate, QHeaderView::ResizeToContents);
+    table_->setTextElideMode(Qt::ElideLeft);
     auto* tableSide = new QWidget;
     auto* tableLayout = new QVBoxLayout(tableSide);
     tableLayout->setContentsMargins(0, 0, 0, 0);
     tableLayout->addWidget(filter_);
     tableLayout->addWidget(table_, 1);
 
-    content_ = new QSplitter(Qt::Vertical); // oriented to the tab's shape: resizeEvent
-    content_->setChildrenCollapsible(false);
-    content_->addWidget(matrixSide);
-    content_->addWidget(tableSide);
-    content_->setStretchFactor(0, 3);
-    content_->setStretchFactor(1, 1);
-    content_->setSizes({3000, 1000}); // the matrix first: three quarters of the height
+    // The legend and zoom tools span the tab, above the matrix and its table: in a wide tab the
+    // table stands beside the matrix (resizeEvent), and the tools would widen the matrix's side.
+    split_ = new QSplitter(Qt::Vertical);
+    split_->setChildrenCollapsible(false);
+    split_->addWidget(scroll_);
+    split_->addWidget(tableSide);
+    split_->setStretchFactor(0, 3);
+    split_->setStretchFactor(1, 1);
+    split_->setSizes({3000, 1000}); // the matrix first: three quarters of the height
+    content_ = new QWidget;
+    auto* contentLayout = new QVBoxLayout(content_);
+    contentLayout->setContentsMargins(0, 0, 0, 0);
+    contentLayout->addLayout(tools);
+    contentLayout->addWidget(split_, 1);
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(4, 4, 4, 4);
     layout->addWidget(summary_);
@@ -229,11 +234,12 @@ void TransferRatesPanel::showPair(int pair) {
 void TransferRatesPanel::resizeEvent(QResizeEvent* event) {
     QWidget::resizeEvent(event);
     // In a tall tab the table goes below the matrix; in a wide one (a wide screen, or a scaled one
-    // where the tab is short) beside it, so that the matrix keeps the height its square needs.
+    // where the tab is short) beside it, halves, so that the matrix keeps the height its square
+    // needs and the table the width of its names.
     const Qt::Orientation orientation = width() > height() ? Qt::Horizontal : Qt::Vertical;
-    if (content_->orientation() == orientation) return;
-    content_->setOrientation(orientation);
-    content_->setSizes(orientation == Qt::Horizontal ? QList<int>{3000, 2000} : QList<int>{3000, 1000});
+    if (split_->orientation() == orientation) return;
+    split_->setOrientation(orientation);
+    split_->setSizes(orientation == Qt::Horizontal ? QList<int>{1000, 1000} : QList<int>{3000, 1000});
     if (isVisible()) QTimer::singleShot(0, this, &TransferRatesPanel::fitMatrix); // once laid out
 }
 

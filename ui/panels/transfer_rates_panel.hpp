@@ -57,7 +57,8 @@ class TransferRatesPanel : public QWidget {
     QLineEdit* filter_;
     QLabel *summary_, *zoomNote_;
     QToolButton *zoomIn_, *zoomOut_, *fit_;
-    QSplitter* content_;
+    QWidget* content_; // the tools, the matrix and the table: hidden without pairs
+    QSplitter* split_;
     bool fitted_ = false; // the matrix was fitted to the view since the data changed
 };
 
