@@ -21,6 +21,8 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QPlainTextEdit>
+#include <QScrollArea>
+#include <QScrollBar>
 #include <QSortFilterProxyModel>
 #include <QStandardItemModel>
 #include <QStyleOptionButton>
@@ -316,17 +318,35 @@ class GuiPairwiseMatrix : public QObject {
         }
 
         // Zoom: in until the names are drawn, out until they give way, and Fit back.
-        auto* in = named<QPushButton>(panel, "Zoom into the transfer rate matrix");
-        auto* out = named<QPushButton>(panel, "Zoom out of the transfer rate matrix");
+        auto* in = named<QToolButton>(panel, "Zoom into the transfer rate matrix");
+        auto* out = named<QToolButton>(panel, "Zoom out of the transfer rate matrix");
         auto* zoomNote = named<QLabel>(panel, "Transfer rate matrix zoom");
         while (!map->namesShown())
             QVERIFY(test::click(in));
         QVERIFY(!zoomNote->text().contains("zoom in for the names"));
         QVERIFY(map->width() > map->columnCount() * map->cellSize()); // room for the row names
+        // Scrolled to the far corner, the names stay at the view's edges, over the cells there.
+        auto* scroll = panel->findChild<QScrollArea*>("transferHeatMapScroll");
+        while (in->isEnabled())
+            QVERIFY(test::click(in));
+        for (QScrollBar* bar : {scroll->horizontalScrollBar(), scroll->verticalScrollBar()})
+            bar->setValue(bar->maximum());
+        const QRect shown = map->visibleRegion().boundingRect();
+        QVERIFY(shown.left() > 0 && shown.top() > 0);
+        const QPoint besideLastRow(shown.left() + 1, shown.bottom() - 1);
+        QCOMPARE(map->pairAt(besideLastRow), -1);
+        QCOMPARE(map->grab().toImage().pixelColor(besideLastRow), map->palette().color(QPalette::Base));
+        // A pair selected in the table is scrolled into view clear of them.
+        const int firstShown = panel->sortedPairs()->mapToSource(table->model()->index(0, 0)).row();
+        table->setCurrentIndex({});
+        table->setCurrentIndex(table->model()->index(0, 0));
+        const QPoint selected = map->cellRect(firstShown).center();
+        QVERIFY(map->visibleRegion().contains(selected));
+        QCOMPARE(map->pairAt(selected), firstShown);
         while (map->namesShown())
             QVERIFY(test::click(out));
         QVERIFY(zoomNote->text().contains("zoom in for the names"));
-        QVERIFY(test::click(named<QPushButton>(panel, "Fit the transfer rate matrix")));
+        QVERIFY(test::click(named<QToolButton>(panel, "Fit the transfer rate matrix")));
         const QSize view = map->parentWidget()->size(); // the scroll area's viewport
         QVERIFY(map->width() <= view.width() && map->height() <= view.height());
     }

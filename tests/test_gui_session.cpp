@@ -1,6 +1,7 @@
 // Nothing lost: sampled reconciliations kept in sessions (format 3, format 2 still read), the kept
-// runs, the species tree's layout and the sampling settings (format 4), and the autosave offered
-// back after a workbench was killed (a real gpurec-workbench process, SIGKILL).
+// runs, the species tree's layout and the sampling settings (format 4), the input's highways,
+// pairwise transfers and pruning (format 6, format 5 still read), and the autosave offered back
+// after a workbench was killed (a real gpurec-workbench process, SIGKILL).
 #include "gui_test_support.hpp"
 #include "panels/problems_panel.hpp"
 #include "panels/run_panel.hpp"
@@ -286,6 +287,81 @@ class GuiSession : public QObject {
         nlohmann::json noEvaluations = json;
         noEvaluations["history"][0].erase("evaluations");
         QVERIFY(refused(noEvaluations, "evaluations"));
+    }
+
+    // Format 6's input switches through the JSON and back; format 5 files read them as off, or as
+    // given where the file has them (written before the version said so); format 6 needs them.
+    void formatSixInputSwitchesRoundTrip() {
+        SessionState s;
+        s.rowNames = {"global"};
+        s.theta = {-1.5, -2.25, -3};
+        s.input.paths.highwaysFile = "/data/accepted_highways.txt";
+        s.input.options.events.pairwiseTransfers = true;
+        s.input.options.pruneSpeciesTree = true;
+        const nlohmann::json json = sessionToJson(s);
+        QCOMPARE(json.at("version").get<int>(), kSessionFormatVersion);
+        const SessionState back = sessionFromJson(json);
+        QCOMPARE(back.input.paths.highwaysFile, s.input.paths.highwaysFile);
+        QVERIFY(back.input.options.events.pairwiseTransfers);
+        QVERIFY(back.input.options.pruneSpeciesTree);
+        QVERIFY(sessionToJson(back) == json);
+
+        nlohmann::json five = json;
+        five["version"] = 5;
+        const SessionState early = sessionFromJson(five);
+        QCOMPARE(early.input.paths.highwaysFile, s.input.paths.highwaysFile);
+        QVERIFY(early.input.options.events.pairwiseTransfers && early.input.options.pruneSpeciesTree);
+        for (const char* key : {"highways_file", "pairwise_transfers", "prune_species_tree"})
+            five["input"].erase(key);
+        const SessionState old = sessionFromJson(five);
+        QVERIFY(old.input.paths.highwaysFile.empty());
+        QVERIFY(!old.input.options.events.pairwiseTransfers);
+        QVERIFY(!old.input.options.pruneSpeciesTree);
+
+        for (const char* key : {"highways_file", "pairwise_transfers", "prune_species_tree"}) {
+            nlohmann::json without = json;
+            without["input"].erase(key);
+            try {
+                sessionFromJson(without);
+                QFAIL(qPrintable(QString("a format 6 session without \"%1\" was accepted").arg(key)));
+            } catch (const std::exception& e) {
+                QVERIFY2(std::string(e.what()).find(key) != std::string::npos, e.what());
+            }
+        }
+    }
+
+    // A format 5 session without the switches opens into a window that has pairwise transfers
+    // loaded: the session's data comes back without them, with its rates.
+    void aFormatFiveSessionOpensWithoutTransferPairs() {
+        const QString dir = QString::fromStdString(test::temporaryFolder("gui_session_format5"));
+        std::vector<double> theta;
+        {
+            WorkbenchWindow w;
+            QVERIFY(test::showActive(w));
+            QVERIFY(loadInto(w, teachingRequest()));
+            QVERIFY(test::click(w.runPanel()->evaluateButton()));
+            QTRY_VERIFY(!w.session().running());
+            theta = w.session().parameters().theta();
+            QVERIFY(w.saveSession(dir + "/six.json"));
+        }
+        nlohmann::json five = readJson(dir + "/six.json");
+        five["version"] = 5;
+        for (const char* key : {"highways_file", "pairwise_transfers", "prune_species_tree"})
+            five["input"].erase(key);
+        QVERIFY(saveTextFile(dir + "/five.json", five.dump(1)));
+
+        LoadRequest pairwise = teachingRequest();
+        pairwise.options.events.pairwiseTransfers = true;
+        WorkbenchWindow w;
+        QVERIFY(test::showActive(w));
+        QVERIFY(loadInto(w, pairwise));
+        QVERIFY(!w.dataset()->highways.empty());
+        QVERIFY(openAndWait(w, dir + "/five.json"));
+        QVERIFY(!w.dataset()->events.pairwiseTransfers);
+        QVERIFY(w.dataset()->highways.empty());
+        QVERIFY(!w.lastRequest().options.pruneSpeciesTree);
+        QCOMPARE(w.session().parameters().theta(), theta);
+        QCOMPARE(w.problemsPanel()->problemCount(), 0);
     }
 
     // The species tree's layout and collapsed clades, the kept run and the sampling settings come

@@ -14,6 +14,7 @@
 #include "panels/transfer_rates_panel.hpp"
 #include "panels/waves_panel.hpp"
 #include "plots/live_plots.hpp"
+#include "views/transfer_heat_map.hpp"
 
 #include <QComboBox>
 #include <QDir>
@@ -136,6 +137,13 @@ int runScreenshotTour(WorkbenchWindow& w, const QString& folder) {
         rates->fitMatrix();
         rates->table()->selectRow(0);
         save(w.centralWidget(), "transfer-rates.png");
+        // Zoomed in until the species names are drawn, around the strongest pair (selected anew:
+        // the selection scrolls to its cell).
+        while (!rates->heatMap()->namesShown() && rates->heatMap()->cellSize() < TransferHeatMap::kMaxCell)
+            rates->zoom(1.5);
+        rates->table()->setCurrentIndex({});
+        rates->table()->selectRow(0);
+        save(w.centralWidget(), "transfer-rates-zoomed.png");
     }
     save(w.findChild<QDockWidget*>("familiesDock"), "families-table.png", 320);
 
@@ -201,21 +209,28 @@ int runScreenshotTour(WorkbenchWindow& w, const QString& folder) {
     save(tree, "species-tree-transfers.png");
 
     // The species-tree search from a random tree, so that Compare has moves to show: finished on
-    // small data, live on large; pre-screened, so that the plot shows its estimates too.
+    // small data, live on large; pre-screened, so that the plot shows its estimates too. A model
+    // the search refuses (pairwise transfers, pruning, OPTIMIZE origination) starts none: the tab
+    // with its refusal instead.
     SearchPanel* search = w.searchPanel();
     search->startFromBox()->setCurrentIndex(search->startFromBox()->findData(int(SearchStart::Random)));
     search->prescreenBox()->setValue(30);
     w.startSpeciesSearch();
-    waitFor(&search->run(), &SearchRun::finished, 8000);
-    settle();
-    save(w.centralWidget(), "species-search.png");
-    search->treeTabs()->setCurrentIndex(1); // Compare: the start tree and the search's, face to face
-    settle();
-    save(w.centralWidget(), "species-search-compare.png");
-    search->treeTabs()->setCurrentIndex(0);
-    if (search->run().running()) {
-        search->run().stop();
-        if (!waitFor(&search->run(), &SearchRun::finished)) return fail("the search did not stop");
+    if (!search->run().running()) {
+        w.viewTabs()->setCurrentWidget(search);
+        save(w.centralWidget(), "species-search-refused.png");
+    } else {
+        waitFor(&search->run(), &SearchRun::finished, 8000);
+        settle();
+        save(w.centralWidget(), "species-search.png");
+        search->treeTabs()->setCurrentIndex(1); // Compare: the start tree and the search's, face to face
+        settle();
+        save(w.centralWidget(), "species-search-compare.png");
+        search->treeTabs()->setCurrentIndex(0);
+        if (search->run().running()) {
+            search->run().stop();
+            if (!waitFor(&search->run(), &SearchRun::finished)) return fail("the search did not stop");
+        }
     }
     w.viewTabs()->setCurrentWidget(w.livePlots());
 
@@ -223,9 +238,17 @@ int runScreenshotTour(WorkbenchWindow& w, const QString& folder) {
     auto* eTol = qobject_cast<QLineEdit*>(w.knobsPanel()->editor("e_tol"));
     eTol->setText("0.5");
     emit eTol->editingFinished();
-    save(w.knobsPanel(), "solver-options.png", w.knobsPanel()->sizeHint().height());
+    // A panel down to its last control: the height its width needs (labels wrap in a narrow dock),
+    // which may exceed its size hint.
+    auto contentHeight = [](QWidget* panel) {
+        QLayout* layout = panel->layout();
+        return std::max(panel->sizeHint().height(), layout && layout->hasHeightForWidth()
+                                                        ? layout->totalHeightForWidth(panel->width())
+                                                        : 0);
+    };
+    save(w.knobsPanel(), "solver-options.png", contentHeight(w.knobsPanel()));
     w.raiseDock("runDock");
-    save(w.runPanel(), "run-panel.png", w.runPanel()->sizeHint().height());
+    save(w.runPanel(), "run-panel.png", contentHeight(w.runPanel()));
 
     OpenInputDialog dialog(&w);
     dialog.setRequest(loaded);

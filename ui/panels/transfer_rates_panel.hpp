@@ -11,10 +11,11 @@
 
 class QLabel;
 class QLineEdit;
-class QPushButton;
 class QScrollArea;
 class QSortFilterProxyModel;
+class QSplitter;
 class QTableView;
+class QToolButton;
 
 namespace gpurec::ui {
 
@@ -40,6 +41,7 @@ class TransferRatesPanel : public QWidget {
     QLabel* summary() const { return summary_; }
 
   protected:
+    void resizeEvent(QResizeEvent* event) override;
     void showEvent(QShowEvent* event) override;
 
   private:
@@ -54,8 +56,9 @@ class TransferRatesPanel : public QWidget {
     QSortFilterProxyModel* sorted_;
     QLineEdit* filter_;
     QLabel *summary_, *zoomNote_;
-    QPushButton *zoomIn_, *zoomOut_, *fit_;
-    QWidget* content_;
+    QToolButton *zoomIn_, *zoomOut_, *fit_;
+    QWidget* content_; // the tools, the matrix and the table: hidden without pairs
+    QSplitter* split_;
     bool fitted_ = false; // the matrix was fitted to the view since the data changed
 };
 

@@ -138,7 +138,7 @@ void checkTree(const Reconciliation& r, const std::string& where) {
         if (++reached > n) bad("its nodes do not form a tree");
         if (r.nodes[node].events.empty()) bad("a node has no event");
         const std::vector<int>& children = r.nodes[node].children;
-        if (children.size() != 0 && children.size() != 2) bad("a node has neither 0 nor 2 children");
+        if (!children.empty() && children.size() != 2) bad("a node has neither 0 nor 2 children");
         for (int c : children) {
             if (c < 0 || c >= n || r.nodes[c].parent != node) bad("a child does not name its parent");
             stack.push_back(c);
@@ -226,6 +226,7 @@ std::vector<FileFingerprint> fingerprintInput(const LoadRequest& input) {
         }
     }
     std::vector<FileFingerprint> out;
+    out.reserve(paths.size());
     for (const std::string& p : paths)
         out.push_back(fingerprint(p));
     return out;
@@ -322,9 +323,17 @@ SessionState sessionFromJson(const json& j) {
     s.input.paths.geneTrees = input.at("gene_trees").get<std::vector<std::string>>();
     s.input.paths.geneTreeMappings = input.at("gene_tree_mappings").get<std::vector<std::string>>();
     s.input.paths.fractionMissingFile = input.value("fraction_missing_file", std::string()); // older: none
-    s.input.paths.highwaysFile = input.value("highways_file", std::string());
-    s.input.options.events.pairwiseTransfers = input.value("pairwise_transfers", false);
-    s.input.options.pruneSpeciesTree = input.value("prune_species_tree", false);
+    if (version >= 6) {
+        s.input.paths.highwaysFile = input.at("highways_file").get<std::string>();
+        s.input.options.events.pairwiseTransfers = input.at("pairwise_transfers").get<bool>();
+        s.input.options.pruneSpeciesTree = input.at("prune_species_tree").get<bool>();
+    } else {
+        // Formats 1–4 had none of them (as if off); some format 5 files, written before the
+        // version said so, have them.
+        s.input.paths.highwaysFile = input.value("highways_file", std::string());
+        s.input.options.events.pairwiseTransfers = input.value("pairwise_transfers", false);
+        s.input.options.pruneSpeciesTree = input.value("prune_species_tree", false);
+    }
     // Sessions before MAD rooting kept only whether the trees were rooted.
     s.input.options.rooting = input.contains("gene_tree_rooting")
                                   ? parseGeneTreeRooting(input.at("gene_tree_rooting").get<std::string>())

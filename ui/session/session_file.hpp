@@ -21,8 +21,9 @@ namespace gpurec::ui {
 // 2: rates and optimiser state as an optim/checkpoint.hpp object; 3: sampled reconciliations;
 // 4: evaluations per iteration, kept runs, the species tree's layout and collapsed clades, the
 // sample count and seed; 5: origination weights and the speciation categories' shape α in the rates
-// (named extra parameters), the categories' count and the starting α.
-constexpr int kSessionFormatVersion = 5;
+// (named extra parameters), the categories' count and the starting α; 6: the transfer highways file,
+// pairwise transfers and pruning in the input.
+constexpr int kSessionFormatVersion = 6;
 
 struct FileFingerprint {
     std::string path;

@@ -33,18 +33,32 @@ void ColourLegend::setScale(const ColourScale& scale, const QString& title,
     update();
 }
 
+QString ColourLegend::titleText() const {
+    return title_ + (scale_.logarithmic() ? tr(" (logarithmic)") : QString());
+}
+
 double ColourLegend::barWidth() const {
     const QFontMetrics fm(font());
-    return std::max(160, fm.horizontalAdvance(endText(scale_.low()) + endText(scale_.high())) + 24);
+    return std::max(120, fm.horizontalAdvance(endText(scale_.low()) + endText(scale_.high())) + 24);
+}
+
+// The swatches stand in a column right of the bar, one a line, so that the legend stays narrow
+// enough to share a row with the zoom buttons in a narrow view.
+int ColourLegend::swatchLine() const {
+    return std::max(kBarHeight, QFontMetrics(font()).height()) + 2;
 }
 
 QSize ColourLegend::sizeHint() const {
     const QFontMetrics fm(font());
     int swatchesWidth = 0;
     for (const Swatch& s : swatches_)
-        swatchesWidth += kBarHeight + 4 + fm.horizontalAdvance(s.second) + 2 * kGap;
-    const int width = std::max({static_cast<int>(barWidth()) + swatchesWidth, fm.horizontalAdvance(title_)});
-    return {width + 2 * kGap, 2 * fm.height() + kBarHeight + 2 * kGap};
+        swatchesWidth =
+            std::max(swatchesWidth, 2 * kGap + kBarHeight + 4 + fm.horizontalAdvance(s.second) + 2);
+    const int width =
+        std::max(static_cast<int>(barWidth()) + swatchesWidth, fm.horizontalAdvance(titleText()));
+    const int below =
+        std::max(kBarHeight + 2 + fm.height(), static_cast<int>(swatches_.size()) * swatchLine());
+    return {width + 2 * kGap, fm.height() + 2 + below + kGap};
 }
 
 void ColourLegend::paintEvent(QPaintEvent*) {
@@ -52,7 +66,7 @@ void ColourLegend::paintEvent(QPaintEvent*) {
     const QFontMetrics fm(font());
     painter.setPen(palette().color(QPalette::WindowText));
     painter.drawText(QRect(kGap, 0, width() - 2 * kGap, fm.height()), Qt::AlignLeft | Qt::AlignVCenter,
-                     title_ + (scale_.logarithmic() ? tr(" (logarithmic)") : QString()));
+                     titleText());
     const QRectF bar(kGap, fm.height() + 2, barWidth(), kBarHeight);
     painter.setPen(Qt::NoPen);
     painter.setBrush(scale_.gradient(bar.topLeft(), bar.topRight()));
@@ -61,16 +75,17 @@ void ColourLegend::paintEvent(QPaintEvent*) {
     const QRectF ends(bar.left(), bar.bottom() + 2, bar.width(), fm.height());
     painter.drawText(ends, Qt::AlignLeft | Qt::AlignVCenter, endText(scale_.low()));
     painter.drawText(ends, Qt::AlignRight | Qt::AlignVCenter, endText(scale_.high()));
-    double x = bar.right() + 2 * kGap;
+    const double x = bar.right() + 2 * kGap;
+    double y = bar.top();
     for (const auto& [colour, text] : swatches_) {
-        const QRectF swatch(x, bar.top(), kBarHeight, kBarHeight);
+        const QRectF swatch(x, y + (swatchLine() - 2 - kBarHeight) / 2.0, kBarHeight, kBarHeight);
         painter.setPen(QColor(150, 150, 150));
         painter.setBrush(colour);
         painter.drawRect(swatch);
         painter.setPen(palette().color(QPalette::WindowText));
-        const QRectF label(swatch.right() + 4, bar.top() - 4, fm.horizontalAdvance(text) + 2, kBarHeight + 8);
-        painter.drawText(label, Qt::AlignLeft | Qt::AlignVCenter, text);
-        x = label.right() + 2 * kGap;
+        painter.drawText(QRectF(swatch.right() + 4, y, fm.horizontalAdvance(text) + 2, swatchLine() - 2),
+                         Qt::AlignLeft | Qt::AlignVCenter, text);
+        y += swatchLine();
     }
 }
 

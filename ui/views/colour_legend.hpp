@@ -1,7 +1,8 @@
 #pragma once
 // A colour scale's legend as a widget of its own (the tree and DAG views paint theirs over the
-// drawing): a title, the gradient bar with its low and high ends, and swatches for the colours that
-// are not on the scale. Its accessible description says the same in words.
+// drawing): a title, the gradient bar with its low and high ends, and beside them a column of
+// swatches for the colours that are not on the scale. Its accessible description says the same in
+// words.
 #include "colours/colour_scale.hpp"
 
 #include <QString>
@@ -27,7 +28,9 @@ class ColourLegend : public QWidget {
     void paintEvent(QPaintEvent* event) override;
 
   private:
+    QString titleText() const; // the title, and whether the scale is logarithmic
     double barWidth() const;
+    int swatchLine() const; // the height of one swatch's line
 
     ColourScale scale_;
     QString title_;

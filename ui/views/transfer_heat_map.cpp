@@ -105,7 +105,7 @@ QSize TransferHeatMap::margins() const {
 }
 
 void TransferHeatMap::setCellSize(double pixels) {
-    cell_ = std::clamp(pixels, kMinCell, kMaxCell);
+    cell_ = std::clamp(pixels, minCellSize(), kMaxCell);
     resize(sizeHint());
     update();
 }
@@ -119,7 +119,7 @@ double TransferHeatMap::fittingCellSize(const QSize& size) const {
     // With the names beside and above when the cells then stay tall enough to read them.
     const double named = fits(nameRoom());
     const double chosen = named >= readableCell() ? named : std::min(fits({0, 0}), 0.99 * readableCell());
-    return std::clamp(std::floor(chosen * 4) / 4, kMinCell, kMaxCell);
+    return std::clamp(std::floor(chosen * 4) / 4, minCellSize(), kMaxCell);
 }
 
 QSize TransferHeatMap::sizeHint() const {
@@ -132,7 +132,7 @@ int TransferHeatMap::pairAt(const QPoint& pos) const {
     const QSize m = margins();
     const int c = static_cast<int>(std::floor((pos.x() - m.width()) / cell_));
     const int r = static_cast<int>(std::floor((pos.y() - m.height()) / cell_));
-    if (pos.x() < m.width() || pos.y() < m.height() || r >= rowCount() || c >= columnCount()) return -1;
+    if (r < 0 || c < 0 || r >= rowCount() || c >= columnCount() || onNames(pos)) return -1;
     return pairAtCell_[static_cast<std::size_t>(r) * columnCount() + c];
 }
 
@@ -167,6 +167,18 @@ bool TransferHeatMap::event(QEvent* event) {
     return QWidget::event(event);
 }
 
+QPoint TransferHeatMap::namesAt() const {
+    const QRect shown = visibleRegion().boundingRect();
+    return {std::max(0, shown.left()), std::max(0, shown.top())};
+}
+
+bool TransferHeatMap::onNames(const QPoint& pos) const {
+    if (!namesShown()) return false;
+    const QPoint at = namesAt();
+    const QSize m = margins();
+    return pos.x() < at.x() + m.width() || pos.y() < at.y() + m.height();
+}
+
 void TransferHeatMap::paintEvent(QPaintEvent*) {
     QPainter painter(this);
     painter.fillRect(rect(), palette().color(QPalette::Base));
@@ -176,19 +188,6 @@ void TransferHeatMap::paintEvent(QPaintEvent*) {
     painter.setRenderHint(QPainter::SmoothPixmapTransform, false); // sharp cells at any zoom
     painter.drawImage(matrix, cells_);
     if (namesShown()) {
-        painter.setPen(palette().color(QPalette::Text));
-        const int line = QFontMetrics(font()).height();
-        for (int r = 0; r < rowCount(); ++r)
-            painter.drawText(
-                QRectF(0, m.height() + r * cell_ + (cell_ - line) / 2, m.width() - kNameGap, line),
-                Qt::AlignRight | Qt::AlignVCenter, nodeName(donors_[r]));
-        painter.save();
-        painter.rotate(-90); // column names read bottom to top, ending at their column
-        for (int c = 0; c < columnCount(); ++c)
-            painter.drawText(QRectF(-(m.height() - kNameGap), m.width() + c * cell_ + (cell_ - line) / 2,
-                                    m.height() - kNameGap, line),
-                             Qt::AlignLeft | Qt::AlignVCenter, nodeName(recipients_[c]));
-        painter.restore();
         painter.setPen(QColor(255, 255, 255, 90)); // cell borders, once cells are large
         for (int r = 0; r <= rowCount(); ++r)
             painter.drawLine(QPointF(matrix.left(), matrix.top() + r * cell_),
@@ -205,6 +204,32 @@ void TransferHeatMap::paintEvent(QPaintEvent*) {
         painter.setPen(QPen(QColor(200, 30, 30), 1.5));
         painter.drawRect(cell);
     }
+    if (!namesShown()) return;
+    // The names stay at the view's left and top edges, over the cells scrolled under them, so that
+    // a region of a large matrix is read with its donors and recipients.
+    const QPoint at = namesAt();
+    const QRect shown = visibleRegion().boundingRect();
+    const QColor base = palette().color(QPalette::Base);
+    painter.fillRect(QRect(at.x(), shown.top(), m.width(), shown.height()), base);
+    painter.fillRect(QRect(shown.left(), at.y(), shown.width(), m.height()), base);
+    painter.setPen(palette().color(QPalette::Text));
+    const int line = QFontMetrics(font()).height();
+    painter.save();
+    painter.setClipRect(QRect(at.x(), at.y() + m.height(), m.width(), height()));
+    for (int r = 0; r < rowCount(); ++r)
+        painter.drawText(
+            QRectF(at.x(), m.height() + r * cell_ + (cell_ - line) / 2, m.width() - kNameGap, line),
+            Qt::AlignRight | Qt::AlignVCenter, nodeName(donors_[r]));
+    painter.restore();
+    painter.save();
+    painter.setClipRect(QRect(at.x() + m.width(), at.y(), width(), m.height()));
+    painter.translate(0, at.y());
+    painter.rotate(-90); // column names read bottom to top, ending at their column
+    for (int c = 0; c < columnCount(); ++c)
+        painter.drawText(QRectF(-(m.height() - kNameGap), m.width() + c * cell_ + (cell_ - line) / 2,
+                                m.height() - kNameGap, line),
+                         Qt::AlignLeft | Qt::AlignVCenter, nodeName(recipients_[c]));
+    painter.restore();
 }
 
 void TransferHeatMap::mousePressEvent(QMouseEvent* event) {

@@ -3,7 +3,8 @@
 // (the species nodes that are one, in the tree's postorder, so a clade's nodes are adjacent), each
 // pair's cell coloured by its rate on a logarithmic scale. Zoomed by cell size (Ctrl+wheel or the
 // panel's buttons); the names are drawn beside the rows and above the columns when the cells are
-// tall enough to read them. A hover's tooltip names the pair and its rate in full precision.
+// tall enough to read them, and stay at the view's edges when it scrolls (the view repaints the
+// whole map on a scroll). A hover's tooltip names the pair and its rate in full precision.
 #include "colours/colour_scale.hpp"
 
 #include <QImage>
@@ -17,10 +18,13 @@ class TransferPairsModel;
 class TransferHeatMap : public QWidget {
     Q_OBJECT
   public:
-    static constexpr double kMinCell = 1.0, kMaxCell = 48.0;
+    static constexpr double kMaxCell = 48.0;
     explicit TransferHeatMap(QWidget* parent = nullptr);
     void setModel(const TransferPairsModel* model);
-    // Pixels per cell, within [kMinCell, kMaxCell]; resizes the widget to the whole matrix.
+    // One device pixel (a fraction of a pixel on a scaled screen): smaller cells would drop pairs
+    // from the drawing.
+    double minCellSize() const { return 1.0 / devicePixelRatioF(); }
+    // Pixels per cell, within [minCellSize(), kMaxCell]; resizes the widget to the whole matrix.
     void setCellSize(double pixels);
     double cellSize() const { return cell_; }
     // The cell size at which the matrix fits `size` (names left out when they would not be readable).
@@ -36,6 +40,8 @@ class TransferHeatMap : public QWidget {
     // What the tooltip at `pos` says ("" off the pairs).
     QString toolTipAt(const QPoint& pos) const;
     void setHighlighted(int pair); // outlined; -1: none
+    // The room the names take left of the rows and above the columns when they are drawn, else none.
+    QSize margins() const;
     QSize sizeHint() const override;
 
   signals:
@@ -53,8 +59,9 @@ class TransferHeatMap : public QWidget {
     void repaintCells();         // colours after new rates
     double readableCell() const; // the smallest cell beside which a name is drawn
     QSize nameRoom() const;      // the names' widths: left of the rows, above the columns
-    QSize margins() const;       // nameRoom() when the names are drawn, else none
     QString nodeName(int node) const;
+    QPoint namesAt() const;                // where the names' columns start: the shown part's top left
+    bool onNames(const QPoint& pos) const; // under the names drawn over the cells
 
     const TransferPairsModel* model_ = nullptr;
     std::vector<int> donors_, recipients_; // species nodes, in postorder
