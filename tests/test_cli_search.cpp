@@ -200,6 +200,77 @@ class CliSearch : public QObject {
                  qPrintable(again.out));
     }
 
+    // A dated REROOT search (RELDATED, --infer-speciation-order) stopped by SIGINT after its first
+    // accepted root move resumes from the dated tree of the checkpoint (its rank-derived lengths)
+    // and ends where the uninterrupted search ends: the same dated tree, the same log-likelihood.
+    // (150 families: the search goes on for a second or more after that move, time for the signal.)
+    void datedRerootResumesToTheSameTree() {
+        const std::string dir = temporaryFolder("cli_dated_resume"), sim = dir + "/sim";
+        CliRun simulated = runGpurec({"simulate", "-o", q(sim), "--species", "8", "--families", "150", "--d",
+                                      "0.05", "--l", "0.05", "--t", "0.25", "--seed", "8",
+                                      "--transfer-constraint", "RELDATED", "--min-covered-species", "4"});
+        QVERIFY2(simulated.exitCode == 0, qPrintable(simulated.err));
+        // The true dated tree with its root moved one edge.
+        SpeciesTopology start =
+            SpeciesTopology::fromSpeciesTree(SpeciesTree::readFile(sim + "/species.nwk"), {}, true);
+        int side = start.left(start.root());
+        if (start.isLeaf(side)) side = start.sibling(side);
+        start.rerootAbove(start.left(side));
+        writeFile(dir + "/start.nwk", start.toSpeciesTree().toNewick(true) + "\n");
+        const QStringList search = {"search",
+                                    "-s",
+                                    q(dir + "/start.nwk"),
+                                    "-f",
+                                    q(sim + "/families.txt"),
+                                    "--transfer-constraint",
+                                    "RELDATED",
+                                    "--species-tree-search",
+                                    "REROOT",
+                                    "--infer-speciation-order",
+                                    "--replicates",
+                                    "50",
+                                    "--threads",
+                                    "1",
+                                    "-p"};
+        const std::string whole = dir + "/whole", parts = dir + "/parts";
+        CliRun uninterrupted = runGpurec(search + QStringList{q(whole)});
+        QVERIFY2(uninterrupted.exitCode == 0, qPrintable(uninterrupted.err));
+
+        QProcess p;
+        p.start(GPUREC_CLI_PATH, search + QStringList{q(parts)});
+        QByteArray text;
+        while (!text.contains(": root above ") && p.state() != QProcess::NotRunning) {
+            p.waitForReadyRead(100);
+            text += p.readAllStandardOutput();
+        }
+        QVERIFY2(text.contains(", dated ("), text.constData()); // an accepted root move was printed
+        ::kill(static_cast<pid_t>(p.processId()), SIGINT);
+        QVERIFY(p.waitForFinished(600000));
+        QCOMPARE(p.exitCode(), 130);
+        const nlohmann::json stopped = readJson(parts + "/result.json")["search"];
+        QVERIFY(bool(stopped["interrupted"]));
+        QVERIFY(bool(stopped["infer_speciation_order"]));
+        const std::string checkpointTree = readJson(parts + "/checkpoint.json")["run"]["tree"];
+        QCOMPARE(checkpointTree, std::string(stopped["inferred_tree"]));
+
+        CliRun resumed = runGpurec({"search", "--resume", q(parts)});
+        QVERIFY2(resumed.exitCode == 0, qPrintable(resumed.err));
+        const nlohmann::json a = readJson(whole + "/result.json")["search"];
+        const nlohmann::json b = readJson(parts + "/result.json")["search"];
+        QVERIFY(!bool(b["interrupted"]));
+        QVERIFY(b["resumed_at_step"].is_number());
+        // Resumed from the checkpoint's tree with its dating (read back undated, or dated afresh, it
+        // would start from another tree), to the end: the dating step ran.
+        QCOMPARE(std::string(b["starting_tree"]), checkpointTree);
+        QVERIFY(b.contains("speciation_order"));
+        QCOMPARE(readText(parts + "/species_trees/inferred_species_tree.newick"),
+                 readText(whole + "/species_trees/inferred_species_tree.newick"));
+        const double ll = a["log_likelihood"];
+        QVERIFY2(
+            std::abs(double(b["log_likelihood"]) - ll) < 1e-9 * std::abs(ll),
+            qPrintable(QString("%1 vs %2").arg(double(b["log_likelihood"]), 0, 'g', 17).arg(ll, 0, 'g', 17)));
+    }
+
     // --resume with an option that differs from the recorded run is refused, naming both values.
     void resumeRefusesConflictingOptions() {
         const std::string sim = simulatedFolder(), out = temporaryFolder("cli_search_conflict") + "/out";
