@@ -161,7 +161,6 @@ SearchPanel::SearchPanel(QWidget* parent) : QWidget(parent) {
     startRow->addWidget(startFrom_, 1);
     startRow->addWidget(new QLabel(tr("Seed")));
     startRow->addWidget(seed_);
-    startRow->addWidget(speciationOrder_);
     // The buttons on a row of their own: beside the start choice they widened the window past a
     // 1067-pixel screen (1600 pixels at scale 1.5). The pre-screen fits after them.
     auto* buttonsRow = new QHBoxLayout;
@@ -173,6 +172,9 @@ SearchPanel::SearchPanel(QWidget* parent) : QWidget(parent) {
     buttonsRow->addWidget(prescreen_);
     auto* controls = new QVBoxLayout;
     controls->addLayout(settingsRow);
+    // On a row of its own: beside the other settings it widened the window past a 1067-pixel
+    // screen. Left-aligned: stretched over the row, a click in its empty part would not tick it.
+    controls->addWidget(speciationOrder_, 0, Qt::AlignLeft);
     controls->addLayout(startRow);
     controls->addLayout(buttonsRow);
     colourBy_ = new QComboBox;
