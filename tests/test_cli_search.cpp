@@ -57,7 +57,8 @@ class CliSearch : public QObject {
     // From MiniNJ: every AleRax file, a tree at least as likely as the true one at the same rates
     // (checked by gpurec eval on both trees) and close to it.
     void searchFromMiniNjWritesAleRaxFiles() {
-        const std::string sim = simulatedFolder(), out = temporaryFolder("cli_search") + "/out";
+        const std::string& sim = simulatedFolder();
+        const std::string out = temporaryFolder("cli_search") + "/out";
         CliRun r = runGpurec({"search", "-s", "MiniNJ", "-f", q(sim + "/families.txt"), "--replicates", "100",
                               "--threads", "2", "-p", q(out)});
         QVERIFY2(r.exitCode == 0, qPrintable(r.err));
@@ -103,7 +104,8 @@ class CliSearch : public QObject {
     // REROOT from the true tree rooted elsewhere: the true rooted tree back, root files with every
     // position (the true one at LLR 0), no branch-support files.
     void rerootFindsTheTrueRoot() {
-        const std::string sim = simulatedFolder(), dir = temporaryFolder("cli_reroot");
+        const std::string& sim = simulatedFolder();
+        const std::string dir = temporaryFolder("cli_reroot");
         const SpeciesTree truth = SpeciesTree::readFile(sim + "/species.nwk");
         const SpeciesTopology t = SpeciesTopology::fromSpeciesTree(truth);
         SpeciesTopology start = t;
@@ -136,7 +138,8 @@ class CliSearch : public QObject {
 
     // SIGINT once the search has started: exit status 130 with the best tree so far and result.json.
     void sigintKeepsTheBestTree() {
-        const std::string sim = simulatedFolder(), out = temporaryFolder("cli_search_int") + "/out";
+        const std::string& sim = simulatedFolder();
+        const std::string out = temporaryFolder("cli_search_int") + "/out";
         QProcess p;
         p.start(GPUREC_CLI_PATH, {"search", "-s", "Random", "-f", q(sim + "/families.txt"), "--threads", "1",
                                   "--replicates", "50", "-p", q(out)});
@@ -273,7 +276,8 @@ class CliSearch : public QObject {
 
     // --resume with an option that differs from the recorded run is refused, naming both values.
     void resumeRefusesConflictingOptions() {
-        const std::string sim = simulatedFolder(), out = temporaryFolder("cli_search_conflict") + "/out";
+        const std::string& sim = simulatedFolder();
+        const std::string out = temporaryFolder("cli_search_conflict") + "/out";
         QProcess p;
         p.start(GPUREC_CLI_PATH, {"search", "-s", "MiniNJ", "-f", q(sim + "/families.txt"), "--threads", "1",
                                   "--replicates", "50", "-p", q(out)});
@@ -295,7 +299,8 @@ class CliSearch : public QObject {
     // test-trees at fixed rates: the per-family table is gpurec eval's on each tree, the KH p-value
     // the normal formula on that table's columns, and a tree over other species is refused.
     void testTreesTableAndTests() {
-        const std::string sim = simulatedFolder(), dir = temporaryFolder("cli_test_trees");
+        const std::string& sim = simulatedFolder();
+        const std::string dir = temporaryFolder("cli_test_trees");
         const SpeciesTree truth = SpeciesTree::readFile(sim + "/species.nwk");
         SpeciesTopology moved = SpeciesTopology::fromSpeciesTree(truth);
         moved.applySpr(0, moved.sprRegrafts(0, 2).back());
@@ -360,7 +365,8 @@ class CliSearch : public QObject {
 
     // Per-family rates: each family's rates file, and the per-family likelihoods add up to the total.
     void perFamilyRates() {
-        const std::string sim = simulatedFolder(), out = temporaryFolder("cli_search_fam") + "/out";
+        const std::string& sim = simulatedFolder();
+        const std::string out = temporaryFolder("cli_search_fam") + "/out";
         CliRun r = runGpurec({"search", "-s", q(sim + "/species.nwk"), "--model-parametrization",
                               "PER-FAMILY", "-f", q(sim + "/families.txt"), "--replicates", "50",
                               "--max-radius", "1", "--prescreen", "0.5", "-p", q(out)});
@@ -392,7 +398,8 @@ class CliSearch : public QObject {
     }
 
     void badOptions() {
-        const std::string sim = simulatedFolder(), dir = temporaryFolder("cli_search_opts");
+        const std::string& sim = simulatedFolder();
+        const std::string dir = temporaryFolder("cli_search_opts");
         const QStringList input{"-f", q(sim + "/families.txt"), "-p", q(dir + "/o")};
         CliRun r = runGpurec(QStringList{"search", "-s", "MiniNJ", "--max-radius", "0"} + input);
         QCOMPARE(r.exitCode, 105); // CLI11's validation error
@@ -412,10 +419,11 @@ class CliSearch : public QObject {
     }
 
     void badStartTreesAreRefused() {
-        const std::string sim = simulatedFolder(), dir = temporaryFolder("cli_search_bad");
+        const std::string& sim = simulatedFolder();
+        const std::string dir = temporaryFolder("cli_search_bad");
         std::string tree = readText(sim + "/species.nwk");
         const SpeciesTree species = SpeciesTree::readFile(sim + "/species.nwk");
-        const std::string first = species.name(0);
+        const std::string& first = species.name(0);
         const std::string renamed = dir + "/renamed.nwk", polytomy = dir + "/polytomy.nwk";
         writeFile(renamed, tree.replace(tree.find(first + ":"), first.size(), "X"));
         std::string three = "(";

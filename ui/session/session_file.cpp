@@ -173,7 +173,7 @@ void checkTree(const Reconciliation& r, const std::string& where) {
         if (++reached > n) bad("its nodes do not form a tree");
         if (r.nodes[node].events.empty()) bad("a node has no event");
         const std::vector<int>& children = r.nodes[node].children;
-        if (children.size() != 0 && children.size() != 2) bad("a node has neither 0 nor 2 children");
+        if (!children.empty() && children.size() != 2) bad("a node has neither 0 nor 2 children");
         for (int c : children) {
             if (c < 0 || c >= n || r.nodes[c].parent != node) bad("a child does not name its parent");
             stack.push_back(c);
@@ -261,6 +261,7 @@ std::vector<FileFingerprint> fingerprintInput(const LoadRequest& input) {
         }
     }
     std::vector<FileFingerprint> out;
+    out.reserve(paths.size());
     for (const std::string& p : paths)
         out.push_back(fingerprint(p));
     return out;
