@@ -57,7 +57,8 @@ class CliSearch : public QObject {
     // From MiniNJ: every AleRax file, a tree at least as likely as the true one at the same rates
     // (checked by gpurec eval on both trees) and close to it.
     void searchFromMiniNjWritesAleRaxFiles() {
-        const std::string sim = simulatedFolder(), out = temporaryFolder("cli_search") + "/out";
+        const std::string& sim = simulatedFolder();
+        const std::string out = temporaryFolder("cli_search") + "/out";
         CliRun r = runGpurec({"search", "-s", "MiniNJ", "-f", q(sim + "/families.txt"), "--replicates", "100",
                               "--threads", "2", "-p", q(out)});
         QVERIFY2(r.exitCode == 0, qPrintable(r.err));
@@ -103,7 +104,8 @@ class CliSearch : public QObject {
     // REROOT from the true tree rooted elsewhere: the true rooted tree back, root files with every
     // position (the true one at LLR 0), no branch-support files.
     void rerootFindsTheTrueRoot() {
-        const std::string sim = simulatedFolder(), dir = temporaryFolder("cli_reroot");
+        const std::string& sim = simulatedFolder();
+        const std::string dir = temporaryFolder("cli_reroot");
         const SpeciesTree truth = SpeciesTree::readFile(sim + "/species.nwk");
         const SpeciesTopology t = SpeciesTopology::fromSpeciesTree(truth);
         SpeciesTopology start = t;
@@ -136,7 +138,8 @@ class CliSearch : public QObject {
 
     // SIGINT once the search has started: exit status 130 with the best tree so far and result.json.
     void sigintKeepsTheBestTree() {
-        const std::string sim = simulatedFolder(), out = temporaryFolder("cli_search_int") + "/out";
+        const std::string& sim = simulatedFolder();
+        const std::string out = temporaryFolder("cli_search_int") + "/out";
         QProcess p;
         p.start(GPUREC_CLI_PATH, {"search", "-s", "Random", "-f", q(sim + "/families.txt"), "--threads", "1",
                                   "--replicates", "50", "-p", q(out)});
@@ -200,9 +203,81 @@ class CliSearch : public QObject {
                  qPrintable(again.out));
     }
 
+    // A dated REROOT search (RELDATED, --infer-speciation-order) stopped by SIGINT after its first
+    // accepted root move resumes from the dated tree of the checkpoint (its rank-derived lengths)
+    // and ends where the uninterrupted search ends: the same dated tree, the same log-likelihood.
+    // (150 families: the search goes on for a second or more after that move, time for the signal.)
+    void datedRerootResumesToTheSameTree() {
+        const std::string dir = temporaryFolder("cli_dated_resume"), sim = dir + "/sim";
+        CliRun simulated = runGpurec({"simulate", "-o", q(sim), "--species", "8", "--families", "150", "--d",
+                                      "0.05", "--l", "0.05", "--t", "0.25", "--seed", "8",
+                                      "--transfer-constraint", "RELDATED", "--min-covered-species", "4"});
+        QVERIFY2(simulated.exitCode == 0, qPrintable(simulated.err));
+        // The true dated tree with its root moved one edge.
+        SpeciesTopology start =
+            SpeciesTopology::fromSpeciesTree(SpeciesTree::readFile(sim + "/species.nwk"), {}, true);
+        int side = start.left(start.root());
+        if (start.isLeaf(side)) side = start.sibling(side);
+        start.rerootAbove(start.left(side));
+        writeFile(dir + "/start.nwk", start.toSpeciesTree().toNewick(true) + "\n");
+        const QStringList search = {"search",
+                                    "-s",
+                                    q(dir + "/start.nwk"),
+                                    "-f",
+                                    q(sim + "/families.txt"),
+                                    "--transfer-constraint",
+                                    "RELDATED",
+                                    "--species-tree-search",
+                                    "REROOT",
+                                    "--infer-speciation-order",
+                                    "--replicates",
+                                    "50",
+                                    "--threads",
+                                    "1",
+                                    "-p"};
+        const std::string whole = dir + "/whole", parts = dir + "/parts";
+        CliRun uninterrupted = runGpurec(search + QStringList{q(whole)});
+        QVERIFY2(uninterrupted.exitCode == 0, qPrintable(uninterrupted.err));
+
+        QProcess p;
+        p.start(GPUREC_CLI_PATH, search + QStringList{q(parts)});
+        QByteArray text;
+        while (!text.contains(": root above ") && p.state() != QProcess::NotRunning) {
+            p.waitForReadyRead(100);
+            text += p.readAllStandardOutput();
+        }
+        QVERIFY2(text.contains(", dated ("), text.constData()); // an accepted root move was printed
+        ::kill(static_cast<pid_t>(p.processId()), SIGINT);
+        QVERIFY(p.waitForFinished(600000));
+        QCOMPARE(p.exitCode(), 130);
+        const nlohmann::json stopped = readJson(parts + "/result.json")["search"];
+        QVERIFY(bool(stopped["interrupted"]));
+        QVERIFY(bool(stopped["infer_speciation_order"]));
+        const std::string checkpointTree = readJson(parts + "/checkpoint.json")["run"]["tree"];
+        QCOMPARE(checkpointTree, std::string(stopped["inferred_tree"]));
+
+        CliRun resumed = runGpurec({"search", "--resume", q(parts)});
+        QVERIFY2(resumed.exitCode == 0, qPrintable(resumed.err));
+        const nlohmann::json a = readJson(whole + "/result.json")["search"];
+        const nlohmann::json b = readJson(parts + "/result.json")["search"];
+        QVERIFY(!bool(b["interrupted"]));
+        QVERIFY(b["resumed_at_step"].is_number());
+        // Resumed from the checkpoint's tree with its dating (read back undated, or dated afresh, it
+        // would start from another tree), to the end: the dating step ran.
+        QCOMPARE(std::string(b["starting_tree"]), checkpointTree);
+        QVERIFY(b.contains("speciation_order"));
+        QCOMPARE(readText(parts + "/species_trees/inferred_species_tree.newick"),
+                 readText(whole + "/species_trees/inferred_species_tree.newick"));
+        const double ll = a["log_likelihood"];
+        QVERIFY2(
+            std::abs(double(b["log_likelihood"]) - ll) < 1e-9 * std::abs(ll),
+            qPrintable(QString("%1 vs %2").arg(double(b["log_likelihood"]), 0, 'g', 17).arg(ll, 0, 'g', 17)));
+    }
+
     // --resume with an option that differs from the recorded run is refused, naming both values.
     void resumeRefusesConflictingOptions() {
-        const std::string sim = simulatedFolder(), out = temporaryFolder("cli_search_conflict") + "/out";
+        const std::string& sim = simulatedFolder();
+        const std::string out = temporaryFolder("cli_search_conflict") + "/out";
         QProcess p;
         p.start(GPUREC_CLI_PATH, {"search", "-s", "MiniNJ", "-f", q(sim + "/families.txt"), "--threads", "1",
                                   "--replicates", "50", "-p", q(out)});
@@ -224,7 +299,8 @@ class CliSearch : public QObject {
     // test-trees at fixed rates: the per-family table is gpurec eval's on each tree, the KH p-value
     // the normal formula on that table's columns, and a tree over other species is refused.
     void testTreesTableAndTests() {
-        const std::string sim = simulatedFolder(), dir = temporaryFolder("cli_test_trees");
+        const std::string& sim = simulatedFolder();
+        const std::string dir = temporaryFolder("cli_test_trees");
         const SpeciesTree truth = SpeciesTree::readFile(sim + "/species.nwk");
         SpeciesTopology moved = SpeciesTopology::fromSpeciesTree(truth);
         moved.applySpr(0, moved.sprRegrafts(0, 2).back());
@@ -289,7 +365,8 @@ class CliSearch : public QObject {
 
     // Per-family rates: each family's rates file, and the per-family likelihoods add up to the total.
     void perFamilyRates() {
-        const std::string sim = simulatedFolder(), out = temporaryFolder("cli_search_fam") + "/out";
+        const std::string& sim = simulatedFolder();
+        const std::string out = temporaryFolder("cli_search_fam") + "/out";
         CliRun r = runGpurec({"search", "-s", q(sim + "/species.nwk"), "--model-parametrization",
                               "PER-FAMILY", "-f", q(sim + "/families.txt"), "--replicates", "50",
                               "--max-radius", "1", "--prescreen", "0.5", "-p", q(out)});
@@ -321,7 +398,8 @@ class CliSearch : public QObject {
     }
 
     void badOptions() {
-        const std::string sim = simulatedFolder(), dir = temporaryFolder("cli_search_opts");
+        const std::string& sim = simulatedFolder();
+        const std::string dir = temporaryFolder("cli_search_opts");
         const QStringList input{"-f", q(sim + "/families.txt"), "-p", q(dir + "/o")};
         CliRun r = runGpurec(QStringList{"search", "-s", "MiniNJ", "--max-radius", "0"} + input);
         QCOMPARE(r.exitCode, 105); // CLI11's validation error
@@ -341,10 +419,11 @@ class CliSearch : public QObject {
     }
 
     void badStartTreesAreRefused() {
-        const std::string sim = simulatedFolder(), dir = temporaryFolder("cli_search_bad");
+        const std::string& sim = simulatedFolder();
+        const std::string dir = temporaryFolder("cli_search_bad");
         std::string tree = readText(sim + "/species.nwk");
         const SpeciesTree species = SpeciesTree::readFile(sim + "/species.nwk");
-        const std::string first = species.name(0);
+        const std::string& first = species.name(0);
         const std::string renamed = dir + "/renamed.nwk", polytomy = dir + "/polytomy.nwk";
         writeFile(renamed, tree.replace(tree.find(first + ":"), first.size(), "X"));
         std::string three = "(";

@@ -22,6 +22,7 @@
 #include <QLabel>
 #include <QPlainTextEdit>
 #include <QPushButton>
+#include <QRegularExpression>
 #include <QScrollArea>
 #include <QScrollBar>
 #include <QSignalSpy>
@@ -69,18 +70,48 @@ const SearchData& searchData() {
     return data;
 }
 
-LoadRequest startRequest() {
+// 8 species, 30 families simulated under RELDATED on a dated birth-death tree; the start tree is
+// the same dated tree with its root moved one edge (AleRax's dated root move).
+const SearchData& relDatedData() {
+    static const SearchData data = [] {
+        SearchData d;
+        d.folder = test::temporaryFolder("gui_search_reldated") + "/sim";
+        SimulationOptions o;
+        o.birthDeath = {8, 1.0, 0.2, 1000};
+        o.families = 30;
+        o.transferConstraint = TransferConstraint::RelDated;
+        o.rates = {0.05, 0.05, 0.25};
+        o.limits.minCoveredSpecies = 4;
+        o.seed = 8;
+        const SimulationSummary s = runSimulation(o, d.folder);
+        std::filesystem::remove_all(std::filesystem::path(truthReconciliationsPath(d.folder)).parent_path());
+        d.trueTree = s.speciesTreeFile;
+        d.families = s.familiesFile;
+        SpeciesTopology start = SpeciesTopology::fromSpeciesTree(SpeciesTree::readFile(d.trueTree), {}, true);
+        int side = start.left(start.root());
+        if (start.isLeaf(side)) side = start.sibling(side);
+        start.rerootAbove(start.left(side));
+        d.startTree = d.folder + "/start.nwk";
+        test::writeFile(d.startTree, start.toSpeciesTree().toNewick(true) + "\n");
+        return d;
+    }();
+    return data;
+}
+
+LoadRequest startRequest(const SearchData& data = searchData(),
+                         TransferConstraint constraint = TransferConstraint::Parents) {
     LoadRequest r;
-    r.paths.speciesTree = searchData().startTree;
-    r.paths.familiesFile = searchData().families;
+    r.paths.speciesTree = data.startTree;
+    r.paths.familiesFile = data.families;
+    r.constraint = constraint;
     return r;
 }
 
-// Total log-likelihood of the families on the tree `newick` at global `rates`, from a fresh load.
-double freshLogLikelihood(const std::string& newick, Rates rates) {
+// Total log-likelihood of the families of `request` on the tree `newick` (dated by its branch
+// lengths under RELDATED) at global `rates`, from a fresh load on the CPU.
+double freshLogLikelihood(const std::string& newick, Rates rates, LoadRequest r = startRequest()) {
     const std::string path = test::temporaryFolder("gui_search_fresh") + "/tree.nwk";
     test::writeFile(path, newick + "\n");
-    LoadRequest r = startRequest();
     r.paths.speciesTree = path;
     auto data = loadInput(r.paths, r.constraint, r.options).dataset;
     const RateParameters theta(RateMode::Global, data->species.size(), int(data->families.size()), rates);
@@ -117,7 +148,10 @@ class GuiSpeciesSearch : public QObject {
     Q_OBJECT
 
   private slots:
-    void initTestCase() { QVERIFY(std::filesystem::exists(searchData().startTree)); }
+    void initTestCase() {
+        test::isolateSettings("gui_search"); // the autosaves of its windows
+        QVERIFY(std::filesystem::exists(searchData().startTree));
+    }
 
     // HYBRID from one SPR away: every candidate is plotted as it is scored, the tree redrawn as
     // moves are accepted; the search ends on a tree at least as likely as the true one (at the same
@@ -402,6 +436,120 @@ class GuiSpeciesSearch : public QObject {
         QCOMPARE(view->speciesAt(at.toPoint()), QString::fromStdString(truth.name(last)));
         const QImage shot = scroll.grab().toImage();
         QVERIFY(!shot.isNull());
+    }
+
+    // RELDATED: HYBRID refused and the option greyed with the engine's message; REROOT refused until
+    // "Infer speciation order" is ticked, then run: every root candidate re-dated (its row says so),
+    // the tree redrawn when a move is accepted, the dating step last, and the best tree's
+    // log-likelihood a fresh CPU evaluation's of that dated tree. The option is kept by a session
+    // (and comes back ticked), and greyed for data without RELDATED.
+    void datedRerootSearchWithTheSpeciationOrderInferred() {
+        const LoadRequest dated = startRequest(relDatedData(), TransferConstraint::RelDated);
+        WorkbenchWindow w;
+        QVERIFY(test::showActive(w));
+        QVERIFY(test::loadInto(w, dated));
+        SearchPanel* panel = w.searchPanel();
+        QVERIFY(clickSearchTab(w));
+        QCheckBox* order = panel->speciationOrderBox();
+        QCOMPARE(order->text(), QString("Infer speciation order"));
+        QCOMPARE(order->accessibleName(), QString("Infer the order of the speciations"));
+        const QString noSearch = "species tree search is not compatible with --transfer-constraint RELDATED";
+        QCOMPARE(panel->strategyBox()->currentData().toString(), QString("HYBRID"));
+        QVERIFY(!order->isEnabled() && !order->isChecked());
+        QCOMPARE(order->toolTip(), "Unavailable: " + noSearch);
+        QVERIFY(!panel->startButton()->isEnabled());
+        QCOMPARE(panel->statusText(), noSearch);
+        QVERIFY(pickEntry(panel->strategyBox(), QString("REROOT")));
+        QVERIFY(order->isEnabled());
+        QVERIFY(
+            order->toolTip().startsWith("Infer the order of the speciations (as --infer-speciation-order"));
+        QVERIFY(!panel->startButton()->isEnabled());
+        QCOMPARE(panel->statusText(), QString("species tree root inference is not compatible with "
+                                              "--transfer-constraint RELDATED unless using "
+                                              "--infer-speciation-order"));
+        QVERIFY(test::click(order));
+        QVERIFY(order->isChecked() && panel->settings().inferSpeciationOrder);
+        QVERIFY(panel->startButton()->isEnabled());
+
+        QSignalSpy steps(&panel->run(), &SearchRun::stepFinished);
+        QSignalSpy finished(&panel->run(), &SearchRun::finished);
+        QVERIFY(test::click(panel->startButton()));
+        QVERIFY(!order->isEnabled()); // while it runs
+        // An accepted root move is drawn while the search goes on: paused there, the view shows the
+        // latest accepted tree (the rows after it re-date other candidates).
+        auto lastAccepted = [&](bool rootMovesOnly) {
+            QString newick;
+            for (const QList<QVariant>& signal : steps) {
+                const auto step = signal.at(0).value<SearchStepSample>();
+                if (step.accepted && step.index > 0 && (!rootMovesOnly || step.move.startsWith("root above")))
+                    newick = step.bestNewick;
+            }
+            return newick;
+        };
+        QVERIFY(QTest::qWaitFor([&] { return !lastAccepted(true).isEmpty() || !finished.isEmpty(); },
+                                kSearchTimeoutMs));
+        QVERIFY2(finished.isEmpty(), "no root move accepted before the end");
+        QSignalSpy paused(&panel->run(), &SearchRun::pausedChanged);
+        QVERIFY(test::click(panel->pauseButton()));
+        QVERIFY(test::waitForCount(paused, 1));
+        auto drawnNewick = [&] {
+            const SpeciesTree* drawn = panel->treeView()->tree();
+            return drawn ? QString::fromStdString(drawn->toNewick(true)) : QString();
+        };
+        const QString accepted = QString::fromStdString(
+            SpeciesTree::fromNewick(parseNewick(lastAccepted(false).toStdString(), "accepted").front())
+                .toNewick(true));
+        QTRY_COMPARE(drawnNewick(), accepted);
+        QVERIFY(test::click(panel->pauseButton()));
+        QVERIFY(QTest::qWaitFor([&] { return !finished.isEmpty(); }, kSearchTimeoutMs));
+        const auto outcome = finished.at(0).at(0).value<SearchOutcome>();
+        QVERIFY2(outcome.error.isEmpty(), qPrintable(outcome.error));
+        QVERIFY(!outcome.stopped);
+        QVERIFY(w.logView()->toPlainText().contains(
+            "(REROOT from the working tree, inferring the speciation order) started on"));
+        QCOMPARE(steps.count(), outcome.steps);
+        QCOMPARE(panel->plot()->graph(0)->dataCount(), outcome.steps);
+        const QRegularExpression datedMove(R"(^root above \S+, dated \(\d+ datings scored\)$)");
+        int rootMoves = 0;
+        for (const QList<QVariant>& signal : steps) {
+            const QString move = signal.at(0).value<SearchStepSample>().move;
+            if (!move.startsWith("root above")) continue;
+            ++rootMoves;
+            QVERIFY2(datedMove.match(move).hasMatch(), qPrintable(move));
+        }
+        QVERIFY(rootMoves > 0);
+        QVERIFY(steps.last().at(0).value<SearchStepSample>().move.startsWith("speciation order: ") ||
+                steps.last().at(0).value<SearchStepSample>().move == "rates");
+        QVERIFY(outcome.bestLogLikelihood > outcome.startLogLikelihood);
+        // The best tree with its dating (its rank-derived lengths), as the CPU scores it afresh.
+        QVERIFY(std::abs(freshLogLikelihood(outcome.bestNewick.toStdString(), outcome.rates, dated) -
+                         outcome.bestLogLikelihood) < 1e-9 * std::abs(outcome.bestLogLikelihood));
+
+        // Kept by the session and restored, ticked, by another window on the same data.
+        const QString session =
+            QString::fromStdString(test::temporaryFolder("gui_search_session") + "/s.json");
+        QVERIFY(w.saveSession(session));
+        const nlohmann::json kept = test::readJson(session.toStdString()).at("search");
+        QCOMPARE(kept.at("strategy").get<std::string>(), std::string("REROOT"));
+        QVERIFY(kept.at("infer_speciation_order").get<bool>());
+
+        // Without RELDATED: greyed, off, with the engine's message; REROOT runs without it.
+        QVERIFY(test::loadInto(w, startRequest(relDatedData())));
+        QVERIFY(!order->isEnabled() && !order->isChecked());
+        QCOMPARE(order->toolTip(), QString("Unavailable: --infer-speciation-order can only be used with "
+                                           "--transfer-constraint RELDATED"));
+        QVERIFY(panel->startButton()->isEnabled());
+
+        WorkbenchWindow restored;
+        QVERIFY(test::showActive(restored));
+        QSignalSpy opened(&restored, &WorkbenchWindow::sessionOpened);
+        restored.openSession(session);
+        QVERIFY(opened.wait(test::kGuiTimeoutMs) && opened.at(0).at(0).toBool());
+        SearchPanel* again = restored.searchPanel();
+        QCOMPARE(again->strategyBox()->currentData().toString(), QString("REROOT"));
+        QVERIFY(again->speciationOrderBox()->isEnabled() && again->speciationOrderBox()->isChecked());
+        QVERIFY(again->settings().inferSpeciationOrder);
+        QVERIFY(again->startButton()->isEnabled());
     }
 
     // Pause holds the search between candidates; Resume lets it go on; Stop ends it with the best

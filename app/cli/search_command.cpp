@@ -328,6 +328,7 @@ void registerSearch(CLI::App& root) {
                        {"replicates", settings.replicates},
                        {"seed", settings.seed},
                        {"fix_rates", o->fixRates},
+                       {"infer_speciation_order", settings.inferSpeciationOrder},
                        {"interrupted", result.interrupted}};
         if (const std::optional<SpeciationOrderResult>& so = result.speciationOrder)
             j["search"]["speciation_order"] = {{"log_likelihood_before", so->startLogLikelihood},

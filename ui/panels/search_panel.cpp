@@ -19,8 +19,11 @@
 #include <QTabWidget>
 #include <QTimer>
 #include <QVBoxLayout>
+#include <algorithm>
+#include <cmath>
 #include <limits>
 #include <qcustomplot.h>
+#include <stdexcept>
 
 namespace gpurec::ui {
 
@@ -31,6 +34,11 @@ constexpr int kCandidates = 0, kCurrent = 1, kScreened = 2; // the plot's graphs
 QString nats(double v) {
     return QLocale().toString(v, 'f', 2);
 }
+
+// gpurec search --infer-speciation-order's help, in the tab's words.
+const char* const kSpeciationOrderTip =
+    "Infer the order of the speciations (as --infer-speciation-order; RELDATED only): REROOT re-dates "
+    "every root candidate, then runs the dating step";
 
 } // namespace
 
@@ -75,6 +83,9 @@ SearchPanel::SearchPanel(QWidget* parent) : QWidget(parent) {
                               "every family only when that estimate could be an improvement (as "
                               "--prescreen). Worth it with many families: the estimate's error shrinks "
                               "with the number of families sampled"));
+    speciationOrder_ = new QCheckBox(tr("Infer speciation order"));
+    speciationOrder_->setObjectName("searchInferSpeciationOrder");
+    speciationOrder_->setAccessibleName(tr("Infer the order of the speciations"));
     start_ = new QPushButton(tr("Start search"));
     start_->setObjectName("startSearch");
     start_->setAccessibleName(tr("Start the species-tree search"));
@@ -161,6 +172,9 @@ SearchPanel::SearchPanel(QWidget* parent) : QWidget(parent) {
     buttonsRow->addWidget(prescreen_);
     auto* controls = new QVBoxLayout;
     controls->addLayout(settingsRow);
+    // On a row of its own: beside the other settings it widened the window past a 1067-pixel
+    // screen. Left-aligned: stretched over the row, a click in its empty part would not tick it.
+    controls->addWidget(speciationOrder_, 0, Qt::AlignLeft);
     controls->addLayout(startRow);
     controls->addLayout(buttonsRow);
     colourBy_ = new QComboBox;
@@ -236,6 +250,17 @@ SearchPanel::SearchPanel(QWidget* parent) : QWidget(parent) {
         if (!pendingNewick_.isEmpty()) showTree(std::exchange(pendingNewick_, QString()));
         replot();
     });
+    connect(strategy_, &QComboBox::currentIndexChanged, this, [this] {
+        updateRefusal();
+        emit settingsChanged();
+    });
+    connect(speciationOrder_, &QCheckBox::toggled, this, [this] {
+        updateRefusal();
+        emit settingsChanged();
+    });
+    connect(startFrom_, &QComboBox::currentIndexChanged, this, &SearchPanel::settingsChanged);
+    for (QSpinBox* box : {radius_, seed_, prescreen_})
+        connect(box, &QSpinBox::valueChanged, this, &SearchPanel::settingsChanged);
     connect(start_, &QPushButton::clicked, this, &SearchPanel::startRequested);
     connect(pause_, &QPushButton::clicked, this, [this] {
         if (run_.paused())
@@ -284,7 +309,7 @@ SearchPanel::SearchPanel(QWidget* parent) : QWidget(parent) {
         updateButtons();
     });
     connect(&run_, &SearchRun::finished, this, &SearchPanel::onFinished);
-    updateButtons();
+    updateRefusal();
 }
 
 SearchPanel::~SearchPanel() {
@@ -296,15 +321,61 @@ QString SearchPanel::introduction() {
               "Start from, at the rates of the Run panel.");
 }
 
-void SearchPanel::setDataAvailable(bool available, const QString& refusal) {
+void SearchPanel::setDataAvailable(bool available, const QString& refusal, TransferConstraint constraint) {
     dataAvailable_ = available;
-    if (refusal != refusal_) status_->setText(refusal.isEmpty() ? introduction() : refusal);
     refusal_ = refusal;
+    constraint_ = constraint;
+    updateRefusal();
+}
+
+QString SearchPanel::engineRefusal(bool inferSpeciationOrder) const {
+    try {
+        requireSearchAllowed(parseSearchStrategy(strategy_->currentData().toString().toStdString()),
+                             constraint_, inferSpeciationOrder);
+    } catch (const std::invalid_argument& e) {
+        return QString::fromStdString(e.what());
+    }
+    return {};
+}
+
+QString SearchPanel::refusal() const {
+    return refusal_.isEmpty() ? engineRefusal(speciationOrder_->isChecked()) : refusal_;
+}
+
+void SearchPanel::updateRefusal() {
+    // Greyed and off where the engine refuses it (as the Open data dialog's options), with its message.
+    const QString noOrder = engineRefusal(true);
+    if (!noOrder.isEmpty() && speciationOrder_->isChecked()) {
+        const QSignalBlocker block(speciationOrder_);
+        speciationOrder_->setChecked(false);
+    }
+    speciationOrder_->setToolTip(noOrder.isEmpty() ? tr(kSpeciationOrderTip)
+                                                   : tr("Unavailable: %1").arg(noOrder));
+    const QString now = refusal();
+    if (now != shownRefusal_) status_->setText(now.isEmpty() ? introduction() : now);
+    shownRefusal_ = now;
     updateButtons();
 }
 
+SearchStart SearchPanel::startFrom() const {
+    return static_cast<SearchStart>(startFrom_->currentData().toInt());
+}
+
+void SearchPanel::restoreSettings(const SpeciesSearchSettings& settings, SearchStart from) {
+    if (const int index = strategy_->findData(QString::fromStdString(toString(settings.strategy)));
+        index >= 0)
+        strategy_->setCurrentIndex(index);
+    radius_->setValue(settings.maxRadius);
+    seed_->setValue(
+        static_cast<int>(std::min<std::uint64_t>(settings.seed, std::numeric_limits<int>::max())));
+    prescreen_->setValue(static_cast<int>(std::lround(100 * settings.prescreen)));
+    if (const int index = startFrom_->findData(int(from)); index >= 0) startFrom_->setCurrentIndex(index);
+    speciationOrder_->setChecked(settings.inferSpeciationOrder && engineRefusal(true).isEmpty());
+    updateRefusal();
+}
+
 QString SearchPanel::startDescription() const {
-    switch (static_cast<SearchStart>(startFrom_->currentData().toInt())) {
+    switch (startFrom()) {
     case SearchStart::MiniNj:
         return tr("from MiniNJ");
     case SearchStart::Random:
@@ -321,12 +392,13 @@ SpeciesSearchSettings SearchPanel::settings() const {
     s.maxRadius = radius_->value();
     s.seed = static_cast<std::uint64_t>(seed_->value());
     s.prescreen = prescreen_->value() / 100.0;
+    s.inferSpeciationOrder = speciationOrder_->isChecked();
     return s;
 }
 
 void SearchPanel::start(std::shared_ptr<const Dataset> data, const QString& device, const BatchLimits& limits,
                         const SolverOptions& options, RateParameters start) {
-    const auto from = static_cast<SearchStart>(startFrom_->currentData().toInt());
+    const SearchStart from = startFrom();
     startTree_.reset(); // a built start tree arrives with the first step
     if (data && from == SearchStart::WorkingTree) {
         startTree_ = data->species;
@@ -504,8 +576,9 @@ void SearchPanel::updateButtons() {
     // Pause and Stop first: a click on Start disables it, and focus moves on to Pause.
     pause_->setEnabled(running);
     stop_->setEnabled(running);
-    start_->setEnabled(dataAvailable_ && refusal_.isEmpty() && !running);
+    start_->setEnabled(dataAvailable_ && refusal().isEmpty() && !running);
     strategy_->setEnabled(!running);
+    speciationOrder_->setEnabled(!running && engineRefusal(true).isEmpty());
     radius_->setEnabled(!running);
     startFrom_->setEnabled(!running);
     seed_->setEnabled(!running);

@@ -1,10 +1,11 @@
 #pragma once
-// The Search tab: runs the species-tree search (HYBRID or REROOT, as `gpurec search`) on a worker
-// thread and shows it live: the total log-likelihood of every scored candidate and of the current
-// tree, and the current tree itself, redrawn as moves are accepted. After the search the tree's
-// branches are coloured by their bootstrap support; the best tree can be saved as Newick or taken
-// as the working tree (the window reloads the families on it). The Compare tab sets the search's
-// tree face to face with the start tree, or with a tree read from a file (a tanglegram).
+// The Search tab: runs the species-tree search (HYBRID or REROOT, as `gpurec search`; under
+// RELDATED, REROOT with the speciation order inferred) on a worker thread and shows it live: the
+// total log-likelihood of every scored candidate and of the current tree, and the current tree
+// itself, redrawn as moves are accepted. After the search the tree's branches are coloured by their
+// bootstrap support; the best tree can be saved as Newick or taken as the working tree (the window
+// reloads the families on it). The Compare tab sets the search's tree face to face with the start
+// tree, or with a tree read from a file (a tanglegram).
 #include "worker/search_run.hpp"
 
 #include <QWidget>
@@ -32,13 +33,20 @@ class SearchPanel : public QWidget {
     explicit SearchPanel(QWidget* parent = nullptr);
     ~SearchPanel() override;
 
-    // Whether there are families to search with (Start is enabled only then), and why the loaded
-    // model cannot be searched with ("" when it can: Start is disabled and the status says why).
-    void setDataAvailable(bool available, const QString& refusal = {});
+    // Whether there are families to search with (Start is enabled only then), why the loaded
+    // model cannot be searched with ("" when it can: Start is disabled and the status says why), and
+    // its transfer constraint (under RELDATED only REROOT with the speciation order inferred runs, as
+    // requireSearchAllowed decides; the tab greys what it refuses with its message).
+    void setDataAvailable(bool available, const QString& refusal = {},
+                          TransferConstraint constraint = TransferConstraint::Parents);
     // Starts the search with the panel's settings on `data` (see SearchRun::start).
     void start(std::shared_ptr<const Dataset> data, const QString& device, const BatchLimits& limits,
                const SolverOptions& options, RateParameters start);
     SpeciesSearchSettings settings() const;
+    SearchStart startFrom() const;
+    // The tab's settings as a session keeps them (strategy, radius, seed, pre-screen, speciation
+    // order, start); the speciation order stays off where the loaded data refuses it.
+    void restoreSettings(const SpeciesSearchSettings& settings, SearchStart from);
     // "from the working tree", "from MiniNJ" or "from a random tree, seed N" (the Log's words).
     QString startDescription() const;
 
@@ -56,6 +64,8 @@ class SearchPanel : public QWidget {
     QComboBox* startFromBox() const { return startFrom_; }
     QSpinBox* seedBox() const { return seed_; }
     QSpinBox* prescreenBox() const { return prescreen_; }
+    QComboBox* strategyBox() const { return strategy_; }
+    QCheckBox* speciationOrderBox() const { return speciationOrder_; }
     SpeciesTreeView* treeView() const { return view_; }
     QTabWidget* treeTabs() const { return treeTabs_; }
     TanglegramView* tanglegram() const { return tanglegram_; }
@@ -78,6 +88,8 @@ class SearchPanel : public QWidget {
     // The user asked to save the best tree as a file, or to take it as the working tree.
     void saveRequested(const QString& newick);
     void adoptRequested(const QString& newick);
+    // A setting the session keeps has changed.
+    void settingsChanged();
 
   private:
     void onStep(const SearchStepSample& step);
@@ -87,6 +99,12 @@ class SearchPanel : public QWidget {
     void replot();
     void updateComparison();
     void updateButtons();
+    // The engine's refusal of the search as set (requireSearchAllowed's message; "" when it runs),
+    // with the speciation order inferred or as ticked.
+    QString engineRefusal(bool inferSpeciationOrder) const;
+    // The model's refusal, else the engine's: what keeps Start greyed ("" when it runs).
+    QString refusal() const;
+    void updateRefusal(); // after the data or a setting changed
 
     SearchRun run_;
     QComboBox *strategy_, *colourBy_, *startFrom_;
@@ -98,7 +116,7 @@ class SearchPanel : public QWidget {
     QTabWidget* treeTabs_;
     TanglegramView* tanglegram_;
     QScrollArea* tanglegramScroll_;
-    QCheckBox* everyName_;
+    QCheckBox *everyName_, *speciationOrder_;
     QWidget* compareTab_;
     QComboBox* compareWith_;
     QLabel* compareSummary_;
@@ -112,7 +130,8 @@ class SearchPanel : public QWidget {
     double startLogLikelihood_ = 0.0;
     int steps_ = 0;
     bool dataAvailable_ = false;
-    QString refusal_;
+    QString refusal_, shownRefusal_; // the model's; the one the status shows
+    TransferConstraint constraint_ = TransferConstraint::Parents;
     static QString introduction(); // the status before any search
     bool userView_ = false;        // the user zoomed or panned the plot: new points keep the view
 };

@@ -10,6 +10,7 @@
 #include <QFile>
 #include <QFileInfo>
 #include <QSaveFile>
+#include <algorithm>
 #include <cmath>
 #include <set>
 #include <stdexcept>
@@ -114,6 +115,40 @@ json reconciliationsToJson(const SessionState& s) {
             {"families", families},
             {"sample_count", s.sampleCount},
             {"seed", s.sampleSeed}};
+}
+
+// The Search tab's start trees by name: gpurec search -s's MiniNJ and Random, or the loaded tree.
+constexpr std::pair<SearchStart, const char*> kSearchStarts[] = {{SearchStart::WorkingTree, "working tree"},
+                                                                 {SearchStart::MiniNj, "MiniNJ"},
+                                                                 {SearchStart::Random, "Random"}};
+
+// Under result.json's names for them.
+json searchToJson(const SessionState& s) {
+    const char* start = "";
+    for (const auto& [from, name] : kSearchStarts)
+        if (from == s.searchStart) start = name;
+    return {{"strategy", toString(s.search.strategy)},
+            {"max_radius", s.search.maxRadius},
+            {"start", start},
+            {"seed", s.search.seed},
+            {"prescreen", s.search.prescreen},
+            {"infer_speciation_order", s.search.inferSpeciationOrder}};
+}
+
+void readSearch(const json& j, SessionState& s) {
+    s.search.strategy = parseSearchStrategy(j.at("strategy").get<std::string>());
+    s.search.maxRadius = integerField<int>(j, "max_radius");
+    s.search.seed = integerField<std::uint64_t>(j, "seed");
+    s.search.prescreen = j.at("prescreen").get<double>();
+    s.search.inferSpeciationOrder = j.at("infer_speciation_order").get<bool>();
+    s.search.validate();
+    const std::string start = j.at("start").get<std::string>();
+    const auto* known = std::find_if(std::begin(kSearchStarts), std::end(kSearchStarts),
+                                     [&](const auto& entry) { return start == entry.second; });
+    if (known == std::end(kSearchStarts))
+        throw std::runtime_error("\"start\" must be \"working tree\", \"MiniNJ\" or \"Random\", not \"" +
+                                 start + "\"");
+    s.searchStart = known->first;
 }
 
 EventType eventFromName(const std::string& name) {
@@ -304,7 +339,8 @@ json sessionToJson(const SessionState& s) {
               {"clade", s.selectedClade},
               {"view_tab", s.viewTab}}},
             {"species_tree", {{"circular", s.circularTree}, {"collapsed", s.collapsedClades}}},
-            {"reconciliations", reconciliationsToJson(s)}};
+            {"reconciliations", reconciliationsToJson(s)},
+            {"search", searchToJson(s)}};
 }
 
 SessionState sessionFromJson(const json& j) {
@@ -390,6 +426,7 @@ SessionState sessionFromJson(const json& j) {
         s.circularTree = tree.at("circular").get<bool>();
         s.collapsedClades = tree.at("collapsed").get<std::vector<std::string>>();
     }
+    if (version >= 6) readSearch(j.at("search"), s);
     return s;
 }
 

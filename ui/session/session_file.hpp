@@ -8,6 +8,7 @@
 #include "recon/reconciliation.hpp"
 #include "recon/sampling_run.hpp"
 #include "worker/engine_session.hpp"
+#include "worker/search_run.hpp"
 
 #include <QDateTime>
 #include <QString>
@@ -22,7 +23,7 @@ namespace gpurec::ui {
 // 4: evaluations per iteration, kept runs, the species tree's layout and collapsed clades, the
 // sample count and seed; 5: origination weights and the speciation categories' shape α in the rates
 // (named extra parameters), the categories' count and the starting α; 6: the transfer highways file,
-// pairwise transfers and pruning in the input.
+// pairwise transfers and pruning in the input, and the Search tab's settings.
 constexpr int kSessionFormatVersion = 6;
 
 struct FileFingerprint {
@@ -76,6 +77,10 @@ struct SessionState {
     // data by name when the session is opened.
     std::vector<std::string> sampledSpecies;
     std::vector<SampledFamily> sampled;
+    // The Search tab's settings: strategy, largest SPR radius, seed, pre-screen and speciation order
+    // (the other fields are not kept), and where it starts (formats 1–5: the defaults).
+    SpeciesSearchSettings search;
+    SearchStart searchStart = SearchStart::WorkingTree;
 };
 
 // Every file the input reads: species tree, families file, gene trees and mapping files.

@@ -34,6 +34,7 @@ class SpeciesTreeView : public QGraphicsView {
     QSize sizeHint() const override { return {360, 300}; }
 
     void setTree(const SpeciesTree* tree); // nullptr clears; the tree must outlive the view's use of it
+    const SpeciesTree* tree() const { return tree_; }
     // Colours branch e by values[e] on `scale` (values empty: all black) and titles the legend.
     void setValues(const std::vector<double>& values, const ColourScale& scale, const QString& title);
     void setToolTips(const QStringList& perNode);

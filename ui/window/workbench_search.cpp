@@ -36,6 +36,7 @@ QString searchRefusal(const Dataset& data) {
 
 void WorkbenchWindow::connectSearch() {
     connect(search_, &SearchPanel::startRequested, this, &WorkbenchWindow::startSpeciesSearch);
+    connect(search_, &SearchPanel::settingsChanged, this, &WorkbenchWindow::autosave);
     connect(search_, &SearchPanel::saveRequested, this, [this] {
         const QString path = QFileDialog::getSaveFileName(this, tr("Save the best species tree"),
                                                           defaultTreePath(lastRequest_),
@@ -60,7 +61,8 @@ void WorkbenchWindow::connectSearch() {
     });
     connect(this, &WorkbenchWindow::inputLoaded, this, [this] {
         search_->run().stop(); // its results would name the previous data's tree
-        search_->setDataAvailable(dataset_ != nullptr, dataset_ ? searchRefusal(*dataset_) : QString());
+        search_->setDataAvailable(dataset_ != nullptr, dataset_ ? searchRefusal(*dataset_) : QString(),
+                                  dataset_ ? dataset_->transferConstraint : TransferConstraint::Parents);
     });
 }
 
@@ -82,13 +84,13 @@ void WorkbenchWindow::startSpeciesSearch() {
     RateParameters theta = makeParameters(Parametrization{}, *dataset_, rates, current.speciationShape());
     tabs_->setCurrentWidget(search_);
     const SpeciesSearchSettings settings = search_->settings();
-    const QString prescreen = settings.prescreen > 0
-                                  ? tr(", pre-screened on %1 % of the families")
-                                        .arg(QLocale().toString(100 * settings.prescreen, 'g', 3))
-                                  : QString();
+    QString details = settings.prescreen > 0 ? tr(", pre-screened on %1 % of the families")
+                                                   .arg(QLocale().toString(100 * settings.prescreen, 'g', 3))
+                                             : QString();
+    if (settings.inferSpeciationOrder) details += tr(", inferring the speciation order");
     appendLog(
         tr("Species-tree search (%1 %2%3) started on %4 with D %5, L %6, T %7%8")
-            .arg(QString::fromStdString(toString(settings.strategy)), search_->startDescription(), prescreen,
+            .arg(QString::fromStdString(toString(settings.strategy)), search_->startDescription(), details,
                  run_->device())
             .arg(rates.d, 0, 'g', 6)
             .arg(rates.l, 0, 'g', 6)

@@ -4,6 +4,7 @@
 #include "panels/problems_panel.hpp"
 #include "panels/reconciliation_panel.hpp"
 #include "panels/run_panel.hpp"
+#include "panels/search_panel.hpp"
 #include "panels/solver_knobs_panel.hpp"
 #include "panels/species_tree_panel.hpp"
 #include "panels/waves_panel.hpp"
@@ -86,6 +87,8 @@ SessionState WorkbenchWindow::captureSession() const {
             if (tree->isCollapsed(node)) s.collapsedClades.push_back(dataset_->species.name(node));
     s.sampleCount = reconciliations_->sampleCount();
     s.sampleSeed = reconciliations_->sampleSeed();
+    s.search = search_->settings();
+    s.searchStart = search_->startFrom();
     if (dataset_ && selectedFamily_ >= 0) s.selectedFamily = dataset_->families[selectedFamily_].name;
     if (dataset_ && selectedSpecies_ >= 0) s.selectedSpecies = dataset_->species.name(selectedSpecies_);
     s.selectedClade = waves_->dag()->selectedClade();
@@ -187,6 +190,7 @@ void WorkbenchWindow::applySession(const SessionState& s) {
     for (const std::string& name : s.collapsedClades)
         if (int node = d.species.find(name); node >= 0) tree_->view()->setCollapsed(node, true);
     reconciliations_->setSampling(s.sampleCount, s.sampleSeed);
+    search_->restoreSettings(s.search, s.searchStart); // with the data: its speciation order may be refused
     if (int f = d.familyIndex(s.selectedFamily); f >= 0) families_->selectFamily(f);
     if (int e = d.species.find(s.selectedSpecies); !s.selectedSpecies.empty() && e >= 0)
         tree_->view()->selectSpecies(e);
