@@ -131,6 +131,15 @@ inline bool loadInto(ui::WorkbenchWindow& window, const ui::LoadRequest& request
     return true;
 }
 
+// The first child of `root` of type Widget whose accessible name is `accessibleName` (as a screen
+// reader finds it); null, with a warning, when there is none.
+template <class Widget> Widget* named(QWidget* root, const QString& accessibleName) {
+    for (Widget* w : root->findChildren<Widget*>())
+        if (w->accessibleName() == accessibleName) return w;
+    qWarning("no widget named '%s'", qPrintable(accessibleName));
+    return nullptr;
+}
+
 // Waits until `spy` holds `count` signals. Use it after clicks rather than QSignalSpy::wait: a
 // click delivers queued events, so a quick run may have finished by the time it returns.
 [[nodiscard]] inline bool waitForCount(QSignalSpy& spy, int count, int timeoutMs = kGuiTimeoutMs) {

@@ -41,18 +41,12 @@
 using namespace gpurec;
 using namespace gpurec::ui;
 using test::kGuiTimeoutMs;
+using test::named;
 using test::loadInto;
 using test::q;
 using test::teachingRequest;
 
 namespace {
-
-template <class Widget> Widget* named(QWidget* root, const QString& accessibleName) {
-    for (Widget* w : root->findChildren<Widget*>())
-        if (w->accessibleName() == accessibleName) return w;
-    qWarning("no widget named '%s'", qPrintable(accessibleName));
-    return nullptr;
-}
 
 // Opens `combo`'s list with a click and clicks its entry `index`.
 [[nodiscard]] bool chooseWithMouse(QComboBox* combo, int index) {

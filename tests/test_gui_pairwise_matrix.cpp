@@ -37,15 +37,9 @@
 using namespace gpurec;
 using namespace gpurec::ui;
 using test::kGuiTimeoutMs;
+using test::named;
 
 namespace {
-
-template <class Widget> Widget* named(QWidget* root, const QString& accessibleName) {
-    for (Widget* w : root->findChildren<Widget*>())
-        if (w->accessibleName() == accessibleName) return w;
-    qWarning("no widget named '%s'", qPrintable(accessibleName));
-    return nullptr;
-}
 
 // Opens `combo`'s list with a click and clicks the entry holding `data`.
 [[nodiscard]] bool pickEntry(QComboBox* combo, const QVariant& data) {
