@@ -41,8 +41,8 @@
 using namespace gpurec;
 using namespace gpurec::ui;
 using test::kGuiTimeoutMs;
-using test::named;
 using test::loadInto;
+using test::named;
 using test::q;
 using test::teachingRequest;
 
