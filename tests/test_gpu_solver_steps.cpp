@@ -14,6 +14,7 @@
 #include "engine/family_solver.hpp"
 #include "engine/relative_error.hpp"
 #include "engine/species_operators.hpp"
+#include "highways/pairwise_transfers.hpp"
 #include "optim/parameter_classes.hpp"
 #include "support.hpp"
 
@@ -72,26 +73,24 @@ struct HostExecutor {
                         const ChunkView& chunks, int chunkBegin, int chunkEnd, double threshold,
                         double* rows) {
         for (int chunk = chunkBegin; chunk < chunkEnd; ++chunk)
-            for (int e = 0; e < s.n; ++e)
-                gatherChunkEntry(s, sv, cv, tab, chunks, chunk, chunkBegin, e, threshold, rows);
+            for (int i = 0; i < s.n + s.highways; ++i)
+                gatherChunkEntry(s, sv, cv, tab, chunks, chunk, chunkBegin, i, threshold, rows);
     }
-    void foldChunks(const ChunkView& chunks, int familyBegin, int familyEnd, int chunkBegin, int n,
+    void foldChunks(const ChunkView& chunks, int familyBegin, int familyEnd, int chunkBegin, long long width,
                     double* rows) {
-        const long long width = static_cast<long long>(kGradientRows) * n;
         for (int f = familyBegin; f < familyEnd; ++f)
             for (long long k = 0; k < width; ++k)
                 foldChunkEntry(chunks, f, chunkBegin, width, k, rows);
     }
     void accumulateShared(const ChunkView& chunks, int familyBegin, int familyEnd, int chunkBegin,
-                          int familiesPerChunk, int n, const double* rows, double* total) {
-        const long long width = static_cast<long long>(kGradientRows) * n;
-        const long long entries = chunkEntries(familyBegin, familyEnd, familiesPerChunk, width);
+                          int familiesPerChunk, SharedSlice slice, const double* rows, double* total) {
+        const long long entries = chunkEntries(familyBegin, familyEnd, familiesPerChunk, slice.width);
         for (long long k = 0; k < entries; ++k)
-            accumulateSharedEntry(chunks, familyBegin, familyEnd, chunkBegin, familiesPerChunk, width, k,
+            accumulateSharedEntry(chunks, familyBegin, familyEnd, chunkBegin, familiesPerChunk, slice, k,
                                   rows, total);
     }
     void genewiseTheta(const SpeciesView& s, const SetView& sv, const CladeView& cv, const ChunkView& chunks,
-                       int familyBegin, int familyEnd, int chunkBegin, const double* rows,
+                       int familyBegin, int familyEnd, int chunkBegin, double* rows,
                        const AdjointSettings& opt, double* theta) {
         for (int f = familyBegin; f < familyEnd; ++f)
             genewiseThetaFamily(team, s, sv, cv, chunks, f, chunkBegin, rows, opt, scratch, theta);
@@ -165,7 +164,7 @@ Emulation emulate(const Dataset& data, const RateParameters& theta, const Solver
     if (familyWeights) cv.familyWeights = familyWeights->data();
     const std::vector<int> entries = theta.sharedEntries();
     const SerialTeam team;
-    std::vector<double> scratch(kScratchVectors * static_cast<std::size_t>(n));
+    std::vector<double> scratch(kMaxScratchVectors * static_cast<std::size_t>(n));
 
     std::vector<std::vector<double>> setArrays(9, std::vector<double>(static_cast<std::size_t>(sets) * n));
     std::vector<UpCoefficients> up(static_cast<std::size_t>(sets) * n);
@@ -180,6 +179,11 @@ Emulation emulate(const Dataset& data, const RateParameters& theta, const Solver
                setArrays[8].data(), up.data(),           upDiag.data(),       upBarInv.data(),
                down.data(),         outside.data(),      survive.data(),      eIterations.data(),
                eResidual.data(),    divergent.data()};
+    // Transfer highways, as the backend's solveSets uploads them.
+    const HighwayRates highways = highwayRates(theta, data.highways, n);
+    sv.highwayRate = highways.rate.data();
+    sv.highwayExtra = highways.extra.data();
+    sv.highwayCoupling = s.highways > 0 && s.cladeTransferLoss;
     // The E equations' own loop constants where Π leaves terms out (the backend's extinctionLoopView).
     const bool ownLoop = !s.cladeDuplicationLoss || !s.cladeTransferLoss;
     std::vector<std::vector<double>> loopArrays(5, std::vector<double>(static_cast<std::size_t>(sets) * n));
@@ -197,6 +201,7 @@ Emulation emulate(const Dataset& data, const RateParameters& theta, const Solver
         eLoop.down = loopDown.data();
         eLoop.outside = loopOutside.data();
     }
+    eLoop.highwayCoupling = s.highways > 0;
     for (int set = 0; set < sets; ++set) {
         for (int e = 0; e < n; ++e) // what probabilitiesKernel computes
             setProbabilities(theta.theta().data(), entries.data(), genewise, data.events.presentRates(), set,
@@ -208,6 +213,7 @@ Emulation emulate(const Dataset& data, const RateParameters& theta, const Solver
 
     BatchPlanInput in;
     in.species = n;
+    in.highways = s.highways;
     in.familyClades = h.familyCladeCounts();
     in.budgetBytes = 1e18;
     in.maxFamiliesPerBatch = maxFamiliesPerBatch;
@@ -215,21 +221,23 @@ Emulation emulate(const Dataset& data, const RateParameters& theta, const Solver
     in.familySplitChunkRows = h.familySplitChunkRows(chunkSplits);
     const BatchPlan plan = planBatches(in);
     const BatchWaves waves = batchWaves(data, h, plan, chunkSplits);
-    std::vector<double> partial(static_cast<std::size_t>(partialRows(
-                                    plan.maxChunks, std::max(plan.maxSplitChunkRows, waves.maxWaveChunks))) *
-                                    n,
-                                std::nan(""));
+    std::vector<double> partial(
+        static_cast<std::size_t>(partialRows(
+            plan.maxChunks, std::max(plan.maxSplitChunkRows, waves.maxWaveChunks), n, s.highways)) *
+            n,
+        std::nan(""));
 
     Emulation result;
     Evaluation& out = result.out;
     out.logLikelihood.assign(F, std::nan(""));
     if (withGradient) out.gradient.assign(theta.theta().size(), 0.0);
+    // Genewise rates share only the highways' rates: one family per chunk, as the CPU backend.
     const int chunkSize =
-        familiesPerChunk > 0
-            ? familiesPerChunk
-            : gpurec::familiesPerChunk(F, n, sharedGradientRows(!originWeights.empty(), false));
+        familiesPerChunk > 0 ? familiesPerChunk
+        : genewise           ? 1
+                   : gpurec::familiesPerChunk(F, n, sharedGradientRows(!originWeights.empty(), false));
     const std::size_t chunks = (F + chunkSize - 1) / chunkSize;
-    std::vector<double> total(chunks * kGradientRows * n, 0.0);
+    std::vector<double> total(chunks * (genewise ? s.highways : gradientWidth(n, s.highways)), 0.0);
     std::vector<double> originPosterior(originWeights.empty() ? 0 : chunks * n, 0.0);
     std::vector<unsigned long long> counters(CounterCount, 0);
     BatchJob j;
@@ -279,7 +287,7 @@ Emulation emulate(const Dataset& data, const RateParameters& theta, const Solver
         ExtinctionState& ext = result.extinction;
         ext.E.assign(sv.E, sv.E + n);
         ext.Ebar.assign(sv.Ebar, sv.Ebar + n);
-        result.rowLength = sharedRowLength(n, !originWeights.empty());
+        result.rowLength = sharedRowLength(n, s.highways, !originWeights.empty());
         result.chunkRows = sharedChunkRows(theta, ext.E, h.familyOrigin,
                                            familyWeights ? *familyWeights : std::vector<double>{}, chunkSize,
                                            total, originPosterior);
@@ -287,6 +295,8 @@ Emulation emulate(const Dataset& data, const RateParameters& theta, const Solver
                               sumChunkRows(result.chunkRows, result.rowLength), ext,
                               data.events.presentRates(), out.gradient);
     }
+    if (withGradient && genewise && s.highways > 0)
+        addGenewiseHighwayGradient(theta, sumChunkRows(total, s.highways), out.gradient);
     for (double v : out.logLikelihood)
         out.totalLogLikelihood += v;
     result.unwritten = counters[Unwritten];
@@ -680,6 +690,71 @@ class GpuSolverSteps : public QObject {
         SolverOptions options;
         options.schedule = parseSchedule(schedule.toStdString());
         matchesCpu(in.dataset, randomRates(static_cast<RateMode>(mode), *in.dataset, 17), options);
+    }
+
+    // Transfer highways: E's q_h E_e E_d, the split terms down each highway, both transfer-loss terms
+    // coupling a source to its destination (iterated with Π̄, and transposed in the adjoint), the
+    // highways' rates in the softmax, their gradient rows, and under genewise rates their terms
+    // summed over the families; --pairwise-transfers is a highway on every allowed pair.
+    void matchesCpuWithHighways_data() {
+        QTest::addColumn<QString>("folder");
+        QTest::addColumn<int>("mode");
+        QTest::addColumn<int>("constraint");
+        QTest::addColumn<QString>("variant");
+        const RateMode modes[] = {RateMode::Global, RateMode::Specieswise, RateMode::Genewise};
+        const TransferConstraint constraints[] = {TransferConstraint::Parents, TransferConstraint::None,
+                                                  TransferConstraint::RelDated};
+        for (RateMode m : modes)
+            for (TransferConstraint c : constraints)
+                QTest::newRow(("simulated_2 " + toString(m) + " " + toString(c)).c_str())
+                    << "simulated_2" << int(m) << int(c) << "";
+        for (RateMode m : modes) {
+            QTest::newRow(("simulated_2 " + toString(m) + " no-tl").c_str())
+                << "simulated_2" << int(m) << int(TransferConstraint::Parents) << "no-tl";
+            QTest::newRow(("simulated_2 " + toString(m) + " LCA").c_str())
+                << "simulated_2" << int(m) << int(TransferConstraint::Parents) << "LCA";
+            QTest::newRow(("tiny " + toString(m) + " pairwise").c_str())
+                << "tiny" << int(m) << int(TransferConstraint::Parents) << "pairwise";
+        }
+        QTest::newRow("simulated_2 global origination weights")
+            << "simulated_2" << int(RateMode::Global) << int(TransferConstraint::Parents) << "OPTIMIZE";
+        QTest::newRow("simulated_2 specieswise pairwise RELDATED")
+            << "simulated_2" << int(RateMode::Specieswise) << int(TransferConstraint::RelDated) << "pairwise";
+    }
+    void matchesCpuWithHighways() {
+        QFETCH(QString, folder);
+        QFETCH(int, mode);
+        QFETCH(int, constraint);
+        QFETCH(QString, variant);
+        InputPaths paths;
+        paths.speciesTree = sharedData(folder.toStdString() + "/species.nwk");
+        paths.familiesFile = sharedData(folder.toStdString() + "/families.txt");
+        LoadOptions lo;
+        lo.minCoveredSpecies = folder == "tiny" ? 3 : 4;
+        lo.events.noTl = variant == "no-tl";
+        lo.events.pairwiseTransfers = variant == "pairwise";
+        if (variant == "LCA" || variant == "OPTIMIZE")
+            lo.origination = parseOrigination(variant.toStdString());
+        LoadedInput in = loadInput(paths, static_cast<TransferConstraint>(constraint), lo);
+        Dataset& data = *in.dataset;
+        QVERIFY(!data.families.empty());
+        const SpeciesTree& tree = data.species;
+        if (variant == "pairwise") {
+            QVERIFY(data.highways == everyTransferPair(tree, data.transferConstraint));
+        } else {
+            // Leaf to leaf, clade to leaf, and two leaving the same node (its softmax's shared terms).
+            const int n = tree.size();
+            data.highways = {{0, n - 2}, {n - 3, 1}, {0, 2}};
+        }
+        RateParameters theta(static_cast<RateMode>(mode), tree.size(), static_cast<int>(data.families.size()),
+                             {0.1, 0.1, 0.1});
+        if (variant == "OPTIMIZE") theta.addOriginationPerNode(1.0);
+        theta.addHighways(static_cast<int>(data.highways.size()), 0.1);
+        std::mt19937 rng(23);
+        std::uniform_real_distribution<double> logRate(std::log2(0.01), std::log2(0.4));
+        for (double& t : theta.theta())
+            t = logRate(rng);
+        matchesCpu(in.dataset, theta, SolverOptions{});
     }
 
     // RELDATED at the rates where one event dominates or vanishes.

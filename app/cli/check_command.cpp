@@ -102,6 +102,8 @@ void registerCheck(CLI::App& root) {
             input.noDl = d.events.noDl;
             input.noTl = d.events.noTl;
             input.gammaCategories = d.speciationCategories;
+            input.highwaysFile = d.highwaysFile;
+            input.pairwiseTransfers = d.events.pairwiseTransfers;
             LoadedInput in = loadOrExplain(input, o->threads);
             std::shared_ptr<const Dataset> data = in.dataset;
             BackendChoice gpu = selectBackend(device, data, limits);

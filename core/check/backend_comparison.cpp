@@ -1,5 +1,6 @@
 #include "check/backend_comparison.hpp"
 
+#include "highways/highway_files.hpp"
 #include "io/newick.hpp"
 #include "io/number_text.hpp"
 #include "io/output_file.hpp"
@@ -20,7 +21,7 @@ std::vector<ComparisonDataset> referenceDatasets(const std::string& dataRoot,
                    int minCovered) {
         if (fs::exists(folder / species) && fs::exists(folder / "families.txt"))
             out.push_back({name, (folder / species).string(), (folder / "families.txt").string(), minCovered,
-                           "PARENTS", "UNIFORM", "", EventModel{}, 1, ""});
+                           "PARENTS", "UNIFORM", "", EventModel{}, 1, "", ""});
     };
     const fs::path data(dataRoot);
     add("tiny", data / "tiny", "species.nwk", 3);
@@ -34,6 +35,14 @@ std::vector<ComparisonDataset> referenceDatasets(const std::string& dataRoot,
     }
     add("primates", data / "primates", "species.nwk", 4);
     add("simulated_2", data / "simulated_2", "species.nwk", 4);
+    for (const std::string name : {"tiny", "simulated_2"}) // a transfer highway on every allowed pair
+        for (const ComparisonDataset& d : std::vector<ComparisonDataset>(out))
+            if (d.name == name) {
+                ComparisonDataset pairwise = d;
+                pairwise.name += ", pairwise";
+                pairwise.events.pairwiseTransfers = true;
+                out.push_back(pairwise);
+            }
     if (fs::is_directory(samplesRoot)) {
         std::vector<fs::path> samples;
         for (const auto& entry : fs::directory_iterator(samplesRoot))
@@ -103,7 +112,26 @@ std::vector<ComparisonDataset> simulatedDatasets(int families, std::uint64_t see
     classes.classFile = (std::filesystem::path(folder) / "classes.txt").string();
     writeFileAtomically(classes.classFile, quoteNewickLabel(species.name(species.left(species.root()))) +
                                                " DO\n" + quoteNewickLabel(species.name(0)) + " LT\n");
-    out.insert(out.end(), {optimized, gamma, classes});
+    ComparisonDataset highways = parents;
+    highways.name += ", 3 highways";
+    highways.highwaysFile = (std::filesystem::path(folder) / "highways.txt").string();
+    // Leaf to leaf both ways, and a second highway leaving the first one's source to a clade: from
+    // the first leaf (in the root's left subtree) into the right subtree.
+    const int a = 0, right = species.right(species.root());
+    int c = right;
+    while (!species.isLeaf(c))
+        c = species.left(c);
+    const int clade = right != c ? right : species.parent(a);
+    writeHighways(highways.highwaysFile, species, {{{a, c}, 0.05}, {{c, a}, 0.2}, {{a, clade}, 0.1}}, false);
+    ComparisonDataset highwaysNoTl = highways;
+    highwaysNoTl.name += ", --no-tl";
+    highwaysNoTl.events.noTl = true;
+    ComparisonDataset highwaysRelDated = highways; // leaf to leaf only: both ends in the present
+    highwaysRelDated.name = parents.name + ", 2 highways, RELDATED";
+    highwaysRelDated.transferConstraint = "RELDATED";
+    highwaysRelDated.highwaysFile = (std::filesystem::path(folder) / "highways_reldated.txt").string();
+    writeHighways(highwaysRelDated.highwaysFile, species, {{{a, c}, 0.05}, {{c, a}, 0.2}}, false);
+    out.insert(out.end(), {optimized, gamma, classes, highways, highwaysNoTl, highwaysRelDated});
     return out;
 }
 
@@ -125,8 +153,10 @@ RateParameters randomRates(RateMode mode, const Dataset& data, std::mt19937_64& 
 
 std::optional<RateParameters> randomParameters(const ComparisonDataset& d, const ComparisonCase& c,
                                                const Dataset& data, std::mt19937_64& rng) {
-    if (c.mode == RateMode::Genewise && d.extendedParameters()) return std::nullopt;
     const bool optimize = data.origination == Origination::Optimize;
+    if (c.mode == RateMode::Genewise && (optimize || data.speciationCategories > 1 || !d.classFile.empty()))
+        return std::nullopt;
+    if (c.schedule == Schedule::AleRax && !data.highways.empty()) return std::nullopt;
     RateParameters theta =
         !d.classFile.empty() && c.mode == RateMode::Specieswise
             ? RateParameters(readParameterClasses(d.classFile, data.species, data.events.recModel, optimize),
@@ -134,6 +164,7 @@ std::optional<RateParameters> randomParameters(const ComparisonDataset& d, const
             : RateParameters(c.mode, data.species.size(), static_cast<int>(data.families.size()),
                              {0.1, 0.1, 0.1});
     if (optimize && theta.mode() != RateMode::Classes) theta.addOriginationPerNode(0.1);
+    if (!data.highways.empty()) theta.addHighways(static_cast<int>(data.highways.size()), 0.1);
     std::uniform_real_distribution<double> logRate(std::log2(0.005), std::log2(0.5));
     for (double& t : theta.theta())
         t = logRate(rng);

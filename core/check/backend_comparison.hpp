@@ -23,18 +23,20 @@ struct ComparisonDataset {
     std::string transferConstraint = "PARENTS";
     std::string origination = "UNIFORM";
     std::string fractionMissingFile; // empty: none
-    EventModel events;               // --rec-model, --no-dup, --no-dl, --no-tl
+    EventModel events;               // --rec-model, --no-dup, --no-dl, --no-tl, --pairwise-transfers
     int speciationCategories = 1;    // --speciation-gamma-categories
     std::string classFile;           // a class parametrisation, used in place of per-species rates
-    // Whether the dataset's θ has more than rates (weights, a shape, classes): its rows are the
-    // comparisons alone, the suite's table, sampling and re-planning checks take plain rates.
+    std::string highwaysFile;        // --highways-file; empty: none
+    // Whether the dataset's θ has more than rates (weights, a shape, classes, highways): its rows are
+    // the comparisons alone, the suite's table, sampling and re-planning checks take plain rates.
     bool extendedParameters() const {
-        return origination == "OPTIMIZE" || speciationCategories > 1 || !classFile.empty();
+        return origination == "OPTIMIZE" || speciationCategories > 1 || !classFile.empty() ||
+               !highwaysFile.empty() || events.pairwiseTransfers;
     }
 };
 
-// tiny, alerax/*, primates and simulated_2 under `dataRoot`, and every sample under `samplesRoot`,
-// those that exist, in that order.
+// tiny, alerax/*, primates and simulated_2 under `dataRoot`, then tiny and simulated_2 with
+// --pairwise-transfers, and every sample under `samplesRoot`, those that exist, in that order.
 std::vector<ComparisonDataset> referenceDatasets(const std::string& dataRoot, const std::string& samplesRoot);
 // Families simulated under the model into `folder` (rates drawn per family and species, with tree
 // samples), then the same families under the NONE constraint (the GPU's iterated self loop), under
@@ -43,7 +45,9 @@ std::vector<ComparisonDataset> referenceDatasets(const std::string& dataRoot, co
 // leaf's genes missing (a fraction-missing file written beside them), and under the model's
 // variants: UndatedDL, --no-dup with --no-dl, --no-dl, and --no-tl (the Π loop without terms the E
 // adjoint keeps), then with fitted origination weights (OPTIMIZE), three speciation gamma
-// categories, and a class parametrisation file with origination weights per class.
+// categories, a class parametrisation file with origination weights per class, and three transfer
+// highways (a highways file written beside them), also with --no-tl, and two leaf-to-leaf highways
+// under RELDATED.
 std::vector<ComparisonDataset> simulatedDatasets(int families, std::uint64_t seed, const std::string& folder);
 
 struct ComparisonCase {
@@ -56,9 +60,10 @@ const std::vector<ComparisonCase>& comparisonCases();
 // Log2 rates drawn uniformly between log2 0.005 and log2 0.5.
 RateParameters randomRates(RateMode mode, const Dataset& data, std::mt19937_64& rng);
 // θ of case `c` on dataset `d` (loaded as `data`): random rates, and as the dataset has them random
-// origination weights, a random shape α of its speciation categories, or its class file's classes
-// (in place of per-species rates); nullopt where the case does not apply (per-family rates with
-// anything but rates).
+// origination weights, highway rates, a random shape α of its speciation categories, or its class
+// file's classes (in place of per-species rates); nullopt where the case does not apply (per-family
+// rates with weights, a shape or classes; highways under AleRax's schedule, which the CUDA backend
+// leaves to the CPU).
 std::optional<RateParameters> randomParameters(const ComparisonDataset& d, const ComparisonCase& c,
                                                const Dataset& data, std::mt19937_64& rng);
 

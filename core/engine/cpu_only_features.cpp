@@ -5,8 +5,6 @@
 namespace gpurec {
 
 std::string cpuOnlyFeature(const Dataset& data) {
-    if (data.events.pairwiseTransfers) return "pairwise transfers (--pairwise-transfers)";
-    if (!data.highways.empty()) return "transfer highways";
     if (data.pruneSpeciesTree) return "pruned species trees (--prune-species-tree)";
     return "";
 }

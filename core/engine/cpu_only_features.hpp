@@ -8,8 +8,8 @@
 
 namespace gpurec {
 
-// The first feature of `data` that only the CPU computes, as a plural noun phrase ("transfer
-// highways"); empty when there is none.
+// The first feature of `data` that only the CPU computes, as a plural noun phrase ("pruned species
+// trees"); empty when there is none.
 std::string cpuOnlyFeature(const Dataset& data);
 // Throws std::invalid_argument "<feature> are computed on the CPU only so far (use --device cpu)"
 // when `data` uses such a feature: what a device backend's constructor and setSpeciesTree call.

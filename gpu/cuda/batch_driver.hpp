@@ -54,13 +54,13 @@ struct BatchJob {
     double* logLikelihood = nullptr;                                              // all families'
     double *rootSum = nullptr, *largestDone = nullptr, *largestRunning = nullptr; // per batch family
     double* partial = nullptr;
-    // Shared sets: kGradientRows rows of n per chunk of familiesPerChunk families (the chunks of
-    // engine/family_chunks.hpp); --origination OPTIMIZE with a gradient: n per chunk
-    // (originPosteriorEntry).
+    // Shared sets: gradientWidth(n, highways) entries per chunk of familiesPerChunk families (the
+    // chunks of engine/family_chunks.hpp), genewise sets with highways the highways' entries;
+    // --origination OPTIMIZE with a gradient: n per chunk (originPosteriorEntry).
     int familiesPerChunk = 1;
     double* sharedTotal = nullptr;
     double* originPosterior = nullptr;
-    double* thetaGradient = nullptr; // genewise: 3 per family
+    double* thetaGradient = nullptr; // genewise: 3 per family (the highways' rates in sharedTotal)
     unsigned long long* counters = nullptr;
 };
 
@@ -97,13 +97,20 @@ template <class Executor> void runBatchSteps(Executor& x, const BatchJob& j) {
         x.endPhase(EvaluationPhase::Adjoint);
         x.gradientGather(j.s, j.sv, j.cv, j.tab, j.gradientChunks, b.chunkBegin, b.chunkEnd,
                          j.adj.pibarSideThreshold, j.partial);
-        x.foldChunks(j.gradientChunks, b.familyBegin, b.familyEnd, b.chunkBegin, j.s.n, j.partial);
-        if (j.genewise)
+        const long long width = gradientWidth(j.s.n, j.s.highways);
+        x.foldChunks(j.gradientChunks, b.familyBegin, b.familyEnd, b.chunkBegin, width, j.partial);
+        if (j.genewise) {
             x.genewiseTheta(j.s, j.extinctionLoop, j.cv, j.gradientChunks, b.familyBegin, b.familyEnd,
                             b.chunkBegin, j.partial, j.adj, j.thetaGradient);
-        else
+            // The highways' rates are every family's: their terms are summed like the shared rows.
+            if (j.s.highways > 0)
+                x.accumulateShared(j.gradientChunks, b.familyBegin, b.familyEnd, b.chunkBegin,
+                                   j.familiesPerChunk, SharedSlice{width, width - j.s.highways, j.s.highways},
+                                   j.partial, j.sharedTotal);
+        } else {
             x.accumulateShared(j.gradientChunks, b.familyBegin, b.familyEnd, b.chunkBegin, j.familiesPerChunk,
-                               j.s.n, j.partial, j.sharedTotal);
+                               SharedSlice{width, 0, width}, j.partial, j.sharedTotal);
+        }
         x.endPhase(EvaluationPhase::Gradient);
         if (j.poison) x.countNaN(j.tab.adjoint, tableEntries, j.counters + Unwritten);
     }

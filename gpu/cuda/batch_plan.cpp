@@ -1,5 +1,7 @@
 #include "batch_plan.hpp"
 
+#include "device_views.hpp"
+
 #include <algorithm>
 #include <cstdio>
 #include <stdexcept>
@@ -14,19 +16,20 @@ std::string gigabytes(double bytes) {
 }
 } // namespace
 
-long long partialRows(long long chunks, long long splitChunkRows) {
-    // Gradient partial sums: five rows of n per gradient chunk.
-    return std::max(5 * chunks, splitChunkRows);
+long long partialRows(long long chunks, long long splitChunkRows, int species, int highways) {
+    const long long width = gradientWidth(species, highways);
+    return std::max((width * chunks + species - 1) / species, splitChunkRows);
 }
 
 double batchBufferBytes(int species, long long clades, long long families, long long chunks,
-                        long long splitChunkRows) {
+                        long long splitChunkRows, int highways) {
     const double n = species;
     // Π, Π̄ and the adjoint rows; scale, Π̄ peak and iteration count per clade.
     const double perClade = 3.0 * 8.0 * n + 4.0 + 8.0 + 8.0;
     // Root sum and two running adjoint maxima per family.
     const double perFamily = 3.0 * 8.0;
-    return perClade * clades + 8.0 * n * partialRows(chunks, splitChunkRows) + perFamily * families;
+    return perClade * clades + 8.0 * n * partialRows(chunks, splitChunkRows, species, highways) +
+           perFamily * families;
 }
 
 namespace {
@@ -44,7 +47,8 @@ BatchPlan packBatches(const BatchPlanInput& in, double limit) {
             std::max(1, (in.familyClades[f] + in.chunkClades - 1) / in.chunkClades);
     const double available = in.budgetBytes - in.fixedBytes;
     auto bytesOf = [&](const Batch& b) {
-        return batchBufferBytes(in.species, b.clades(), b.families(), b.chunks(), b.splitChunkRows);
+        return batchBufferBytes(in.species, b.clades(), b.families(), b.chunks(), b.splitChunkRows,
+                                in.highways);
     };
     auto splitRowsOf = [&](int f) {
         return f < static_cast<int>(in.familySplitChunkRows.size()) ? in.familySplitChunkRows[f] : 0;
@@ -88,8 +92,9 @@ BatchPlan packBatches(const BatchPlanInput& in, double limit) {
         plan.maxChunks = std::max(plan.maxChunks, b.chunks());
         plan.maxSplitChunkRows = std::max(plan.maxSplitChunkRows, b.splitChunkRows);
     }
+    plan.highways = in.highways;
     plan.batchBytes = batchBufferBytes(in.species, plan.maxClades, plan.maxFamilies, plan.maxChunks,
-                                       plan.maxSplitChunkRows);
+                                       plan.maxSplitChunkRows, in.highways);
     return plan;
 }
 

@@ -10,6 +10,7 @@ namespace gpurec::gpu {
 
 struct BatchPlanInput {
     int species = 0;                      // species tree nodes
+    int highways = 0;                     // transfer highways (widen the gradient's chunk rows)
     std::vector<int> familyClades;        // clades per family, input order
     std::vector<std::string> familyNames; // for messages (optional)
     double budgetBytes = 0;               // for everything the backend allocates
@@ -36,6 +37,7 @@ struct BatchPlan {
     std::vector<int> familyChunkBegin; // per family, plus one past the end
     int maxClades = 0, maxFamilies = 0, maxChunks = 0;
     long long maxSplitChunkRows = 0;
+    int highways = 0; // BatchPlanInput's
     double fixedBytes = 0;
     double batchBytes = 0; // buffers sized for the largest batch
     double budgetBytes = 0;
@@ -45,9 +47,10 @@ struct BatchPlan {
 
 // Bytes of the per-batch buffers for a batch of this shape.
 double batchBufferBytes(int species, long long clades, long long families, long long chunks,
-                        long long splitChunkRows = 0);
-// Rows of n doubles in the partial-sum buffer: the gradient's or the split chunks', whichever is more.
-long long partialRows(long long chunks, long long splitChunkRows);
+                        long long splitChunkRows = 0, int highways = 0);
+// Rows of n = `species` doubles in the partial-sum buffer: the gradient's (gradientWidth per chunk)
+// or the split chunks', whichever is more.
+long long partialRows(long long chunks, long long splitChunkRows, int species, int highways);
 
 // Throws std::runtime_error when a single family does not fit the budget.
 BatchPlan planBatches(const BatchPlanInput& input);

@@ -91,6 +91,7 @@ struct Structure {
     DeviceArray<int> splitOffset, splitLeft, splitRight, splitParent, parentOffset, parentSplits, geneSpecies,
         cladeFamily, familyRoot, familyOrigin, chunkFirst, chunkEnd;
     DeviceArray<double> splitWeight;
+    DeviceArray<int> highwaySource, highwayDestination, fromOffset, highwaysFrom, intoOffset, highwaysInto;
 };
 
 // Per parameter set arrays (one set, or one per family in the genewise mode).
@@ -215,17 +216,17 @@ struct DeviceExecutor {
                         double* partial) {
         launchGradientGather(s, sv, cv, tab, chunks, chunkBegin, chunkEnd, threshold, partial, stream);
     }
-    void foldChunks(const ChunkView& chunks, int familyBegin, int familyEnd, int chunkBegin, int species,
+    void foldChunks(const ChunkView& chunks, int familyBegin, int familyEnd, int chunkBegin, long long width,
                     double* partial) {
-        launchFoldChunks(chunks, familyBegin, familyEnd, chunkBegin, species, partial, stream);
+        launchFoldChunks(chunks, familyBegin, familyEnd, chunkBegin, width, partial, stream);
     }
     void accumulateShared(const ChunkView& chunks, int familyBegin, int familyEnd, int chunkBegin,
-                          int familiesPerChunk, int species, const double* partial, double* total) {
-        launchAccumulateShared(chunks, familyBegin, familyEnd, chunkBegin, familiesPerChunk, species, partial,
+                          int familiesPerChunk, SharedSlice slice, const double* partial, double* total) {
+        launchAccumulateShared(chunks, familyBegin, familyEnd, chunkBegin, familiesPerChunk, slice, partial,
                                total, stream);
     }
     void genewiseTheta(const SpeciesView& s, const SetView& sv, const CladeView& cv, const ChunkView& chunks,
-                       int familyBegin, int familyEnd, int chunkBegin, const double* partial,
+                       int familyBegin, int familyEnd, int chunkBegin, double* partial,
                        const AdjointSettings& opt, double* theta) {
         launchGenewiseTheta(s, sv, cv, chunks, familyBegin, familyEnd, chunkBegin, partial, opt, theta,
                             stream);
@@ -266,22 +267,12 @@ class CudaBackend final : public LikelihoodBackend, public BackendDiagnostics {
         check(cudaGetDeviceProperties(&prop, device_), "reading the device properties");
         deviceName_ = "cuda:" + std::to_string(device_) + " " + prop.name;
         multiprocessors_ = prop.multiProcessorCount;
-        if (layout_.size > maxTeamSpecies())
-            throw std::runtime_error(
-                "the species tree has " + std::to_string(layout_.size) +
-                " nodes; the CUDA backend keeps a clade's rows in one block's shared memory, "
-                "which holds at most " +
-                std::to_string(maxTeamSpecies()) + " nodes on this device (use --device cpu)");
-        configureTeamKernels(layout_.size);
-        teamsPerSM_ = teamsPerMultiprocessor(layout_.size, layout_.constraint);
+        configureTeams();
         timing_ = std::make_unique<StreamAndEvents>();
         stream_ = timing_->stream;
         uploadStructure();
         const int F = familyCount();
-        // Rows of 3 per family or node, or a class parametrisation's entries (4 types per node at
-        // most), and the origination weights.
-        theta_.allocate(4 * static_cast<std::size_t>(std::max(F, layout_.size)) + 4, memory_,
-                        "allocating the rates");
+        allocateRates();
         entries_.allocate(3 * static_cast<std::size_t>(layout_.size), memory_, "allocating the rates");
         originWeights_.allocate(layout_.size, memory_, "allocating the origination weights");
         familyWeightsDevice_.allocate(F, memory_, "allocating the family weights");
@@ -304,31 +295,7 @@ class CudaBackend final : public LikelihoodBackend, public BackendDiagnostics {
 
     void replan(const BatchLimits& limits) override {
         std::lock_guard lock(mutex_);
-        check(cudaSetDevice(device_), "selecting the CUDA device");
-        limits_ = limits;
-        tablesWarm_ = false;
-        resident_.reset();
-        batch_.release();
-        std::size_t freeBytes = 0, totalBytes = 0;
-        check(cudaMemGetInfo(&freeBytes, &totalBytes), "reading the free device memory");
-        // What is already held counts against the budget; keep a margin for the CUDA runtime.
-        const double usable = memory_.current + 0.95 * static_cast<double>(freeBytes) - 256e6;
-        double budget = limits.memoryBytes > 0 ? std::min(limits.memoryBytes, usable) : usable;
-        for (int attempt = 0;; ++attempt) {
-            plan_ = makePlan(budget);
-            try {
-                if (injectedFailures_ > 0) {
-                    --injectedFailures_;
-                    throw CudaError("allocating the batch tables (injected)", cudaErrorMemoryAllocation);
-                }
-                allocateBatchBuffers();
-                return;
-            } catch (const CudaError& e) {
-                batch_.release();
-                if (!e.outOfMemory() || attempt >= 8 || plan_.maxFamilies == 1) throw;
-                budget *= 0.75; // out of memory despite the plan (fragmentation, other processes)
-            }
-        }
+        replanHeld(limits);
     }
 
     void setSpeciesTree(std::shared_ptr<const Dataset> data) override {
@@ -338,11 +305,18 @@ class CudaBackend final : public LikelihoodBackend, public BackendDiagnostics {
         requireDeviceComputable(*data);
         data_ = std::move(data);
         layout_ = SpeciesLayout(*data_);
+        const int highwaysBefore = host_.speciesView().highways;
         host_.setSpeciesTree(*data_);
         uploadSpeciesTree();
         eWarm_ = false;
         tablesWarm_ = false;
         resident_.reset();
+        // Other highways (the highway search) change the teams' scratch and the gradient's chunk rows.
+        if (host_.speciesView().highways != highwaysBefore) {
+            configureTeams();
+            allocateRates();
+            replanHeld(limits_);
+        }
     }
 
     std::string planSummary() const override {
@@ -385,7 +359,11 @@ class CudaBackend final : public LikelihoodBackend, public BackendDiagnostics {
         std::lock_guard lock(mutex_);
         const bool sharedGradient = withGradient && theta.mode() != RateMode::Genewise;
         const bool origins = !theta.originWeights().empty();
-        const int rowLength = sharedGradient ? sharedRowLength(layout_.size, origins) : 0;
+        // Genewise rates share the highways' rates (one entry each per chunk row), the shared modes all.
+        const int H = static_cast<int>(layout_.highways.size());
+        const int rowLength = sharedGradient ? sharedRowLength(layout_.size, H, origins)
+                              : withGradient ? H
+                                             : 0;
         Evaluation out = emptyEvaluation(*data_, theta, withGradient,
                                          poison_ ? std::numeric_limits<double>::quiet_NaN() : 0.0);
         // A share meets the others in the combine even when its own part failed: they would wait.
@@ -397,12 +375,15 @@ class CudaBackend final : public LikelihoodBackend, public BackendDiagnostics {
             if (!share_) throw;
             failure = std::current_exception();
         }
-        if (share_) {
-            const std::vector<double> total = share_->combine(failure, out.stats, rows, rowLength);
-            if (sharedGradient) finishSharedGradient(theta, options, total, out);
-        } else if (sharedGradient) {
-            finishSharedGradient(theta, options, sumChunkRows(rows, rowLength), out);
-        }
+        std::vector<double> total;
+        if (share_)
+            total = share_->combine(failure, out.stats, rows, rowLength);
+        else if (rowLength > 0)
+            total = sumChunkRows(rows, rowLength);
+        if (sharedGradient)
+            finishSharedGradient(theta, options, total, out);
+        else if (withGradient && H > 0)
+            addGenewiseHighwayGradient(theta, total, out.gradient);
         finishEvaluation(out, options, wallStart);
         return out;
     }
@@ -473,6 +454,12 @@ class CudaBackend final : public LikelihoodBackend, public BackendDiagnostics {
             std::vector<double>* parts[6] = {&t.p.pS, &t.p.pD, &t.p.pL, &t.p.pT, &t.E, &t.Ebar};
             for (int k = 0; k < 6; ++k)
                 parts[k]->assign(set[k].begin() + o, set[k].begin() + o + n);
+            // The highways' probabilities the sampler draws from, as the CPU computes them.
+            if (!data_->highways.empty())
+                t.p.pH = theta
+                             .probabilities(genewise ? families[i] : 0, data_->events.presentRates(),
+                                            data_->highways)
+                             .pH;
             CladeTables& c = t.clades;
             c.cladeSelfIterations.assign(iterations[i].begin(), iterations[i].end());
             for (int it : c.cladeSelfIterations) {
@@ -487,6 +474,61 @@ class CudaBackend final : public LikelihoodBackend, public BackendDiagnostics {
     }
 
   private:
+    // The team kernels' shared memory for this tree (transfer highways take one more row per team).
+    void configureTeams() {
+        const bool highways = !layout_.highways.empty();
+        if (layout_.size > maxTeamSpecies(highways))
+            throw std::runtime_error(
+                "the species tree has " + std::to_string(layout_.size) +
+                " nodes; the CUDA backend keeps a clade's rows in one block's shared memory, "
+                "which holds at most " +
+                std::to_string(maxTeamSpecies(highways)) + " nodes on this device" +
+                (highways ? " with transfer highways" : "") + " (use --device cpu)");
+        configureTeamKernels(layout_.size, highways);
+        teamsPerSM_ = teamsPerMultiprocessor(host_.speciesView());
+    }
+
+    // θ on the device: rows of 3 per family or node, or a class parametrisation's entries (4 types
+    // per node at most), the origination weights and the highways' rates; and the highways' ρ and
+    // per-node sums (highwayRates).
+    void allocateRates() {
+        const std::size_t size =
+            4 * static_cast<std::size_t>(std::max(familyCount(), layout_.size)) + 4 + data_->highways.size();
+        if (theta_.size() < size) theta_.allocate(size, memory_, "allocating the rates");
+        highwayRate_.allocate(data_->highways.size(), memory_, "allocating the highway rates");
+        highwayExtra_.allocate(data_->highways.empty() ? 0 : layout_.size, memory_,
+                               "allocating the highway rates");
+    }
+
+    // replan() with mutex_ held.
+    void replanHeld(const BatchLimits& limits) {
+        check(cudaSetDevice(device_), "selecting the CUDA device");
+        limits_ = limits;
+        tablesWarm_ = false;
+        resident_.reset();
+        batch_.release();
+        std::size_t freeBytes = 0, totalBytes = 0;
+        check(cudaMemGetInfo(&freeBytes, &totalBytes), "reading the free device memory");
+        // What is already held counts against the budget; keep a margin for the CUDA runtime.
+        const double usable = memory_.current + 0.95 * static_cast<double>(freeBytes) - 256e6;
+        double budget = limits.memoryBytes > 0 ? std::min(limits.memoryBytes, usable) : usable;
+        for (int attempt = 0;; ++attempt) {
+            plan_ = makePlan(budget);
+            try {
+                if (injectedFailures_ > 0) {
+                    --injectedFailures_;
+                    throw CudaError("allocating the batch tables (injected)", cudaErrorMemoryAllocation);
+                }
+                allocateBatchBuffers();
+                return;
+            } catch (const CudaError& e) {
+                batch_.release();
+                if (!e.outOfMemory() || attempt >= 8 || plan_.maxFamilies == 1) throw;
+                budget *= 0.75; // out of memory despite the plan (fragmentation, other processes)
+            }
+        }
+    }
+
     int familyCount() const { return static_cast<int>(data_->families.size()); }
 
     // Starts the evaluation's timing, clears the counters and solves p and E of every parameter set
@@ -517,6 +559,22 @@ class CudaBackend final : public LikelihoodBackend, public BackendDiagnostics {
             check(cudaMemcpyAsync(originWeights_.get(), weights.data(), weights.size() * sizeof(double),
                                   cudaMemcpyHostToDevice, stream_),
                   "uploading the origination weights");
+        }
+        if (!data_->highways.empty()) {
+            // AleRax's sweeps read each highway's destination as its postorder position leaves it,
+            // an order the level-parallel sweeps do not keep.
+            if (!converged)
+                throw std::invalid_argument("transfer highways under the alerax schedule are computed on the "
+                                            "CPU only so far (use --device cpu)");
+            highwayRates_ = highwayRates(theta, data_->highways, layout_.size);
+            check(cudaMemcpyAsync(highwayRate_.get(), highwayRates_.rate.data(),
+                                  highwayRates_.rate.size() * sizeof(double), cudaMemcpyHostToDevice,
+                                  stream_),
+                  "uploading the highway rates");
+            check(cudaMemcpyAsync(highwayExtra_.get(), highwayRates_.extra.data(),
+                                  highwayRates_.extra.size() * sizeof(double), cudaMemcpyHostToDevice,
+                                  stream_),
+                  "uploading the highway rates");
         }
         launchProbabilities(theta_.get(), entries_.get(), genewise, data_->events.presentRates(), sets,
                             layout_.size, sv, stream_);
@@ -602,6 +660,12 @@ class CudaBackend final : public LikelihoodBackend, public BackendDiagnostics {
         s_.downInvRecipients.upload(h.downInvRecipients, memory_, species);
         s_.geneSpecies.upload(h.geneSpecies, memory_, species);
         s_.familyOrigin.upload(h.familyOrigin, memory_, species);
+        s_.highwaySource.upload(h.highwaySource, memory_, species);
+        s_.highwayDestination.upload(h.highwayDestination, memory_, species);
+        s_.fromOffset.upload(h.fromOffset, memory_, species);
+        s_.highwaysFrom.upload(h.highwaysFrom, memory_, species);
+        s_.intoOffset.upload(h.intoOffset, memory_, species);
+        s_.highwaysInto.upload(h.highwaysInto, memory_, species);
     }
 
     BatchPlan makePlan(double budget) const {
@@ -609,6 +673,7 @@ class CudaBackend final : public LikelihoodBackend, public BackendDiagnostics {
         const double n = layout_.size;
         BatchPlanInput in;
         in.species = layout_.size;
+        in.highways = static_cast<int>(layout_.highways.size());
         in.familyClades = host_.familyCladeCounts();
         for (const GeneFamily& f : data_->families)
             in.familyNames.push_back(f.name);
@@ -655,7 +720,8 @@ class CudaBackend final : public LikelihoodBackend, public BackendDiagnostics {
         batch_.scale.allocate(C, memory_, what);
         batch_.pibarPeak.allocate(C, memory_, what);
         batch_.iterations.allocate(C, memory_, what);
-        const long long rows = partialRows(static_cast<long long>(chunks), plan_.maxSplitChunkRows);
+        const long long rows = partialRows(static_cast<long long>(chunks), plan_.maxSplitChunkRows,
+                                           layout_.size, plan_.highways);
         batch_.partial.allocate(static_cast<std::size_t>(rows) * n, memory_, what);
         batch_.rootSum.allocate(Fb, memory_, what);
         batch_.largestDone.allocate(Fb, memory_, what);
@@ -715,20 +781,31 @@ class CudaBackend final : public LikelihoodBackend, public BackendDiagnostics {
         v.downOffset = s_.downOffset.get();
         v.downRecords = s_.downRecords.get();
         v.downInvRecipients = s_.downInvRecipients.get();
+        v.highwaySource = s_.highwaySource.get();
+        v.highwayDestination = s_.highwayDestination.get();
+        v.fromOffset = s_.fromOffset.get();
+        v.highwaysFrom = s_.highwaysFrom.get();
+        v.intoOffset = s_.intoOffset.get();
+        v.highwaysInto = s_.highwaysInto.get();
         return v;
     }
 
     SetView setView() {
-        return SetView{sets_.pS.get(),          sets_.pD.get(),        sets_.pL.get(),
-                       sets_.pT.get(),          sets_.E.get(),         sets_.Ebar.get(),
-                       sets_.diag.get(),        sets_.bar.get(),       sets_.denom.get(),
-                       sets_.up.get(),          sets_.upDiag.get(),    sets_.upBarInv.get(),
-                       sets_.down.get(),        sets_.outside.get(),   sets_.survive.get(),
-                       sets_.eIterations.get(), sets_.eResidual.get(), sets_.divergentNode.get()};
+        SetView v{sets_.pS.get(),          sets_.pD.get(),        sets_.pL.get(),
+                  sets_.pT.get(),          sets_.E.get(),         sets_.Ebar.get(),
+                  sets_.diag.get(),        sets_.bar.get(),       sets_.denom.get(),
+                  sets_.up.get(),          sets_.upDiag.get(),    sets_.upBarInv.get(),
+                  sets_.down.get(),        sets_.outside.get(),   sets_.survive.get(),
+                  sets_.eIterations.get(), sets_.eResidual.get(), sets_.divergentNode.get()};
+        v.highwayRate = highwayRate_.get();
+        v.highwayExtra = highwayExtra_.get();
+        v.highwayCoupling = !layout_.highways.empty() && layout_.cladeTransferLoss;
+        return v;
     }
 
     // sv with the E equations' loop constants in place of the Π equations' (sv itself when equal).
     SetView extinctionLoopView(SetView sv) {
+        sv.highwayCoupling = !layout_.highways.empty();
         if (!ownExtinctionLoop()) return sv;
         sv.diag = sets_.eDiag.get();
         sv.bar = sets_.eBar.get();
@@ -853,12 +930,15 @@ class CudaBackend final : public LikelihoodBackend, public BackendDiagnostics {
         const ForwardSettings fwd = forwardSettings(options);
         AdjointSettings adj{options.bicgstab_max_iter, options.bicgstab_tol, options.pibar_side_threshold,
                             options.use_adjoint_pruning, options.adjoint_pruning_threshold};
-        if (withGradient && !genewise) {
-            // The chunks of the CPU backend's sums, decided as a backend on the whole dataset decides them.
-            const int rows = sharedGradientRows(originOptimized_, false);
-            familiesPerChunk_ = share_ ? share_->familiesPerChunk(n, rows) : familiesPerChunk(F, n, rows);
+        const int H = static_cast<int>(layout_.highways.size());
+        if (withGradient && (!genewise || H > 0)) {
+            // The chunks of the CPU backend's sums, decided as a backend on the whole dataset decides them
+            // (genewise rates share only the highways' rates: one family per chunk).
+            const int rows = sharedGradientRows(originOptimized_, false), nodes = genewise ? 0 : n;
+            familiesPerChunk_ =
+                share_ ? share_->familiesPerChunk(nodes, rows) : familiesPerChunk(F, nodes, rows);
             const std::size_t chunks = (F + familiesPerChunk_ - 1) / familiesPerChunk_;
-            clearChunkRows(sharedTotal_, chunks * kGradientRows * n);
+            clearChunkRows(sharedTotal_, chunks * (genewise ? H : gradientWidth(n, H)));
             if (originOptimized_) clearChunkRows(originPosterior_, chunks * n);
         }
         if (withGradient && genewise && poison_)
@@ -913,18 +993,27 @@ class CudaBackend final : public LikelihoodBackend, public BackendDiagnostics {
         check(cudaMemsetAsync(rows.get(), 0, count * sizeof(double), stream_), "clearing the gradient");
     }
 
-    // Queues the copies of the gradient: genewise rows into `out`; the shared modes' chunk rows,
-    // completed on the host (returned), and E for finishSharedGradient.
+    // Queues the copies of the gradient: genewise rows into `out` (returned: the chunk rows of the
+    // highways' rates, if any); the shared modes' chunk rows, completed on the host (returned), and E
+    // for finishSharedGradient.
     std::vector<double> readGradient(const RateParameters& theta, bool genewise, Evaluation& out) {
-        const int F = familyCount(), n = layout_.size;
+        const int F = familyCount(), n = layout_.size, H = static_cast<int>(layout_.highways.size());
+        const std::size_t chunks = (F + familiesPerChunk_ - 1) / familiesPerChunk_;
         if (genewise) {
             check(cudaMemcpyAsync(out.gradient.data(), thetaGradient_.get(),
-                                  out.gradient.size() * sizeof(double), cudaMemcpyDeviceToHost, stream_),
+                                  3 * static_cast<std::size_t>(F) * sizeof(double), cudaMemcpyDeviceToHost,
+                                  stream_),
                   "reading the gradient");
-            return {};
+            std::vector<double> highwayRows(H > 0 ? chunks * H : 0);
+            if (!highwayRows.empty()) {
+                check(cudaMemcpyAsync(highwayRows.data(), sharedTotal_.get(),
+                                      highwayRows.size() * sizeof(double), cudaMemcpyDeviceToHost, stream_),
+                      "reading the gradient");
+                check(cudaStreamSynchronize(stream_), "computing the gradient");
+            }
+            return highwayRows;
         }
-        const std::size_t chunks = (F + familiesPerChunk_ - 1) / familiesPerChunk_;
-        std::vector<double> deviceRows(chunks * kGradientRows * n);
+        std::vector<double> deviceRows(chunks * gradientWidth(n, H));
         std::vector<double> posterior(originOptimized_ ? chunks * n : 0);
         ExtinctionState& ext = sharedExtinction_;
         ext.E.resize(n);
@@ -974,12 +1063,14 @@ class CudaBackend final : public LikelihoodBackend, public BackendDiagnostics {
     DeviceArray<double> theta_, thetaGradient_, sharedTotal_, logLikelihood_, originWeights_,
         originPosterior_;
     DeviceArray<double> familyWeightsDevice_;
-    std::vector<double> familyWeights_;          // of the evaluation in progress (empty: 1 each)
-    std::shared_ptr<FamilyShareExchange> share_; // this dataset is one share of a larger one (joinShares)
-    int familiesPerChunk_ = 1;                   // of the shared gradient's chunk rows
-    ExtinctionState sharedExtinction_;           // E of the shared modes' gradient in progress
-    DeviceArray<int> entries_;                   // RateParameters::sharedEntries of the shared modes
-    bool originOptimized_ = false;               // θ of the last solveSets holds origination weights
+    DeviceArray<double> highwayRate_, highwayExtra_; // SetView::highwayRate, highwayExtra
+    HighwayRates highwayRates_;                      // their host copies, until the upload is done
+    std::vector<double> familyWeights_;              // of the evaluation in progress (empty: 1 each)
+    std::shared_ptr<FamilyShareExchange> share_;     // this dataset is one share of a larger one (joinShares)
+    int familiesPerChunk_ = 1;                       // of the shared gradient's chunk rows
+    ExtinctionState sharedExtinction_;               // E of the shared modes' gradient in progress
+    DeviceArray<int> entries_;                       // RateParameters::sharedEntries of the shared modes
+    bool originOptimized_ = false;                   // θ of the last solveSets holds origination weights
     DeviceArray<unsigned long long> counters_;
     BatchPlan plan_;
     std::vector<std::vector<std::pair<int, int>>> waves_;      // per batch: (offset, count) of each wave

@@ -69,6 +69,16 @@ struct SpeciesView {
     const double* invRecipients = nullptr;
     // The self-loop terms the clade equations Π keep (--no-dl, --no-tl); E keeps them all.
     bool cladeDuplicationLoss = true, cladeTransferLoss = true;
+    // Transfer highways (model/highways.hpp; --pairwise-transfers: one per allowed pair): highway h
+    // runs from highwaySource[h] to highwayDestination[h]; those leaving node e are highwaysFrom[
+    // fromOffset[e] .. fromOffset[e + 1]), those arriving at e highwaysInto[intoOffset[e] ..].
+    int highways = 0;
+    const int* highwaySource = nullptr;
+    const int* highwayDestination = nullptr;
+    const int* fromOffset = nullptr;
+    const int* highwaysFrom = nullptr;
+    const int* intoOffset = nullptr;
+    const int* highwaysInto = nullptr;
     // What multiplies pS_e in E_e (spec 4.2): E_f E_g at an internal node, fm_e at a leaf.
     GPUREC_HD double speciationExtinction(int e, int l, int r, const double* E) const {
         return l >= 0 ? E[l] * E[r] : missing[e];
@@ -96,6 +106,12 @@ struct SetView {
     int* eIterations = nullptr;
     double* eResidual = nullptr;
     int* divergentNode = nullptr; // per set: a node whose self loop diverges (denom ≤ 0), else −1
+    // Transfer highways: their rates ρ_h (q_h = ρ_h pS[source] in every set), each node's Σ ρ_h over
+    // the highways leaving it (the softmax's extra term), and whether this loop couples a highway's
+    // source to its destination (the E loop always; the Π loop unless --no-tl).
+    const double* highwayRate = nullptr;
+    const double* highwayExtra = nullptr;
+    bool highwayCoupling = false;
 };
 
 // Clade structure of the whole dataset (clade ids are global: families concatenated in input order).
@@ -181,8 +197,18 @@ struct ExtinctionSettings {
     bool warmStart = false; // start from the E already in the set arrays
 };
 
-// Gradient accumulators per family: five rows of n (∂/∂pS, pD, pT, E, Ē), before E is eliminated.
+// Gradient accumulators per family: five rows of n (∂/∂pS, pD, pT, E, Ē), before E is eliminated,
+// then one entry per transfer highway (∂/∂q_h).
 constexpr int kGradientRows = 5;
 enum GradientRow { RowS = 0, RowD = 1, RowT = 2, RowE = 3, RowEbar = 4 };
+GPUREC_HD inline long long gradientWidth(int n, int highways) {
+    return static_cast<long long>(kGradientRows) * n + highways;
+}
+
+// Which part of the families' folded rows (`stride` entries each) the shared sums take: `width`
+// entries from `offset` (all of them in the shared modes; the highways' under genewise rates).
+struct SharedSlice {
+    long long stride, offset, width;
+};
 
 } // namespace gpurec::gpu

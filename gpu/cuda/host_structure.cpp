@@ -4,6 +4,7 @@
 #include "engine/wave_schedule.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 #include <stdexcept>
 
@@ -108,6 +109,23 @@ void HostStructure::setSpeciesTree(const Dataset& data) {
     levelLists(
         layout, maxDepth, [&](int e) { return tree.depth(e) - 1; }, downOffset, downRecords,
         downInvRecipients);
+    const int H = static_cast<int>(layout.highways.size());
+    highwaySource.resize(H);
+    highwayDestination.resize(H);
+    fromOffset = layout.highwayOffset;
+    highwaysFrom = layout.highwaysFrom;
+    intoOffset.assign(n + 1, 0);
+    for (int h = 0; h < H; ++h) {
+        highwaySource[h] = layout.highways[h].source;
+        highwayDestination[h] = layout.highways[h].destination;
+        ++intoOffset[highwayDestination[h] + 1];
+    }
+    for (int e = 0; e < n; ++e)
+        intoOffset[e + 1] += intoOffset[e];
+    highwaysInto.resize(H);
+    std::vector<int> into(intoOffset.begin(), intoOffset.end() - 1);
+    for (int h = 0; h < H; ++h)
+        highwaysInto[into[highwayDestination[h]]++] = h;
 
     geneSpecies.clear();
     geneSpecies.reserve(cladeFamily.size());
@@ -118,6 +136,18 @@ void HostStructure::setSpeciesTree(const Dataset& data) {
             geneSpecies.push_back(cs.cladeGene[c] >= 0 ? fam.geneSpecies[cs.cladeGene[c]] : -1);
         familyOrigin.push_back(fam.originSpecies);
     }
+}
+
+HighwayRates highwayRates(const RateParameters& theta, const std::vector<Highway>& highways, int n) {
+    HighwayRates out;
+    if (highways.empty()) return out;
+    out.rate.resize(highways.size());
+    out.extra.assign(n, 0.0);
+    for (std::size_t h = 0; h < highways.size(); ++h) {
+        out.rate[h] = std::exp2(theta.theta()[theta.highwayEntry(static_cast<int>(h))]);
+        out.extra[highways[h].source] += out.rate[h];
+    }
+    return out;
 }
 
 std::vector<int> HostStructure::familyCladeCounts() const {
@@ -149,6 +179,13 @@ SpeciesView HostStructure::speciesView() const {
     v.invRecipients = invRecipients.data();
     v.cladeDuplicationLoss = cladeDuplicationLoss;
     v.cladeTransferLoss = cladeTransferLoss;
+    v.highways = static_cast<int>(highwaySource.size());
+    v.highwaySource = highwaySource.data();
+    v.highwayDestination = highwayDestination.data();
+    v.fromOffset = fromOffset.data();
+    v.highwaysFrom = highwaysFrom.data();
+    v.intoOffset = intoOffset.data();
+    v.highwaysInto = highwaysInto.data();
     return v;
 }
 

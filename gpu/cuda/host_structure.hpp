@@ -6,6 +6,7 @@
 #include "batch_plan.hpp"
 #include "data/dataset.hpp"
 #include "device_views.hpp"
+#include "model/rate_parameters.hpp"
 
 #include <utility>
 #include <vector>
@@ -25,6 +26,9 @@ struct HostStructure {
     std::vector<double> invRecipients;                      // 1/|R| per node
     std::vector<double> upInvRecipients, downInvRecipients; // 1/|R| in level order
     std::vector<double> missing;                            // per node, SpeciesLayout::missing
+    // Transfer highways (SpeciesView's): ends, and the CSR lists of those leaving and arriving at
+    // each node.
+    std::vector<int> highwaySource, highwayDestination, fromOffset, highwaysFrom, intoOffset, highwaysInto;
 
     std::vector<int> familyCladeBegin; // per family, plus one past the end
     std::vector<int> splitOffset, splitLeft, splitRight, splitParent, parentOffset, parentSplits;
@@ -64,6 +68,13 @@ struct BatchWaves {
         return SplitChunkView{cladeSlot.data(), partial, chunkSplits};
     }
 };
+// The transfer highways' rates ρ_h and each node's Σ ρ_h over the highways leaving it, summed as
+// RateParameters::probabilities sums them (SetView::highwayRate, highwayExtra; empty: no highways).
+struct HighwayRates {
+    std::vector<double> rate, extra;
+};
+HighwayRates highwayRates(const RateParameters& theta, const std::vector<Highway>& highways, int n);
+
 BatchWaves batchWaves(const Dataset& data, const HostStructure& structure, const BatchPlan& plan,
                       int chunkSplits = kChunkSplits);
 

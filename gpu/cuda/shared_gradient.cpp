@@ -6,8 +6,8 @@
 
 namespace gpurec::gpu {
 
-int sharedRowLength(int n, bool originWeights) {
-    return kGradientRows * n + (originWeights ? n + 1 : 0);
+int sharedRowLength(int n, int highways, bool originWeights) {
+    return static_cast<int>(gradientWidth(n, highways)) + (originWeights ? n + 1 : 0);
 }
 
 std::vector<double> sharedChunkRows(const RateParameters& theta, const std::vector<double>& E,
@@ -18,9 +18,9 @@ std::vector<double> sharedChunkRows(const RateParameters& theta, const std::vect
     const int n = static_cast<int>(E.size());
     const int F = static_cast<int>(familyOrigins.size());
     const std::vector<double> o = theta.originWeights();
-    const int length = sharedRowLength(n, !o.empty());
+    const int length = sharedRowLength(n, theta.highwayCount(), !o.empty());
     const int chunks = (F + familiesPerChunk - 1) / familiesPerChunk;
-    const std::size_t deviceLength = static_cast<std::size_t>(kGradientRows) * n;
+    const auto deviceLength = static_cast<std::size_t>(gradientWidth(n, theta.highwayCount()));
     std::vector<double> rows(static_cast<std::size_t>(chunks) * length);
     for (int k = 0; k < chunks; ++k) {
         const int first = k * familiesPerChunk, end = std::min(F, first + familiesPerChunk);
@@ -58,7 +58,8 @@ KrylovStats addSharedModeGradient(const SpeciesLayout& layout, const RateParamet
                                   const ExtinctionState& extinction, PresentRates present,
                                   std::vector<double>& gradient) {
     const int n = layout.size;
-    ProbabilityGradient g(n);
+    const int H = static_cast<int>(layout.highways.size());
+    ProbabilityGradient g(n, H);
     auto rowOf = [&](int r) {
         return std::vector<double>(total.begin() + r * n, total.begin() + (r + 1) * n);
     };
@@ -67,14 +68,16 @@ KrylovStats addSharedModeGradient(const SpeciesLayout& layout, const RateParamet
     g.gT = rowOf(RowT);
     g.gE = rowOf(RowE);
     g.gEbar = rowOf(RowEbar);
-    const EventProbabilities p = theta.probabilities(0, present);
+    const auto highwayAt = total.begin() + kGradientRows * n;
+    g.gH.assign(highwayAt, highwayAt + H);
+    const EventProbabilities p = theta.probabilities(0, present, layout.highways);
     KrylovStats stats;
     eliminateExtinction(layout, p, extinction, options, g, stats);
-    addThetaGradient(theta, 0, p, g, gradient);
+    addThetaGradient(theta, 0, p, g, gradient, layout.highways);
     const std::vector<double> o = theta.originWeights();
     if (!o.empty()) {
         // Every family originates anywhere under OPTIMIZE: the CPU's addOriginationGradient, summed.
-        const double* posterior = total.data() + static_cast<std::ptrdiff_t>(kGradientRows) * n;
+        const double* posterior = total.data() + gradientWidth(n, H);
         const double families = total.back();
         double survive = 0;
         for (int e = 0; e < n; ++e)
@@ -84,6 +87,12 @@ KrylovStats addSharedModeGradient(const SpeciesLayout& layout, const RateParamet
                 o[e] * (families * (1.0 - extinction.E[e]) / survive - posterior[e]);
     }
     return stats;
+}
+
+void addGenewiseHighwayGradient(const RateParameters& theta, const std::vector<double>& total,
+                                std::vector<double>& gradient) {
+    for (int h = 0; h < theta.highwayCount(); ++h)
+        gradient[theta.highwayEntry(h)] += total[h];
 }
 
 } // namespace gpurec::gpu

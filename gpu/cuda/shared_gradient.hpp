@@ -12,14 +12,15 @@
 
 namespace gpurec::gpu {
 
-// Values per chunk row: the kGradientRows rows of n, then under --origination OPTIMIZE the origin
-// posterior's n (originPosteriorEntry) and the chunk's summed family weights.
-int sharedRowLength(int n, bool originWeights);
+// Values per chunk row: the kGradientRows rows of n and one per transfer highway (gradientWidth),
+// then under --origination OPTIMIZE the origin posterior's n (originPosteriorEntry) and the chunk's
+// summed family weights.
+int sharedRowLength(int n, int highways, bool originWeights);
 
 // The chunk rows of one dataset (or share), from what the device summed per chunk: `deviceRows`
-// (kGradientRows · n per chunk) and `devicePosterior` (n per chunk, under OPTIMIZE; else empty). Adds
-// each chunk's families' conditioning terms (origins `familyOrigins`, weights `familyWeights`,
-// empty: 1 each), in family order.
+// (gradientWidth(n, highways) per chunk) and `devicePosterior` (n per chunk, under OPTIMIZE; else empty).
+// Adds each chunk's families' conditioning terms (origins `familyOrigins`, weights `familyWeights`, empty: 1
+// each), in family order.
 std::vector<double> sharedChunkRows(const RateParameters& theta, const std::vector<double>& E,
                                     const std::vector<int>& familyOrigins,
                                     const std::vector<double>& familyWeights, int familiesPerChunk,
@@ -35,5 +36,10 @@ KrylovStats addSharedModeGradient(const SpeciesLayout& layout, const RateParamet
                                   const SolverOptions& options, const std::vector<double>& total,
                                   const ExtinctionState& extinction, PresentRates present,
                                   std::vector<double>& gradient);
+
+// Genewise rates with transfer highways: the families' terms of the highways' rates, summed over
+// every family (`total`, one per highway), into `gradient`.
+void addGenewiseHighwayGradient(const RateParameters& theta, const std::vector<double>& total,
+                                std::vector<double>& gradient);
 
 } // namespace gpurec::gpu

@@ -25,7 +25,7 @@ constexpr int kTeamsPerSM = 4;
 static_assert(3 * kMaxTeam / 32 <= BlockTeam::kReductionDoubles, "reduction scratch too small for a team");
 
 // Team scratch: `vectors` shared arrays of n doubles, then the reduction scratch.
-std::size_t teamSharedBytes(int n, int vectors = kScratchVectors) {
+std::size_t teamSharedBytes(int n, int vectors) {
     return (vectors * static_cast<std::size_t>(n) + BlockTeam::kReductionDoubles) * sizeof(double);
 }
 
@@ -60,7 +60,7 @@ __global__ void originPosteriorKernel(CladeView cv, TableView tab, int familyBeg
 __global__ void __launch_bounds__(kMaxTeam, kTeamsPerSM)
     extinctionKernel(SpeciesView s, SetView sv, SetView eLoop, ExtinctionSettings opt) {
     extern __shared__ double shared[];
-    BlockTeam team(shared + kScratchVectors * s.n);
+    BlockTeam team(shared + scratchVectors(s.highways > 0) * s.n);
     solveExtinctionSet(team, s, sv, eLoop, blockIdx.x, opt, shared);
 }
 
@@ -78,7 +78,7 @@ __global__ void __launch_bounds__(kMaxTeam, kTeamsPerSM)
     forwardWaveKernel(SpeciesView s, SetView sv, CladeView cv, TableView tab, SplitChunkView chunks,
                       const int* clades, ForwardSettings opt) {
     extern __shared__ double shared[];
-    BlockTeam team(shared + forwardScratchVectors(s.constraint, opt.alerax) * s.n);
+    BlockTeam team(shared + forwardScratchVectors(s, opt.alerax) * s.n);
     const int c = clades[blockIdx.x];
     const SetRef p(sv, cv.setOf(cv.cladeFamily[c]), s.n);
     solveCladeForward(team, s, p, cv, tab, chunks, c, opt, shared);
@@ -88,7 +88,7 @@ __global__ void __launch_bounds__(kMaxTeam, kTeamsPerSM)
     likelihoodKernel(SpeciesView s, SetView sv, CladeView cv, TableView tab, int familyBegin,
                      double* logLikelihood, double* rootSum) {
     extern __shared__ double shared[];
-    BlockTeam team(shared + kScratchVectors * s.n);
+    BlockTeam team(shared + scratchVectors(s.highways > 0) * s.n);
     familyLikelihood(team, s, sv, cv, tab, familyBegin + static_cast<int>(blockIdx.x), familyBegin,
                      logLikelihood, rootSum);
 }
@@ -100,44 +100,43 @@ __global__ void __maxnreg__(56)
                       int familyBegin, const double* rootSum, const double* largestDone,
                       double* largestRunning, AdjointSettings opt) {
     extern __shared__ double shared[];
-    BlockTeam team(shared + adjointScratchVectors(s.constraint) * s.n);
+    BlockTeam team(shared + adjointScratchVectors(s) * s.n);
     const int c = clades[blockIdx.x];
     const SetRef p(sv, cv.setOf(cv.cladeFamily[c]), s.n);
     solveCladeAdjoint(team, s, p, cv, tab, c, familyBegin, rootSum, largestDone, largestRunning, opt, shared);
 }
 
-// Block (x = chunk, y = species range): one thread per (chunk, species).
+// Block (x = chunk, y = species or highway range): one thread per (chunk, species node or highway).
 __global__ void __launch_bounds__(kElementBlock, 8)
     gradientGatherKernel(SpeciesView s, SetView sv, CladeView cv, TableView tab, ChunkView chunks,
                          int chunkBegin, double threshold, double* partial) {
     const int chunk = chunkBegin + static_cast<int>(blockIdx.x);
-    const int e = blockIdx.y * blockDim.x + threadIdx.x;
-    if (e >= s.n) return;
-    gatherChunkEntry(s, sv, cv, tab, chunks, chunk, chunkBegin, e, threshold, partial);
+    const int i = blockIdx.y * blockDim.x + threadIdx.x;
+    if (i >= s.n + s.highways) return;
+    gatherChunkEntry(s, sv, cv, tab, chunks, chunk, chunkBegin, i, threshold, partial);
 }
 
-__global__ void foldChunksKernel(ChunkView chunks, int familyBegin, int families, int chunkBegin, int n,
-                                 double* partial) {
+__global__ void foldChunksKernel(ChunkView chunks, int familyBegin, int families, int chunkBegin,
+                                 long long width, double* partial) {
     const long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x;
-    const long long width = static_cast<long long>(kGradientRows) * n;
     if (i >= width * families) return;
     foldChunkEntry(chunks, familyBegin + static_cast<int>(i / width), chunkBegin, width, i % width, partial);
 }
 
 __global__ void accumulateSharedKernel(ChunkView chunks, int familyBegin, int familyEnd, int chunkBegin,
-                                       int familiesPerChunk, long long entries, int n, const double* partial,
-                                       double* total) {
+                                       int familiesPerChunk, long long entries, SharedSlice slice,
+                                       const double* partial, double* total) {
     const long long k = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x;
     if (k >= entries) return;
-    accumulateSharedEntry(chunks, familyBegin, familyEnd, chunkBegin, familiesPerChunk,
-                          static_cast<long long>(kGradientRows) * n, k, partial, total);
+    accumulateSharedEntry(chunks, familyBegin, familyEnd, chunkBegin, familiesPerChunk, slice, k, partial,
+                          total);
 }
 
 __global__ void __launch_bounds__(kMaxTeam, kTeamsPerSM)
     genewiseThetaKernel(SpeciesView s, SetView sv, CladeView cv, ChunkView chunks, int familyBegin,
-                        int chunkBegin, const double* partial, AdjointSettings opt, double* theta) {
+                        int chunkBegin, double* partial, AdjointSettings opt, double* theta) {
     extern __shared__ double shared[];
-    BlockTeam team(shared + kScratchVectors * s.n);
+    BlockTeam team(shared + scratchVectors(s.highways > 0) * s.n);
     genewiseThetaFamily(team, s, sv, cv, chunks, familyBegin + static_cast<int>(blockIdx.x), chunkBegin,
                         partial, opt, shared, theta);
 }
@@ -193,16 +192,17 @@ int teamSize(int species) {
     return threads < 32 ? 32 : threads > kMaxTeam ? kMaxTeam : threads;
 }
 
-int maxTeamSpecies() {
+int maxTeamSpecies(bool highways) {
     int device = 0, limit = 0;
     check(cudaGetDevice(&device), "reading the current device");
     check(cudaDeviceGetAttribute(&limit, cudaDevAttrMaxSharedMemoryPerBlockOptin, device),
           "reading the device limits");
-    return static_cast<int>((limit / sizeof(double) - BlockTeam::kReductionDoubles) / kScratchVectors);
+    return static_cast<int>((limit / sizeof(double) - BlockTeam::kReductionDoubles) /
+                            scratchVectors(highways));
 }
 
-void configureTeamKernels(int species) {
-    const std::size_t bytes = teamSharedBytes(species);
+void configureTeamKernels(int species, bool highways) {
+    const std::size_t bytes = teamSharedBytes(species, scratchVectors(highways));
     allowSharedMemory(extinctionKernel, bytes, "configuring the extinction kernel");
     allowSharedMemory(forwardWaveKernel, bytes, "configuring the forward kernel");
     allowSharedMemory(splitChunkKernel, bytes, "configuring the split-chunk kernel");
@@ -211,10 +211,10 @@ void configureTeamKernels(int species) {
     allowSharedMemory(genewiseThetaKernel, bytes, "configuring the E-adjoint kernel");
 }
 
-int teamsPerMultiprocessor(int species, TransferConstraint constraint) {
-    const std::size_t bytes = teamSharedBytes(species, forwardScratchVectors(constraint, false));
+int teamsPerMultiprocessor(const SpeciesView& s) {
+    const std::size_t bytes = teamSharedBytes(s.n, forwardScratchVectors(s, false));
     int blocks = 0;
-    check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, forwardWaveKernel, teamSize(species), bytes),
+    check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, forwardWaveKernel, teamSize(s.n), bytes),
           "reading the forward kernel's occupancy");
     return blocks;
 }
@@ -237,7 +237,7 @@ void launchOriginPosterior(const CladeView& cv, const TableView& tab, int family
 
 void launchExtinction(const SpeciesView& s, const SetView& sv, const SetView& eLoop, int sets,
                       const ExtinctionSettings& opt, cudaStream_t stream) {
-    const std::size_t bytes = teamSharedBytes(s.n);
+    const std::size_t bytes = teamSharedBytes(s.n, scratchVectors(s.highways > 0));
     extinctionKernel<<<sets, teamSize(s.n), bytes, stream>>>(s, sv, eLoop, opt);
     checkLaunch("the extinction kernel");
 }
@@ -255,7 +255,7 @@ void launchForwardWave(const SpeciesView& s, const SetView& sv, const CladeView&
                        const SplitChunkView& chunks, const int* clades, int count, const ForwardSettings& opt,
                        cudaStream_t stream) {
     if (count == 0) return;
-    const std::size_t bytes = teamSharedBytes(s.n, forwardScratchVectors(s.constraint, opt.alerax));
+    const std::size_t bytes = teamSharedBytes(s.n, forwardScratchVectors(s, opt.alerax));
     forwardWaveKernel<<<count, teamSize(s.n), bytes, stream>>>(s, sv, cv, tab, chunks, clades, opt);
     checkLaunch("the forward (clade probability) kernel");
 }
@@ -263,7 +263,7 @@ void launchForwardWave(const SpeciesView& s, const SetView& sv, const CladeView&
 void launchLikelihood(const SpeciesView& s, const SetView& sv, const CladeView& cv, const TableView& tab,
                       int familyBegin, int families, double* logLikelihood, double* rootSum,
                       cudaStream_t stream) {
-    const std::size_t bytes = teamSharedBytes(s.n);
+    const std::size_t bytes = teamSharedBytes(s.n, scratchVectors(s.highways > 0));
     likelihoodKernel<<<families, teamSize(s.n), bytes, stream>>>(s, sv, cv, tab, familyBegin, logLikelihood,
                                                                  rootSum);
     checkLaunch("the root likelihood kernel");
@@ -274,7 +274,7 @@ void launchAdjointWave(const SpeciesView& s, const SetView& sv, const CladeView&
                        const double* largestDone, double* largestRunning, const AdjointSettings& opt,
                        cudaStream_t stream) {
     if (count == 0) return;
-    const std::size_t bytes = teamSharedBytes(s.n, adjointScratchVectors(s.constraint));
+    const std::size_t bytes = teamSharedBytes(s.n, adjointScratchVectors(s));
     adjointWaveKernel<<<count, teamSize(s.n), bytes, stream>>>(s, sv, cv, tab, clades, familyBegin, rootSum,
                                                                largestDone, largestRunning, opt);
     checkLaunch("the adjoint kernel");
@@ -284,37 +284,35 @@ void launchGradientGather(const SpeciesView& s, const SetView& sv, const CladeVi
                           const ChunkView& chunks, int chunkBegin, int chunkEnd, double pibarSideThreshold,
                           double* partial, cudaStream_t stream) {
     if (chunkEnd <= chunkBegin) return;
-    const dim3 grid(chunkEnd - chunkBegin, blocksFor(s.n, kElementBlock));
+    const dim3 grid(chunkEnd - chunkBegin, blocksFor(s.n + s.highways, kElementBlock));
     gradientGatherKernel<<<grid, kElementBlock, 0, stream>>>(s, sv, cv, tab, chunks, chunkBegin,
                                                              pibarSideThreshold, partial);
     checkLaunch("the gradient gathering kernel");
 }
 
-void launchFoldChunks(const ChunkView& chunks, int familyBegin, int familyEnd, int chunkBegin, int n,
-                      double* partial, cudaStream_t stream) {
-    const long long threads = static_cast<long long>(familyEnd - familyBegin) * kGradientRows * n;
+void launchFoldChunks(const ChunkView& chunks, int familyBegin, int familyEnd, int chunkBegin,
+                      long long width, double* partial, cudaStream_t stream) {
+    const long long threads = static_cast<long long>(familyEnd - familyBegin) * width;
     if (threads == 0) return;
     foldChunksKernel<<<blocksFor(threads, kElementBlock), kElementBlock, 0, stream>>>(
-        chunks, familyBegin, familyEnd - familyBegin, chunkBegin, n, partial);
+        chunks, familyBegin, familyEnd - familyBegin, chunkBegin, width, partial);
     checkLaunch("the chunk folding kernel");
 }
 
 void launchAccumulateShared(const ChunkView& chunks, int familyBegin, int familyEnd, int chunkBegin,
-                            int familiesPerChunk, int n, const double* partial, double* total,
+                            int familiesPerChunk, SharedSlice slice, const double* partial, double* total,
                             cudaStream_t stream) {
-    const long long entries =
-        chunkEntries(familyBegin, familyEnd, familiesPerChunk, static_cast<long long>(kGradientRows) * n);
+    const long long entries = chunkEntries(familyBegin, familyEnd, familiesPerChunk, slice.width);
     accumulateSharedKernel<<<blocksFor(entries, kElementBlock), kElementBlock, 0, stream>>>(
-        chunks, familyBegin, familyEnd, chunkBegin, familiesPerChunk, entries, n, partial, total);
+        chunks, familyBegin, familyEnd, chunkBegin, familiesPerChunk, entries, slice, partial, total);
     checkLaunch("the shared-gradient accumulation kernel");
 }
 
 void launchGenewiseTheta(const SpeciesView& s, const SetView& sv, const CladeView& cv,
                          const ChunkView& chunks, int familyBegin, int familyEnd, int chunkBegin,
-                         const double* partial, const AdjointSettings& opt, double* theta,
-                         cudaStream_t stream) {
+                         double* partial, const AdjointSettings& opt, double* theta, cudaStream_t stream) {
     if (familyEnd <= familyBegin) return;
-    const std::size_t bytes = teamSharedBytes(s.n);
+    const std::size_t bytes = teamSharedBytes(s.n, scratchVectors(s.highways > 0));
     genewiseThetaKernel<<<familyEnd - familyBegin, teamSize(s.n), bytes, stream>>>(
         s, sv, cv, chunks, familyBegin, chunkBegin, partial, opt, theta);
     checkLaunch("the E-adjoint kernel");

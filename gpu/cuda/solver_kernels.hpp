@@ -10,13 +10,15 @@ namespace gpurec::gpu {
 
 // Threads per team for a species tree of n nodes (a multiple of 32).
 int teamSize(int species);
-// Largest species tree whose team scratch fits the current device's shared memory.
-int maxTeamSpecies();
-// Lets the team kernels use the shared memory a team needs for this tree (at most kScratchVectors
-// rows) and asks for the largest shared-memory carveout; once per device, before any launch.
-void configureTeamKernels(int species);
+// Largest species tree whose team scratch fits the current device's shared memory (with transfer
+// highways: a team keeps one more row).
+int maxTeamSpecies(bool highways);
+// Lets the team kernels use the shared memory a team needs for this tree (at most
+// scratchVectors(highways) rows) and asks for the largest shared-memory carveout; once per device,
+// before any launch.
+void configureTeamKernels(int species, bool highways);
 // Clades the forward kernel (converged schedule) runs at once on one multiprocessor.
-int teamsPerMultiprocessor(int species, TransferConstraint constraint);
+int teamsPerMultiprocessor(const SpeciesView& s);
 
 // p of every set from θ: a genewise set s reads its row s, a shared set the entries `entries` names
 // (RateParameters::sharedEntries).
@@ -54,20 +56,19 @@ void launchGradientGather(const SpeciesView& s, const SetView& sv, const CladeVi
                           double* partial, cudaStream_t stream);
 
 // Sums each family's chunk rows, in chunk order, into its first chunk's rows.
-void launchFoldChunks(const ChunkView& chunks, int familyBegin, int familyEnd, int chunkBegin, int n,
-                      double* partial, cudaStream_t stream);
+void launchFoldChunks(const ChunkView& chunks, int familyBegin, int familyEnd, int chunkBegin,
+                      long long width, double* partial, cudaStream_t stream);
 
 // Each chunk's total += its families' rows, in family order (shared parameter sets;
 // accumulateSharedEntry).
 void launchAccumulateShared(const ChunkView& chunks, int familyBegin, int familyEnd, int chunkBegin,
-                            int familiesPerChunk, int n, const double* partial, double* total,
+                            int familiesPerChunk, SharedSlice slice, const double* partial, double* total,
                             cudaStream_t stream);
 
 // d NLL / dθ of each family of a genewise batch: E eliminated per family, theta[3 f + k].
 void launchGenewiseTheta(const SpeciesView& s, const SetView& sv, const CladeView& cv,
                          const ChunkView& chunks, int familyBegin, int familyEnd, int chunkBegin,
-                         const double* partial, const AdjointSettings& opt, double* theta,
-                         cudaStream_t stream);
+                         double* partial, const AdjointSettings& opt, double* theta, cudaStream_t stream);
 
 // result[0] += Σ values, result[1] = max(result[1], max values), result[2] += count of zeros.
 void launchCountStats(const long long* values, long long count, unsigned long long* result,

@@ -3,6 +3,7 @@
 // the extinction fixed point and the sweep coefficients of a parameter set, the split terms, a
 // clade's forward and adjoint, the family likelihoods and the gradient sums.
 #include "direct_self_loop.hpp"
+#include "highway_terms.hpp"
 #include "team_sweeps.hpp"
 
 #include "engine/extinction_root.hpp"
@@ -12,18 +13,28 @@
 namespace gpurec::gpu {
 
 constexpr double kLn2 = 0.693147180559945309417232121458176568;
-// Vectors of n doubles a team needs in its scratch: at most four; the clade steps need three when
-// the self loop is solved directly (PARENTS constraint), which lets more clades share a
-// multiprocessor. The other constraints iterate the Π̄ coupling.
-constexpr int kScratchVectors = 4;
-GPUREC_HD inline bool directSelfLoop(TransferConstraint constraint) {
-    return constraint == TransferConstraint::Parents;
+// Vectors of n doubles a team needs in its scratch: four, five with transfer highways (their
+// coupling is iterated from a copy of the last iterate); the clade steps need three when the self
+// loop is solved directly (PARENTS constraint, no highways), which lets more clades share a
+// multiprocessor. The other cases iterate the Π̄ and highway couplings.
+constexpr int kMaxScratchVectors = 5;
+GPUREC_HD inline int scratchVectors(bool highways) {
+    return highways ? 5 : 4;
 }
-GPUREC_HD inline int forwardScratchVectors(TransferConstraint constraint, bool alerax) {
-    return directSelfLoop(constraint) && !alerax ? 3 : 4;
+GPUREC_HD inline bool directSelfLoop(TransferConstraint constraint, bool highways) {
+    return constraint == TransferConstraint::Parents && !highways;
 }
-GPUREC_HD inline int adjointScratchVectors(TransferConstraint constraint) {
-    return directSelfLoop(constraint) ? 3 : 4;
+GPUREC_HD inline bool directSelfLoop(const SpeciesView& s) {
+    return directSelfLoop(s.constraint, s.highways > 0);
+}
+GPUREC_HD inline int forwardScratchVectors(TransferConstraint constraint, bool highways, bool alerax) {
+    return directSelfLoop(constraint, highways) && !alerax ? 3 : scratchVectors(highways);
+}
+GPUREC_HD inline int forwardScratchVectors(const SpeciesView& s, bool alerax) {
+    return forwardScratchVectors(s.constraint, s.highways > 0, alerax);
+}
+GPUREC_HD inline int adjointScratchVectors(const SpeciesView& s) {
+    return directSelfLoop(s) ? 3 : scratchVectors(s.highways > 0);
 }
 
 // The event probabilities of (set, node e) from θ: a genewise set's own row, else the entries
@@ -33,7 +44,8 @@ GPUREC_HD inline void setProbabilities(const double* theta, const int* entries, 
     double logRates[3];
     for (int k = 0; k < 3; ++k)
         logRates[k] = genewise ? theta[3 * set + k] : theta[entries[k * n + e]];
-    const EventProbabilityRow p = eventProbabilities(logRates, present);
+    const EventProbabilityRow p =
+        eventProbabilities(logRates, present, sv.highwayExtra ? sv.highwayExtra[e] : 0.0);
     const std::size_t i = static_cast<std::size_t>(set) * n + e;
     sv.pS[i] = p.pS;
     sv.pD[i] = p.pD;
@@ -70,9 +82,15 @@ GPUREC_HD void solveExtinctionSet(const Team& t, const SpeciesView& s, const Set
                                   const SetView& eLoop, int set, const ExtinctionSettings& opt,
                                   double* scratch) {
     const int n = s.n;
-    double *E = scratch, *Ebar = scratch + n, *sub = scratch + 2 * n;
+    // hw: Σ q_h E_d over the highways leaving each node, from the last iterate (Jacobi).
+    double *E = scratch, *Ebar = scratch + n, *sub = scratch + 2 * n, *hw = scratch + 3 * n;
     const std::size_t off = static_cast<std::size_t>(set) * n;
     const double *pS = sv.pS + off, *pD = sv.pD + off, *pL = sv.pL + off, *pT = sv.pT + off;
+    auto highwayTerms = [&] {
+        if (s.highways == 0) return;
+        forEachNode(t, s, [&](int e) { hw[e] = highwaySum(s, sv.highwayRate, pS, e, E); });
+        t.sync();
+    };
     int iterations = 0;
     double residual = 0.0;
     if (opt.alerax) {
@@ -97,11 +115,12 @@ GPUREC_HD void solveExtinctionSet(const Team& t, const SpeciesView& s, const Set
         recipientAverage(t, s, E, sub, Ebar);
         for (iterations = 1; iterations <= opt.maxIterations; ++iterations) {
             double change = 0.0;
+            highwayTerms();
             sweepUp(t, s, [&](const NodeValue& nv) {
                 const NodeRecord& r = nv.r;
                 const int e = r.node;
                 const double c = pL[e] + pS[e] * s.speciationExtinction(e, r.left, r.right, E);
-                const double v = leastRoot(pD[e], pT[e] * Ebar[e], c);
+                const double v = leastRoot(pD[e], pT[e] * Ebar[e] + (s.highways > 0 ? hw[e] : 0.0), c);
                 const double scale = maxOf(fabs(v), fabs(E[e]));
                 if (scale > 0) change = maxOf(change, fabs(v - E[e]) / scale);
                 E[e] = v;
@@ -115,21 +134,25 @@ GPUREC_HD void solveExtinctionSet(const Team& t, const SpeciesView& s, const Set
     }
     double survive = 0.0, firstDivergent = 0.0;
     const bool ownLoop = eLoop.diag != sv.diag;
+    highwayTerms();
     forEachNode(t, s, [&](int e) {
-        const double dl = 2.0 * pD[e] * E[e], tl = pT[e] * Ebar[e];
-        const double d = (s.cladeDuplicationLoss ? dl : 0.0) + (s.cladeTransferLoss ? tl : 0.0);
+        // The highways' transfer-loss term q_h E_d (the copy sent down the highway dies) joins the
+        // diagonal of the loops they couple.
+        const double dl = 2.0 * pD[e] * E[e], tl = pT[e] * Ebar[e], hl = s.highways > 0 ? hw[e] : 0.0;
+        const double d = (s.cladeDuplicationLoss ? dl : 0.0) + (s.cladeTransferLoss ? tl : 0.0) +
+                         (sv.highwayCoupling ? hl : 0.0);
         sv.E[off + e] = E[e];
         sv.Ebar[off + e] = Ebar[e];
         sv.diag[off + e] = d;
         sv.bar[off + e] = s.cladeTransferLoss ? pT[e] * E[e] : 0.0;
         sv.denom[off + e] = 1.0 - d;
         if (ownLoop) {
-            eLoop.diag[off + e] = dl + tl;
+            eLoop.diag[off + e] = dl + tl + hl;
             eLoop.bar[off + e] = pT[e] * E[e];
-            eLoop.denom[off + e] = 1.0 - (dl + tl);
+            eLoop.denom[off + e] = 1.0 - (dl + tl + hl);
         }
         // The E loop's diagonal bounds the Π loop's: its divergence is checked for both.
-        if (!(1.0 - (dl + tl) > 0)) firstDivergent = maxOf(firstDivergent, static_cast<double>(n - e));
+        if (!(1.0 - (dl + tl + hl) > 0)) firstDivergent = maxOf(firstDivergent, static_cast<double>(n - e));
         survive += 1.0 - E[e];
     });
     survive = t.sum(survive);
@@ -137,7 +160,7 @@ GPUREC_HD void solveExtinctionSet(const Team& t, const SpeciesView& s, const Set
         fillSweepCoefficients(s, sv, set, i);
         if (ownLoop) fillSweepCoefficients(s, eLoop, set, i);
     }
-    if (directSelfLoop(s.constraint)) {
+    if (directSelfLoop(s)) {
         t.sync();
         firstDivergent = maxOf(firstDivergent, fillOutsideCoefficients(t, s, sv, set, E, Ebar));
         if (ownLoop) {
@@ -222,7 +245,12 @@ GPUREC_HD void addSplitTerms(const Team& t, const SpeciesView& s, const SetRef& 
         if (split.fac == 0.0) continue;
         forEachNode(t, s, [&](int e) {
             const SplitTerms st = split.at(s, e);
-            K[e] += split.fac * (p.pS[e] * st.S + p.pD[e] * st.D + p.pT[e] * st.T);
+            double v = p.pS[e] * st.S + p.pD[e] * st.D + p.pT[e] * st.T;
+            // One child clade down each highway leaving e.
+            forEachHighwayFrom(s, e, [&](int h, int d) {
+                v += p.q(h, e) * (split.a[e] * split.b[d] + split.b[e] * split.a[d]);
+            });
+            K[e] += split.fac * v;
         });
     }
 }
@@ -242,16 +270,17 @@ GPUREC_HD void sumSplitChunk(const Team& t, const SpeciesView& s, const SetRef& 
 // Π and Π̄ of clade c (spec 5), row-scaled like the CPU: the split terms relative to 2^rowScale
 // (summed here, or added up from the partial rows of its chunks), then the self loop (converged:
 // solved directly under PARENTS, else the exact postorder solve given Π̄ with Π̄ iterated; alerax:
-// 4 sweeps), then the row normalised to a peak in [1/2, 1).
+// 4 sweeps), then the row normalised to a peak in [1/2, 1). Transfer highways couple a source to
+// its destinations (q_h E_e Π(γ, d)): iterated with Π̄, from the last iterate's row.
 template <class Team>
 GPUREC_HD void solveCladeForward(const Team& t, const SpeciesView& s, const SetRef& p, const CladeView& cv,
                                  const TableView& tab, const SplitChunkView& chunks, int c,
                                  const ForwardSettings& opt, double* scratch) {
     const int n = s.n;
     // The direct solve turns the split terms into Π in place, in three vectors.
-    const bool direct = forwardScratchVectors(s.constraint, opt.alerax) == 3;
+    const bool direct = forwardScratchVectors(s, opt.alerax) == 3;
     double *row = scratch, *bar = scratch + n, *K = direct ? row : scratch + 2 * n,
-           *sub = direct ? scratch + 2 * n : scratch + 3 * n;
+           *sub = direct ? scratch + 2 * n : scratch + 3 * n, *hw = scratch + 4 * n;
     const std::size_t self = tab.row(c);
     int rowScale = 0;
     const int gene = cv.geneSpecies[c];
@@ -305,20 +334,33 @@ GPUREC_HD void solveCladeForward(const Team& t, const SpeciesView& s, const SetR
         iterations = 4;
     } else {
         const int oldScale = opt.warmStart ? tab.scale[tab.local(c)] : 0;
+        const bool highways = p.highwayCoupling;
         forEachNode(t, s, [&](int e) {
             bar[e] = opt.warmStart ? ldexp(tab.pibar[self + e], oldScale - rowScale) : 0.0;
+            if (highways) row[e] = opt.warmStart ? ldexp(tab.pi[self + e], oldScale - rowScale) : 0.0;
         });
         t.sync();
         for (iterations = 1; iterations <= opt.piIters; ++iterations) {
+            if (highways) {
+                forEachNode(t, s,
+                            [&](int e) { hw[e] = p.E[e] * highwaySum(s, p.highwayRate, p.pS, e, row); });
+                t.sync();
+            }
+            double rowPeak = 0.0, rowChange = 0.0;
             sweepUpCoefficients(t, s, p, [&](const UpNode& u) {
                 const int e = u.r.node;
                 double v = K[e] + u.c.bar * bar[e];
+                if (highways) v += hw[e];
                 double below = 0.0;
                 if (u.r.left >= 0) {
                     v += u.c.childLeft * row[u.r.left] + u.c.childRight * row[u.r.right];
                     below = sub[u.r.left] + sub[u.r.right];
                 }
                 const double x = v * u.c.invDenom;
+                if (highways) {
+                    rowPeak = maxOf(rowPeak, x);
+                    rowChange = maxOf(rowChange, fabs(x - row[e]));
+                }
                 row[e] = x;
                 sub[e] = x + below;
             });
@@ -329,7 +371,8 @@ GPUREC_HD void solveCladeForward(const Team& t, const SpeciesView& s, const SetR
                 bar[e] = next;
             });
             t.max2(peak, change);
-            if (change <= opt.piTol * peak) break;
+            if (highways) t.max2(rowPeak, rowChange);
+            if (change <= opt.piTol * peak && (!highways || rowChange <= opt.piTol * rowPeak)) break;
         }
         if (iterations > opt.piIters) iterations = opt.piIters;
     }
@@ -420,15 +463,20 @@ GPUREC_HD inline long long chunkEntries(int familyBegin, int familyEnd, int fami
 // equations) by iteration, for the NONE and RELDATED constraints: Aᵀ splits into the parent
 // coupling and the diagonal, solved exactly top-down, and the Π̄ coupling, iterated; the transpose
 // of the forward's splitting, so it converges at the same rate.
-// Uses scratch vectors w (the result), v, sub; b is read only. Returns the iterations.
+// Transfer highways' transposed coupling is iterated with the Π̄ coupling, from the last iterate.
+// Uses scratch vectors w (the result), v, sub and with highways hw; b is read only. Returns the
+// iterations.
 template <class Team>
 GPUREC_HD int solveLoopTranspose(const Team& t, const SpeciesView& s, const SetRef& p, const double* b,
-                                 int maxIterations, double tolerance, double* w, double* v, double* sub) {
+                                 int maxIterations, double tolerance, double* w, double* v, double* sub,
+                                 double* hw) {
     const bool ranked = s.constraint == TransferConstraint::RelDated;
+    const bool highways = p.highwayCoupling;
     forEachNode(t, s, [&](int e) { w[e] = 0.0; });
     t.sync();
     int it = 1;
     for (; it <= maxIterations; ++it) {
+        if (highways) forEachNode(t, s, [&](int d) { hw[d] = highwaySumInto(s, p, d, w); });
         sweepUp(
             t, s,
             [&](const NodeValue& nv) {
@@ -464,6 +512,7 @@ GPUREC_HD int solveLoopTranspose(const Team& t, const SpeciesView& s, const SetR
                 fromBar = s.constraint == TransferConstraint::None ? a + below : a;
             }
             double next = b[e] + fromBar;
+            if (highways) next += hw[e];
             if (r.parent >= 0) next += d.c.parentCoef * w[r.parent];
             next *= d.c.invDenom;
             change = maxOf(change, fabs(next - w[e]));
@@ -477,16 +526,18 @@ GPUREC_HD int solveLoopTranspose(const Team& t, const SpeciesView& s, const SetR
 }
 
 // Solves (I − Aᵀ) w = b + Rᵀu (u: the adjoint of Π̄): directly under the PARENTS constraint, else
-// iterated. b and u are overwritten; sub is scratch. Returns the iterations (1 for the direct solve).
+// iterated. b and u are overwritten; sub and hw are scratch. Returns the iterations (1 for the direct
+// solve).
 template <class Team>
 GPUREC_HD int solveSelfLoopTranspose(const Team& t, const SpeciesView& s, const SetRef& p, double* b,
-                                     double* u, int maxIterations, double tolerance, double* w, double* sub) {
-    if (directSelfLoop(s.constraint)) {
+                                     double* u, int maxIterations, double tolerance, double* w, double* sub,
+                                     double* hw) {
+    if (directSelfLoop(s)) {
         solveLoopTransposeDirect(t, s, p, b, u, w);
         return 1;
     }
     addRecipientAverageTranspose(t, s, u, sub, b);
-    return solveLoopTranspose(t, s, p, b, maxIterations, tolerance, w, u, sub);
+    return solveLoopTranspose(t, s, p, b, maxIterations, tolerance, w, u, sub, hw);
 }
 
 // The adjoint of clade c (spec 7.2), gathered from its parents' adjoints (already final: parents lie
@@ -501,7 +552,7 @@ GPUREC_HD void solveCladeAdjoint(const Team& t, const SpeciesView& s, const SetR
     const int n = s.n;
     // The direct solve writes w over sub, dead by then (three vectors).
     double *b = scratch, *fromBar = scratch + n, *sub = scratch + 2 * n,
-           *w = adjointScratchVectors(s.constraint) == 3 ? sub : scratch + 3 * n;
+           *w = adjointScratchVectors(s) == 3 ? sub : scratch + 3 * n, *hw = scratch + 4 * n;
     const int family = cv.cladeFamily[c];
     const bool root = c == cv.familyRoot[family];
     const int origin = cv.familyOrigin[family];
@@ -534,6 +585,10 @@ GPUREC_HD void solveCladeAdjoint(const Team& t, const SpeciesView& s, const SetR
             }
             const int up = s.parent[e];
             if (up >= 0) v += fac * wp[up] * p.pS[up] * x[s.sibling[e]];
+            // This clade down a highway leaving e (the partner stays), or arriving at e.
+            forEachHighwayFrom(s, e, [&](int h, int dest) { v += we * p.q(h, e) * x[dest]; });
+            forEachHighwayInto(
+                s, e, [&](int h, int source) { v += fac * wp[source] * p.q(h, source) * x[source]; });
             b[e] += v;
         });
     }
@@ -555,7 +610,7 @@ GPUREC_HD void solveCladeAdjoint(const Team& t, const SpeciesView& s, const SetR
         return;
     }
     const int iterations =
-        solveSelfLoopTranspose(t, s, p, b, fromBar, opt.maxIterations, opt.tolerance, w, sub);
+        solveSelfLoopTranspose(t, s, p, b, fromBar, opt.maxIterations, opt.tolerance, w, sub, hw);
     forEachNode(t, s, [&](int e) { tab.adjoint[self + e] = w[e]; });
     if (t.rank == 0) tab.iterations[tab.local(c)] = iterations;
 }
@@ -573,7 +628,7 @@ GPUREC_HD inline void gatherGradient(const SpeciesView& s, const SetRef& p, cons
         const double* wrow = tab.adjoint + tab.row(c);
         const double w = wrow[e];
         const double wUp = up >= 0 ? wrow[up] : 0.0;
-        if (w == 0.0 && wUp == 0.0) continue;
+        if (w == 0.0 && wUp == 0.0 && s.highways == 0) continue;
         const int sc = tab.scale[tab.local(c)];
         const int gene = cv.geneSpecies[c];
         if (gene >= 0) {
@@ -591,6 +646,11 @@ GPUREC_HD inline void gatherGradient(const SpeciesView& s, const SetRef& p, cons
         gEbar += w * tl * p.pT[e] * pie;
         if (f >= 0) gS += w * (pi[f] * p.E[g] + pi[g] * p.E[f]);
         if (up >= 0) gE += wUp * p.pS[up] * pi[s.sibling[e]];
+        if (tl != 0.0 && s.highways > 0) { // the highways' transfer-loss terms q_h (Π_e E_d + Π_d E_e)
+            gE += w * highwaySum(s, p.highwayRate, p.pS, e, pi);
+            forEachHighwayInto(s, e,
+                               [&](int h, int source) { gE += wrow[source] * p.q(h, source) * pi[source]; });
+        }
     }
     out[RowS] = gS;
     out[RowD] = gD;
@@ -599,16 +659,45 @@ GPUREC_HD inline void gatherGradient(const SpeciesView& s, const SetRef& p, cons
     out[RowEbar] = gEbar;
 }
 
+// ∂NLL/∂q_h of clades [begin, end) of one family (highway h from e to d): the transfer-loss terms
+// w_e (Π_e E_d + Π_d E_e) and the split terms w_e Σ fac (Π'_e Π''_d + Π''_e Π'_d).
+GPUREC_HD inline double gatherHighwayGradient(const SpeciesView& s, const SetRef& p, const CladeView& cv,
+                                              const TableView& tab, int begin, int end, int h) {
+    const int e = s.highwaySource[h], d = s.highwayDestination[h];
+    const double tl = s.cladeTransferLoss ? 1.0 : 0.0;
+    double gH = 0.0;
+    for (int c = begin; c < end; ++c) {
+        const double* pi = tab.pi + tab.row(c);
+        const double w = tab.adjoint[tab.row(c) + e];
+        if (w == 0.0) continue;
+        double terms = tl * (pi[e] * p.E[d] + pi[d] * p.E[e]);
+        const int sc = tab.scale[tab.local(c)];
+        for (int k = cv.splitOffset[c]; k < cv.splitOffset[c + 1]; ++k) {
+            const int l = cv.splitLeft[k], r = cv.splitRight[k];
+            const double fac =
+                ldexp(cv.splitWeight[k], tab.scale[tab.local(l)] + tab.scale[tab.local(r)] - sc);
+            if (fac == 0.0) continue;
+            const double *a = tab.pi + tab.row(l), *b = tab.pi + tab.row(r);
+            terms += fac * (a[e] * b[d] + b[e] * a[d]);
+        }
+        gH += w * terms;
+    }
+    return gH;
+}
+
 // Eliminates E of one family's parameter set (spec 7.3), the family originating at `origin` (−1:
 // anywhere) with gradient weight `weight`: solves the E adjoint and writes d NLL / dθ of a
-// species-uniform set (a genewise row) to theta[0..2]. acc holds the kGradientRows rows of n
-// accumulated by gatherGradient.
+// species-uniform set (a genewise row) to theta[0..2]. acc holds the gradientWidth(n, highways)
+// entries accumulated by gatherGradient and gatherHighwayGradient; with highways their rates' θ
+// terms overwrite acc's highway entries.
 template <class Team>
 GPUREC_HD void eliminateExtinctionSet(const Team& t, const SpeciesView& s, const SetRef& p, double survive,
-                                      int origin, double weight, const double* acc, int maxIterations,
+                                      int origin, double weight, double* acc, int maxIterations,
                                       double tolerance, double* scratch, double* theta) {
     const int n = s.n;
-    double *q = scratch, *u = scratch + n, *v = scratch + 2 * n, *sub = scratch + 3 * n;
+    double *q = scratch, *u = scratch + n, *v = scratch + 2 * n, *sub = scratch + 3 * n,
+           *hw = scratch + 4 * n;
+    double* gH = acc + kGradientRows * n;
     // d/dE_e of the conditioning term log2 Σ_e O_e (1 − E_e).
     const double conditioning = weight / (kLn2 * (origin < 0 ? survive : 1.0 - p.E[origin]));
     forEachNode(t, s, [&](int e) {
@@ -616,7 +705,7 @@ GPUREC_HD void eliminateExtinctionSet(const Team& t, const SpeciesView& s, const
         v[e] = acc[RowEbar * n + e];
     });
     t.sync();
-    solveSelfLoopTranspose(t, s, p, q, v, maxIterations, tolerance, u, sub);
+    solveSelfLoopTranspose(t, s, p, q, v, maxIterations, tolerance, u, sub, hw);
     double tD = 0, tL = 0, tT = 0;
     forEachNode(t, s, [&](int e) {
         const double E = p.E[e];
@@ -624,12 +713,22 @@ GPUREC_HD void eliminateExtinctionSet(const Team& t, const SpeciesView& s, const
         const double gS = acc[RowS * n + e] + u[e] * s.speciationExtinction(e, s.left[e], s.right[e], p.E);
         const double gD = acc[RowD * n + e] + u[e] * E * E;
         const double gT = acc[RowT * n + e] + u[e] * E * p.Ebar[e];
-        const double mean = gS * p.pS[e] + gD * p.pD[e] + gL * p.pL[e] + gT * p.pT[e];
+        double mean = gS * p.pS[e] + gD * p.pD[e] + gL * p.pL[e] + gT * p.pT[e];
+        // The node's softmax runs over its highways too; E_e E_d q_h is the highway's share of E_e.
+        forEachHighwayFrom(s, e, [&](int h, int d) {
+            gH[h] += u[e] * E * p.E[d];
+            mean += gH[h] * p.q(h, e);
+        });
+        hw[e] = mean;
         tD += kLn2 * p.pD[e] * (gD - mean);
         tL += kLn2 * p.pL[e] * (gL - mean);
         tT += kLn2 * p.pT[e] * (gT - mean);
     });
     t.sum3(tD, tL, tT);
+    // Each member rewrites only the highways leaving its own nodes.
+    forEachNode(t, s, [&](int e) {
+        forEachHighwayFrom(s, e, [&](int h, int) { gH[h] = kLn2 * p.q(h, e) * (gH[h] - hw[e]); });
+    });
     if (t.rank == 0) {
         theta[0] = tD;
         theta[1] = tL;
@@ -638,19 +737,25 @@ GPUREC_HD void eliminateExtinctionSet(const Team& t, const SpeciesView& s, const
 }
 
 // The per-element bodies of the gradient's gather and reductions, for the kernels and the host
-// executor alike. Chunk rows: partial[(chunk − chunkBegin) · kGradientRows · n ...].
+// executor alike. Chunk rows: partial[(chunk − chunkBegin) · gradientWidth(n, highways) ...].
 
-// Entry (chunk, species e) of the gather: the chunk's clades' terms at e into the chunk's rows.
+// Entry (chunk, i) of the gather into the chunk's rows (gradientWidth(n, highways) entries): for
+// i < n the chunk's clades' terms at species node i, then ∂/∂q_h of highway h = i − n.
 GPUREC_HD inline void gatherChunkEntry(const SpeciesView& s, const SetView& sv, const CladeView& cv,
                                        const TableView& tab, const ChunkView& chunks, int chunk,
-                                       int chunkBegin, int e, double threshold, double* partial) {
+                                       int chunkBegin, int i, double threshold, double* partial) {
     const int first = chunks.firstClade[chunk];
     const SetRef p(sv, cv.setOf(cv.cladeFamily[first]), s.n);
+    double* rows = partial + static_cast<std::size_t>(chunk - chunkBegin) * gradientWidth(s.n, s.highways);
+    if (i >= s.n) {
+        rows[kGradientRows * s.n + (i - s.n)] =
+            gatherHighwayGradient(s, p, cv, tab, first, chunks.endClade[chunk], i - s.n);
+        return;
+    }
     double out[kGradientRows];
-    gatherGradient(s, p, cv, tab, first, chunks.endClade[chunk], e, threshold, out);
-    double* rows = partial + static_cast<std::size_t>(chunk - chunkBegin) * kGradientRows * s.n;
+    gatherGradient(s, p, cv, tab, first, chunks.endClade[chunk], i, threshold, out);
     for (int k = 0; k < kGradientRows; ++k)
-        rows[k * s.n + e] = out[k];
+        rows[k * s.n + i] = out[k];
 }
 
 // Entry k of family f's rows: its chunks summed in chunk order into its first chunk's rows.
@@ -668,8 +773,9 @@ GPUREC_HD inline void foldChunkEntry(const ChunkView& chunks, int f, int chunkBe
 // batch's families of that chunk added in family order to total[chunk · width + i]. Chunks, not one
 // running total, so that a share of the families gives its chunks' bits (FamilyShareExchange).
 GPUREC_HD inline void accumulateSharedEntry(const ChunkView& chunks, int familyBegin, int familyEnd,
-                                            int chunkBegin, int familiesPerChunk, long long width,
+                                            int chunkBegin, int familiesPerChunk, SharedSlice slice,
                                             long long k, const double* partial, double* total) {
+    const long long width = slice.width;
     const int chunk = familyBegin / familiesPerChunk + static_cast<int>(k / width);
     const long long i = k % width;
     const int first = familyBegin > chunk * familiesPerChunk ? familyBegin : chunk * familiesPerChunk;
@@ -678,20 +784,22 @@ GPUREC_HD inline void accumulateSharedEntry(const ChunkView& chunks, int familyB
     double* out = total + chunk * width + i;
     double sum = *out;
     for (int f = first; f < end; ++f)
-        sum += partial[(chunks.familyChunkBegin[f] - chunkBegin) * width + i];
+        sum += partial[(chunks.familyChunkBegin[f] - chunkBegin) * slice.stride + slice.offset + i];
     *out = sum;
 }
 
-// d NLL / dθ of genewise family f from its folded rows: E eliminated, theta[3 f + k].
+// d NLL / dθ of genewise family f from its folded rows: E eliminated, theta[3 f + k]; with highways
+// the family's terms of their rates replace its rows' highway entries (summed over the families
+// like the shared modes' rows).
 template <class Team>
 GPUREC_HD void genewiseThetaFamily(const Team& t, const SpeciesView& s, const SetView& sv,
                                    const CladeView& cv, const ChunkView& chunks, int f, int chunkBegin,
-                                   const double* partial, const AdjointSettings& opt, double* scratch,
+                                   double* partial, const AdjointSettings& opt, double* scratch,
                                    double* theta) {
     const int n = s.n;
     const SetRef p(sv, f, n);
-    const double* acc =
-        partial + static_cast<std::size_t>(chunks.familyChunkBegin[f] - chunkBegin) * kGradientRows * n;
+    double* acc = partial + static_cast<std::size_t>(chunks.familyChunkBegin[f] - chunkBegin) *
+                                gradientWidth(n, s.highways);
     eliminateExtinctionSet(t, s, p, sv.survive[f], cv.familyOrigin[f], cv.weightOf(f), acc, opt.maxIterations,
                            opt.tolerance, scratch, theta + 3 * static_cast<std::size_t>(f));
 }

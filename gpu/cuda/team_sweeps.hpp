@@ -45,7 +45,10 @@ struct SetRef {
     const double *upDiag, *upBarInv;
     const DownCoefficients* down;
     const OutsideCoefficients* outside;
-    GPUREC_HD SetRef(const SetView& v, int set, int n) {
+    const double* highwayRate;
+    bool highwayCoupling;
+    GPUREC_HD SetRef(const SetView& v, int set, int n)
+        : highwayRate(v.highwayRate), highwayCoupling(v.highwayCoupling) {
         const std::size_t o = static_cast<std::size_t>(set) * n;
         up = v.up + o;
         outside = v.outside + o;
@@ -59,6 +62,8 @@ struct SetRef {
         E = v.E + o;
         Ebar = v.Ebar + o;
     }
+    // Probability of highway h, leaving node `source`.
+    GPUREC_HD double q(int h, int source) const { return highwayRate[h] * pS[source]; }
 };
 
 enum class LevelOrder { Ascending, Descending };

@@ -185,6 +185,7 @@ LoadedInput load(const ComparisonDataset& d) {
     paths.speciesTree = d.speciesTree;
     paths.familiesFile = d.families;
     paths.fractionMissingFile = d.fractionMissingFile;
+    paths.highwaysFile = d.highwaysFile;
     LoadOptions lo;
     lo.minCoveredSpecies = d.minCoveredSpecies;
     lo.origination = parseOrigination(d.origination);
