@@ -97,7 +97,7 @@ void addInputOptions(CLI::App& app, InputOptions& o) {
                    "rates of the pairs it lists");
     app.add_flag("--pairwise-transfers", o.pairwiseTransfers,
                  "One transfer rate per donor -> recipient pair instead of T spread evenly over the "
-                 "recipients (pairs not in --highways-file start at T / |R(donor)|; CPU only)");
+                 "recipients (pairs not in --highways-file start at T / |R(donor)|)");
     app.add_option(
            "--transfer-constraint", o.transferConstraint,
            "Allowed transfer recipients: PARENTS (not the donor's ancestors, default), NONE (any other "

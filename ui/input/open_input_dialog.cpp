@@ -26,11 +26,11 @@ constexpr int kMappingRole = Qt::UserRole + 1;
 const char* const kHighwaysTip =
     "--highways-file: extra transfers from src to dest, each with its own rate, starting at proba and "
     "fitted with the others by Optimise; with pairwise transfers, the starting rates of the pairs it "
-    "lists. Computed on the CPU only so far";
+    "lists";
 const char* const kPairwiseTip =
     "--pairwise-transfers: every allowed donor → recipient pair gets its own transfer rate, fitted by "
     "Optimise, in place of T spread evenly over the recipients (T leaves the model). About N² rates, "
-    "shown in the Transfer rates tab; computed on the CPU only so far";
+    "shown in the Transfer rates tab";
 const char* const kPruneTip =
     "--prune-species-tree: each family is reconciled with the species tree pruned to the species it "
     "covers and the nodes where two covered subtrees meet (AleRax's option). Computed on the CPU only "
