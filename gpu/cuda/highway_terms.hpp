@@ -6,8 +6,10 @@
 
 namespace gpurec::gpu {
 
-// body(h, destination) for each highway leaving e.
+// body(h, destination) for each highway leaving e. Without highways no list is read: the hot loops
+// that call these (split terms, the adjoint's right-hand side) stay as they were.
 template <class Body> GPUREC_HD void forEachHighwayFrom(const SpeciesView& s, int e, Body&& body) {
+    if (s.highways == 0) return;
     for (int i = s.fromOffset[e]; i < s.fromOffset[e + 1]; ++i) {
         const int h = s.highwaysFrom[i];
         body(h, s.highwayDestination[h]);
@@ -16,6 +18,7 @@ template <class Body> GPUREC_HD void forEachHighwayFrom(const SpeciesView& s, in
 
 // body(h, source) for each highway arriving at e.
 template <class Body> GPUREC_HD void forEachHighwayInto(const SpeciesView& s, int e, Body&& body) {
+    if (s.highways == 0) return;
     for (int i = s.intoOffset[e]; i < s.intoOffset[e + 1]; ++i) {
         const int h = s.highwaysInto[i];
         body(h, s.highwaySource[h]);
