@@ -361,6 +361,18 @@ class GuiPairwiseMatrix : public QObject {
         QVERIFY(test::click(named<QToolButton>(panel, "Fit the transfer rate matrix")));
         const QSize view = map->parentWidget()->size(); // the scroll area's viewport
         QVERIFY(map->width() <= view.width() && map->height() <= view.height());
+        // The teaching sample's 23 nodes: the fit keeps their names (in a font at least
+        // kSmallestNames of the view's) and fills the view's width or height.
+        QVERIFY(map->namesShown());
+        QVERIFY(!zoomNote->text().contains("zoom in for the names"));
+        QVERIFY(map->nameFont().pointSizeF() >=
+                TransferHeatMap::kSmallestNames * map->font().pointSizeF() - 1e-9);
+        QVERIFY2(map->width() >= 0.9 * view.width() || map->height() >= 0.9 * view.height(),
+                 qPrintable(QString("matrix %1×%2 in a %3×%4 view")
+                                .arg(map->width())
+                                .arg(map->height())
+                                .arg(view.width())
+                                .arg(view.height())));
     }
 
     // A highways file typed into the dialog: its highways are fitted, the matrix shows only their

@@ -188,7 +188,7 @@ void TransferRatesPanel::updateSummary() {
 }
 
 void TransferRatesPanel::fitMatrix() {
-    map_->setCellSize(map_->fittingCellSize(scroll_->viewport()->size()));
+    map_->fitTo(scroll_->viewport()->size());
     fitted_ = true;
     zoom(1.0);
 }

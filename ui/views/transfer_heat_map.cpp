@@ -81,8 +81,17 @@ void TransferHeatMap::repaintCells() {
     update();
 }
 
+QFont TransferHeatMap::nameFont() const {
+    QFont f = font();
+    if (f.pointSizeF() > 0)
+        f.setPointSizeF(f.pointSizeF() * nameScale_);
+    else
+        f.setPixelSize(std::max(1, static_cast<int>(std::lround(f.pixelSize() * nameScale_))));
+    return f;
+}
+
 double TransferHeatMap::readableCell() const {
-    return kReadableShare * QFontMetricsF(font()).height();
+    return kReadableShare * QFontMetricsF(nameFont()).height();
 }
 
 bool TransferHeatMap::namesShown() const {
@@ -91,7 +100,7 @@ bool TransferHeatMap::namesShown() const {
 
 QSize TransferHeatMap::nameRoom() const {
     if (!model_ || !model_->dataset()) return {0, 0};
-    const QFontMetrics fm(font());
+    const QFontMetrics fm(nameFont());
     int left = 0, top = 0;
     for (int node : donors_)
         left = std::max(left, fm.horizontalAdvance(nodeName(node)));
@@ -110,16 +119,25 @@ void TransferHeatMap::setCellSize(double pixels) {
     update();
 }
 
-double TransferHeatMap::fittingCellSize(const QSize& size) const {
-    if (rowCount() == 0 || columnCount() == 0) return cell_;
+void TransferHeatMap::fitTo(const QSize& size) {
+    if (rowCount() == 0 || columnCount() == 0) return;
     auto fits = [&](const QSize& m) {
-        return std::min((size.width() - m.width()) / double(columnCount()),
-                        (size.height() - m.height()) / double(rowCount()));
+        const double cell = std::min((size.width() - m.width()) / double(columnCount()),
+                                     (size.height() - m.height()) / double(rowCount()));
+        return std::clamp(std::floor(cell * 4) / 4, minCellSize(), kMaxCell);
     };
-    // With the names beside and above when the cells then stay tall enough to read them.
-    const double named = fits(nameRoom());
-    const double chosen = named >= readableCell() ? named : std::min(fits({0, 0}), 0.99 * readableCell());
-    return std::clamp(std::floor(chosen * 4) / 4, minCellSize(), kMaxCell);
+    // A slightly smaller font keeps the names of a mid-sized tree beside cells that fill the view,
+    // where the full font would leave the cells too short to read them by.
+    for (int step = 0; 1.0 - 0.05 * step >= kSmallestNames - 1e-9; ++step) {
+        nameScale_ = 1.0 - 0.05 * step;
+        const double named = fits(nameRoom());
+        if (named >= readableCell()) {
+            setCellSize(named);
+            return;
+        }
+    }
+    nameScale_ = 1.0; // no names: cells just short of the full font's readable size
+    setCellSize(std::min(fits({0, 0}), std::floor(0.99 * readableCell() * 4) / 4));
 }
 
 QSize TransferHeatMap::sizeHint() const {
@@ -213,7 +231,8 @@ void TransferHeatMap::paintEvent(QPaintEvent*) {
     painter.fillRect(QRect(at.x(), shown.top(), m.width(), shown.height()), base);
     painter.fillRect(QRect(shown.left(), at.y(), shown.width(), m.height()), base);
     painter.setPen(palette().color(QPalette::Text));
-    const int line = QFontMetrics(font()).height();
+    painter.setFont(nameFont());
+    const int line = QFontMetrics(nameFont()).height();
     painter.save();
     painter.setClipRect(QRect(at.x(), at.y() + m.height(), m.width(), height()));
     for (int r = 0; r < rowCount(); ++r)

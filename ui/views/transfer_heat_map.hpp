@@ -3,8 +3,9 @@
 // (the species nodes that are one, in the tree's postorder, so a clade's nodes are adjacent), each
 // pair's cell coloured by its rate on a logarithmic scale. Zoomed by cell size (Ctrl+wheel or the
 // panel's buttons); the names are drawn beside the rows and above the columns when the cells are
-// tall enough to read them, and stay at the view's edges when it scrolls (the view repaints the
-// whole map on a scroll). A hover's tooltip names the pair and its rate in full precision.
+// tall enough to read them (a fit to the view shrinks their font a little rather than drop them),
+// and stay at the view's edges when it scrolls (the view repaints the whole map on a scroll). A hover's
+// tooltip names the pair and its rate in full precision.
 #include "colours/colour_scale.hpp"
 
 #include <QImage>
@@ -27,9 +28,13 @@ class TransferHeatMap : public QWidget {
     // Pixels per cell, within [minCellSize(), kMaxCell]; resizes the widget to the whole matrix.
     void setCellSize(double pixels);
     double cellSize() const { return cell_; }
-    // The cell size at which the matrix fits `size` (names left out when they would not be readable).
-    double fittingCellSize(const QSize& size) const;
+    // The largest cells at which the matrix fits `size`: with the names beside and above, in the
+    // largest font down to kSmallestNames of the widget's that leaves the cells tall enough to read
+    // them, else without them.
+    void fitTo(const QSize& size);
+    static constexpr double kSmallestNames = 0.8;
     bool namesShown() const;
+    QFont nameFont() const; // the widget's font at the scale the last fit chose
     const ColourScale& scale() const { return scale_; }
     static QColor noPairColour() { return {238, 238, 238}; }
     int rowCount() const { return static_cast<int>(donors_.size()); }
@@ -70,6 +75,7 @@ class TransferHeatMap : public QWidget {
     QImage cells_;                         // one pixel per cell
     ColourScale scale_;
     double cell_ = 8.0;
+    double nameScale_ = 1.0; // of the names' font (fitTo)
     int highlighted_ = -1;
 };
 
