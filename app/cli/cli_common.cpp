@@ -4,6 +4,7 @@
 #include "distributed/distributed_backend.hpp"
 #include "distributed/distributed_load.hpp"
 #include "distributed/distributed_sampling.hpp"
+#include "engine/cpu_only_features.hpp"
 #include "engine/solver_report.hpp"
 #include "highways/highway_rates.hpp"
 #include "io/json_number.hpp"
@@ -650,10 +651,11 @@ int cudaDeviceCount() {
 
 // In a group of several processes: a distributed backend over each process's backend on its own
 // families, on the device deviceForProcess gives it (the CPU for a share without families; auto
-// with transfer highways stays auto, whose choice is then the CPU, as in one process).
+// with what only the CPU computes, pruned species trees, stays auto, whose choice is then the CPU,
+// as in one process).
 BackendChoice spreadBackend(const EngineOptions& o, const std::shared_ptr<const Dataset>& data) {
     ProcessGroup& g = runGroup();
-    const std::string device = o.device == "auto" && !data->highways.empty()
+    const std::string device = o.device == "auto" && !cpuOnlyFeature(*data).empty()
                                    ? o.device
                                    : deviceForProcess(o.device, g.hostRank(), cudaDeviceCount());
     BackendChoice local;
