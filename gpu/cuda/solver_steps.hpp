@@ -628,7 +628,11 @@ GPUREC_HD inline void gatherGradient(const SpeciesView& s, const SetRef& p, cons
         const double* wrow = tab.adjoint + tab.row(c);
         const double w = wrow[e];
         const double wUp = up >= 0 ? wrow[up] : 0.0;
-        if (w == 0.0 && wUp == 0.0 && s.highways == 0) continue;
+        // The copy sent down a highway arriving at e dies: q_h Π(γ, source) E_e.
+        if (tl != 0.0)
+            forEachHighwayInto(s, e,
+                               [&](int h, int source) { gE += wrow[source] * p.q(h, source) * pi[source]; });
+        if (w == 0.0 && wUp == 0.0) continue;
         const int sc = tab.scale[tab.local(c)];
         const int gene = cv.geneSpecies[c];
         if (gene >= 0) {
@@ -646,11 +650,8 @@ GPUREC_HD inline void gatherGradient(const SpeciesView& s, const SetRef& p, cons
         gEbar += w * tl * p.pT[e] * pie;
         if (f >= 0) gS += w * (pi[f] * p.E[g] + pi[g] * p.E[f]);
         if (up >= 0) gE += wUp * p.pS[up] * pi[s.sibling[e]];
-        if (tl != 0.0 && s.highways > 0) { // the highways' transfer-loss terms q_h (Π_e E_d + Π_d E_e)
-            gE += w * highwaySum(s, p.highwayRate, p.pS, e, pi);
-            forEachHighwayInto(s, e,
-                               [&](int h, int source) { gE += wrow[source] * p.q(h, source) * pi[source]; });
-        }
+        // The copy left at e dies, the gene gone down a highway leaving e: q_h Π(γ, d) E_e.
+        if (tl != 0.0 && s.highways > 0) gE += w * highwaySum(s, p.highwayRate, p.pS, e, pi);
     }
     out[RowS] = gS;
     out[RowD] = gD;
