@@ -3,7 +3,9 @@
 # (CTest label gpu), compare the CUDA backend with the CPU reference (gpurec check), then time it
 # (gpurec bench) on a simulated dataset, with all the memory and with a 20 GB budget. Needs .device/
 # (made by scripts/device-prepare.sh).
-#   scripts/device-check.sh [conformance|check|bench|all] [families]   (default: all; families: hogenom-like size)
+#   scripts/device-check.sh [conformance|check|bench|all] [families]   (default: all; families: the preset's)
+# PRESET names the simulator preset of the bench (default hogenom-like; hogenom-big-families: half
+# as many families, about five times larger).
 # BENCH_ARGS adds options to every gpurec bench run (e.g. BENCH_ARGS=--wave-profile).
 # Logs and JSON go to $OUT (the device tool's output folder) or out/device.
 set -uo pipefail
@@ -41,8 +43,9 @@ fi
 
 if [[ $what == bench || $what == all ]]; then
   start=$(date +%s)
-  data=/tmp/gpurec_hogenom
-  simulate=(--preset hogenom-like -o "$data" --overwrite)
+  preset=${PRESET:-hogenom-like}
+  data=/tmp/gpurec_$preset
+  simulate=(--preset "$preset" -o "$data" --overwrite)
   [[ -n $families ]] && simulate+=(--families "$families")
   $gpurec simulate "${simulate[@]}" >"$out/simulate.txt" 2>&1 || { cat "$out/simulate.txt"; exit 1; }
   tail -n 4 "$out/simulate.txt"

@@ -3,6 +3,7 @@
 // species tree and perturbation helpers, and the errors for bad parameters.
 #include "ccp/clade_set.hpp"
 #include "data/dataset.hpp"
+#include "data/load.hpp"
 #include "engine/backend.hpp"
 #include "io/result_writer.hpp"
 #include "io/text_file.hpp"
@@ -15,6 +16,7 @@
 #include <QProcess>
 #include <QtTest>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <map>
@@ -409,6 +411,45 @@ class SimulatorTest : public QObject {
         QVERIFY(transfers > 10);
     }
 
+    // The GPU benchmarks' second shape: hogenom-like's tree, rates and tree samples with half the
+    // families, each covering at least 34 species (so several times larger); an unknown name is
+    // refused with the list.
+    void bigFamiliesPreset() {
+        const SimulationOptions like = presetOptions("hogenom-like");
+        SimulationOptions big = presetOptions("hogenom-big-families");
+        QCOMPARE(big.families, like.families / 2);
+        QCOMPARE(big.limits.minCoveredSpecies, 34);
+        QCOMPARE(big.birthDeath.leaves, like.birthDeath.leaves);
+        QCOMPARE(big.treeSamples, like.treeSamples);
+        QCOMPARE(big.seed, like.seed);
+        QVERIFY(std::find(presetNames().begin(), presetNames().end(), "hogenom-big-families") !=
+                presetNames().end());
+        // A few families of each: every big one covers 34 species, and they are larger.
+        big.families = 12;
+        big.treeSamples = 1;
+        SimulationOptions small = like;
+        small.families = 12;
+        small.treeSamples = 1;
+        const SimulationSummary bigRun = runSimulation(big, temporaryFolder("sim_big_families"));
+        const SimulationSummary smallRun = runSimulation(small, temporaryFolder("sim_like_families"));
+        QCOMPARE(bigRun.families, 12);
+        QVERIFY2(bigRun.genes > 2 * smallRun.genes,
+                 qPrintable(QString("%1 genes against %2").arg(bigRun.genes).arg(smallRun.genes)));
+        InputPaths paths;
+        paths.speciesTree = bigRun.speciesTreeFile;
+        paths.familiesFile = bigRun.familiesFile;
+        LoadOptions lo;
+        lo.minCoveredSpecies = 34;
+        QCOMPARE(static_cast<int>(loadInput(paths, TransferConstraint::Parents, lo).dataset->families.size()),
+                 12);
+        try {
+            presetOptions("hogenom-huge");
+            QFAIL("an unknown preset was accepted");
+        } catch (const std::invalid_argument& e) {
+            QVERIFY(QString(e.what()).contains("hogenom-big-families"));
+        }
+    }
+
     void birthDeathTree() {
         BirthDeathOptions o;
         o.leaves = 50;
@@ -481,6 +522,11 @@ class SimulatorTest : public QObject {
             << "explosion"
             << "family family1: a draw made more than 1000 gene lineages; duplication and "
                "transfer rates are too high for the loss rate";
+        // With a gene cap, a draw past the lineage limit with more genes than the cap is discarded
+        // like any draw over the cap (the preset hogenom-big-families meets such draws).
+        QTest::newRow("explosion past the gene cap")
+            << "explosion capped"
+            << "family family1: none of 10 draws left genes in at least 1 species and at most 20 genes";
         QTest::newRow("missing tree")
             << "tree"
             << "/nonexistent/species.nwk: cannot open file: No such file or directory";
@@ -503,9 +549,13 @@ class SimulatorTest : public QObject {
             o.limits.minCoveredSpecies = 8;
             o.limits.maxAttempts = 10;
         }
-        if (setting == "explosion") {
+        if (setting.startsWith("explosion")) {
             o.rates = {5.0, 0.001, 5.0};
             o.limits.maxLineages = 1000;
+        }
+        if (setting == "explosion capped") {
+            o.limits.maxGenes = 20;
+            o.limits.maxAttempts = 10;
         }
         if (setting == "tree") o.speciesTreePath = "/nonexistent/species.nwk";
         QCOMPARE(QString::fromStdString(errorOf(o)), message);

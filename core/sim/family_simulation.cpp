@@ -103,7 +103,15 @@ namespace {
 }
 } // namespace
 
-void FamilySimulator::runUndated(int origin, const EventProbabilities& p, RandomSource& rng,
+bool FamilySimulator::withinLineages(const std::vector<ProcessNode>& nodes, long genes,
+                                     const std::string& family) const {
+    if (long(nodes.size()) <= limits_.maxLineages) return true;
+    // Past the gene cap already (a gene is final): the cap discards the draw, however it would end.
+    if (limits_.maxGenes > 0 && genes > limits_.maxGenes) return false;
+    tooManyLineages(family, limits_.maxLineages);
+}
+
+bool FamilySimulator::runUndated(int origin, const EventProbabilities& p, RandomSource& rng,
                                  std::vector<ProcessNode>& nodes, const std::string& family) const {
     nodes.assign(1, ProcessNode{});
     nodes[0].species = origin;
@@ -111,6 +119,7 @@ void FamilySimulator::runUndated(int origin, const EventProbabilities& p, Random
     auto branch = [&](int x, int first, int second) {
         ProcessNode::branch(nodes, pending, x, first, second, 0.0);
     };
+    long genes = 0;
     while (!pending.empty()) {
         int x = pending.back();
         pending.pop_back();
@@ -119,6 +128,7 @@ void FamilySimulator::runUndated(int origin, const EventProbabilities& p, Random
         if (u < p.pS[e]) {
             if (species_.isLeaf(e)) {
                 nodes[x].kind = EventType::Leaf;
+                ++genes;
             } else {
                 nodes[x].kind = EventType::Speciation;
                 branch(x, species_.left(e), species_.right(e));
@@ -144,11 +154,12 @@ void FamilySimulator::runUndated(int origin, const EventProbabilities& p, Random
                 }
             }
         }
-        if (long(nodes.size()) > limits_.maxLineages) tooManyLineages(family, limits_.maxLineages);
+        if (!withinLineages(nodes, genes, family)) return false;
     }
+    return true;
 }
 
-void FamilySimulator::runDated(const std::vector<Rates>& rates, RandomSource& rng,
+bool FamilySimulator::runDated(const std::vector<Rates>& rates, RandomSource& rng,
                                std::vector<ProcessNode>& nodes, double& originTime,
                                const std::string& family) const {
     double totalLength = end_[species_.root()];
@@ -175,6 +186,7 @@ void FamilySimulator::runDated(const std::vector<Rates>& rates, RandomSource& rn
     auto branch = [&](int x, int first, int second, double time) {
         ProcessNode::branch(nodes, pending, x, first, second, time);
     };
+    long genes = 0;
     while (!pending.empty()) {
         int x = pending.back();
         pending.pop_back();
@@ -188,6 +200,7 @@ void FamilySimulator::runDated(const std::vector<Rates>& rates, RandomSource& rn
                 nodes[x].time = end_[e];
                 if (species_.isLeaf(e)) {
                     nodes[x].kind = EventType::Leaf;
+                    ++genes;
                 } else {
                     nodes[x].kind = EventType::Speciation;
                     branch(x, species_.left(e), species_.right(e), end_[e]);
@@ -211,8 +224,9 @@ void FamilySimulator::runDated(const std::vector<Rates>& rates, RandomSource& rn
             }
             break;
         }
-        if (long(nodes.size()) > limits_.maxLineages) tooManyLineages(family, limits_.maxLineages);
+        if (!withinLineages(nodes, genes, family)) return false;
     }
+    return true;
 }
 
 SimulatedFamily FamilySimulator::observe(const std::vector<ProcessNode>& nodes, double originTime,
@@ -321,10 +335,11 @@ SimulatedFamily FamilySimulator::simulate(const std::string& family, const std::
     std::vector<char> covered(species_.size());
     for (int attempt = 1; attempt <= limits_.maxAttempts; ++attempt) {
         double originTime = 0.0;
-        if (process_ == SimProcess::Undated)
-            runUndated(int(rng.below(std::uint64_t(species_.size()))), p, rng, nodes, family);
-        else
-            runDated(rates, rng, nodes, originTime, family);
+        const bool complete =
+            process_ == SimProcess::Undated
+                ? runUndated(int(rng.below(std::uint64_t(species_.size()))), p, rng, nodes, family)
+                : runDated(rates, rng, nodes, originTime, family);
+        if (!complete) continue; // past the gene cap and the lineage limit: discarded
         std::fill(covered.begin(), covered.end(), 0);
         long genes = 0;
         for (const ProcessNode& node : nodes)

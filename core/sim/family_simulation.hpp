@@ -82,10 +82,13 @@ class FamilySimulator {
 
     int drawRecipient(int e, RandomSource& rng) const;
     int drawContemporary(int e, double time, RandomSource& rng) const;
-    void runUndated(int origin, const EventProbabilities& p, RandomSource& rng,
+    // One draw into `nodes`; false when it was stopped past the lineage limit with more genes than
+    // the gene cap (a draw the cap discards); throws when it passes the limit otherwise.
+    bool runUndated(int origin, const EventProbabilities& p, RandomSource& rng,
                     std::vector<ProcessNode>& nodes, const std::string& family) const;
-    void runDated(const std::vector<Rates>& rates, RandomSource& rng, std::vector<ProcessNode>& nodes,
+    bool runDated(const std::vector<Rates>& rates, RandomSource& rng, std::vector<ProcessNode>& nodes,
                   double& originTime, const std::string& family) const;
+    bool withinLineages(const std::vector<ProcessNode>& nodes, long genes, const std::string& family) const;
     SimulatedFamily observe(const std::vector<ProcessNode>& nodes, double originTime,
                             const std::string& family) const;
 };
