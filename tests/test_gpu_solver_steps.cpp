@@ -701,31 +701,52 @@ class GpuSolverSteps : public QObject {
         QTest::addColumn<int>("mode");
         QTest::addColumn<int>("constraint");
         QTest::addColumn<QString>("variant");
+        QTest::addColumn<QString>("schedule");
         const RateMode modes[] = {RateMode::Global, RateMode::Specieswise, RateMode::Genewise};
         const TransferConstraint constraints[] = {TransferConstraint::Parents, TransferConstraint::None,
                                                   TransferConstraint::RelDated};
         for (RateMode m : modes)
             for (TransferConstraint c : constraints)
                 QTest::newRow(("simulated_2 " + toString(m) + " " + toString(c)).c_str())
-                    << "simulated_2" << int(m) << int(c) << "";
+                    << "simulated_2" << int(m) << int(c) << ""
+                    << "converged";
         for (RateMode m : modes) {
             QTest::newRow(("simulated_2 " + toString(m) + " no-tl").c_str())
-                << "simulated_2" << int(m) << int(TransferConstraint::Parents) << "no-tl";
+                << "simulated_2" << int(m) << int(TransferConstraint::Parents) << "no-tl"
+                << "converged";
             QTest::newRow(("simulated_2 " + toString(m) + " LCA").c_str())
-                << "simulated_2" << int(m) << int(TransferConstraint::Parents) << "LCA";
+                << "simulated_2" << int(m) << int(TransferConstraint::Parents) << "LCA"
+                << "converged";
             QTest::newRow(("tiny " + toString(m) + " pairwise").c_str())
-                << "tiny" << int(m) << int(TransferConstraint::Parents) << "pairwise";
+                << "tiny" << int(m) << int(TransferConstraint::Parents) << "pairwise"
+                << "converged";
+            // AleRax's sweeps: each highway's destination read as the postorder leaves it.
+            QTest::newRow(("simulated_2 " + toString(m) + " alerax").c_str())
+                << "simulated_2" << int(m) << int(TransferConstraint::Parents) << ""
+                << "alerax";
         }
+        QTest::newRow("simulated_2 global alerax RELDATED")
+            << "simulated_2" << int(RateMode::Global) << int(TransferConstraint::RelDated) << ""
+            << "alerax";
+        QTest::newRow("simulated_2 global alerax no-tl")
+            << "simulated_2" << int(RateMode::Global) << int(TransferConstraint::Parents) << "no-tl"
+            << "alerax";
+        QTest::newRow("tiny specieswise pairwise alerax")
+            << "tiny" << int(RateMode::Specieswise) << int(TransferConstraint::Parents) << "pairwise"
+            << "alerax";
         QTest::newRow("simulated_2 global origination weights")
-            << "simulated_2" << int(RateMode::Global) << int(TransferConstraint::Parents) << "OPTIMIZE";
+            << "simulated_2" << int(RateMode::Global) << int(TransferConstraint::Parents) << "OPTIMIZE"
+            << "converged";
         QTest::newRow("simulated_2 specieswise pairwise RELDATED")
-            << "simulated_2" << int(RateMode::Specieswise) << int(TransferConstraint::RelDated) << "pairwise";
+            << "simulated_2" << int(RateMode::Specieswise) << int(TransferConstraint::RelDated) << "pairwise"
+            << "converged";
     }
     void matchesCpuWithHighways() {
         QFETCH(QString, folder);
         QFETCH(int, mode);
         QFETCH(int, constraint);
         QFETCH(QString, variant);
+        QFETCH(QString, schedule);
         InputPaths paths;
         paths.speciesTree = sharedData(folder.toStdString() + "/species.nwk");
         paths.familiesFile = sharedData(folder.toStdString() + "/families.txt");
@@ -754,7 +775,9 @@ class GpuSolverSteps : public QObject {
         std::uniform_real_distribution<double> logRate(std::log2(0.01), std::log2(0.4));
         for (double& t : theta.theta())
             t = logRate(rng);
-        matchesCpu(in.dataset, theta, SolverOptions{});
+        SolverOptions options;
+        options.schedule = parseSchedule(schedule.toStdString());
+        matchesCpu(in.dataset, theta, options);
     }
 
     // RELDATED at the rates where one event dominates or vanishes.

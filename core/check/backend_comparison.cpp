@@ -156,7 +156,6 @@ std::optional<RateParameters> randomParameters(const ComparisonDataset& d, const
     const bool optimize = data.origination == Origination::Optimize;
     if (c.mode == RateMode::Genewise && (optimize || data.speciationCategories > 1 || !d.classFile.empty()))
         return std::nullopt;
-    if (c.schedule == Schedule::AleRax && !data.highways.empty()) return std::nullopt;
     RateParameters theta =
         !d.classFile.empty() && c.mode == RateMode::Specieswise
             ? RateParameters(readParameterClasses(d.classFile, data.species, data.events.recModel, optimize),

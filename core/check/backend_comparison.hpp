@@ -62,8 +62,7 @@ RateParameters randomRates(RateMode mode, const Dataset& data, std::mt19937_64& 
 // θ of case `c` on dataset `d` (loaded as `data`): random rates, and as the dataset has them random
 // origination weights, highway rates, a random shape α of its speciation categories, or its class
 // file's classes (in place of per-species rates); nullopt where the case does not apply (per-family
-// rates with weights, a shape or classes; highways under AleRax's schedule, which the CUDA backend
-// leaves to the CPU).
+// rates with weights, a shape or classes).
 std::optional<RateParameters> randomParameters(const ComparisonDataset& d, const ComparisonCase& c,
                                                const Dataset& data, std::mt19937_64& rng);
 

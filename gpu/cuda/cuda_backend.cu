@@ -561,11 +561,6 @@ class CudaBackend final : public LikelihoodBackend, public BackendDiagnostics {
                   "uploading the origination weights");
         }
         if (!data_->highways.empty()) {
-            // AleRax's sweeps read each highway's destination as its postorder position leaves it,
-            // an order the level-parallel sweeps do not keep.
-            if (!converged)
-                throw std::invalid_argument("transfer highways under the alerax schedule are computed on the "
-                                            "CPU only so far (use --device cpu)");
             highwayRates_ = highwayRates(theta, data_->highways, layout_.size);
             check(cudaMemcpyAsync(highwayRate_.get(), highwayRates_.rate.data(),
                                   highwayRates_.rate.size() * sizeof(double), cudaMemcpyHostToDevice,

@@ -97,15 +97,24 @@ GPUREC_HD void solveExtinctionSet(const Team& t, const SpeciesView& s, const Set
         // AleRax v1.4: E = Ē = 0, then 4 Gauss–Seidel sweeps with Ē refreshed after each.
         forEachNode(t, s, [&](int e) { E[e] = Ebar[e] = 0.0; });
         t.sync();
+        auto update = [&](int e, int l, int r) {
+            const double spec = s.speciationExtinction(e, l, r, E);
+            double v = pL[e] + pS[e] * spec + pD[e] * E[e] * E[e] + pT[e] * E[e] * Ebar[e];
+            if (s.highways > 0) v += highwaySum(s, sv.highwayRate, pS, e, E) * E[e];
+            E[e] = v;
+            sub[e] = v + belowSum(s, sub, e);
+        };
         for (int sweep = 0; sweep < 4; ++sweep) {
-            sweepUp(t, s, [&](const NodeValue& nv) {
-                const NodeRecord& r = nv.r;
-                const int e = r.node;
-                const double spec = s.speciationExtinction(e, r.left, r.right, E);
-                const double v = pL[e] + pS[e] * spec + pD[e] * E[e] * E[e] + pT[e] * E[e] * Ebar[e];
-                E[e] = v;
-                sub[e] = v + belowSum(s, sub, e);
-            });
+            if (s.highways > 0) {
+                // A highway's destination is read as the sweep's postorder leaves it, earlier nodes
+                // already updated: one member walks the nodes in that order.
+                if (t.rank == 0)
+                    for (int e = 0; e < n; ++e)
+                        update(e, s.left[e], s.right[e]);
+                t.sync();
+            } else {
+                sweepUp(t, s, [&](const NodeValue& nv) { update(nv.r.node, nv.r.left, nv.r.right); });
+            }
             recipientAverageDown(t, s, E, sub, Ebar);
         }
         iterations = 4;
@@ -313,22 +322,40 @@ GPUREC_HD void solveCladeForward(const Team& t, const SpeciesView& s, const SetR
         forEachNode(t, s, [&](int e) { row[e] = bar[e] = 0.0; });
         t.sync();
         for (int sweep = 0; sweep < 4; ++sweep) {
-            sweepLevels(
-                t, s.upOffset, s.maxHeight + 1, LevelOrder::Ascending,
-                [&](int i) {
-                    return DiagNode{s.upRecords[i], p.up[i], p.upDiag[i]};
-                },
-                [&](const DiagNode& u) {
-                    const int e = u.r.node;
-                    double v = K[e] + u.diag * row[e] + u.c.bar * bar[e];
-                    double below = 0.0;
-                    if (u.r.left >= 0) {
-                        v += u.c.childLeft * row[u.r.left] + u.c.childRight * row[u.r.right];
-                        below = sub[u.r.left] + sub[u.r.right];
+            if (p.highwayCoupling) {
+                // As the E sweep: the highways' destinations read as the postorder leaves them.
+                if (t.rank == 0)
+                    for (int e = 0; e < n; ++e) {
+                        const int f = s.left[e], g = s.right[e];
+                        double v = K[e] + p.diag[e] * row[e] + p.bar[e] * bar[e] +
+                                   p.E[e] * highwaySum(s, p.highwayRate, p.pS, e, row);
+                        double below = 0.0;
+                        if (f >= 0) {
+                            v += p.pS[e] * (row[f] * p.E[g] + row[g] * p.E[f]);
+                            below = sub[f] + sub[g];
+                        }
+                        row[e] = v;
+                        sub[e] = v + below;
                     }
-                    row[e] = v;
-                    sub[e] = v + below;
-                });
+                t.sync();
+            } else {
+                sweepLevels(
+                    t, s.upOffset, s.maxHeight + 1, LevelOrder::Ascending,
+                    [&](int i) {
+                        return DiagNode{s.upRecords[i], p.up[i], p.upDiag[i]};
+                    },
+                    [&](const DiagNode& u) {
+                        const int e = u.r.node;
+                        double v = K[e] + u.diag * row[e] + u.c.bar * bar[e];
+                        double below = 0.0;
+                        if (u.r.left >= 0) {
+                            v += u.c.childLeft * row[u.r.left] + u.c.childRight * row[u.r.right];
+                            below = sub[u.r.left] + sub[u.r.right];
+                        }
+                        row[e] = v;
+                        sub[e] = v + below;
+                    });
+            }
             recipientAverageDown(t, s, row, sub, bar);
         }
         iterations = 4;

@@ -41,6 +41,7 @@ struct SerialTeam {
 // One parameter set's arrays: per species node, and the sweeps' level-ordered coefficients.
 struct SetRef {
     const double *pS, *pD, *pL, *pT, *E, *Ebar;
+    const double *diag, *bar; // per node (the sweeps read the level-ordered copies)
     const UpCoefficients* up;
     const double *upDiag, *upBarInv;
     const DownCoefficients* down;
@@ -61,6 +62,8 @@ struct SetRef {
         pT = v.pT + o;
         E = v.E + o;
         Ebar = v.Ebar + o;
+        diag = v.diag + o;
+        bar = v.bar + o;
     }
     // Probability of highway h, leaving node `source`.
     GPUREC_HD double q(int h, int source) const { return highwayRate[h] * pS[source]; }
