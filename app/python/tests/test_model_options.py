@@ -128,9 +128,9 @@ def test_highways_with_optimize_and_categories_keep_the_engine_order(trees2, hig
     assert nll == model()
 
 
-def test_highways_and_pairs_run_on_the_cpu_under_auto(trees2, highways):
+def test_pruned_species_trees_run_on_the_cpu_under_auto(trees2):
     model = gpurec.GeneReconModel(species_tree=trees2["species"], gene_trees=[trees2["gene"]], device="auto",
-                                  highways_file=highways)
+                                  prune_species_tree=True)
     assert model.engine.backend_name == "cpu"
 
 
