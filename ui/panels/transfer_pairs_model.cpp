@@ -73,14 +73,19 @@ QVariant TransferPairsModel::data(const QModelIndex& index, int role) const {
 
 QVariant TransferPairsModel::headerData(int section, Qt::Orientation orientation, int role) const {
     if (orientation != Qt::Horizontal) return {};
+    // Short headers: the table shares a scaled screen's tab with the matrix; AleRax's column names
+    // are in the tooltips.
     if (role == Qt::DisplayRole) {
-        if (section == Donor) return tr("Donor (src)");
-        if (section == Recipient) return tr("Recipient (dest)");
+        if (section == Donor) return tr("Donor");
+        if (section == Recipient) return tr("Recipient");
         return tr("Rate ρ");
     }
-    if (role == Qt::ToolTipRole && section == Rate)
+    if (role == Qt::ToolTipRole) {
+        if (section == Donor) return tr("The species node the transfer leaves (highways.txt's src)");
+        if (section == Recipient) return tr("The species node the transfer reaches (highways.txt's dest)");
         return tr(
             "The pair's transfer rate, on the scale of D and L (model_parameters/highways.txt's proba)");
+    }
     return {};
 }
 
