@@ -568,7 +568,7 @@ void SpeciesTreeView::resizeEvent(QResizeEvent* event) {
 void SpeciesTreeView::fitAll() {
     userZoomed_ = false;
     if (!tree_) return;
-    const double legend = legendSize().height() + 8;
+    const double legend = legendSize().height() + 8 + labelHalfHeight(); // the top name clear of it
     auto fit = [&](double labels) {
         if (!circular_)
             fitReadable(*this, branchesRect_, kRow, kMinimumRowPixels, {0, legend, labels},
@@ -592,7 +592,8 @@ void SpeciesTreeView::fitToSelection() {
     const int clade = tree_->isLeaf(node) && node != tree_->root() ? tree_->parent(node) : node;
     const double labels = leafLabelWidth();
     fitRect(*this, cladeRect(clade), branchesRect_, circular_,
-            {circular_ ? labels : 0, legendSize().height() + 8, labels, circular_ ? labels : 0});
+            {circular_ ? labels : 0, legendSize().height() + 8 + labelHalfHeight(), labels,
+             circular_ ? labels : 0});
     userZoomed_ = true;
     updateLabels();
 }
@@ -641,6 +642,10 @@ QRectF SpeciesTreeView::contentRect() const {
     for (const QGraphicsItem* item : scene()->items())
         if (item->isVisible()) rect |= item->sceneBoundingRect();
     return rect.adjusted(-10, -10, 10, 10);
+}
+
+double SpeciesTreeView::labelHalfHeight() const {
+    return labels_.empty() ? 0.0 : labelScale_ * labels_.front()->boundingRect().height() / 2;
 }
 
 double SpeciesTreeView::leafLabelWidth() const {

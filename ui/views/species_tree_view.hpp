@@ -105,6 +105,8 @@ class SpeciesTreeView : public QGraphicsView {
     void paintLegend(QPainter* painter, const QPointF& topLeft) const;
     QRectF contentRect() const;    // everything, labels at one scene unit per pixel (exports)
     double leafLabelWidth() const; // pixels of the widest shown leaf or clade name at full size
+    // The room the top (and bottom) leaf's name takes beyond its row: half its screen-size line.
+    double labelHalfHeight() const;
     int branchAt(const QPoint& viewportPos) const; // -1 when none
 
     // Places every item for the current layout (rectangular or circular, collapsed clades).
