@@ -11,7 +11,9 @@
 #include "support.hpp"
 #include "window/workbench_window.hpp"
 
+#include <QAbstractItemView>
 #include <QApplication>
+#include <QComboBox>
 #include <QDockWidget>
 #include <QLineEdit>
 #include <QMessageBox>
@@ -129,6 +131,22 @@ inline bool loadInto(ui::WorkbenchWindow& window, const ui::LoadRequest& request
     }
     QTest::mouseClick(widget, Qt::LeftButton);
     return true;
+}
+
+// Opens `combo`'s list with a click and clicks its entry `index`.
+[[nodiscard]] inline bool chooseWithMouse(QComboBox* combo, int index) {
+    if (!test::click(combo)) return false;
+    QAbstractItemView* list = combo->view();
+    if (!QTest::qWaitFor([&] { return list->isVisible(); }, kGuiTimeoutMs)) return false;
+    QTest::mouseClick(list->viewport(), Qt::LeftButton, {},
+                      list->visualRect(list->model()->index(index, 0)).center());
+    return QTest::qWaitFor([&] { return !list->isVisible(); }, kGuiTimeoutMs) &&
+           combo->currentIndex() == index;
+}
+
+// The same for the entry whose data is `data`.
+[[nodiscard]] inline bool chooseWithMouse(QComboBox* combo, const QVariant& data) {
+    return chooseWithMouse(combo, combo->findData(data));
 }
 
 // The first child of `root` of type Widget whose accessible name is `accessibleName` (as a screen

@@ -39,22 +39,29 @@ struct HostExecutor {
     double* scratch;
     std::vector<double>*pi, *pibar, *adjoint, *partial;
 
+    // A clade's set, as the kernels find it.
+    static int setOfClade(const CladeView& cv, int c) { return cv.setOf(cv.cladeFamily[c]); }
     void splitChunks(const SpeciesView& s, const SetView& sv, const CladeView& cv, const TableView& tab,
                      const SplitChunk* list, int count, const SplitChunkView& chunks, double threshold) {
-        for (int i = 0; i < count; ++i)
-            sumSplitChunk(team, s, SetRef(sv, cv.setOf(cv.cladeFamily[list[i].clade]), s.n), cv, tab, list[i],
-                          chunks, threshold, scratch);
+        for (int i = 0; i < count; ++i) {
+            const int set = setOfClade(cv, list[i].clade);
+            sumSplitChunk(team, speciesOf(s, sv, set), SetRef(sv, set, s.stride), cv, tab, list[i], chunks,
+                          threshold, scratch);
+        }
     }
     void forwardWave(const SpeciesView& s, const SetView& sv, const CladeView& cv, const TableView& tab,
                      const SplitChunkView& chunks, const int* clades, int count, const ForwardSettings& opt) {
-        for (int i = 0; i < count; ++i)
-            solveCladeForward(team, s, SetRef(sv, cv.setOf(cv.cladeFamily[clades[i]]), s.n), cv, tab, chunks,
+        for (int i = 0; i < count; ++i) {
+            const int set = setOfClade(cv, clades[i]);
+            solveCladeForward(team, speciesOf(s, sv, set), SetRef(sv, set, s.stride), cv, tab, chunks,
                               clades[i], opt, scratch);
+        }
     }
     void likelihood(const SpeciesView& s, const SetView& sv, const CladeView& cv, const TableView& tab,
                     int familyBegin, int families, double* logLikelihood, double* rootSum) {
         for (int f = familyBegin; f < familyBegin + families; ++f)
-            familyLikelihood(team, s, sv, cv, tab, f, familyBegin, logLikelihood, rootSum);
+            familyLikelihood(team, speciesOf(s, sv, cv.setOf(f)), sv, cv, tab, f, familyBegin, logLikelihood,
+                             rootSum);
     }
     void originPosterior(const CladeView& cv, const TableView& tab, int familyBegin, int families,
                          int familiesPerChunk, const double* rootSum, double* acc) {
@@ -65,16 +72,19 @@ struct HostExecutor {
     void adjointWave(const SpeciesView& s, const SetView& sv, const CladeView& cv, const TableView& tab,
                      const int* clades, int count, int familyBegin, const double* rootSum,
                      const double* largestDone, double* largestRunning, const AdjointSettings& opt) {
-        for (int i = 0; i < count; ++i)
-            solveCladeAdjoint(team, s, SetRef(sv, cv.setOf(cv.cladeFamily[clades[i]]), s.n), cv, tab,
-                              clades[i], familyBegin, rootSum, largestDone, largestRunning, opt, scratch);
+        for (int i = 0; i < count; ++i) {
+            const int set = setOfClade(cv, clades[i]);
+            solveCladeAdjoint(team, speciesOf(s, sv, set), SetRef(sv, set, s.stride), cv, tab, clades[i],
+                              familyBegin, rootSum, largestDone, largestRunning, opt, scratch);
+        }
     }
     void gradientGather(const SpeciesView& s, const SetView& sv, const CladeView& cv, const TableView& tab,
                         const ChunkView& chunks, int chunkBegin, int chunkEnd, double threshold,
                         double* rows) {
         for (int chunk = chunkBegin; chunk < chunkEnd; ++chunk)
             for (int i = 0; i < s.n + s.highways; ++i)
-                gatherChunkEntry(s, sv, cv, tab, chunks, chunk, chunkBegin, i, threshold, rows);
+                gatherChunkEntry(s, speciesOf(s, sv, setOfClade(cv, chunks.firstClade[chunk])), sv, cv, tab,
+                                 chunks, chunk, chunkBegin, i, threshold, rows);
     }
     void foldChunks(const ChunkView& chunks, int familyBegin, int familyEnd, int chunkBegin, long long width,
                     double* rows) {
@@ -93,7 +103,15 @@ struct HostExecutor {
                        int familyBegin, int familyEnd, int chunkBegin, double* rows,
                        const AdjointSettings& opt, double* theta) {
         for (int f = familyBegin; f < familyEnd; ++f)
-            genewiseThetaFamily(team, s, sv, cv, chunks, f, chunkBegin, rows, opt, scratch, theta);
+            genewiseThetaFamily(team, speciesOf(s, sv, f), sv, cv, chunks, f, chunkBegin, rows, opt, scratch,
+                                theta);
+    }
+    void prunedTheta(const SpeciesView& s, const SetView& sv, const CladeView& cv, const ChunkView& chunks,
+                     int familyBegin, int familyEnd, int chunkBegin, double* rows,
+                     const AdjointSettings& opt) {
+        for (int f = familyBegin; f < familyEnd; ++f)
+            prunedThetaFamily(team, speciesOf(s, sv, cv.setOf(f)), sv, cv, chunks, f, chunkBegin, rows, opt,
+                              scratch);
     }
     void countStats(const long long* values, long long count, unsigned long long* result) {
         for (long long i = 0; i < count; ++i) {
@@ -156,9 +174,12 @@ Emulation emulate(const Dataset& data, const RateParameters& theta, const Solver
     const int n = h.n, F = static_cast<int>(data.families.size());
     const bool genewise = theta.mode() == RateMode::Genewise;
     const bool converged = options.schedule == Schedule::Converged;
-    const int sets = genewise ? F : 1;
+    // One set per family (genewise), else per tree (pruned trees), as the backend's setCount.
+    const int sets = genewise ? F : static_cast<int>(h.trees.size());
     const SpeciesView s = h.speciesView();
     CladeView cv = h.cladeView(genewise);
+    const int nodeThetaRows = data.pruneSpeciesTree && !genewise ? kNodeThetaRows : 0;
+    if (h.pruned() && !genewise) cv.familySet = h.familyTree.data();
     const std::vector<double> originWeights = theta.originWeights();
     if (!originWeights.empty()) cv.originWeights = originWeights.data();
     if (familyWeights) cv.familyWeights = familyWeights->data();
@@ -184,6 +205,12 @@ Emulation emulate(const Dataset& data, const RateParameters& theta, const Solver
     sv.highwayRate = highways.rate.data();
     sv.highwayExtra = highways.extra.data();
     sv.highwayCoupling = s.highways > 0 && s.cladeTransferLoss;
+    // Pruned trees: each set's tree, as the backend's uploadSetTrees.
+    const std::vector<SpeciesView> trees = h.treeViews(s, h.fullNode.data());
+    std::vector<SpeciesView> setTrees;
+    for (int set = 0; h.pruned() && set < sets; ++set)
+        setTrees.push_back(trees[genewise ? h.familyTree[set] : set]);
+    if (h.pruned()) sv.species = setTrees.data();
     // The E equations' own loop constants where Π leaves terms out (the backend's extinctionLoopView).
     const bool ownLoop = !s.cladeDuplicationLoss || !s.cladeTransferLoss;
     std::vector<std::vector<double>> loopArrays(5, std::vector<double>(static_cast<std::size_t>(sets) * n));
@@ -203,17 +230,19 @@ Emulation emulate(const Dataset& data, const RateParameters& theta, const Solver
     }
     eLoop.highwayCoupling = s.highways > 0;
     for (int set = 0; set < sets; ++set) {
-        for (int e = 0; e < n; ++e) // what probabilitiesKernel computes
+        const SpeciesView& tree = speciesOf(s, sv, set);
+        for (int e = 0; e < tree.n; ++e) // what probabilitiesKernel computes
             setProbabilities(theta.theta().data(), entries.data(), genewise, data.events.presentRates(), set,
-                             n, e, sv);
+                             n, e, tree.fullNode ? tree.fullNode[e] : e, sv);
         ExtinctionSettings ext{!converged, options.e_max_iter, options.e_tol, options.e_init, false};
-        solveExtinctionSet(team, s, sv, eLoop, set, ext, scratch.data());
+        solveExtinctionSet(team, tree, sv, eLoop, set, ext, scratch.data());
         if (divergent[set] >= 0) throw std::runtime_error("divergent self loop");
     }
 
     BatchPlanInput in;
     in.species = n;
     in.highways = s.highways;
+    in.nodeThetaRows = nodeThetaRows;
     in.familyClades = h.familyCladeCounts();
     in.budgetBytes = 1e18;
     in.maxFamiliesPerBatch = maxFamiliesPerBatch;
@@ -221,23 +250,25 @@ Emulation emulate(const Dataset& data, const RateParameters& theta, const Solver
     in.familySplitChunkRows = h.familySplitChunkRows(chunkSplits);
     const BatchPlan plan = planBatches(in);
     const BatchWaves waves = batchWaves(data, h, plan, chunkSplits);
-    std::vector<double> partial(
-        static_cast<std::size_t>(partialRows(
-            plan.maxChunks, std::max(plan.maxSplitChunkRows, waves.maxWaveChunks), n, s.highways)) *
-            n,
-        std::nan(""));
+    std::vector<double> partial(static_cast<std::size_t>(partialRows(
+                                    plan.maxChunks, std::max(plan.maxSplitChunkRows, waves.maxWaveChunks), n,
+                                    s.highways, nodeThetaRows)) *
+                                    n,
+                                std::nan(""));
 
     Emulation result;
     Evaluation& out = result.out;
     out.logLikelihood.assign(F, std::nan(""));
     if (withGradient) out.gradient.assign(theta.theta().size(), 0.0);
     // Genewise rates share only the highways' rates: one family per chunk, as the CPU backend.
-    const int chunkSize =
-        familiesPerChunk > 0 ? familiesPerChunk
-        : genewise           ? 1
-                   : gpurec::familiesPerChunk(F, n, sharedGradientRows(!originWeights.empty(), false));
+    const int chunkSize = familiesPerChunk > 0 ? familiesPerChunk
+                          : genewise
+                              ? 1
+                              : gpurec::familiesPerChunk(
+                                    F, n, sharedGradientRows(!originWeights.empty(), data.pruneSpeciesTree));
     const std::size_t chunks = (F + chunkSize - 1) / chunkSize;
-    std::vector<double> total(chunks * (genewise ? s.highways : gradientWidth(n, s.highways)), 0.0);
+    std::vector<double> total(chunks * (genewise ? s.highways : gradientWidth(n, s.highways, nodeThetaRows)),
+                              0.0);
     std::vector<double> originPosterior(originWeights.empty() ? 0 : chunks * n, 0.0);
     std::vector<unsigned long long> counters(CounterCount, 0);
     BatchJob j;
@@ -248,7 +279,8 @@ Emulation emulate(const Dataset& data, const RateParameters& theta, const Solver
     j.extinctionLoop = eLoop;
     j.cv = cv;
     j.chunks = waves.view(partial.data());
-    j.gradientChunks = ChunkView{h.chunkFirst.data(), h.chunkEnd.data(), plan.familyChunkBegin.data()};
+    j.gradientChunks =
+        ChunkView{h.chunkFirst.data(), h.chunkEnd.data(), plan.familyChunkBegin.data(), nodeThetaRows};
     j.fwd = ForwardSettings{!converged && data.events.cladeTransferLoss(), options.pi_iters, options.pi_tol,
                             options.pibar_side_threshold, false};
     j.adj = AdjointSettings{options.bicgstab_max_iter, options.bicgstab_tol, options.pibar_side_threshold,
@@ -287,13 +319,13 @@ Emulation emulate(const Dataset& data, const RateParameters& theta, const Solver
         ExtinctionState& ext = result.extinction;
         ext.E.assign(sv.E, sv.E + n);
         ext.Ebar.assign(sv.Ebar, sv.Ebar + n);
-        result.rowLength = sharedRowLength(n, s.highways, !originWeights.empty());
+        result.rowLength = sharedRowLength(n, s.highways, !originWeights.empty(), nodeThetaRows);
         result.chunkRows = sharedChunkRows(theta, ext.E, h.familyOrigin,
                                            familyWeights ? *familyWeights : std::vector<double>{}, chunkSize,
-                                           total, originPosterior);
+                                           total, originPosterior, nodeThetaRows, h.familyTree);
         addSharedModeGradient(SpeciesLayout(data), theta, options,
                               sumChunkRows(result.chunkRows, result.rowLength), ext,
-                              data.events.presentRates(), out.gradient);
+                              data.events.presentRates(), out.gradient, nodeThetaRows);
     }
     if (withGradient && genewise && s.highways > 0)
         addGenewiseHighwayGradient(theta, sumChunkRows(total, s.highways), out.gradient);
@@ -393,6 +425,66 @@ class GpuSolverSteps : public QObject {
         options.schedule = parseSchedule(schedule.toStdString());
         RateParameters theta = randomRates(static_cast<RateMode>(mode), *in.dataset, 7);
         matchesCpu(in.dataset, theta, options);
+    }
+
+    // --prune-species-tree: each family on its pruned tree (its own view in the kernels, the full
+    // tree's stride in the sets, tables and gradient rows); under shared rates a set per tree and
+    // the pruned families' E eliminated on their own trees, under genewise rates a set per family.
+    void matchesCpuOnPrunedTrees_data() {
+        QTest::addColumn<QString>("folder");
+        QTest::addColumn<int>("mode");
+        QTest::addColumn<QString>("schedule");
+        QTest::addColumn<bool>("noConstraint");
+        QTest::addColumn<QString>("origination");
+        QTest::addColumn<bool>("noTl");
+        for (RateMode m : {RateMode::Global, RateMode::Specieswise, RateMode::Genewise}) {
+            const std::string mode = toString(m);
+            QTest::newRow(("simulated_2 " + mode).c_str())
+                << "simulated_2" << int(m) << "converged" << false << "UNIFORM" << false;
+            QTest::newRow(("simulated_2 " + mode + " alerax").c_str())
+                << "simulated_2" << int(m) << "alerax" << false << "UNIFORM" << false;
+            QTest::newRow(("simulated_2 " + mode + " no constraint ROOT").c_str())
+                << "simulated_2" << int(m) << "converged" << true << "ROOT" << false;
+        }
+        QTest::newRow("simulated_2 global LCA")
+            << "simulated_2" << int(RateMode::Global) << "converged" << false << "LCA" << false;
+        QTest::newRow("simulated_2 specieswise no-tl")
+            << "simulated_2" << int(RateMode::Specieswise) << "converged" << false << "UNIFORM" << true;
+        QTest::newRow("simulated_2 genewise no-tl alerax")
+            << "simulated_2" << int(RateMode::Genewise) << "alerax" << false << "UNIFORM" << true;
+        // The option on, every species covered: the shared rows keep their node θ rows (zero).
+        QTest::newRow("tiny specieswise, nothing pruned")
+            << "tiny" << int(RateMode::Specieswise) << "converged" << false << "UNIFORM" << false;
+    }
+    void matchesCpuOnPrunedTrees() {
+        QFETCH(QString, folder);
+        QFETCH(int, mode);
+        QFETCH(QString, schedule);
+        QFETCH(bool, noConstraint);
+        QFETCH(QString, origination);
+        QFETCH(bool, noTl);
+        InputPaths paths;
+        paths.speciesTree = sharedData(folder.toStdString() + "/species.nwk");
+        paths.familiesFile = sharedData(folder.toStdString() + "/families.txt");
+        LoadOptions lo;
+        lo.minCoveredSpecies = 3;
+        lo.origination = parseOrigination(origination.toStdString());
+        lo.pruneSpeciesTree = true;
+        lo.events.noTl = noTl;
+        LoadedInput in =
+            loadInput(paths, noConstraint ? TransferConstraint::None : TransferConstraint::Parents, lo);
+        // Families on the full tree and on several pruned ones, so both paths run side by side
+        // (tiny's one family covers every species).
+        const FamilyLayouts layouts(*in.dataset);
+        if (folder == "tiny")
+            QCOMPARE(layouts.layouts.size(), std::size_t(1));
+        else
+            QVERIFY2(layouts.layouts.size() >= 3, "fewer than two distinct pruned trees");
+        const HostStructure h(*in.dataset);
+        QCOMPARE(h.trees.size(), layouts.layouts.size());
+        SolverOptions options;
+        options.schedule = parseSchedule(schedule.toStdString());
+        matchesCpu(in.dataset, randomRates(static_cast<RateMode>(mode), *in.dataset, 13), options);
     }
 
     // Fractions of the leaves' genes missing (spec 1.5): the E sweeps and the E adjoint read them.

@@ -40,6 +40,7 @@
 
 using namespace gpurec;
 using namespace gpurec::ui;
+using test::chooseWithMouse;
 using test::kGuiTimeoutMs;
 using test::loadInto;
 using test::named;
@@ -47,22 +48,6 @@ using test::q;
 using test::teachingRequest;
 
 namespace {
-
-// Opens `combo`'s list with a click and clicks its entry `index`.
-[[nodiscard]] bool chooseWithMouse(QComboBox* combo, int index) {
-    if (!test::click(combo)) return false;
-    QAbstractItemView* list = combo->view();
-    if (!QTest::qWaitFor([&] { return list->isVisible(); }, kGuiTimeoutMs)) return false;
-    QTest::mouseClick(list->viewport(), Qt::LeftButton, {},
-                      list->visualRect(list->model()->index(index, 0)).center());
-    return QTest::qWaitFor([&] { return !list->isVisible(); }, kGuiTimeoutMs) &&
-           combo->currentIndex() == index;
-}
-
-// The same for the entry whose data is `data`.
-[[nodiscard]] bool chooseWithMouse(QComboBox* combo, const QVariant& data) {
-    return chooseWithMouse(combo, combo->findData(data));
-}
 
 // Clicks the up arrow of `spin` once.
 [[nodiscard]] bool clickUp(QSpinBox* spin) {

@@ -203,33 +203,44 @@ class GuiPairwiseMatrix : public QObject {
         QVERIFY(greyedSaying(d.prune, "--fraction-missing-file cannot be used with --prune-species-tree"));
     }
 
-    // Pruned species trees chosen with a click: the engine runs on the CPU (a GPU chosen before, as a
+    // Pruned species trees chosen with a click grey no device (every backend computes them); with
+    // fitted origination weights as well, the engine runs on the CPU (a GPU chosen before, as a
     // session saved on a GPU machine would restore it, is greyed and left, saying why).
-    void prunedTreesLeaveTheGpuSayingWhy() {
-        LoadRequest request;
-        {
-            Dialog d;
-            QVERIFY(d.open());
-            QVERIFY(clickBox(d.prune));
-            QVERIFY(d.accept(request));
+    void prunedTreesWithFittedOriginsLeaveTheGpuSayingWhy() {
+        for (const bool fittedOrigins : {false, true}) {
+            LoadRequest request;
+            {
+                Dialog d;
+                QVERIFY(d.open());
+                QVERIFY(clickBox(d.prune));
+                if (fittedOrigins)
+                    QVERIFY(test::chooseWithMouse(named<QComboBox>(&d.dialog, "Families originate"),
+                                                  QVariant("OPTIMIZE")));
+                QVERIFY(d.accept(request));
+            }
+            QVERIFY(request.options.pruneSpeciesTree);
+            WorkbenchWindow w;
+            QVERIFY(test::showActive(w));
+            RunPanel* run = w.runPanel();
+            if (fittedOrigins) run->setDevice("cuda:3"); // a GPU this machine need not have
+            QVERIFY(test::loadInto(w, request));
+            QVERIFY(w.dataset()->pruneSpeciesTree);
+            auto* note = named<QLabel>(run, "Unavailable devices");
+            if (!fittedOrigins) {
+                QVERIFY(!note->isVisible());
+                QVERIFY(!w.logView()->toPlainText().contains("computed on the CPU only"));
+                continue;
+            }
+            auto* device = run->findChild<QComboBox*>("device");
+            auto* item = static_cast<QStandardItemModel*>(device->model())->item(device->findData("cuda:3"));
+            QCOMPARE(run->device(), QString("cpu"));
+            const QString why = "pruned species trees with fitted origination weights (--prune-species-tree "
+                                "with --origination OPTIMIZE) are computed on the CPU only so far";
+            QVERIFY(!item->isEnabled());
+            QCOMPARE(item->toolTip(), why);
+            QVERIFY(note->isVisible() && note->text().contains(why));
+            QVERIFY(w.logView()->toPlainText().contains("Device cpu instead of cuda:3: " + why));
         }
-        QVERIFY(request.options.pruneSpeciesTree);
-        WorkbenchWindow w;
-        QVERIFY(test::showActive(w));
-        RunPanel* run = w.runPanel();
-        run->setDevice("cuda:3");
-        QVERIFY(test::loadInto(w, request));
-        QVERIFY(w.dataset()->pruneSpeciesTree);
-        QCOMPARE(run->device(), QString("cpu"));
-        auto* device = run->findChild<QComboBox*>("device");
-        const int gpu = device->findData("cuda:3");
-        auto* item = static_cast<QStandardItemModel*>(device->model())->item(gpu);
-        const QString why = "pruned species trees (--prune-species-tree) are computed on the CPU only so far";
-        QVERIFY(!item->isEnabled());
-        QCOMPARE(item->toolTip(), why);
-        auto* note = named<QLabel>(run, "Unavailable devices");
-        QVERIFY(note->isVisible() && note->text().contains(why));
-        QVERIFY(w.logView()->toPlainText().contains("Device cpu instead of cuda:3: " + why));
     }
 
     // Pairwise transfers chosen with a click: no device is greyed for them (every backend computes

@@ -104,6 +104,7 @@ void registerCheck(CLI::App& root) {
             input.gammaCategories = d.speciationCategories;
             input.highwaysFile = d.highwaysFile;
             input.pairwiseTransfers = d.events.pairwiseTransfers;
+            input.pruneSpeciesTree = d.pruneSpeciesTree;
             LoadedInput in = loadOrExplain(input, o->threads);
             std::shared_ptr<const Dataset> data = in.dataset;
             BackendChoice gpu = selectBackend(device, data, limits);

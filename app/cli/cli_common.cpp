@@ -91,7 +91,7 @@ void addInputOptions(CLI::App& app, InputOptions& o) {
                    "Per species leaf 'label fraction': the share of its genes missing from the data");
     app.add_flag("--prune-species-tree", o.pruneSpeciesTree,
                  "Reconcile each family with the species tree pruned to the species it covers and the "
-                 "nodes where two covered subtrees meet (AleRax's option; CPU only)");
+                 "nodes where two covered subtrees meet (AleRax's option)");
     app.add_option("--highways-file", o.highwaysFile,
                    "Transfer highways, 'src, dest, proba' per line (AleRax's accepted_highways.txt): extra "
                    "transfers from src to dest, proba their rate; with --pairwise-transfers, the starting "

@@ -43,6 +43,14 @@ std::vector<ComparisonDataset> referenceDatasets(const std::string& dataRoot,
                 pairwise.events.pairwiseTransfers = true;
                 out.push_back(pairwise);
             }
+    for (const ComparisonDataset& d : std::vector<ComparisonDataset>(out))
+        if (d.name == "simulated_2") { // families on their pruned trees, some on the full one
+            ComparisonDataset pruned = d;
+            pruned.name += ", pruned";
+            pruned.minCoveredSpecies = 3;
+            pruned.pruneSpeciesTree = true;
+            out.push_back(pruned);
+        }
     if (fs::is_directory(samplesRoot)) {
         std::vector<fs::path> samples;
         for (const auto& entry : fs::directory_iterator(samplesRoot))
@@ -131,7 +139,16 @@ std::vector<ComparisonDataset> simulatedDatasets(int families, std::uint64_t see
     highwaysRelDated.transferConstraint = "RELDATED";
     highwaysRelDated.highwaysFile = (std::filesystem::path(folder) / "highways_reldated.txt").string();
     writeHighways(highwaysRelDated.highwaysFile, species, {{{a, c}, 0.05}, {{c, a}, 0.2}}, false);
-    out.insert(out.end(), {optimized, gamma, classes, highways, highwaysNoTl, highwaysRelDated});
+    ComparisonDataset pruned = parents;
+    pruned.name += ", pruned";
+    pruned.pruneSpeciesTree = true;
+    ComparisonDataset prunedVariants = pruned;
+    prunedVariants.name += ", NONE, LCA, --no-tl";
+    prunedVariants.transferConstraint = "NONE";
+    prunedVariants.origination = "LCA";
+    prunedVariants.events.noTl = true;
+    out.insert(out.end(),
+               {optimized, gamma, classes, highways, highwaysNoTl, highwaysRelDated, pruned, prunedVariants});
     return out;
 }
 

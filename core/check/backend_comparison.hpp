@@ -27,6 +27,7 @@ struct ComparisonDataset {
     int speciationCategories = 1;    // --speciation-gamma-categories
     std::string classFile;           // a class parametrisation, used in place of per-species rates
     std::string highwaysFile;        // --highways-file; empty: none
+    bool pruneSpeciesTree = false;   // --prune-species-tree
     // Whether the dataset's θ has more than rates (weights, a shape, classes, highways): its rows are
     // the comparisons alone, the suite's table, sampling and re-planning checks take plain rates.
     bool extendedParameters() const {
@@ -36,7 +37,8 @@ struct ComparisonDataset {
 };
 
 // tiny, alerax/*, primates and simulated_2 under `dataRoot`, then tiny and simulated_2 with
-// --pairwise-transfers, and every sample under `samplesRoot`, those that exist, in that order.
+// --pairwise-transfers, simulated_2 with --prune-species-tree, and every sample under `samplesRoot`,
+// those that exist, in that order.
 std::vector<ComparisonDataset> referenceDatasets(const std::string& dataRoot, const std::string& samplesRoot);
 // Families simulated under the model into `folder` (rates drawn per family and species, with tree
 // samples), then the same families under the NONE constraint (the GPU's iterated self loop), under
@@ -47,7 +49,8 @@ std::vector<ComparisonDataset> referenceDatasets(const std::string& dataRoot, co
 // adjoint keeps), then with fitted origination weights (OPTIMIZE), three speciation gamma
 // categories, a class parametrisation file with origination weights per class, and three transfer
 // highways (a highways file written beside them), also with --no-tl, and two leaf-to-leaf highways
-// under RELDATED.
+// under RELDATED; last each family on its pruned species tree (--prune-species-tree), also under
+// NONE with LCA origination and --no-tl.
 std::vector<ComparisonDataset> simulatedDatasets(int families, std::uint64_t seed, const std::string& folder);
 
 struct ComparisonCase {

@@ -5,7 +5,11 @@
 namespace gpurec {
 
 std::string cpuOnlyFeature(const Dataset& data) {
-    if (data.pruneSpeciesTree) return "pruned species trees (--prune-species-tree)";
+    // The origination weights' gradient reads every family's root row on the full tree.
+    if (data.pruneSpeciesTree && data.origination == Origination::Optimize)
+        return "pruned species trees with fitted origination weights (--prune-species-tree with "
+               "--origination "
+               "OPTIMIZE)";
     return "";
 }
 

@@ -8,7 +8,7 @@
 //
 // An executor provides, with the arguments of the solver_kernels.hpp launcher of the same name:
 //   splitChunks, forwardWave, likelihood, originPosterior, adjointWave, gradientGather, foldChunks,
-//   accumulateShared, genewiseTheta, countStats, countNaN, and
+//   accumulateShared, genewiseTheta, prunedTheta, countStats, countNaN, and
 //   zero(double*, count), copy(double* to, const double* from, count), poison(const Batch&),
 //   endPhase(EvaluationPhase), endWave(EvaluationPhase, batch, wave, clades).
 #include "batch_plan.hpp"
@@ -54,8 +54,8 @@ struct BatchJob {
     double* logLikelihood = nullptr;                                              // all families'
     double *rootSum = nullptr, *largestDone = nullptr, *largestRunning = nullptr; // per batch family
     double* partial = nullptr;
-    // Shared sets: gradientWidth(n, highways) entries per chunk of familiesPerChunk families (the
-    // chunks of engine/family_chunks.hpp), genewise sets with highways the highways' entries;
+    // Shared sets: gradientWidth(n, highways, nodeThetaRows) entries per chunk of familiesPerChunk families
+    // (the chunks of engine/family_chunks.hpp), genewise sets with highways the highways' entries;
     // --origination OPTIMIZE with a gradient: n per chunk (originPosteriorEntry).
     int familiesPerChunk = 1;
     double* sharedTotal = nullptr;
@@ -97,7 +97,7 @@ template <class Executor> void runBatchSteps(Executor& x, const BatchJob& j) {
         x.endPhase(EvaluationPhase::Adjoint);
         x.gradientGather(j.s, j.sv, j.cv, j.tab, j.gradientChunks, b.chunkBegin, b.chunkEnd,
                          j.adj.pibarSideThreshold, j.partial);
-        const long long width = gradientWidth(j.s.n, j.s.highways);
+        const long long width = gradientWidth(j.s.n, j.s.highways, j.gradientChunks.nodeThetaRows);
         x.foldChunks(j.gradientChunks, b.familyBegin, b.familyEnd, b.chunkBegin, width, j.partial);
         if (j.genewise) {
             x.genewiseTheta(j.s, j.extinctionLoop, j.cv, j.gradientChunks, b.familyBegin, b.familyEnd,
@@ -108,6 +108,10 @@ template <class Executor> void runBatchSteps(Executor& x, const BatchJob& j) {
                                    j.familiesPerChunk, SharedSlice{width, width - j.s.highways, j.s.highways},
                                    j.partial, j.sharedTotal);
         } else {
+            // Families on pruned trees eliminate their own E first (their rows become node θ rows).
+            if (j.gradientChunks.nodeThetaRows > 0)
+                x.prunedTheta(j.s, j.extinctionLoop, j.cv, j.gradientChunks, b.familyBegin, b.familyEnd,
+                              b.chunkBegin, j.partial, j.adj);
             x.accumulateShared(j.gradientChunks, b.familyBegin, b.familyEnd, b.chunkBegin, j.familiesPerChunk,
                                SharedSlice{width, 0, width}, j.partial, j.sharedTotal);
         }

@@ -16,19 +16,21 @@ std::string gigabytes(double bytes) {
 }
 } // namespace
 
-long long partialRows(long long chunks, long long splitChunkRows, int species, int highways) {
-    const long long width = gradientWidth(species, highways);
+long long partialRows(long long chunks, long long splitChunkRows, int species, int highways,
+                      int nodeThetaRows) {
+    const long long width = gradientWidth(species, highways, nodeThetaRows);
     return std::max((width * chunks + species - 1) / species, splitChunkRows);
 }
 
 double batchBufferBytes(int species, long long clades, long long families, long long chunks,
-                        long long splitChunkRows, int highways) {
+                        long long splitChunkRows, int highways, int nodeThetaRows) {
     const double n = species;
     // Π, Π̄ and the adjoint rows; scale, Π̄ peak and iteration count per clade.
     const double perClade = 3.0 * 8.0 * n + 4.0 + 8.0 + 8.0;
     // Root sum and two running adjoint maxima per family.
     const double perFamily = 3.0 * 8.0;
-    return perClade * clades + 8.0 * n * partialRows(chunks, splitChunkRows, species, highways) +
+    return perClade * clades +
+           8.0 * n * partialRows(chunks, splitChunkRows, species, highways, nodeThetaRows) +
            perFamily * families;
 }
 
@@ -48,7 +50,7 @@ BatchPlan packBatches(const BatchPlanInput& in, double limit) {
     const double available = in.budgetBytes - in.fixedBytes;
     auto bytesOf = [&](const Batch& b) {
         return batchBufferBytes(in.species, b.clades(), b.families(), b.chunks(), b.splitChunkRows,
-                                in.highways);
+                                in.highways, in.nodeThetaRows);
     };
     auto splitRowsOf = [&](int f) {
         return f < static_cast<int>(in.familySplitChunkRows.size()) ? in.familySplitChunkRows[f] : 0;
@@ -93,8 +95,9 @@ BatchPlan packBatches(const BatchPlanInput& in, double limit) {
         plan.maxSplitChunkRows = std::max(plan.maxSplitChunkRows, b.splitChunkRows);
     }
     plan.highways = in.highways;
+    plan.nodeThetaRows = in.nodeThetaRows;
     plan.batchBytes = batchBufferBytes(in.species, plan.maxClades, plan.maxFamilies, plan.maxChunks,
-                                       plan.maxSplitChunkRows, in.highways);
+                                       plan.maxSplitChunkRows, in.highways, in.nodeThetaRows);
     return plan;
 }
 

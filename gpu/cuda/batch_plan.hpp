@@ -11,6 +11,7 @@ namespace gpurec::gpu {
 struct BatchPlanInput {
     int species = 0;                      // species tree nodes
     int highways = 0;                     // transfer highways (widen the gradient's chunk rows)
+    int nodeThetaRows = 0;                // ChunkView::nodeThetaRows (widen them too)
     std::vector<int> familyClades;        // clades per family, input order
     std::vector<std::string> familyNames; // for messages (optional)
     double budgetBytes = 0;               // for everything the backend allocates
@@ -37,7 +38,7 @@ struct BatchPlan {
     std::vector<int> familyChunkBegin; // per family, plus one past the end
     int maxClades = 0, maxFamilies = 0, maxChunks = 0;
     long long maxSplitChunkRows = 0;
-    int highways = 0; // BatchPlanInput's
+    int highways = 0, nodeThetaRows = 0; // BatchPlanInput's
     double fixedBytes = 0;
     double batchBytes = 0; // buffers sized for the largest batch
     double budgetBytes = 0;
@@ -47,10 +48,11 @@ struct BatchPlan {
 
 // Bytes of the per-batch buffers for a batch of this shape.
 double batchBufferBytes(int species, long long clades, long long families, long long chunks,
-                        long long splitChunkRows = 0, int highways = 0);
+                        long long splitChunkRows = 0, int highways = 0, int nodeThetaRows = 0);
 // Rows of n = `species` doubles in the partial-sum buffer: the gradient's (gradientWidth per chunk)
 // or the split chunks', whichever is more.
-long long partialRows(long long chunks, long long splitChunkRows, int species, int highways);
+long long partialRows(long long chunks, long long splitChunkRows, int species, int highways,
+                      int nodeThetaRows = 0);
 
 // Throws std::runtime_error when a single family does not fit the budget.
 BatchPlan planBatches(const BatchPlanInput& input);

@@ -92,6 +92,10 @@ struct Structure {
         cladeFamily, familyRoot, familyOrigin, chunkFirst, chunkEnd;
     DeviceArray<double> splitWeight;
     DeviceArray<int> highwaySource, highwayDestination, fromOffset, highwaysFrom, intoOffset, highwaysInto;
+    // --prune-species-tree: each tree node's full-tree node, each family's tree, and the tree of each
+    // parameter set (SetView::species) for the rate mode of the sets last allocated.
+    DeviceArray<int> fullNode, familyTree;
+    DeviceArray<SpeciesView> setTrees;
 };
 
 // Per parameter set arrays (one set, or one per family in the genewise mode).
@@ -231,6 +235,11 @@ struct DeviceExecutor {
         launchGenewiseTheta(s, sv, cv, chunks, familyBegin, familyEnd, chunkBegin, partial, opt, theta,
                             stream);
     }
+    void prunedTheta(const SpeciesView& s, const SetView& sv, const CladeView& cv, const ChunkView& chunks,
+                     int familyBegin, int familyEnd, int chunkBegin, double* partial,
+                     const AdjointSettings& opt) {
+        launchPrunedTheta(s, sv, cv, chunks, familyBegin, familyEnd, chunkBegin, partial, opt, stream);
+    }
     void countStats(const long long* values, long long count, unsigned long long* result) {
         launchCountStats(values, count, result, stream);
     }
@@ -361,7 +370,7 @@ class CudaBackend final : public LikelihoodBackend, public BackendDiagnostics {
         const bool origins = !theta.originWeights().empty();
         // Genewise rates share the highways' rates (one entry each per chunk row), the shared modes all.
         const int H = static_cast<int>(layout_.highways.size());
-        const int rowLength = sharedGradient ? sharedRowLength(layout_.size, H, origins)
+        const int rowLength = sharedGradient ? sharedRowLength(layout_.size, H, origins, nodeThetaRows(false))
                               : withGradient ? H
                                              : 0;
         Evaluation out = emptyEvaluation(*data_, theta, withGradient,
@@ -450,10 +459,16 @@ class CudaBackend final : public LikelihoodBackend, public BackendDiagnostics {
         tablesWarm_ = options.schedule == Schedule::Converged && !poison_;
         for (std::size_t i = 0; i < families.size(); ++i) {
             FamilyTables& t = out[i];
-            const std::size_t o = static_cast<std::size_t>(genewise ? families[i] : 0) * n;
+            const int f = families[i], setIndex = genewise ? f : host_.familyTree[f];
+            const TreeOffsets& tree = host_.trees[host_.familyTree[f]];
+            const std::size_t o = static_cast<std::size_t>(setIndex) * n;
             std::vector<double>* parts[6] = {&t.p.pS, &t.p.pD, &t.p.pL, &t.p.pT, &t.E, &t.Ebar};
             for (int k = 0; k < 6; ++k)
-                parts[k]->assign(set[k].begin() + o, set[k].begin() + o + n);
+                parts[k]->assign(set[k].begin() + o, set[k].begin() + o + tree.n);
+            // A pruned tree's tables name its nodes' full-tree nodes (the CPU's speciesNodes).
+            if (host_.familyTree[f] != 0)
+                t.speciesNodes.assign(host_.fullNode.begin() + tree.node,
+                                      host_.fullNode.begin() + tree.node + tree.n);
             // The highways' probabilities the sampler draws from, as the CPU computes them.
             if (!data_->highways.empty())
                 t.p.pH = theta
@@ -467,13 +482,33 @@ class CudaBackend final : public LikelihoodBackend, public BackendDiagnostics {
                 c.maxSelfIterations = std::max(c.maxSelfIterations, it);
             }
             t.originWeights = theta.originWeights();
-            const double r = residual[genewise ? families[i] : 0];
+            const double r = residual[setIndex];
             t.stats.eEarly.note(options.schedule == Schedule::Converged && r > options.e_tol ? 1 : 0, r);
         }
         return out;
     }
 
   private:
+    // Parameter sets: one per family (genewise), else one per tree (one without pruning).
+    int setCount(bool genewise) const {
+        return genewise ? familyCount() : static_cast<int>(host_.trees.size());
+    }
+
+    // The tree of each parameter set (SetView::species) with pruned trees: each family's own
+    // (genewise), else each tree's.
+    void uploadSetTrees(bool genewise) {
+        setTreesGenewise_ = genewise;
+        if (!host_.pruned()) return;
+        const std::vector<SpeciesView> trees = host_.treeViews(speciesView(), s_.fullNode.get());
+        std::vector<SpeciesView> perSet;
+        if (genewise)
+            for (int t : host_.familyTree)
+                perSet.push_back(trees[t]);
+        else
+            perSet = trees;
+        s_.setTrees.upload(perSet, memory_, "uploading the pruned species trees");
+    }
+
     // The team kernels' shared memory for this tree (transfer highways take one more row per team).
     void configureTeams() {
         const bool highways = !layout_.highways.empty();
@@ -535,9 +570,13 @@ class CudaBackend final : public LikelihoodBackend, public BackendDiagnostics {
     // on the device (their iterations and early stops into `stats`).
     SetView solveSets(const RateParameters& theta, const SolverOptions& options, SolverStats& stats) {
         const bool converged = options.schedule == Schedule::Converged;
-        const int sets = theta.mode() == RateMode::Genewise ? familyCount() : 1;
+        const bool genewise = theta.mode() == RateMode::Genewise;
+        const int sets = setCount(genewise);
         resident_.reset(); // the tables on the device were solved with the E about to be replaced
-        if (sets_.sets != sets) allocateSets(sets);
+        if (sets_.sets != sets || setTreesGenewise_ != genewise) {
+            allocateSets(sets);
+            uploadSetTrees(genewise);
+        }
         timing_->begin();
         check(cudaMemsetAsync(counters_.get(), 0, counters_.bytes(), stream_), "clearing counters");
         const SetView sv = setView();
@@ -546,7 +585,6 @@ class CudaBackend final : public LikelihoodBackend, public BackendDiagnostics {
         check(cudaMemcpyAsync(theta_.get(), theta.theta().data(), theta.theta().size() * sizeof(double),
                               cudaMemcpyHostToDevice, stream_),
               "uploading the rates");
-        const bool genewise = theta.mode() == RateMode::Genewise;
         if (!genewise) {
             const std::vector<int> entries = theta.sharedEntries();
             check(cudaMemcpyAsync(entries_.get(), entries.data(), entries.size() * sizeof(int),
@@ -591,24 +629,27 @@ class CudaBackend final : public LikelihoodBackend, public BackendDiagnostics {
                                converged && tablesWarm_ && plan_.batches.size() == 1 && !poison_};
     }
 
-    // Queues the copies of family f's Π, Π̄, scales and self-loop iterations out of `batch`'s tables.
+    // Queues the copies of family f's Π, Π̄, scales and self-loop iterations out of `batch`'s tables
+    // (rows of its tree's nodes: a pruned tree's rows are the first entries of the device's rows).
     void readCladeTables(const Batch& batch, int f, CladeTables& c, std::vector<long long>& iterations) {
-        const int n = layout_.size;
+        const std::size_t n = layout_.size;
         const int first = host_.familyCladeBegin[f] - batch.cladeBegin;
         c.clades = host_.familyCladeBegin[f + 1] - host_.familyCladeBegin[f];
-        c.species = n;
-        const std::size_t entries = static_cast<std::size_t>(c.clades) * n,
+        c.species = host_.trees[host_.familyTree[f]].n;
+        const std::size_t width = c.species, entries = static_cast<std::size_t>(c.clades) * width,
                           offset = static_cast<std::size_t>(first) * n;
         c.pi.resize(entries);
         c.pibar.resize(entries);
         c.scale.resize(c.clades);
         iterations.resize(c.clades);
         const char* what = "reading the tables";
-        check(cudaMemcpyAsync(c.pi.data(), batch_.pi.get() + offset, entries * sizeof(double),
-                              cudaMemcpyDeviceToHost, stream_),
+        check(cudaMemcpy2DAsync(c.pi.data(), width * sizeof(double), batch_.pi.get() + offset,
+                                n * sizeof(double), width * sizeof(double), c.clades, cudaMemcpyDeviceToHost,
+                                stream_),
               what);
-        check(cudaMemcpyAsync(c.pibar.data(), batch_.pibar.get() + offset, entries * sizeof(double),
-                              cudaMemcpyDeviceToHost, stream_),
+        check(cudaMemcpy2DAsync(c.pibar.data(), width * sizeof(double), batch_.pibar.get() + offset,
+                                n * sizeof(double), width * sizeof(double), c.clades, cudaMemcpyDeviceToHost,
+                                stream_),
               what);
         check(cudaMemcpyAsync(c.scale.data(), batch_.scale.get() + first, c.clades * sizeof(int),
                               cudaMemcpyDeviceToHost, stream_),
@@ -661,6 +702,9 @@ class CudaBackend final : public LikelihoodBackend, public BackendDiagnostics {
         s_.highwaysFrom.upload(h.highwaysFrom, memory_, species);
         s_.intoOffset.upload(h.intoOffset, memory_, species);
         s_.highwaysInto.upload(h.highwaysInto, memory_, species);
+        s_.fullNode.upload(h.fullNode, memory_, species);
+        s_.familyTree.upload(h.familyTree, memory_, species);
+        sets_.sets = 0; // the sets' trees point into the arrays just replaced
     }
 
     BatchPlan makePlan(double budget) const {
@@ -669,6 +713,7 @@ class CudaBackend final : public LikelihoodBackend, public BackendDiagnostics {
         BatchPlanInput in;
         in.species = layout_.size;
         in.highways = static_cast<int>(layout_.highways.size());
+        in.nodeThetaRows = nodeThetaRows(false);
         in.familyClades = host_.familyCladeCounts();
         for (const GeneFamily& f : data_->families)
             in.familyNames.push_back(f.name);
@@ -677,7 +722,7 @@ class CudaBackend final : public LikelihoodBackend, public BackendDiagnostics {
         // sets, and the wave lists.
         const double loopBytes =
             5 * 8 + sizeof(UpCoefficients) + sizeof(DownCoefficients) + sizeof(OutsideCoefficients);
-        const double setBytes = static_cast<double>(F) *
+        const double setBytes = static_cast<double>(std::max(F, setCount(false))) *
                                 ((6 * 8 + loopBytes * (ownExtinctionLoop() ? 2 : 1)) * n + 8 + 8 + 4 + 4);
         in.familySplitChunkRows = host_.familySplitChunkRows(kChunkSplits);
         double splitChunks = 0;
@@ -716,7 +761,7 @@ class CudaBackend final : public LikelihoodBackend, public BackendDiagnostics {
         batch_.pibarPeak.allocate(C, memory_, what);
         batch_.iterations.allocate(C, memory_, what);
         const long long rows = partialRows(static_cast<long long>(chunks), plan_.maxSplitChunkRows,
-                                           layout_.size, plan_.highways);
+                                           layout_.size, plan_.highways, plan_.nodeThetaRows);
         batch_.partial.allocate(static_cast<std::size_t>(rows) * n, memory_, what);
         batch_.rootSum.allocate(Fb, memory_, what);
         batch_.largestDone.allocate(Fb, memory_, what);
@@ -795,7 +840,14 @@ class CudaBackend final : public LikelihoodBackend, public BackendDiagnostics {
         v.highwayRate = highwayRate_.get();
         v.highwayExtra = highwayExtra_.get();
         v.highwayCoupling = !layout_.highways.empty() && layout_.cladeTransferLoss;
+        v.species = host_.pruned() ? s_.setTrees.get() : nullptr;
         return v;
+    }
+
+    // The node θ rows of the shared gradient's chunks (ChunkView::nodeThetaRows): with pruning under
+    // shared rates, decided by the option, not by this share's trees, so every share sends the same rows.
+    int nodeThetaRows(bool genewise) const {
+        return data_->pruneSpeciesTree && !genewise ? kNodeThetaRows : 0;
     }
 
     // sv with the E equations' loop constants in place of the Π equations' (sv itself when equal).
@@ -818,11 +870,13 @@ class CudaBackend final : public LikelihoodBackend, public BackendDiagnostics {
                     s_.splitParent.get(), s_.parentOffset.get(), s_.parentSplits.get(), s_.geneSpecies.get(),
                     s_.cladeFamily.get(), s_.familyRoot.get(),   s_.familyOrigin.get(), genewise};
         v.originWeights = originOptimized_ ? originWeights_.get() : nullptr;
+        if (host_.pruned() && !genewise) v.familySet = s_.familyTree.get();
         return v;
     }
 
-    ChunkView chunkView() const {
-        return ChunkView{s_.chunkFirst.get(), s_.chunkEnd.get(), batch_.familyChunkBegin.get()};
+    ChunkView chunkView(bool genewise) const {
+        return ChunkView{s_.chunkFirst.get(), s_.chunkEnd.get(), batch_.familyChunkBegin.get(),
+                         nodeThetaRows(genewise)};
     }
 
     // Iterations, residual and early stops of the E solves; the CPU's message when a self loop diverges.
@@ -840,16 +894,20 @@ class CudaBackend final : public LikelihoodBackend, public BackendDiagnostics {
                               cudaMemcpyDeviceToHost, stream_),
               "reading the extinction solve");
         check(cudaStreamSynchronize(stream_), "solving the extinction probabilities");
+        const bool genewise = setTreesGenewise_;
         for (int s = 0; s < sets; ++s) {
+            // The set's tree and the families whose E this is.
+            const int tree = genewise ? host_.familyTree[s] : s;
             if (divergent[s] >= 0) {
                 eWarm_ = false;
-                throw std::runtime_error("the self loop of species node " + std::to_string(divergent[s]) +
+                const int node = host_.fullNode[host_.trees[tree].node + divergent[s]];
+                throw std::runtime_error("the self loop of species node " + std::to_string(node) +
                                          " diverges (2 pD E + pT Ē >= 1): rates out of the model's range");
             }
             stats.eIterations = std::max(stats.eIterations, iterations[s]);
             stats.eResidual = std::max(stats.eResidual, residual[s]);
             if (options.schedule == Schedule::Converged && residual[s] > options.e_tol)
-                stats.eEarly.note(1, residual[s], sets == 1 ? familyCount() : 1); // one set: shared E
+                stats.eEarly.note(1, residual[s], genewise ? 1 : host_.treeFamilies[s]);
         }
     }
 
@@ -876,7 +934,7 @@ class CudaBackend final : public LikelihoodBackend, public BackendDiagnostics {
         j.cv = cv;
         j.tab = tableView(b);
         j.chunks = SplitChunkView{batch_.cladeSlot.get(), batch_.partial.get(), kChunkSplits};
-        j.gradientChunks = chunkView();
+        j.gradientChunks = chunkView(genewise);
         j.fwd = fwd;
         j.adj = adj;
         j.withGradient = withGradient;
@@ -929,11 +987,12 @@ class CudaBackend final : public LikelihoodBackend, public BackendDiagnostics {
         if (withGradient && (!genewise || H > 0)) {
             // The chunks of the CPU backend's sums, decided as a backend on the whole dataset decides them
             // (genewise rates share only the highways' rates: one family per chunk).
-            const int rows = sharedGradientRows(originOptimized_, false), nodes = genewise ? 0 : n;
+            const int rows = sharedGradientRows(originOptimized_, data_->pruneSpeciesTree),
+                      nodes = genewise ? 0 : n;
             familiesPerChunk_ =
                 share_ ? share_->familiesPerChunk(nodes, rows) : familiesPerChunk(F, nodes, rows);
             const std::size_t chunks = (F + familiesPerChunk_ - 1) / familiesPerChunk_;
-            clearChunkRows(sharedTotal_, chunks * (genewise ? H : gradientWidth(n, H)));
+            clearChunkRows(sharedTotal_, chunks * (genewise ? H : gradientWidth(n, H, nodeThetaRows(false))));
             if (originOptimized_) clearChunkRows(originPosterior_, chunks * n);
         }
         if (withGradient && genewise && poison_)
@@ -1008,7 +1067,7 @@ class CudaBackend final : public LikelihoodBackend, public BackendDiagnostics {
             }
             return highwayRows;
         }
-        std::vector<double> deviceRows(chunks * gradientWidth(n, H));
+        std::vector<double> deviceRows(chunks * gradientWidth(n, H, nodeThetaRows(false)));
         std::vector<double> posterior(originOptimized_ ? chunks * n : 0);
         ExtinctionState& ext = sharedExtinction_;
         ext.E.resize(n);
@@ -1028,15 +1087,16 @@ class CudaBackend final : public LikelihoodBackend, public BackendDiagnostics {
                   "reading the gradient");
         check(cudaStreamSynchronize(stream_), "computing the gradient");
         return sharedChunkRows(theta, ext.E, host_.familyOrigin, familyWeights_, familiesPerChunk_,
-                               deviceRows, posterior);
+                               deviceRows, posterior, nodeThetaRows(false), host_.familyTree);
     }
 
     // θ gradient of the shared modes from the whole dataset's summed chunk rows: E eliminated on the
     // host with the CPU reference's code (one small solve), once for every family.
     void finishSharedGradient(const RateParameters& theta, const SolverOptions& options,
                               const std::vector<double>& total, Evaluation& out) {
-        const KrylovStats ks = addSharedModeGradient(layout_, theta, options, total, sharedExtinction_,
-                                                     data_->events.presentRates(), out.gradient);
+        const KrylovStats ks =
+            addSharedModeGradient(layout_, theta, options, total, sharedExtinction_,
+                                  data_->events.presentRates(), out.gradient, nodeThetaRows(false));
         out.stats.bicgstabIterations += ks.iterations;
         out.stats.bicgstabBreakdowns += ks.breakdowns;
         out.stats.bicgstabEarly.note(ks.unconverged, ks.worstResidual,
@@ -1072,6 +1132,7 @@ class CudaBackend final : public LikelihoodBackend, public BackendDiagnostics {
     std::vector<std::vector<std::pair<int, int>>> waveChunks_; // the same for the waves' split chunks
     int teamsPerSM_ = 0, multiprocessors_ = 0;
     bool eWarm_ = false, tablesWarm_ = false, poison_ = false, profileWaves_ = false;
+    bool setTreesGenewise_ = false; // the rate mode s_.setTrees was uploaded for
     // Which batch's Π tables the device holds and at what rates; none once anything replaces them.
     struct ResidentTables {
         std::size_t batch = 0;

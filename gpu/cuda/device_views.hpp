@@ -45,9 +45,14 @@ struct alignas(16) DownCoefficients {
 };
 
 // The species tree in postorder (root last), with per-node levels for the level-synchronous sweeps.
+// --prune-species-tree: a family's pruned tree is a view of its own (nodes 0..n−1 in its postorder,
+// fullNode mapping them to the full tree) whose per-node arrays in the sets, tables and gradient rows
+// keep the full tree's `stride`.
 struct SpeciesView {
     int n = 0;
-    const int* left = nullptr; // -1 for leaves
+    int stride = 0;                // entries per node-indexed row of a set, table or gradient row
+    const int* fullNode = nullptr; // a pruned tree's full-tree node of each node; null: the full tree
+    const int* left = nullptr;     // -1 for leaves
     const int* right = nullptr;
     const int* parent = nullptr;     // -1 for the root
     const int* sibling = nullptr;    // -1 for the root
@@ -112,7 +117,15 @@ struct SetView {
     const double* highwayRate = nullptr;
     const double* highwayExtra = nullptr;
     bool highwayCoupling = false;
+    // --prune-species-tree: the tree each set is solved on (a family's, or one shared by the families
+    // of one pruned tree); null: every set is on the full tree.
+    const SpeciesView* species = nullptr;
 };
+
+// The species tree of set `set`: its own with pruned trees, else the full tree `full`.
+GPUREC_HD inline const SpeciesView& speciesOf(const SpeciesView& full, const SetView& sv, int set) {
+    return sv.species ? sv.species[set] : full;
+}
 
 // Clade structure of the whole dataset (clade ids are global: families concatenated in input order).
 struct CladeView {
@@ -128,12 +141,14 @@ struct CladeView {
     const int* familyRoot = nullptr;
     const int* familyOrigin = nullptr; // GeneFamily::originSpecies: the one origination node, or −1 (any)
     bool genewise = false;             // parameter set of family f: f (genewise) or 0
+    // Shared rates on pruned trees: family f's set is its tree's (0: the full tree); null: setOf's rule.
+    const int* familySet = nullptr;
     // --origination OPTIMIZE: O_e of every node for the families originating anywhere (null: 1 each).
     const double* originWeights = nullptr;
     // Per family: its weight in the gradient (LikelihoodBackend::evaluate's familyWeights; null: 1).
     const double* familyWeights = nullptr;
     GPUREC_HD double weightOf(int family) const { return familyWeights ? familyWeights[family] : 1.0; }
-    GPUREC_HD int setOf(int family) const { return genewise ? family : 0; }
+    GPUREC_HD int setOf(int family) const { return familySet ? familySet[family] : genewise ? family : 0; }
 };
 
 // Scaled tables of one batch of families: Π(c, e) = pi[row(c) + e] · 2^scale[c − cladeBegin], Π̄ alike,
@@ -160,6 +175,8 @@ struct ChunkView {
     const int* firstClade = nullptr; // per global chunk
     const int* endClade = nullptr;
     const int* familyChunkBegin = nullptr; // per family, plus one
+    // Shared rates on pruned trees: kNodeThetaRows more rows per chunk (prunedThetaFamily); else 0.
+    int nodeThetaRows = 0;
 };
 
 struct SplitChunk {
@@ -198,11 +215,14 @@ struct ExtinctionSettings {
 };
 
 // Gradient accumulators per family: five rows of n (∂/∂pS, pD, pT, E, Ē), before E is eliminated,
-// then one entry per transfer highway (∂/∂q_h).
+// then one entry per transfer highway (∂/∂q_h), then with shared rates on pruned trees three rows of
+// n: d NLL / dθ of each full-tree node's D, L and T rates from the families that eliminated their
+// own E (their five rows are zero then).
 constexpr int kGradientRows = 5;
+constexpr int kNodeThetaRows = 3;
 enum GradientRow { RowS = 0, RowD = 1, RowT = 2, RowE = 3, RowEbar = 4 };
-GPUREC_HD inline long long gradientWidth(int n, int highways) {
-    return static_cast<long long>(kGradientRows) * n + highways;
+GPUREC_HD inline long long gradientWidth(int n, int highways, int nodeThetaRows = 0) {
+    return static_cast<long long>(kGradientRows + nodeThetaRows) * n + highways;
 }
 
 // Which part of the families' folded rows (`stride` entries each) the shared sums take: `width`

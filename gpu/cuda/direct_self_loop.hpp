@@ -17,7 +17,7 @@ namespace gpurec::gpu {
 template <class Team>
 GPUREC_HD double fillOutsideCoefficients(const Team& t, const SpeciesView& s, const SetView& sv, int set,
                                          double* beta, double* tau) {
-    const std::size_t o = static_cast<std::size_t>(set) * s.n;
+    const std::size_t o = static_cast<std::size_t>(set) * s.stride;
     double divergent = 0.0;
     sweepLevels(
         t, s.upOffset, s.maxHeight + 1, LevelOrder::Ascending, [](int i) { return i; },

@@ -12,24 +12,31 @@ namespace gpurec::gpu {
 
 namespace {
 
-// Node records grouped by level (levelOf(e) in 0..maxLevel), postorder within a level.
-template <class LevelOf>
-void levelLists(const SpeciesLayout& layout, int maxLevel, LevelOf levelOf, std::vector<int>& offset,
-                std::vector<NodeRecord>& records, std::vector<double>& invRecipients) {
+// Appends the node records of `layout` grouped by level (level[e] in 0..maxLevel), postorder within
+// a level, and their level offsets (relative to the layout's first record).
+void appendLevelLists(const SpeciesLayout& layout, const std::vector<int>& level, int maxLevel,
+                      std::vector<int>& offsets, std::vector<NodeRecord>& records,
+                      std::vector<double>& invRecipients) {
     const int n = layout.size;
-    offset.assign(maxLevel + 2, 0);
+    std::vector<int> offset(maxLevel + 2, 0);
     for (int e = 0; e < n; ++e)
-        ++offset[levelOf(e) + 1];
+        ++offset[level[e] + 1];
     for (int k = 0; k <= maxLevel; ++k)
         offset[k + 1] += offset[k];
-    records.resize(n);
-    invRecipients.resize(n);
+    const std::size_t base = records.size();
+    records.resize(base + n);
+    invRecipients.resize(base + n);
     std::vector<int> fill(offset.begin(), offset.end() - 1);
     for (int e = 0; e < n; ++e) {
-        const int i = fill[levelOf(e)]++;
+        const std::size_t i = base + fill[level[e]]++;
         records[i] = {e, layout.left[e], layout.right[e], layout.parent[e]};
         invRecipients[i] = layout.invRecipients[e];
     }
+    offsets.insert(offsets.end(), offset.begin(), offset.end());
+}
+
+template <class T> void append(std::vector<T>& to, const std::vector<T>& from) {
+    to.insert(to.end(), from.begin(), from.end());
 }
 
 } // namespace
@@ -82,33 +89,54 @@ HostStructure::HostStructure(const Dataset& data) {
 }
 
 void HostStructure::setSpeciesTree(const Dataset& data) {
-    const SpeciesTree& tree = data.species;
-    const SpeciesLayout layout(data);
+    const FamilyLayouts layouts(data);
+    const SpeciesLayout& layout = layouts.full();
     n = layout.size;
     constraint = layout.constraint;
-    rank = layout.rank;
-    byRank = layout.byRank;
-    invRecipients = layout.invRecipients;
     cladeDuplicationLoss = layout.cladeDuplicationLoss;
     cladeTransferLoss = layout.cladeTransferLoss;
-    left = layout.left;
-    right = layout.right;
-    parent = layout.parent;
-    missing = layout.missing;
-    sibling.assign(n, -1);
-    maxHeight = 0;
-    maxDepth = 0;
-    for (int e = 0; e < n; ++e) {
-        const int up = parent[e];
-        if (up >= 0) sibling[e] = left[up] == e ? right[up] : left[up];
-        maxHeight = std::max(maxHeight, tree.height(e));
-        maxDepth = std::max(maxDepth, tree.depth(e) - 1);
+    familyTree = layouts.of;
+    treeFamilies = layouts.families;
+    trees.clear();
+    for (std::vector<int>* v :
+         {&fullNode, &left, &right, &parent, &sibling, &upOffset, &downOffset, &rank, &byRank})
+        v->clear();
+    for (std::vector<double>* v : {&invRecipients, &upInvRecipients, &downInvRecipients, &missing})
+        v->clear();
+    upRecords.clear();
+    downRecords.clear();
+    for (const SpeciesLayout& tree : layouts.layouts) {
+        TreeOffsets o;
+        o.n = tree.size;
+        o.node = static_cast<int>(left.size());
+        o.upLevel = static_cast<int>(upOffset.size());
+        o.downLevel = static_cast<int>(downOffset.size());
+        // Heights (leaves 0) and depths (root 0) of this tree's own nodes: postorder, root last.
+        std::vector<int> height(tree.size, 0), depth(tree.size, 0);
+        for (int e = 0; e < tree.size; ++e)
+            if (!tree.isLeaf(e)) height[e] = 1 + std::max(height[tree.left[e]], height[tree.right[e]]);
+        for (int e = tree.size - 1; e >= 0; --e)
+            if (tree.parent[e] >= 0) depth[e] = depth[tree.parent[e]] + 1;
+        o.maxHeight = *std::max_element(height.begin(), height.end());
+        o.maxDepth = *std::max_element(depth.begin(), depth.end());
+        for (int e = 0; e < tree.size; ++e) {
+            fullNode.push_back(tree.full(e));
+            const int up = tree.parent[e];
+            sibling.push_back(up < 0 ? -1 : tree.left[up] == e ? tree.right[up] : tree.left[up]);
+        }
+        append(left, tree.left);
+        append(right, tree.right);
+        append(parent, tree.parent);
+        append(rank, tree.rank);
+        append(byRank, tree.byRank);
+        append(invRecipients, tree.invRecipients);
+        append(missing, tree.missing);
+        appendLevelLists(tree, height, o.maxHeight, upOffset, upRecords, upInvRecipients);
+        appendLevelLists(tree, depth, o.maxDepth, downOffset, downRecords, downInvRecipients);
+        trees.push_back(o);
     }
-    levelLists(
-        layout, maxHeight, [&](int e) { return tree.height(e); }, upOffset, upRecords, upInvRecipients);
-    levelLists(
-        layout, maxDepth, [&](int e) { return tree.depth(e) - 1; }, downOffset, downRecords,
-        downInvRecipients);
+    maxHeight = trees[0].maxHeight;
+    maxDepth = trees[0].maxDepth;
     const int H = static_cast<int>(layout.highways.size());
     highwaySource.resize(H);
     highwayDestination.resize(H);
@@ -130,12 +158,47 @@ void HostStructure::setSpeciesTree(const Dataset& data) {
     geneSpecies.clear();
     geneSpecies.reserve(cladeFamily.size());
     familyOrigin.clear();
-    for (const GeneFamily& fam : data.families) {
+    for (std::size_t f = 0; f < data.families.size(); ++f) {
+        const GeneFamily& fam = data.families[f];
+        const SpeciesLayout& tree = layouts.family(static_cast<int>(f));
         const CladeSet& cs = fam.clades;
         for (int c = 0; c < cs.cladeCount(); ++c)
-            geneSpecies.push_back(cs.cladeGene[c] >= 0 ? fam.geneSpecies[cs.cladeGene[c]] : -1);
-        familyOrigin.push_back(fam.originSpecies);
+            geneSpecies.push_back(cs.cladeGene[c] >= 0 ? tree.local(fam.geneSpecies[cs.cladeGene[c]]) : -1);
+        familyOrigin.push_back(fam.originSpecies >= 0 ? tree.local(fam.originSpecies) : -1);
     }
+}
+
+std::vector<SpeciesView> HostStructure::treeViews(const SpeciesView& full, const int* fullNodes) const {
+    std::vector<SpeciesView> out;
+    for (const TreeOffsets& o : trees) {
+        SpeciesView v = full;
+        v.n = o.n;
+        v.maxHeight = o.maxHeight;
+        v.maxDepth = o.maxDepth;
+        v.left = full.left + o.node;
+        v.right = full.right + o.node;
+        v.parent = full.parent + o.node;
+        v.sibling = full.sibling + o.node;
+        v.missing = full.missing + o.node;
+        v.rank = full.rank + o.node;
+        v.byRank = full.byRank + o.node;
+        v.invRecipients = full.invRecipients + o.node;
+        v.upOffset = full.upOffset + o.upLevel;
+        v.upRecords = full.upRecords + o.node;
+        v.upInvRecipients = full.upInvRecipients + o.node;
+        v.downOffset = full.downOffset + o.downLevel;
+        v.downRecords = full.downRecords + o.node;
+        v.downInvRecipients = full.downInvRecipients + o.node;
+        if (&o != &trees[0]) {
+            // Pruning keeps no highways (pruning_options.hpp).
+            v.fullNode = fullNodes + o.node;
+            v.highways = 0;
+            v.highwaySource = v.highwayDestination = v.fromOffset = v.highwaysFrom = v.intoOffset =
+                v.highwaysInto = nullptr;
+        }
+        out.push_back(v);
+    }
+    return out;
 }
 
 HighwayRates highwayRates(const RateParameters& theta, const std::vector<Highway>& highways, int n) {
@@ -160,6 +223,7 @@ std::vector<int> HostStructure::familyCladeCounts() const {
 SpeciesView HostStructure::speciesView() const {
     SpeciesView v;
     v.n = n;
+    v.stride = n;
     v.left = left.data();
     v.right = right.data();
     v.parent = parent.data();

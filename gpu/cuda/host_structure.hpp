@@ -6,6 +6,7 @@
 #include "batch_plan.hpp"
 #include "data/dataset.hpp"
 #include "device_views.hpp"
+#include "engine/species_pruning.hpp"
 #include "model/rate_parameters.hpp"
 
 #include <utility>
@@ -16,10 +17,25 @@ namespace gpurec::gpu {
 constexpr int kChunkClades = 1024; // clades per gradient chunk
 constexpr int kChunkSplits = 256;  // splits per chunk of a many-split clade's split terms
 
+// Where one species tree's arrays start in HostStructure's concatenated species arrays.
+struct TreeOffsets {
+    int n = 0, maxHeight = 0, maxDepth = 0;
+    int node = 0;                   // node-indexed arrays and level records
+    int upLevel = 0, downLevel = 0; // level offsets (upOffset, downOffset)
+};
+
 struct HostStructure {
+    // The full species tree's (trees[0]'s) size, levels and loop terms.
     int n = 0, maxHeight = 0, maxDepth = 0;
     TransferConstraint constraint = TransferConstraint::Parents;
     bool cladeDuplicationLoss = true, cladeTransferLoss = true; // SpeciesLayout's
+    // Every species tree the families are solved on, concatenated (trees[t] says where each starts):
+    // the full tree first, then with --prune-species-tree each distinct pruned tree (FamilyLayouts).
+    // Node indices inside are each tree's own.
+    std::vector<TreeOffsets> trees;
+    std::vector<int> familyTree;   // per family: its tree (FamilyLayouts::of)
+    std::vector<int> treeFamilies; // per tree: how many families are solved on it
+    std::vector<int> fullNode;     // per node of every tree: its full-tree node
     std::vector<int> left, right, parent, sibling, upOffset, downOffset;
     std::vector<NodeRecord> upRecords, downRecords;
     std::vector<int> rank, byRank;                          // SpeciesLayout's
@@ -33,6 +49,7 @@ struct HostStructure {
     std::vector<int> familyCladeBegin; // per family, plus one past the end
     std::vector<int> splitOffset, splitLeft, splitRight, splitParent, parentOffset, parentSplits;
     std::vector<double> splitWeight;
+    // geneSpecies and familyOrigin are nodes of the family's own tree.
     std::vector<int> geneSpecies, cladeFamily, familyRoot, familyOrigin;
     std::vector<int> chunkFirst, chunkEnd; // per gradient chunk
 
@@ -48,8 +65,12 @@ struct HostStructure {
     // Per family: partial rows its clades with more than chunkSplits splits need (an upper bound for
     // any one wave).
     std::vector<int> familySplitChunkRows(int chunkSplits) const;
-    SpeciesView speciesView() const; // views of these host vectors
+    SpeciesView speciesView() const; // the full tree's view of these host vectors
     CladeView cladeView(bool genewise) const;
+    bool pruned() const { return trees.size() > 1; }
+    // The view of every tree, from the full tree's view `full` (this structure's arrays, or the
+    // device's copies of them) and the start of the fullNode array there.
+    std::vector<SpeciesView> treeViews(const SpeciesView& full, const int* fullNodes) const;
 };
 
 // Wave lists of every batch, batch-major: clades[waves[b][k].first ...] holds wave k of batch b

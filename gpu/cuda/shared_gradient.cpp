@@ -6,31 +6,34 @@
 
 namespace gpurec::gpu {
 
-int sharedRowLength(int n, int highways, bool originWeights) {
-    return static_cast<int>(gradientWidth(n, highways)) + (originWeights ? n + 1 : 0);
+int sharedRowLength(int n, int highways, bool originWeights, int nodeThetaRows) {
+    return static_cast<int>(gradientWidth(n, highways, nodeThetaRows)) + (originWeights ? n + 1 : 0);
 }
 
 std::vector<double> sharedChunkRows(const RateParameters& theta, const std::vector<double>& E,
                                     const std::vector<int>& familyOrigins,
                                     const std::vector<double>& familyWeights, int familiesPerChunk,
                                     const std::vector<double>& deviceRows,
-                                    const std::vector<double>& devicePosterior) {
+                                    const std::vector<double>& devicePosterior, int nodeThetaRows,
+                                    const std::vector<int>& familyTree) {
     const int n = static_cast<int>(E.size());
     const int F = static_cast<int>(familyOrigins.size());
     const std::vector<double> o = theta.originWeights();
-    const int length = sharedRowLength(n, theta.highwayCount(), !o.empty());
+    const int length = sharedRowLength(n, theta.highwayCount(), !o.empty(), nodeThetaRows);
     const int chunks = (F + familiesPerChunk - 1) / familiesPerChunk;
-    const auto deviceLength = static_cast<std::size_t>(gradientWidth(n, theta.highwayCount()));
+    const auto deviceLength = static_cast<std::size_t>(gradientWidth(n, theta.highwayCount(), nodeThetaRows));
     std::vector<double> rows(static_cast<std::size_t>(chunks) * length);
     for (int k = 0; k < chunks; ++k) {
         const int first = k * familiesPerChunk, end = std::min(F, first + familiesPerChunk);
         double* row = rows.data() + static_cast<std::size_t>(k) * length;
         std::copy_n(deviceRows.begin() + static_cast<std::ptrdiff_t>(k * deviceLength), deviceLength, row);
-        const std::vector<int> origins(familyOrigins.begin() + first, familyOrigins.begin() + end);
-        const std::vector<double> weights =
-            familyWeights.empty()
-                ? std::vector<double>{}
-                : std::vector<double>(familyWeights.begin() + first, familyWeights.begin() + end);
+        std::vector<int> origins;
+        std::vector<double> weights;
+        for (int f = first; f < end; ++f) {
+            if (!familyTree.empty() && familyTree[f] != 0) continue;
+            origins.push_back(familyOrigins[f]);
+            weights.push_back(familyWeights.empty() ? 1.0 : familyWeights[f]);
+        }
         std::vector<double> gE(row + RowE * n, row + (RowE + 1) * n);
         addConditioningGradient(E, origins, gE, o.empty() ? nullptr : &o, weights);
         std::copy(gE.begin(), gE.end(), row + RowE * n);
@@ -56,7 +59,7 @@ std::vector<double> sumChunkRows(const std::vector<double>& rows, int rowLength)
 KrylovStats addSharedModeGradient(const SpeciesLayout& layout, const RateParameters& theta,
                                   const SolverOptions& options, const std::vector<double>& total,
                                   const ExtinctionState& extinction, PresentRates present,
-                                  std::vector<double>& gradient) {
+                                  std::vector<double>& gradient, int nodeThetaRows) {
     const int n = layout.size;
     const int H = static_cast<int>(layout.highways.size());
     ProbabilityGradient g(n, H);
@@ -74,10 +77,14 @@ KrylovStats addSharedModeGradient(const SpeciesLayout& layout, const RateParamet
     KrylovStats stats;
     eliminateExtinction(layout, p, extinction, options, g, stats);
     addThetaGradient(theta, 0, p, g, gradient, layout.highways);
+    const double* nodeTheta = total.data() + kGradientRows * n + H;
+    for (int k = 0; k < nodeThetaRows; ++k)
+        for (int e = 0; e < n; ++e)
+            gradient[theta.entry(0, e, k)] += nodeTheta[k * n + e];
     const std::vector<double> o = theta.originWeights();
     if (!o.empty()) {
         // Every family originates anywhere under OPTIMIZE: the CPU's addOriginationGradient, summed.
-        const double* posterior = total.data() + gradientWidth(n, H);
+        const double* posterior = total.data() + gradientWidth(n, H, nodeThetaRows);
         const double families = total.back();
         double survive = 0;
         for (int e = 0; e < n; ++e)

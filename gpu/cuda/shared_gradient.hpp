@@ -12,30 +12,32 @@
 
 namespace gpurec::gpu {
 
-// Values per chunk row: the kGradientRows rows of n and one per transfer highway (gradientWidth),
-// then under --origination OPTIMIZE the origin posterior's n (originPosteriorEntry) and the chunk's
-// summed family weights.
-int sharedRowLength(int n, int highways, bool originWeights);
+// Values per chunk row: the kGradientRows rows of n, one per transfer highway and the node θ rows of
+// families on pruned trees (gradientWidth), then under --origination OPTIMIZE the origin
+// posterior's n (originPosteriorEntry) and the chunk's summed family weights.
+int sharedRowLength(int n, int highways, bool originWeights, int nodeThetaRows = 0);
 
 // The chunk rows of one dataset (or share), from what the device summed per chunk: `deviceRows`
-// (gradientWidth(n, highways) per chunk) and `devicePosterior` (n per chunk, under OPTIMIZE; else empty).
-// Adds each chunk's families' conditioning terms (origins `familyOrigins`, weights `familyWeights`, empty: 1
-// each), in family order.
+// (gradientWidth(n, highways, nodeThetaRows) per chunk) and `devicePosterior` (n per chunk, under
+// OPTIMIZE; else empty). Adds each chunk's families' conditioning terms (origins `familyOrigins`,
+// weights `familyWeights`, empty: 1 each), in family order, for the families on the full tree
+// (`familyTree` 0, or empty: all): those on pruned trees added theirs with their own E.
 std::vector<double> sharedChunkRows(const RateParameters& theta, const std::vector<double>& E,
                                     const std::vector<int>& familyOrigins,
                                     const std::vector<double>& familyWeights, int familiesPerChunk,
                                     const std::vector<double>& deviceRows,
-                                    const std::vector<double>& devicePosterior);
+                                    const std::vector<double>& devicePosterior, int nodeThetaRows = 0,
+                                    const std::vector<int>& familyTree = {});
 
 // Σ of the chunk rows in chunk order (`rowLength` values each): one process's combine.
 std::vector<double> sumChunkRows(const std::vector<double>& rows, int rowLength);
 
 // Adds d NLL / dθ of set 0 to `gradient` from the whole dataset's summed row, the rates `present`
-// lacks at 0; returns the statistics of the E solve.
+// lacks at 0, and the node θ rows of families on pruned trees; returns the statistics of the E solve.
 KrylovStats addSharedModeGradient(const SpeciesLayout& layout, const RateParameters& theta,
                                   const SolverOptions& options, const std::vector<double>& total,
                                   const ExtinctionState& extinction, PresentRates present,
-                                  std::vector<double>& gradient);
+                                  std::vector<double>& gradient, int nodeThetaRows = 0);
 
 // Genewise rates with transfer highways: the families' terms of the highways' rates, summed over
 // every family (`total`, one per highway), into `gradient`.

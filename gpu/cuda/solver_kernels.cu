@@ -41,12 +41,28 @@ template <class Kernel> void allowSharedMemory(Kernel kernel, std::size_t bytes,
           name);
 }
 
+// The tree a team of set `set` works on: the set's own with pruned trees, else the full tree (the
+// kernel's parameter itself, so the full-tree kernels read it as before).
+template <bool kPruned>
+__device__ inline const SpeciesView& treeOf(const SpeciesView& full, const SetView& sv, int set) {
+    if constexpr (kPruned)
+        return sv.species[set];
+    else
+        return full;
+}
+
 __global__ void probabilitiesKernel(const double* theta, const int* entries, bool genewise,
                                     PresentRates present, int sets, int n, SetView sv) {
     const long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x;
     if (i >= static_cast<long long>(sets) * n) return;
-    setProbabilities(theta, entries, genewise, present, static_cast<int>(i / n), n, static_cast<int>(i % n),
-                     sv);
+    const int set = static_cast<int>(i / n), e = static_cast<int>(i % n);
+    int node = e;
+    if (sv.species) {
+        const SpeciesView& tree = sv.species[set];
+        if (e >= tree.n) return;
+        if (tree.fullNode) node = tree.fullNode[e];
+    }
+    setProbabilities(theta, entries, genewise, present, set, n, e, node, sv);
 }
 
 __global__ void originPosteriorKernel(CladeView cv, TableView tab, int familyBegin, int families,
@@ -57,44 +73,54 @@ __global__ void originPosteriorKernel(CladeView cv, TableView tab, int familyBeg
     originPosteriorEntry(cv, tab, familyBegin, families, familiesPerChunk, rootSum, k, acc);
 }
 
+// The team kernels: one block per set, split chunk, clade or family; kPruned: each on its set's
+// pruned tree (SetView::species), its scratch sized for the full tree `s`.
+template <bool kPruned>
 __global__ void __launch_bounds__(kMaxTeam, kTeamsPerSM)
     extinctionKernel(SpeciesView s, SetView sv, SetView eLoop, ExtinctionSettings opt) {
     extern __shared__ double shared[];
     BlockTeam team(shared + scratchVectors(s.highways > 0) * s.n);
-    solveExtinctionSet(team, s, sv, eLoop, blockIdx.x, opt, shared);
+    solveExtinctionSet(team, treeOf<kPruned>(s, sv, blockIdx.x), sv, eLoop, blockIdx.x, opt, shared);
 }
 
+template <bool kPruned>
 __global__ void __launch_bounds__(kMaxTeam, kTeamsPerSM)
     splitChunkKernel(SpeciesView s, SetView sv, CladeView cv, TableView tab, const SplitChunk* list,
                      SplitChunkView chunks, double pibarSideThreshold) {
     extern __shared__ double shared[];
     BlockTeam team(shared + s.n);
     const SplitChunk chunk = list[blockIdx.x];
-    const SetRef p(sv, cv.setOf(cv.cladeFamily[chunk.clade]), s.n);
-    sumSplitChunk(team, s, p, cv, tab, chunk, chunks, pibarSideThreshold, shared);
+    const int set = cv.setOf(cv.cladeFamily[chunk.clade]);
+    const SetRef p(sv, set, s.stride);
+    sumSplitChunk(team, treeOf<kPruned>(s, sv, set), p, cv, tab, chunk, chunks, pibarSideThreshold, shared);
 }
 
+template <bool kPruned>
 __global__ void __launch_bounds__(kMaxTeam, kTeamsPerSM)
     forwardWaveKernel(SpeciesView s, SetView sv, CladeView cv, TableView tab, SplitChunkView chunks,
                       const int* clades, ForwardSettings opt) {
     extern __shared__ double shared[];
     BlockTeam team(shared + forwardScratchVectors(s, opt.alerax) * s.n);
     const int c = clades[blockIdx.x];
-    const SetRef p(sv, cv.setOf(cv.cladeFamily[c]), s.n);
-    solveCladeForward(team, s, p, cv, tab, chunks, c, opt, shared);
+    const int set = cv.setOf(cv.cladeFamily[c]);
+    const SetRef p(sv, set, s.stride);
+    solveCladeForward(team, treeOf<kPruned>(s, sv, set), p, cv, tab, chunks, c, opt, shared);
 }
 
+template <bool kPruned>
 __global__ void __launch_bounds__(kMaxTeam, kTeamsPerSM)
     likelihoodKernel(SpeciesView s, SetView sv, CladeView cv, TableView tab, int familyBegin,
                      double* logLikelihood, double* rootSum) {
     extern __shared__ double shared[];
     BlockTeam team(shared + scratchVectors(s.highways > 0) * s.n);
-    familyLikelihood(team, s, sv, cv, tab, familyBegin + static_cast<int>(blockIdx.x), familyBegin,
-                     logLikelihood, rootSum);
+    const int f = familyBegin + static_cast<int>(blockIdx.x);
+    familyLikelihood(team, treeOf<kPruned>(s, sv, cv.setOf(f)), sv, cv, tab, f, familyBegin, logLikelihood,
+                     rootSum);
 }
 
 // 56 registers (a few bytes spilled) let 6 teams of 192 threads share a multiprocessor, as the
 // forward kernel does without a cap.
+template <bool kPruned>
 __global__ void __maxnreg__(56)
     adjointWaveKernel(SpeciesView s, SetView sv, CladeView cv, TableView tab, const int* clades,
                       int familyBegin, const double* rootSum, const double* largestDone,
@@ -102,18 +128,23 @@ __global__ void __maxnreg__(56)
     extern __shared__ double shared[];
     BlockTeam team(shared + adjointScratchVectors(s) * s.n);
     const int c = clades[blockIdx.x];
-    const SetRef p(sv, cv.setOf(cv.cladeFamily[c]), s.n);
-    solveCladeAdjoint(team, s, p, cv, tab, c, familyBegin, rootSum, largestDone, largestRunning, opt, shared);
+    const int set = cv.setOf(cv.cladeFamily[c]);
+    const SetRef p(sv, set, s.stride);
+    solveCladeAdjoint(team, treeOf<kPruned>(s, sv, set), p, cv, tab, c, familyBegin, rootSum, largestDone,
+                      largestRunning, opt, shared);
 }
 
 // Block (x = chunk, y = species or highway range): one thread per (chunk, species node or highway).
+template <bool kPruned>
 __global__ void __launch_bounds__(kElementBlock, 8)
     gradientGatherKernel(SpeciesView s, SetView sv, CladeView cv, TableView tab, ChunkView chunks,
                          int chunkBegin, double threshold, double* partial) {
     const int chunk = chunkBegin + static_cast<int>(blockIdx.x);
     const int i = blockIdx.y * blockDim.x + threadIdx.x;
     if (i >= s.n + s.highways) return;
-    gatherChunkEntry(s, sv, cv, tab, chunks, chunk, chunkBegin, i, threshold, partial);
+    const int set = cv.setOf(cv.cladeFamily[chunks.firstClade[chunk]]);
+    gatherChunkEntry(s, treeOf<kPruned>(s, sv, set), sv, cv, tab, chunks, chunk, chunkBegin, i, threshold,
+                     partial);
 }
 
 __global__ void foldChunksKernel(ChunkView chunks, int familyBegin, int families, int chunkBegin,
@@ -132,13 +163,26 @@ __global__ void accumulateSharedKernel(ChunkView chunks, int familyBegin, int fa
                           total);
 }
 
+template <bool kPruned>
 __global__ void __launch_bounds__(kMaxTeam, kTeamsPerSM)
     genewiseThetaKernel(SpeciesView s, SetView sv, CladeView cv, ChunkView chunks, int familyBegin,
                         int chunkBegin, double* partial, AdjointSettings opt, double* theta) {
     extern __shared__ double shared[];
     BlockTeam team(shared + scratchVectors(s.highways > 0) * s.n);
-    genewiseThetaFamily(team, s, sv, cv, chunks, familyBegin + static_cast<int>(blockIdx.x), chunkBegin,
-                        partial, opt, shared, theta);
+    const int f = familyBegin + static_cast<int>(blockIdx.x);
+    genewiseThetaFamily(team, treeOf<kPruned>(s, sv, f), sv, cv, chunks, f, chunkBegin, partial, opt, shared,
+                        theta);
+}
+
+__global__ void __launch_bounds__(kMaxTeam, kTeamsPerSM)
+    prunedThetaKernel(SpeciesView s, SetView sv, CladeView cv, ChunkView chunks, int familyBegin,
+                      int chunkBegin, double* partial, AdjointSettings opt) {
+    extern __shared__ double shared[];
+    BlockTeam team(shared + scratchVectors(s.highways > 0) * s.n);
+    const int f = familyBegin + static_cast<int>(blockIdx.x);
+    const int set = cv.setOf(f);
+    if (set == 0) return; // on the full tree (the only one when this share has no pruned family)
+    prunedThetaFamily(team, sv.species[set], sv, cv, chunks, f, chunkBegin, partial, opt, shared);
 }
 
 constexpr int kStatsBlock = 256;
@@ -203,18 +247,28 @@ int maxTeamSpecies(bool highways) {
 
 void configureTeamKernels(int species, bool highways) {
     const std::size_t bytes = teamSharedBytes(species, scratchVectors(highways));
-    allowSharedMemory(extinctionKernel, bytes, "configuring the extinction kernel");
-    allowSharedMemory(forwardWaveKernel, bytes, "configuring the forward kernel");
-    allowSharedMemory(splitChunkKernel, bytes, "configuring the split-chunk kernel");
-    allowSharedMemory(likelihoodKernel, bytes, "configuring the likelihood kernel");
-    allowSharedMemory(adjointWaveKernel, bytes, "configuring the adjoint kernel");
-    allowSharedMemory(genewiseThetaKernel, bytes, "configuring the E-adjoint kernel");
+    for (bool pruned : {false, true}) {
+        allowSharedMemory(pruned ? extinctionKernel<true> : extinctionKernel<false>, bytes,
+                          "configuring the extinction kernel");
+        allowSharedMemory(pruned ? forwardWaveKernel<true> : forwardWaveKernel<false>, bytes,
+                          "configuring the forward kernel");
+        allowSharedMemory(pruned ? splitChunkKernel<true> : splitChunkKernel<false>, bytes,
+                          "configuring the split-chunk kernel");
+        allowSharedMemory(pruned ? likelihoodKernel<true> : likelihoodKernel<false>, bytes,
+                          "configuring the likelihood kernel");
+        allowSharedMemory(pruned ? adjointWaveKernel<true> : adjointWaveKernel<false>, bytes,
+                          "configuring the adjoint kernel");
+        allowSharedMemory(pruned ? genewiseThetaKernel<true> : genewiseThetaKernel<false>, bytes,
+                          "configuring the E-adjoint kernel");
+    }
+    allowSharedMemory(prunedThetaKernel, bytes, "configuring the pruned trees' E-adjoint kernel");
 }
 
 int teamsPerMultiprocessor(const SpeciesView& s) {
     const std::size_t bytes = teamSharedBytes(s.n, forwardScratchVectors(s, false));
     int blocks = 0;
-    check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, forwardWaveKernel, teamSize(s.n), bytes),
+    check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, forwardWaveKernel<false>, teamSize(s.n),
+                                                        bytes),
           "reading the forward kernel's occupancy");
     return blocks;
 }
@@ -238,7 +292,8 @@ void launchOriginPosterior(const CladeView& cv, const TableView& tab, int family
 void launchExtinction(const SpeciesView& s, const SetView& sv, const SetView& eLoop, int sets,
                       const ExtinctionSettings& opt, cudaStream_t stream) {
     const std::size_t bytes = teamSharedBytes(s.n, scratchVectors(s.highways > 0));
-    extinctionKernel<<<sets, teamSize(s.n), bytes, stream>>>(s, sv, eLoop, opt);
+    (sv.species ? extinctionKernel<true>
+                : extinctionKernel<false>)<<<sets, teamSize(s.n), bytes, stream>>>(s, sv, eLoop, opt);
     checkLaunch("the extinction kernel");
 }
 
@@ -246,8 +301,9 @@ void launchSplitChunks(const SpeciesView& s, const SetView& sv, const CladeView&
                        const SplitChunk* list, int count, const SplitChunkView& chunks,
                        double pibarSideThreshold, cudaStream_t stream) {
     if (count == 0) return;
-    splitChunkKernel<<<count, teamSize(s.n), teamSharedBytes(s.n, 1), stream>>>(s, sv, cv, tab, list, chunks,
-                                                                                pibarSideThreshold);
+    (sv.species ? splitChunkKernel<true>
+                : splitChunkKernel<false>)<<<count, teamSize(s.n), teamSharedBytes(s.n, 1), stream>>>(
+        s, sv, cv, tab, list, chunks, pibarSideThreshold);
     checkLaunch("the split-chunk kernel");
 }
 
@@ -256,7 +312,9 @@ void launchForwardWave(const SpeciesView& s, const SetView& sv, const CladeView&
                        cudaStream_t stream) {
     if (count == 0) return;
     const std::size_t bytes = teamSharedBytes(s.n, forwardScratchVectors(s, opt.alerax));
-    forwardWaveKernel<<<count, teamSize(s.n), bytes, stream>>>(s, sv, cv, tab, chunks, clades, opt);
+    (sv.species ? forwardWaveKernel<true>
+                : forwardWaveKernel<false>)<<<count, teamSize(s.n), bytes, stream>>>(s, sv, cv, tab, chunks,
+                                                                                     clades, opt);
     checkLaunch("the forward (clade probability) kernel");
 }
 
@@ -264,8 +322,9 @@ void launchLikelihood(const SpeciesView& s, const SetView& sv, const CladeView& 
                       int familyBegin, int families, double* logLikelihood, double* rootSum,
                       cudaStream_t stream) {
     const std::size_t bytes = teamSharedBytes(s.n, scratchVectors(s.highways > 0));
-    likelihoodKernel<<<families, teamSize(s.n), bytes, stream>>>(s, sv, cv, tab, familyBegin, logLikelihood,
-                                                                 rootSum);
+    (sv.species ? likelihoodKernel<true>
+                : likelihoodKernel<false>)<<<families, teamSize(s.n), bytes, stream>>>(
+        s, sv, cv, tab, familyBegin, logLikelihood, rootSum);
     checkLaunch("the root likelihood kernel");
 }
 
@@ -275,8 +334,9 @@ void launchAdjointWave(const SpeciesView& s, const SetView& sv, const CladeView&
                        cudaStream_t stream) {
     if (count == 0) return;
     const std::size_t bytes = teamSharedBytes(s.n, adjointScratchVectors(s));
-    adjointWaveKernel<<<count, teamSize(s.n), bytes, stream>>>(s, sv, cv, tab, clades, familyBegin, rootSum,
-                                                               largestDone, largestRunning, opt);
+    (sv.species ? adjointWaveKernel<true>
+                : adjointWaveKernel<false>)<<<count, teamSize(s.n), bytes, stream>>>(
+        s, sv, cv, tab, clades, familyBegin, rootSum, largestDone, largestRunning, opt);
     checkLaunch("the adjoint kernel");
 }
 
@@ -285,8 +345,9 @@ void launchGradientGather(const SpeciesView& s, const SetView& sv, const CladeVi
                           double* partial, cudaStream_t stream) {
     if (chunkEnd <= chunkBegin) return;
     const dim3 grid(chunkEnd - chunkBegin, blocksFor(s.n + s.highways, kElementBlock));
-    gradientGatherKernel<<<grid, kElementBlock, 0, stream>>>(s, sv, cv, tab, chunks, chunkBegin,
-                                                             pibarSideThreshold, partial);
+    (sv.species ? gradientGatherKernel<true>
+                : gradientGatherKernel<false>)<<<grid, kElementBlock, 0, stream>>>(
+        s, sv, cv, tab, chunks, chunkBegin, pibarSideThreshold, partial);
     checkLaunch("the gradient gathering kernel");
 }
 
@@ -313,9 +374,20 @@ void launchGenewiseTheta(const SpeciesView& s, const SetView& sv, const CladeVie
                          double* partial, const AdjointSettings& opt, double* theta, cudaStream_t stream) {
     if (familyEnd <= familyBegin) return;
     const std::size_t bytes = teamSharedBytes(s.n, scratchVectors(s.highways > 0));
-    genewiseThetaKernel<<<familyEnd - familyBegin, teamSize(s.n), bytes, stream>>>(
+    (sv.species ? genewiseThetaKernel<true>
+                : genewiseThetaKernel<false>)<<<familyEnd - familyBegin, teamSize(s.n), bytes, stream>>>(
         s, sv, cv, chunks, familyBegin, chunkBegin, partial, opt, theta);
     checkLaunch("the E-adjoint kernel");
+}
+
+void launchPrunedTheta(const SpeciesView& s, const SetView& sv, const CladeView& cv, const ChunkView& chunks,
+                       int familyBegin, int familyEnd, int chunkBegin, double* partial,
+                       const AdjointSettings& opt, cudaStream_t stream) {
+    if (familyEnd <= familyBegin) return;
+    const std::size_t bytes = teamSharedBytes(s.n, scratchVectors(s.highways > 0));
+    prunedThetaKernel<<<familyEnd - familyBegin, teamSize(s.n), bytes, stream>>>(
+        s, sv, cv, chunks, familyBegin, chunkBegin, partial, opt);
+    checkLaunch("the pruned trees' E-adjoint kernel");
 }
 
 void launchCountStats(const long long* values, long long count, unsigned long long* result,

@@ -38,14 +38,16 @@ GPUREC_HD inline int adjointScratchVectors(const SpeciesView& s) {
 }
 
 // The event probabilities of (set, node e) from θ: a genewise set's own row, else the entries
-// `entries` names for the node (RateParameters::sharedEntries, type-major).
+// `entries` names for the node's full-tree node `node` (RateParameters::sharedEntries, type-major);
+// n: the full tree's size (the sets' stride).
 GPUREC_HD inline void setProbabilities(const double* theta, const int* entries, bool genewise,
-                                       PresentRates present, int set, int n, int e, const SetView& sv) {
+                                       PresentRates present, int set, int n, int e, int node,
+                                       const SetView& sv) {
     double logRates[3];
     for (int k = 0; k < 3; ++k)
-        logRates[k] = genewise ? theta[3 * set + k] : theta[entries[k * n + e]];
+        logRates[k] = genewise ? theta[3 * set + k] : theta[entries[k * n + node]];
     const EventProbabilityRow p =
-        eventProbabilities(logRates, present, sv.highwayExtra ? sv.highwayExtra[e] : 0.0);
+        eventProbabilities(logRates, present, sv.highwayExtra ? sv.highwayExtra[node] : 0.0);
     const std::size_t i = static_cast<std::size_t>(set) * n + e;
     sv.pS[i] = p.pS;
     sv.pD[i] = p.pD;
@@ -55,7 +57,7 @@ GPUREC_HD inline void setProbabilities(const double* theta, const int* entries, 
 
 // Fills the level-ordered coefficients of one set (E, Ē, diag and denom already solved).
 GPUREC_HD inline void fillSweepCoefficients(const SpeciesView& s, const SetView& sv, int set, int position) {
-    const std::size_t o = static_cast<std::size_t>(set) * s.n;
+    const std::size_t o = static_cast<std::size_t>(set) * s.stride;
     const NodeRecord& u = s.upRecords[position];
     const int e = u.node;
     UpCoefficients& c = sv.up[o + position];
@@ -84,7 +86,7 @@ GPUREC_HD void solveExtinctionSet(const Team& t, const SpeciesView& s, const Set
     const int n = s.n;
     // hw: Σ q_h E_d over the highways leaving each node, from the last iterate (Jacobi).
     double *E = scratch, *Ebar = scratch + n, *sub = scratch + 2 * n, *hw = scratch + 3 * n;
-    const std::size_t off = static_cast<std::size_t>(set) * n;
+    const std::size_t off = static_cast<std::size_t>(set) * s.stride;
     const double *pS = sv.pS + off, *pD = sv.pD + off, *pL = sv.pL + off, *pT = sv.pT + off;
     auto highwayTerms = [&] {
         if (s.highways == 0) return;
@@ -186,6 +188,13 @@ GPUREC_HD void solveExtinctionSet(const Team& t, const SpeciesView& s, const Set
     }
 }
 
+// Zeroes a row's entries past a pruned tree's nodes (none on the full tree), so that every table
+// entry is written.
+template <class Team> GPUREC_HD void clearPadding(const Team& t, const SpeciesView& s, double* row) {
+    for (int e = s.n + t.rank; e < s.stride; e += t.size)
+        row[e] = 0.0;
+}
+
 // Split terms (spec 5.1) of one node, not yet weighted by pS, pD, pT.
 struct SplitTerms {
     double S = 0, D = 0, T = 0;
@@ -272,7 +281,7 @@ GPUREC_HD void sumSplitChunk(const Team& t, const SpeciesView& s, const SetRef& 
     const int rowScale = cladeRowScale(t, cv, tab, chunk.clade);
     forEachNode(t, s, [&](int e) { scratch[e] = 0.0; });
     addSplitTerms(t, s, p, cv, tab, chunk.splitBegin, chunk.splitEnd, rowScale, pibarSideThreshold, scratch);
-    double* out = chunks.partial + static_cast<std::size_t>(chunk.slot) * s.n;
+    double* out = chunks.partial + static_cast<std::size_t>(chunk.slot) * s.stride;
     forEachNode(t, s, [&](int e) { out[e] = scratch[e]; });
 }
 
@@ -300,11 +309,11 @@ GPUREC_HD void solveCladeForward(const Team& t, const SpeciesView& s, const SetR
         const int slot = chunks.cladeSlot[c];
         if (slot >= 0) {
             const int count = chunks.chunksOf(cv.splitOffset[c + 1] - cv.splitOffset[c]);
-            const double* partial = chunks.partial + static_cast<std::size_t>(slot) * n;
+            const double* partial = chunks.partial + static_cast<std::size_t>(slot) * s.stride;
             forEachNode(t, s, [&](int e) {
                 double sum = 0.0;
                 for (int j = 0; j < count; ++j)
-                    sum += partial[static_cast<std::size_t>(j) * n + e];
+                    sum += partial[static_cast<std::size_t>(j) * s.stride + e];
                 K[e] = sum;
             });
         } else {
@@ -415,6 +424,8 @@ GPUREC_HD void solveCladeForward(const Team& t, const SpeciesView& s, const SetR
         tab.pibar[self + e] = b;
         barPeak = maxOf(barPeak, b);
     });
+    clearPadding(t, s, tab.pi + self);
+    clearPadding(t, s, tab.pibar + self);
     barPeak = t.max(barPeak);
     if (t.rank == 0) {
         tab.scale[tab.local(c)] = rowScale + k;
@@ -434,7 +445,7 @@ GPUREC_HD void familyLikelihood(const Team& t, const SpeciesView& s, const SetVi
     const int origin = cv.familyOrigin[f];
     const double* row = tab.pi + tab.row(root);
     const int set = cv.setOf(f);
-    const double* E = sv.E + static_cast<std::size_t>(set) * s.n;
+    const double* E = sv.E + static_cast<std::size_t>(set) * s.stride;
     const double* o = cv.originWeights;
     double sum = 0.0, survive = 0.0;
     if (origin < 0 && o) {
@@ -631,6 +642,7 @@ GPUREC_HD void solveCladeAdjoint(const Team& t, const SpeciesView& s, const SetR
     const std::size_t self = tab.row(c);
     if (opt.pruning && t.rank == 0) t.raiseMax(largestRunning + (family - familyBegin), peak);
     const double biggest = maxOf(largestDone[family - familyBegin], peak);
+    clearPadding(t, s, tab.adjoint + self);
     if (peak == 0.0 || (opt.pruning && peak < opt.pruningThreshold * biggest)) {
         forEachNode(t, s, [&](int e) { tab.adjoint[self + e] = 0.0; });
         if (t.rank == 0) tab.iterations[tab.local(c)] = 0;
@@ -715,22 +727,25 @@ GPUREC_HD inline double gatherHighwayGradient(const SpeciesView& s, const SetRef
 
 // Eliminates E of one family's parameter set (spec 7.3), the family originating at `origin` (−1:
 // anywhere) with gradient weight `weight`: solves the E adjoint and writes d NLL / dθ of a
-// species-uniform set (a genewise row) to theta[0..2]. acc holds the gradientWidth(n, highways)
-// entries accumulated by gatherGradient and gatherHighwayGradient; with highways their rates' θ
-// terms overwrite acc's highway entries.
+// species-uniform set (a genewise row) to theta[0..2], or with nodeTheta (a family on its pruned tree
+// under shared rates) each node's terms to nodeTheta[k · stride + its full-tree node] and zeroes the
+// five rows it read. acc holds the gradientWidth(stride, highways) entries accumulated by
+// gatherGradient and gatherHighwayGradient; with highways their rates' θ terms overwrite acc's
+// highway entries.
 template <class Team>
 GPUREC_HD void eliminateExtinctionSet(const Team& t, const SpeciesView& s, const SetRef& p, double survive,
                                       int origin, double weight, double* acc, int maxIterations,
-                                      double tolerance, double* scratch, double* theta) {
-    const int n = s.n;
+                                      double tolerance, double* scratch, double* theta,
+                                      double* nodeTheta = nullptr) {
+    const int n = s.n, stride = s.stride;
     double *q = scratch, *u = scratch + n, *v = scratch + 2 * n, *sub = scratch + 3 * n,
            *hw = scratch + 4 * n;
-    double* gH = acc + kGradientRows * n;
+    double* gH = acc + kGradientRows * stride;
     // d/dE_e of the conditioning term log2 Σ_e O_e (1 − E_e).
     const double conditioning = weight / (kLn2 * (origin < 0 ? survive : 1.0 - p.E[origin]));
     forEachNode(t, s, [&](int e) {
-        q[e] = acc[RowE * n + e] - (origin < 0 || e == origin ? conditioning : 0.0);
-        v[e] = acc[RowEbar * n + e];
+        q[e] = acc[RowE * stride + e] - (origin < 0 || e == origin ? conditioning : 0.0);
+        v[e] = acc[RowEbar * stride + e];
     });
     t.sync();
     solveSelfLoopTranspose(t, s, p, q, v, maxIterations, tolerance, u, sub, hw);
@@ -738,9 +753,10 @@ GPUREC_HD void eliminateExtinctionSet(const Team& t, const SpeciesView& s, const
     forEachNode(t, s, [&](int e) {
         const double E = p.E[e];
         const double gL = u[e];
-        const double gS = acc[RowS * n + e] + u[e] * s.speciationExtinction(e, s.left[e], s.right[e], p.E);
-        const double gD = acc[RowD * n + e] + u[e] * E * E;
-        const double gT = acc[RowT * n + e] + u[e] * E * p.Ebar[e];
+        const double gS =
+            acc[RowS * stride + e] + u[e] * s.speciationExtinction(e, s.left[e], s.right[e], p.E);
+        const double gD = acc[RowD * stride + e] + u[e] * E * E;
+        const double gT = acc[RowT * stride + e] + u[e] * E * p.Ebar[e];
         double mean = gS * p.pS[e] + gD * p.pD[e] + gL * p.pL[e] + gT * p.pT[e];
         // The node's softmax runs over its highways too; E_e E_d q_h is the highway's share of E_e.
         forEachHighwayFrom(s, e, [&](int h, int d) {
@@ -748,10 +764,22 @@ GPUREC_HD void eliminateExtinctionSet(const Team& t, const SpeciesView& s, const
             mean += gH[h] * p.q(h, e);
         });
         hw[e] = mean;
-        tD += kLn2 * p.pD[e] * (gD - mean);
-        tL += kLn2 * p.pL[e] * (gL - mean);
-        tT += kLn2 * p.pT[e] * (gT - mean);
+        const double nodeD = kLn2 * p.pD[e] * (gD - mean), nodeL = kLn2 * p.pL[e] * (gL - mean),
+                     nodeT = kLn2 * p.pT[e] * (gT - mean);
+        if (nodeTheta) {
+            const int node = s.fullNode ? s.fullNode[e] : e;
+            nodeTheta[node] = nodeD;
+            nodeTheta[stride + node] = nodeL;
+            nodeTheta[2 * stride + node] = nodeT;
+            // This member alone read its nodes' entries.
+            for (int r = 0; r < kGradientRows; ++r)
+                acc[r * stride + e] = 0.0;
+        }
+        tD += nodeD;
+        tL += nodeL;
+        tT += nodeT;
     });
+    if (nodeTheta) return;
     t.sum3(tD, tL, tT);
     // Each member rewrites only the highways leaving its own nodes.
     forEachNode(t, s, [&](int e) {
@@ -769,21 +797,29 @@ GPUREC_HD void eliminateExtinctionSet(const Team& t, const SpeciesView& s, const
 
 // Entry (chunk, i) of the gather into the chunk's rows (gradientWidth(n, highways) entries): for
 // i < n the chunk's clades' terms at species node i, then ∂/∂q_h of highway h = i − n.
-GPUREC_HD inline void gatherChunkEntry(const SpeciesView& s, const SetView& sv, const CladeView& cv,
-                                       const TableView& tab, const ChunkView& chunks, int chunk,
-                                       int chunkBegin, int i, double threshold, double* partial) {
+// i runs over the full tree's (`full`) nodes and highways; s is the tree of the chunk's family
+// (speciesOf). With pruned trees the entries past s's nodes, and the node θ rows, are zeroed.
+GPUREC_HD inline void gatherChunkEntry(const SpeciesView& full, const SpeciesView& s, const SetView& sv,
+                                       const CladeView& cv, const TableView& tab, const ChunkView& chunks,
+                                       int chunk, int chunkBegin, int i, double threshold, double* partial) {
     const int first = chunks.firstClade[chunk];
-    const SetRef p(sv, cv.setOf(cv.cladeFamily[first]), s.n);
-    double* rows = partial + static_cast<std::size_t>(chunk - chunkBegin) * gradientWidth(s.n, s.highways);
-    if (i >= s.n) {
-        rows[kGradientRows * s.n + (i - s.n)] =
-            gatherHighwayGradient(s, p, cv, tab, first, chunks.endClade[chunk], i - s.n);
+    const int set = cv.setOf(cv.cladeFamily[first]);
+    const int stride = full.n;
+    const SetRef p(sv, set, stride);
+    double* rows = partial + static_cast<std::size_t>(chunk - chunkBegin) *
+                                 gradientWidth(stride, full.highways, chunks.nodeThetaRows);
+    if (i >= stride) {
+        rows[kGradientRows * stride + (i - stride)] =
+            gatherHighwayGradient(s, p, cv, tab, first, chunks.endClade[chunk], i - stride);
         return;
     }
-    double out[kGradientRows];
-    gatherGradient(s, p, cv, tab, first, chunks.endClade[chunk], i, threshold, out);
+    double* nodeTheta = rows + kGradientRows * stride + full.highways;
+    for (int k = 0; k < chunks.nodeThetaRows; ++k)
+        nodeTheta[k * stride + i] = 0.0;
+    double out[kGradientRows] = {0, 0, 0, 0, 0};
+    if (i < s.n) gatherGradient(s, p, cv, tab, first, chunks.endClade[chunk], i, threshold, out);
     for (int k = 0; k < kGradientRows; ++k)
-        rows[k * s.n + i] = out[k];
+        rows[k * stride + i] = out[k];
 }
 
 // Entry k of family f's rows: its chunks summed in chunk order into its first chunk's rows.
@@ -824,12 +860,29 @@ GPUREC_HD void genewiseThetaFamily(const Team& t, const SpeciesView& s, const Se
                                    const CladeView& cv, const ChunkView& chunks, int f, int chunkBegin,
                                    double* partial, const AdjointSettings& opt, double* scratch,
                                    double* theta) {
-    const int n = s.n;
-    const SetRef p(sv, f, n);
+    const SetRef p(sv, f, s.stride);
     double* acc = partial + static_cast<std::size_t>(chunks.familyChunkBegin[f] - chunkBegin) *
-                                gradientWidth(n, s.highways);
+                                gradientWidth(s.stride, s.highways);
     eliminateExtinctionSet(t, s, p, sv.survive[f], cv.familyOrigin[f], cv.weightOf(f), acc, opt.maxIterations,
                            opt.tolerance, scratch, theta + 3 * static_cast<std::size_t>(f));
+}
+
+// Shared rates on pruned trees: family f, when on a pruned tree (set > 0), eliminates its own E
+// (its tree's) and moves its folded rows into d NLL / dθ per full-tree node (the chunk rows' node θ
+// rows), which the shared sums then add like the other rows. s: the family's tree.
+template <class Team>
+GPUREC_HD void prunedThetaFamily(const Team& t, const SpeciesView& s, const SetView& sv, const CladeView& cv,
+                                 const ChunkView& chunks, int f, int chunkBegin, double* partial,
+                                 const AdjointSettings& opt, double* scratch) {
+    const int set = cv.setOf(f);
+    if (set == 0) return; // on the full tree: its rows join the pooled E elimination
+    const SetRef p(sv, set, s.stride);
+    double* acc = partial + static_cast<std::size_t>(chunks.familyChunkBegin[f] - chunkBegin) *
+                                gradientWidth(s.stride, s.highways, chunks.nodeThetaRows);
+    double unused[3];
+    eliminateExtinctionSet(t, s, p, sv.survive[set], cv.familyOrigin[f], cv.weightOf(f), acc,
+                           opt.maxIterations, opt.tolerance, scratch, unused,
+                           acc + kGradientRows * s.stride + s.highways);
 }
 
 } // namespace gpurec::gpu

@@ -196,6 +196,7 @@ LoadedInput load(const ComparisonDataset& d) {
     lo.origination = parseOrigination(d.origination);
     lo.events = d.events;
     lo.speciationCategories = d.speciationCategories;
+    lo.pruneSpeciesTree = d.pruneSpeciesTree;
     return loadInput(paths, parseTransferConstraint(d.transferConstraint), lo);
 }
 

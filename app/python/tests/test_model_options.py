@@ -128,9 +128,9 @@ def test_highways_with_optimize_and_categories_keep_the_engine_order(trees2, hig
     assert nll == model()
 
 
-def test_pruned_species_trees_run_on_the_cpu_under_auto(trees2):
+def test_pruned_species_trees_with_fitted_origins_run_on_the_cpu_under_auto(trees2):
     model = gpurec.GeneReconModel(species_tree=trees2["species"], gene_trees=[trees2["gene"]], device="auto",
-                                  prune_species_tree=True)
+                                  prune_species_tree=True, mode="specieswise", origination="OPTIMIZE")
     assert model.engine.backend_name == "cpu"
 
 
