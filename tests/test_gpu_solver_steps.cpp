@@ -106,12 +106,12 @@ struct HostExecutor {
             genewiseThetaFamily(team, speciesOf(s, sv, f), sv, cv, chunks, f, chunkBegin, rows, opt, scratch,
                                 theta);
     }
-    void prunedTheta(const SpeciesView& s, const SetView& sv, const CladeView& cv, const ChunkView& chunks,
-                     int familyBegin, int familyEnd, int chunkBegin, double* rows,
-                     const AdjointSettings& opt) {
+    void prunedTheta(const SpeciesView& s, const SetView& sv, const CladeView& cv, const TableView& tab,
+                     const ChunkView& chunks, int familyBegin, int familyEnd, int chunkBegin,
+                     const double* rootSum, double* rows, const AdjointSettings& opt) {
         for (int f = familyBegin; f < familyEnd; ++f)
-            prunedThetaFamily(team, speciesOf(s, sv, cv.setOf(f)), sv, cv, chunks, f, chunkBegin, rows, opt,
-                              scratch);
+            prunedThetaFamily(team, speciesOf(s, sv, cv.setOf(f)), sv, cv, tab, chunks, f, familyBegin,
+                              chunkBegin, rootSum, rows, opt, scratch);
     }
     void countStats(const long long* values, long long count, unsigned long long* result) {
         for (long long i = 0; i < count; ++i) {
@@ -178,7 +178,8 @@ Emulation emulate(const Dataset& data, const RateParameters& theta, const Solver
     const int sets = genewise ? F : static_cast<int>(h.trees.size());
     const SpeciesView s = h.speciesView();
     CladeView cv = h.cladeView(genewise);
-    const int nodeThetaRows = data.pruneSpeciesTree && !genewise ? kNodeThetaRows : 0;
+    const int nodeThetaRows =
+        nodeThetaRowsOf(data.pruneSpeciesTree && !genewise, data.origination == Origination::Optimize);
     if (h.pruned() && !genewise) cv.familySet = h.familyTree.data();
     const std::vector<double> originWeights = theta.originWeights();
     if (!originWeights.empty()) cv.originWeights = originWeights.data();
@@ -446,6 +447,10 @@ class GpuSolverSteps : public QObject {
             QTest::newRow(("simulated_2 " + mode + " no constraint ROOT").c_str())
                 << "simulated_2" << int(m) << "converged" << true << "ROOT" << false;
         }
+        QTest::newRow("simulated_2 specieswise OPTIMIZE")
+            << "simulated_2" << int(RateMode::Specieswise) << "converged" << false << "OPTIMIZE" << false;
+        QTest::newRow("simulated_2 global OPTIMIZE alerax")
+            << "simulated_2" << int(RateMode::Global) << "alerax" << false << "OPTIMIZE" << false;
         QTest::newRow("simulated_2 global LCA")
             << "simulated_2" << int(RateMode::Global) << "converged" << false << "LCA" << false;
         QTest::newRow("simulated_2 specieswise no-tl")
@@ -484,7 +489,14 @@ class GpuSolverSteps : public QObject {
         QCOMPARE(h.trees.size(), layouts.layouts.size());
         SolverOptions options;
         options.schedule = parseSchedule(schedule.toStdString());
-        matchesCpu(in.dataset, randomRates(static_cast<RateMode>(mode), *in.dataset, 13), options);
+        RateParameters theta(static_cast<RateMode>(mode), in.dataset->species.size(),
+                             static_cast<int>(in.dataset->families.size()), {0.1, 0.1, 0.1});
+        if (lo.origination == Origination::Optimize) theta.addOriginationPerNode(0.1);
+        std::mt19937 rng(13);
+        std::uniform_real_distribution<double> logRate(std::log2(0.01), std::log2(0.4));
+        for (double& t : theta.theta())
+            t = logRate(rng);
+        matchesCpu(in.dataset, theta, options);
     }
 
     // Fractions of the leaves' genes missing (spec 1.5): the E sweeps and the E adjoint read them.
@@ -608,20 +620,27 @@ class GpuSolverSteps : public QObject {
     void sharesGiveTheWholeDatasetsGradientBits_data() {
         QTest::addColumn<bool>("originWeights");
         QTest::addColumn<bool>("familyWeights");
-        QTest::newRow("global") << false << false;
-        QTest::newRow("origination weights") << true << false;
-        QTest::newRow("family weights") << false << true;
+        QTest::addColumn<bool>("pruned");
+        QTest::newRow("global") << false << false << false;
+        QTest::newRow("origination weights") << true << false << false;
+        QTest::newRow("family weights") << false << true << false;
+        // A share may hold no family on a pruned tree: its rows keep the node θ rows all the same.
+        QTest::newRow("pruned trees") << false << true << true;
+        QTest::newRow("pruned trees, origination weights") << true << false << true;
     }
     void sharesGiveTheWholeDatasetsGradientBits() {
         QFETCH(bool, originWeights);
         QFETCH(bool, familyWeights);
+        QFETCH(bool, pruned);
         InputPaths paths;
         paths.speciesTree = sharedData("primates/species.nwk");
         paths.familiesFile = sharedData("primates/families.txt");
         LoadOptions lo;
         lo.origination = originWeights ? Origination::Optimize : Origination::Uniform;
+        lo.pruneSpeciesTree = pruned;
         const LoadedInput in = loadInput(paths, TransferConstraint::Parents, lo);
         const Dataset& whole = *in.dataset;
+        if (pruned) QVERIFY(FamilyLayouts(whole).layouts.size() >= 3);
         const int F = static_cast<int>(whole.families.size()), chunk = 2;
         QVERIFY2(F >= 3 * chunk, qPrintable(QString("%1 families").arg(F)));
         RateParameters theta(RateMode::Specieswise, whole.species.size(), 0, {0.1, 0.1, 0.1});
@@ -656,7 +675,8 @@ class GpuSolverSteps : public QObject {
         QCOMPARE(rows.size(), one.chunkRows.size());
         std::vector<double> gradient(theta.theta().size(), 0.0);
         addSharedModeGradient(SpeciesLayout(whole), theta, options, sumChunkRows(rows, one.rowLength),
-                              extinction, whole.events.presentRates(), gradient);
+                              extinction, whole.events.presentRates(), gradient,
+                              nodeThetaRowsOf(pruned, originWeights));
         QCOMPARE(gradient.size(), one.out.gradient.size());
         for (std::size_t i = 0; i < gradient.size(); ++i)
             QVERIFY2(gradient[i] == one.out.gradient[i],

@@ -1,8 +1,8 @@
 // Transfer highways, --pairwise-transfers and --prune-species-tree in the workbench, driven like a
 // user: chosen with the mouse and keyboard in the Open data dialog (each greyed, with the engine's
-// own refusal, where it does not go with the rest), the Run panel's devices greyed for what only the
-// CPU computes, the species-tree search refused, the rates fitted by Optimise (the likelihood the
-// CPU backend's at the fitted θ), and the Transfer rates tab showing exactly the fitted rates.
+// own refusal, where it does not go with the rest), the species-tree search refused, the rates
+// fitted by Optimise (the likelihood the CPU backend's at the fitted θ), and the Transfer rates tab
+// showing exactly the fitted rates.
 #include "engine/backend_factory.hpp"
 #include "gui_test_support.hpp"
 #include "highways/highway_rates.hpp"
@@ -203,50 +203,10 @@ class GuiPairwiseMatrix : public QObject {
         QVERIFY(greyedSaying(d.prune, "--fraction-missing-file cannot be used with --prune-species-tree"));
     }
 
-    // Pruned species trees chosen with a click grey no device (every backend computes them); with
-    // fitted origination weights as well, the engine runs on the CPU (a GPU chosen before, as a
-    // session saved on a GPU machine would restore it, is greyed and left, saying why).
-    void prunedTreesWithFittedOriginsLeaveTheGpuSayingWhy() {
-        for (const bool fittedOrigins : {false, true}) {
-            LoadRequest request;
-            {
-                Dialog d;
-                QVERIFY(d.open());
-                QVERIFY(clickBox(d.prune));
-                if (fittedOrigins)
-                    QVERIFY(test::chooseWithMouse(named<QComboBox>(&d.dialog, "Families originate"),
-                                                  QVariant("OPTIMIZE")));
-                QVERIFY(d.accept(request));
-            }
-            QVERIFY(request.options.pruneSpeciesTree);
-            WorkbenchWindow w;
-            QVERIFY(test::showActive(w));
-            RunPanel* run = w.runPanel();
-            if (fittedOrigins) run->setDevice("cuda:3"); // a GPU this machine need not have
-            QVERIFY(test::loadInto(w, request));
-            QVERIFY(w.dataset()->pruneSpeciesTree);
-            auto* note = named<QLabel>(run, "Unavailable devices");
-            if (!fittedOrigins) {
-                QVERIFY(!note->isVisible());
-                QVERIFY(!w.logView()->toPlainText().contains("computed on the CPU only"));
-                continue;
-            }
-            auto* device = run->findChild<QComboBox*>("device");
-            auto* item = static_cast<QStandardItemModel*>(device->model())->item(device->findData("cuda:3"));
-            QCOMPARE(run->device(), QString("cpu"));
-            const QString why = "pruned species trees with fitted origination weights (--prune-species-tree "
-                                "with --origination OPTIMIZE) are computed on the CPU only so far";
-            QVERIFY(!item->isEnabled());
-            QCOMPARE(item->toolTip(), why);
-            QVERIFY(note->isVisible() && note->text().contains(why));
-            QVERIFY(w.logView()->toPlainText().contains("Device cpu instead of cuda:3: " + why));
-        }
-    }
-
-    // Pairwise transfers chosen with a click: no device is greyed for them (every backend computes
-    // them), the search is refused, Optimise fits every pair (the likelihood is the CPU backend's at
-    // the fitted θ), and the Transfer rates tab shows exactly those rates: in the table sorted by
-    // rate, in the heat map's cells and tooltips, on the legend's scale, and live while the fit runs.
+    // Pairwise transfers chosen with a click: the search is refused, Optimise fits every pair (the likelihood
+    // is the CPU backend's at the fitted θ), and the Transfer rates tab shows exactly those rates: in the
+    // table sorted by rate, in the heat map's cells and tooltips, on the legend's scale, and live while the
+    // fit runs.
     void pairwiseTransfersAreFittedAndShownInTheMatrix() {
         LoadRequest request;
         {
@@ -264,8 +224,6 @@ class GuiPairwiseMatrix : public QObject {
         QVERIFY(data.events.pairwiseTransfers);
         const std::vector<Highway> pairs = everyTransferPair(data.species, data.transferConstraint);
         QCOMPARE(data.highways, pairs);
-        QVERIFY(!named<QLabel>(w.runPanel(), "Unavailable devices")->isVisible());
-        QVERIFY(!w.logView()->toPlainText().contains("computed on the CPU only"));
         QVERIFY(!w.searchPanel()->startButton()->isEnabled());
         QVERIFY(w.searchPanel()
                     ->findChild<QLabel*>("searchStatus")
@@ -404,7 +362,6 @@ class GuiPairwiseMatrix : public QObject {
         QVERIFY(test::showActive(w));
         QVERIFY(test::loadInto(w, request));
         QCOMPARE(w.dataset()->highways.size(), std::size_t(2));
-        QVERIFY(!w.logView()->toPlainText().contains("computed on the CPU only"));
         QVERIFY(w.searchPanel()->findChild<QLabel*>("searchStatus")->text().contains("Searches")); // allowed
         RunOutcome outcome;
         QVERIFY(optimise(w, 3, outcome));

@@ -7,7 +7,6 @@
 #include "data/load.hpp"
 #include "engine/backend.hpp"
 #include "engine/backend_factory.hpp"
-#include "engine/cpu_only_features.hpp"
 #include "highways/highway_files.hpp"
 #include "highways/pairwise_transfers.hpp"
 #include "optim/parametrization.hpp"
@@ -153,7 +152,6 @@ class PairwiseTransfers : public QObject {
         QVERIFY(in.dataset->highways == pairs);
         for (std::size_t h = 0; h < pairs.size(); ++h)
             QCOMPARE(in.dataset->highwayRates[h], h == 3 ? 0.25 : h == 7 ? 0.5 : 0.0);
-        QCOMPARE(cpuOnlyFeature(*in.dataset), std::string()); // the CUDA backend computes them too
         QVERIFY(!in.dataset->events.presentRates().transfer);
 
         const auto refused = [&](LoadOptions o, const std::string& message) {

@@ -7,7 +7,6 @@
 #include "data/origination.hpp"
 #include "data/pruning_options.hpp"
 #include "engine/backend.hpp"
-#include "engine/cpu_only_features.hpp"
 #include "engine/species_pruning.hpp"
 #include "recon/sampling_run.hpp"
 #include "reference_model.hpp"
@@ -343,7 +342,7 @@ class SpeciesPruning : public QObject {
     }
 
     // AleRax refuses missing fractions with pruning, with this message; gpurec's pruning is not yet
-    // combined with highways or RELDATED, and with fitted origination weights runs on the CPU only.
+    // combined with highways or RELDATED.
     void refusals() {
         auto refused = [](auto&& call, const QString& message) {
             try {
@@ -360,21 +359,10 @@ class SpeciesPruning : public QObject {
         refused([] { requirePrunable(true, false, false, TransferConstraint::RelDated); },
                 "--prune-species-tree is not supported with --transfer-constraint RELDATED yet");
         auto data = datasetOf(kTiny, {kTinyFamily2}, true);
-        QCOMPARE(QString::fromStdString(cpuOnlyFeature(*data)), QString()); // on every backend
-        data->origination = Origination::Optimize; // but its weights' gradient on the CPU only
-        QCOMPARE(QString::fromStdString(cpuOnlyFeature(*data)),
-                 "pruned species trees with fitted origination weights (--prune-species-tree with "
-                 "--origination OPTIMIZE)");
-        refused([&] { requireDeviceComputable(*data); },
-                "pruned species trees with fitted origination weights (--prune-species-tree with "
-                "--origination OPTIMIZE) are computed on the CPU only so far (use --device cpu)");
-        data->origination = Origination::Uniform;
         data->highways = {{0, 2}};
         refused([&] { makeCpuBackend(data); },
                 "--prune-species-tree is not supported with transfer highways (--highways-file, "
                 "--pairwise-transfers, the highway search) yet");
-        data->pruneSpeciesTree = false;
-        QCOMPARE(QString::fromStdString(cpuOnlyFeature(*data)), QString()); // highways: on every backend
         // The loader refuses the combination before reading anything.
         InputPaths paths;
         paths.speciesTree = sourcePath("samples/tiny/species.nwk");

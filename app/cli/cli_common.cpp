@@ -4,7 +4,6 @@
 #include "distributed/distributed_backend.hpp"
 #include "distributed/distributed_load.hpp"
 #include "distributed/distributed_sampling.hpp"
-#include "engine/cpu_only_features.hpp"
 #include "engine/solver_report.hpp"
 #include "highways/highway_rates.hpp"
 #include "io/json_number.hpp"
@@ -650,14 +649,10 @@ int cudaDeviceCount() {
 }
 
 // In a group of several processes: a distributed backend over each process's backend on its own
-// families, on the device deviceForProcess gives it (the CPU for a share without families; auto
-// with what only the CPU computes, pruned species trees, stays auto, whose choice is then the CPU,
-// as in one process).
+// families, on the device deviceForProcess gives it (the CPU for a share without families).
 BackendChoice spreadBackend(const EngineOptions& o, const std::shared_ptr<const Dataset>& data) {
     ProcessGroup& g = runGroup();
-    const std::string device = o.device == "auto" && !cpuOnlyFeature(*data).empty()
-                                   ? o.device
-                                   : deviceForProcess(o.device, g.hostRank(), cudaDeviceCount());
+    const std::string device = deviceForProcess(o.device, g.hostRank(), cudaDeviceCount());
     BackendChoice local;
     std::unique_ptr<LikelihoodBackend> backend =
         makeDistributedBackend(g, data, [&](const std::shared_ptr<const Dataset>& own) {

@@ -147,8 +147,11 @@ std::vector<ComparisonDataset> simulatedDatasets(int families, std::uint64_t see
     prunedVariants.transferConstraint = "NONE";
     prunedVariants.origination = "LCA";
     prunedVariants.events.noTl = true;
-    out.insert(out.end(),
-               {optimized, gamma, classes, highways, highwaysNoTl, highwaysRelDated, pruned, prunedVariants});
+    ComparisonDataset prunedOptimized = pruned;
+    prunedOptimized.name += ", OPTIMIZE";
+    prunedOptimized.origination = "OPTIMIZE";
+    out.insert(out.end(), {optimized, gamma, classes, highways, highwaysNoTl, highwaysRelDated, pruned,
+                           prunedVariants, prunedOptimized});
     return out;
 }
 

@@ -50,7 +50,7 @@ std::vector<ComparisonDataset> referenceDatasets(const std::string& dataRoot, co
 // categories, a class parametrisation file with origination weights per class, and three transfer
 // highways (a highways file written beside them), also with --no-tl, and two leaf-to-leaf highways
 // under RELDATED; last each family on its pruned species tree (--prune-species-tree), also under
-// NONE with LCA origination and --no-tl.
+// NONE with LCA origination and --no-tl, and with fitted origination weights.
 std::vector<ComparisonDataset> simulatedDatasets(int families, std::uint64_t seed, const std::string& folder);
 
 struct ComparisonCase {

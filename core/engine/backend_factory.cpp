@@ -1,6 +1,5 @@
 #include "engine/backend_factory.hpp"
 
-#include "engine/cpu_only_features.hpp"
 #include "engine/gamma_mixture_backend.hpp"
 
 #include <mutex>
@@ -107,13 +106,6 @@ BackendChoice selectCategoryBackend(const std::string& device, const std::shared
     }
     if (device != "auto" && kind == nullptr)
         throw std::runtime_error("device " + device + " requested but this build has no CUDA backend");
-    if (const std::string feature = cpuOnlyFeature(*data);
-        device == "auto" && !feature.empty() && kind != nullptr) {
-        choice.backend = makeCpuBackend(data);
-        choice.description = cpuDescription();
-        choice.note = feature + " are computed on the CPU only: running on the CPU";
-        return choice;
-    }
     if (kind == nullptr && !kinds.empty()) kind = &kinds.front(); // auto: the first device kind
     if (kind == nullptr) {
         choice.note = "this build has no CUDA backend: running on the CPU";

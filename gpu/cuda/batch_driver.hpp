@@ -110,8 +110,8 @@ template <class Executor> void runBatchSteps(Executor& x, const BatchJob& j) {
         } else {
             // Families on pruned trees eliminate their own E first (their rows become node θ rows).
             if (j.gradientChunks.nodeThetaRows > 0)
-                x.prunedTheta(j.s, j.extinctionLoop, j.cv, j.gradientChunks, b.familyBegin, b.familyEnd,
-                              b.chunkBegin, j.partial, j.adj);
+                x.prunedTheta(j.s, j.extinctionLoop, j.cv, j.tab, j.gradientChunks, b.familyBegin,
+                              b.familyEnd, b.chunkBegin, j.rootSum, j.partial, j.adj);
             x.accumulateShared(j.gradientChunks, b.familyBegin, b.familyEnd, b.chunkBegin, j.familiesPerChunk,
                                SharedSlice{width, 0, width}, j.partial, j.sharedTotal);
         }

@@ -9,7 +9,6 @@
 #include "solver_kernels.hpp"
 
 #include "engine/backend_factory.hpp"
-#include "engine/cpu_only_features.hpp"
 #include "engine/evaluation_shape.hpp"
 #include "engine/family_chunks.hpp"
 #include "engine/family_solver.hpp"
@@ -235,10 +234,11 @@ struct DeviceExecutor {
         launchGenewiseTheta(s, sv, cv, chunks, familyBegin, familyEnd, chunkBegin, partial, opt, theta,
                             stream);
     }
-    void prunedTheta(const SpeciesView& s, const SetView& sv, const CladeView& cv, const ChunkView& chunks,
-                     int familyBegin, int familyEnd, int chunkBegin, double* partial,
-                     const AdjointSettings& opt) {
-        launchPrunedTheta(s, sv, cv, chunks, familyBegin, familyEnd, chunkBegin, partial, opt, stream);
+    void prunedTheta(const SpeciesView& s, const SetView& sv, const CladeView& cv, const TableView& tab,
+                     const ChunkView& chunks, int familyBegin, int familyEnd, int chunkBegin,
+                     const double* rootSum, double* partial, const AdjointSettings& opt) {
+        launchPrunedTheta(s, sv, cv, tab, chunks, familyBegin, familyEnd, chunkBegin, rootSum, partial, opt,
+                          stream);
     }
     void countStats(const long long* values, long long count, unsigned long long* result) {
         launchCountStats(values, count, result, stream);
@@ -270,7 +270,6 @@ class CudaBackend final : public LikelihoodBackend, public BackendDiagnostics {
   public:
     CudaBackend(std::shared_ptr<const Dataset> data, int device, const BatchLimits& limits)
         : data_(std::move(data)), device_(device), layout_(*data_), host_(*data_) {
-        requireDeviceComputable(*data_);
         check(cudaSetDevice(device_), "selecting the CUDA device");
         cudaDeviceProp prop{};
         check(cudaGetDeviceProperties(&prop, device_), "reading the device properties");
@@ -311,7 +310,6 @@ class CudaBackend final : public LikelihoodBackend, public BackendDiagnostics {
         std::lock_guard lock(mutex_);
         check(cudaSetDevice(device_), "selecting the CUDA device");
         requireSameFamilies(*data_, *data);
-        requireDeviceComputable(*data);
         data_ = std::move(data);
         layout_ = SpeciesLayout(*data_);
         const int highwaysBefore = host_.speciesView().highways;
@@ -847,7 +845,8 @@ class CudaBackend final : public LikelihoodBackend, public BackendDiagnostics {
     // The node θ rows of the shared gradient's chunks (ChunkView::nodeThetaRows): with pruning under
     // shared rates, decided by the option, not by this share's trees, so every share sends the same rows.
     int nodeThetaRows(bool genewise) const {
-        return data_->pruneSpeciesTree && !genewise ? kNodeThetaRows : 0;
+        return nodeThetaRowsOf(data_->pruneSpeciesTree && !genewise,
+                               data_->origination == Origination::Optimize);
     }
 
     // sv with the E equations' loop constants in place of the Π equations' (sv itself when equal).

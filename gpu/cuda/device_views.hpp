@@ -88,6 +88,7 @@ struct SpeciesView {
     GPUREC_HD double speciationExtinction(int e, int l, int r, const double* E) const {
         return l >= 0 ? E[l] * E[r] : missing[e];
     }
+    GPUREC_HD int full(int e) const { return fullNode ? fullNode[e] : e; }
 };
 
 // Event probabilities and extinction state of every parameter set, set-major ([set * n + e]).
@@ -175,7 +176,7 @@ struct ChunkView {
     const int* firstClade = nullptr; // per global chunk
     const int* endClade = nullptr;
     const int* familyChunkBegin = nullptr; // per family, plus one
-    // Shared rates on pruned trees: kNodeThetaRows more rows per chunk (prunedThetaFamily); else 0.
+    // Shared rates on pruned trees: nodeThetaRowsOf more rows per chunk (prunedThetaFamily); else 0.
     int nodeThetaRows = 0;
 };
 
@@ -217,9 +218,11 @@ struct ExtinctionSettings {
 // Gradient accumulators per family: five rows of n (∂/∂pS, pD, pT, E, Ē), before E is eliminated,
 // then one entry per transfer highway (∂/∂q_h), then with shared rates on pruned trees three rows of
 // n: d NLL / dθ of each full-tree node's D, L and T rates from the families that eliminated their
-// own E (their five rows are zero then).
+// own E (their five rows are zero then), and a fourth of its origination weight under OPTIMIZE.
 constexpr int kGradientRows = 5;
-constexpr int kNodeThetaRows = 3;
+GPUREC_HD inline int nodeThetaRowsOf(bool prunedShared, bool originWeights) {
+    return prunedShared ? (originWeights ? 4 : 3) : 0;
+}
 enum GradientRow { RowS = 0, RowD = 1, RowT = 2, RowE = 3, RowEbar = 4 };
 GPUREC_HD inline long long gradientWidth(int n, int highways, int nodeThetaRows = 0) {
     return static_cast<long long>(kGradientRows + nodeThetaRows) * n + highways;

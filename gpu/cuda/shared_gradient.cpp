@@ -41,7 +41,8 @@ std::vector<double> sharedChunkRows(const RateParameters& theta, const std::vect
             std::copy_n(devicePosterior.begin() + static_cast<std::ptrdiff_t>(k) * n, n, row + deviceLength);
             double families = 0;
             for (int f = first; f < end; ++f)
-                families += familyWeights.empty() ? 1.0 : familyWeights[f];
+                if (familyTree.empty() || familyTree[f] == 0)
+                    families += familyWeights.empty() ? 1.0 : familyWeights[f];
             row[length - 1] = families;
         }
     }
@@ -77,10 +78,11 @@ KrylovStats addSharedModeGradient(const SpeciesLayout& layout, const RateParamet
     KrylovStats stats;
     eliminateExtinction(layout, p, extinction, options, g, stats);
     addThetaGradient(theta, 0, p, g, gradient, layout.highways);
+    // Families on pruned trees: their D, L, T rates' terms per node, then the origination weights'.
     const double* nodeTheta = total.data() + kGradientRows * n + H;
     for (int k = 0; k < nodeThetaRows; ++k)
         for (int e = 0; e < n; ++e)
-            gradient[theta.entry(0, e, k)] += nodeTheta[k * n + e];
+            gradient[k < 3 ? theta.entry(0, e, k) : theta.originEntry(e)] += nodeTheta[k * n + e];
     const std::vector<double> o = theta.originWeights();
     if (!o.empty()) {
         // Every family originates anywhere under OPTIMIZE: the CPU's addOriginationGradient, summed.

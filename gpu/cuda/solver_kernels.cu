@@ -175,14 +175,16 @@ __global__ void __launch_bounds__(kMaxTeam, kTeamsPerSM)
 }
 
 __global__ void __launch_bounds__(kMaxTeam, kTeamsPerSM)
-    prunedThetaKernel(SpeciesView s, SetView sv, CladeView cv, ChunkView chunks, int familyBegin,
-                      int chunkBegin, double* partial, AdjointSettings opt) {
+    prunedThetaKernel(SpeciesView s, SetView sv, CladeView cv, TableView tab, ChunkView chunks,
+                      int familyBegin, int chunkBegin, const double* rootSum, double* partial,
+                      AdjointSettings opt) {
     extern __shared__ double shared[];
     BlockTeam team(shared + scratchVectors(s.highways > 0) * s.n);
     const int f = familyBegin + static_cast<int>(blockIdx.x);
     const int set = cv.setOf(f);
     if (set == 0) return; // on the full tree (the only one when this share has no pruned family)
-    prunedThetaFamily(team, sv.species[set], sv, cv, chunks, f, chunkBegin, partial, opt, shared);
+    prunedThetaFamily(team, sv.species[set], sv, cv, tab, chunks, f, familyBegin, chunkBegin, rootSum,
+                      partial, opt, shared);
 }
 
 constexpr int kStatsBlock = 256;
@@ -380,13 +382,14 @@ void launchGenewiseTheta(const SpeciesView& s, const SetView& sv, const CladeVie
     checkLaunch("the E-adjoint kernel");
 }
 
-void launchPrunedTheta(const SpeciesView& s, const SetView& sv, const CladeView& cv, const ChunkView& chunks,
-                       int familyBegin, int familyEnd, int chunkBegin, double* partial,
-                       const AdjointSettings& opt, cudaStream_t stream) {
+void launchPrunedTheta(const SpeciesView& s, const SetView& sv, const CladeView& cv, const TableView& tab,
+                       const ChunkView& chunks, int familyBegin, int familyEnd, int chunkBegin,
+                       const double* rootSum, double* partial, const AdjointSettings& opt,
+                       cudaStream_t stream) {
     if (familyEnd <= familyBegin) return;
     const std::size_t bytes = teamSharedBytes(s.n, scratchVectors(s.highways > 0));
     prunedThetaKernel<<<familyEnd - familyBegin, teamSize(s.n), bytes, stream>>>(
-        s, sv, cv, chunks, familyBegin, chunkBegin, partial, opt);
+        s, sv, cv, tab, chunks, familyBegin, chunkBegin, rootSum, partial, opt);
     checkLaunch("the pruned trees' E-adjoint kernel");
 }
 

@@ -72,9 +72,10 @@ void launchGenewiseTheta(const SpeciesView& s, const SetView& sv, const CladeVie
 
 // Shared rates on pruned trees: each batch family on a pruned tree eliminates its own E, its folded
 // rows turned into d NLL / dθ per full-tree node (prunedThetaFamily).
-void launchPrunedTheta(const SpeciesView& s, const SetView& sv, const CladeView& cv, const ChunkView& chunks,
-                       int familyBegin, int familyEnd, int chunkBegin, double* partial,
-                       const AdjointSettings& opt, cudaStream_t stream);
+void launchPrunedTheta(const SpeciesView& s, const SetView& sv, const CladeView& cv, const TableView& tab,
+                       const ChunkView& chunks, int familyBegin, int familyEnd, int chunkBegin,
+                       const double* rootSum, double* partial, const AdjointSettings& opt,
+                       cudaStream_t stream);
 
 // result[0] += Σ values, result[1] = max(result[1], max values), result[2] += count of zeros.
 void launchCountStats(const long long* values, long long count, unsigned long long* result,

@@ -450,8 +450,8 @@ GPUREC_HD void familyLikelihood(const Team& t, const SpeciesView& s, const SetVi
     double sum = 0.0, survive = 0.0;
     if (origin < 0 && o) {
         forEachNode(t, s, [&](int e) {
-            sum += o[e] * row[e];
-            survive += o[e] * (1.0 - E[e]);
+            sum += o[s.full(e)] * row[e];
+            survive += o[s.full(e)] * (1.0 - E[e]);
         });
         sum = t.sum(sum);
         survive = t.sum(survive);
@@ -485,7 +485,8 @@ GPUREC_HD inline void originPosteriorEntry(const CladeView& cv, const TableView&
     double* out = acc + static_cast<std::size_t>(chunk) * n + e;
     double sum = *out;
     for (int f = first; f < end; ++f)
-        sum += cv.weightOf(f) * tab.pi[tab.row(cv.familyRoot[f]) + e] / rootSum[f - familyBegin];
+        if (cv.setOf(f) == 0) // (shared rates) those on pruned trees add theirs in prunedThetaFamily
+            sum += cv.weightOf(f) * tab.pi[tab.row(cv.familyRoot[f]) + e] / rootSum[f - familyBegin];
     *out = sum;
 }
 
@@ -597,7 +598,7 @@ GPUREC_HD void solveCladeAdjoint(const Team& t, const SpeciesView& s, const SetR
     const double start = root ? -cv.weightOf(family) / (kLn2 * rootSum[family - familyBegin]) : 0.0;
     const double* o = cv.originWeights;
     forEachNode(t, s, [&](int e) {
-        b[e] = origin >= 0 ? (e == origin ? start : 0.0) : o ? o[e] * start : start;
+        b[e] = origin >= 0 ? (e == origin ? start : 0.0) : o ? o[s.full(e)] * start : start;
         fromBar[e] = 0.0;
     });
     // Parent-split-major, like the forward's split terms; each member only touches its own nodes.
@@ -725,26 +726,37 @@ GPUREC_HD inline double gatherHighwayGradient(const SpeciesView& s, const SetRef
     return gH;
 }
 
+// Σ_e O_e (1 − E_e) over the nodes of s, O read at their full-tree nodes.
+template <class Team>
+GPUREC_HD double weightedSurvival(const Team& t, const SpeciesView& s, const double* E, const double* o) {
+    double survive = 0.0;
+    forEachNode(t, s, [&](int e) { survive += o[s.full(e)] * (1.0 - E[e]); });
+    return t.sum(survive);
+}
+
 // Eliminates E of one family's parameter set (spec 7.3), the family originating at `origin` (−1:
 // anywhere) with gradient weight `weight`: solves the E adjoint and writes d NLL / dθ of a
 // species-uniform set (a genewise row) to theta[0..2], or with nodeTheta (a family on its pruned tree
 // under shared rates) each node's terms to nodeTheta[k · stride + its full-tree node] and zeroes the
 // five rows it read. acc holds the gradientWidth(stride, highways) entries accumulated by
 // gatherGradient and gatherHighwayGradient; with highways their rates' θ terms overwrite acc's
-// highway entries.
+// highway entries. originWeights: the full tree's O_e (--origination OPTIMIZE; null: 1 each).
 template <class Team>
 GPUREC_HD void eliminateExtinctionSet(const Team& t, const SpeciesView& s, const SetRef& p, double survive,
                                       int origin, double weight, double* acc, int maxIterations,
                                       double tolerance, double* scratch, double* theta,
-                                      double* nodeTheta = nullptr) {
+                                      double* nodeTheta = nullptr, const double* originWeights = nullptr) {
     const int n = s.n, stride = s.stride;
     double *q = scratch, *u = scratch + n, *v = scratch + 2 * n, *sub = scratch + 3 * n,
            *hw = scratch + 4 * n;
     double* gH = acc + kGradientRows * stride;
+    const double* o = origin < 0 ? originWeights : nullptr;
+    if (o) survive = weightedSurvival(t, s, p.E, o);
     // d/dE_e of the conditioning term log2 Σ_e O_e (1 − E_e).
     const double conditioning = weight / (kLn2 * (origin < 0 ? survive : 1.0 - p.E[origin]));
     forEachNode(t, s, [&](int e) {
-        q[e] = acc[RowE * stride + e] - (origin < 0 || e == origin ? conditioning : 0.0);
+        q[e] = acc[RowE * stride + e] -
+               (origin < 0 || e == origin ? (o ? o[s.full(e)] : 1.0) * conditioning : 0.0);
         v[e] = acc[RowEbar * stride + e];
     });
     t.sync();
@@ -869,20 +881,34 @@ GPUREC_HD void genewiseThetaFamily(const Team& t, const SpeciesView& s, const Se
 
 // Shared rates on pruned trees: family f, when on a pruned tree (set > 0), eliminates its own E
 // (its tree's) and moves its folded rows into d NLL / dθ per full-tree node (the chunk rows' node θ
-// rows), which the shared sums then add like the other rows. s: the family's tree.
+// rows: D, L, T, and under --origination OPTIMIZE the weights', from its root row and its own
+// Σ O (1 − E)), which the shared sums then add like the other rows. s: the family's tree; rootSum
+// per batch family from familyBegin.
 template <class Team>
 GPUREC_HD void prunedThetaFamily(const Team& t, const SpeciesView& s, const SetView& sv, const CladeView& cv,
-                                 const ChunkView& chunks, int f, int chunkBegin, double* partial,
+                                 const TableView& tab, const ChunkView& chunks, int f, int familyBegin,
+                                 int chunkBegin, const double* rootSum, double* partial,
                                  const AdjointSettings& opt, double* scratch) {
     const int set = cv.setOf(f);
     if (set == 0) return; // on the full tree: its rows join the pooled E elimination
     const SetRef p(sv, set, s.stride);
     double* acc = partial + static_cast<std::size_t>(chunks.familyChunkBegin[f] - chunkBegin) *
                                 gradientWidth(s.stride, s.highways, chunks.nodeThetaRows);
+    double* nodeTheta = acc + kGradientRows * s.stride + s.highways;
     double unused[3];
     eliminateExtinctionSet(t, s, p, sv.survive[set], cv.familyOrigin[f], cv.weightOf(f), acc,
-                           opt.maxIterations, opt.tolerance, scratch, unused,
-                           acc + kGradientRows * s.stride + s.highways);
+                           opt.maxIterations, opt.tolerance, scratch, unused, nodeTheta, cv.originWeights);
+    const double* o = cv.originWeights;
+    if (!o) return;
+    // Every family originates anywhere under OPTIMIZE: the weights' share of its NLL,
+    // O_e (1 − E_e) / Σ O (1 − E) − O_e Π(root, e) / Σ O Π(root, ·), at its kept nodes.
+    const double survive = weightedSurvival(t, s, p.E, o);
+    const double* root = tab.pi + tab.row(cv.familyRoot[f]);
+    const double w = cv.weightOf(f), sum = rootSum[f - familyBegin];
+    forEachNode(t, s, [&](int e) {
+        const int node = s.full(e);
+        nodeTheta[3 * s.stride + node] = o[node] * w * ((1.0 - p.E[e]) / survive - root[e] / sum);
+    });
 }
 
 } // namespace gpurec::gpu

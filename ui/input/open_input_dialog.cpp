@@ -33,8 +33,7 @@ const char* const kPairwiseTip =
     "shown in the Transfer rates tab";
 const char* const kPruneTip =
     "--prune-species-tree: each family is reconciled with the species tree pruned to the species it "
-    "covers and the nodes where two covered subtrees meet (AleRax's option). With fitted origination "
-    "weights computed on the CPU only so far; no species-tree search";
+    "covers and the nodes where two covered subtrees meet (AleRax's option); no species-tree search";
 const char* kTreeFilter = "Trees (*.nwk *.newick *.tree *.trees *.tre *.nhx *.treefile);;All files (*)";
 
 QWidget* withBrowse(QLineEdit* edit, QPushButton* browse) {

@@ -218,10 +218,6 @@ RunPanel::RunPanel(QWidget* parent) : QWidget(parent) {
         device_->addItem(text, text.section(' ', 0, 0));
     }
     device_->setToolTip(tr("Where the likelihood is computed"));
-    deviceNote_ = new QLabel;
-    deviceNote_->setObjectName("deviceNote");
-    deviceNote_->setWordWrap(true);
-    deviceNote_->hide();
     memoryGiB_ = new QDoubleSpinBox;
     memoryGiB_->setObjectName("memoryLimit");
     memoryGiB_->setRange(0, 4096);
@@ -240,7 +236,6 @@ RunPanel::RunPanel(QWidget* parent) : QWidget(parent) {
     for (QComboBox* combo : {mode_, optimizer_, device_, shownCategory_})
         letShrink(combo);
     deviceForm->addRow(tr("Device"), device_);
-    deviceForm->addRow(deviceNote_);
     deviceForm->addRow(tr("Memory limit"), memoryGiB_);
     deviceForm->addRow(clearWarm_);
 
@@ -276,7 +271,6 @@ RunPanel::RunPanel(QWidget* parent) : QWidget(parent) {
                                                              {gradTol_, tr("Gradient tolerance")},
                                                              {maxIterations_, tr("Max iterations")},
                                                              {device_, tr("Device")},
-                                                             {deviceNote_, tr("Unavailable devices")},
                                                              {memoryGiB_, tr("Memory limit")},
                                                              {reset_, tr("Reset rates")}})
         widget->setAccessibleName(name);
@@ -391,29 +385,6 @@ QString RunPanel::setModel(Origination origination, int speciationCategories) {
     mode_->setCurrentIndex(mode_->findData(optimize ? kOriginPerSpecies : kGlobal));
     return tr("Rate mode %1 instead of %2, which is %3")
         .arg(mode_->currentText(), mode_->itemText(before), reasons[before]);
-}
-
-QString RunPanel::setCpuOnlyFeature(const QString& feature) {
-    // The engine's own words (requireDeviceComputable), without the CLI's "(use --device cpu)".
-    const QString why =
-        feature.isEmpty() ? QString() : tr("%1 are computed on the CPU only so far").arg(feature);
-    auto* items = static_cast<QStandardItemModel*>(device_->model());
-    QStringList greyed;
-    for (int i = 0; i < device_->count(); ++i) {
-        const QString name = device_->itemData(i).toString();
-        const bool refused = !why.isEmpty() && name != "auto" && name != "cpu";
-        items->item(i)->setEnabled(!refused);
-        items->item(i)->setToolTip(refused ? why : QString());
-        if (refused) greyed << name;
-    }
-    deviceNote_->setText(tr("Greyed: %1 — %2; auto runs on the CPU").arg(greyed.join(", "), why));
-    deviceNote_->setVisible(!greyed.isEmpty());
-    const QString before = device();
-    if (!greyed.contains(before)) return {};
-    QSignalBlocker block(device_);
-    setDevice("cpu");
-    appliedDevice_ = device();
-    return tr("Device cpu instead of %1: %2").arg(before, why);
 }
 
 Rates RunPanel::startingRates() const {

@@ -41,11 +41,6 @@ class RunPanel : public QWidget {
     // made unavailable moves, without emitting, to the nearest available one, and the sentence
     // returned says so ("" when the choice stays).
     QString setModel(Origination origination, int speciationCategories);
-    // The loaded data's feature that only the CPU computes (cpuOnlyFeature's phrase, "" when none):
-    // greys the devices that are not the CPU (auto stays: it then runs on the CPU, saying so), with
-    // the engine's refusal below the menu and in their tooltips. A device made unavailable moves,
-    // without emitting, to the CPU, and the sentence returned says so ("" when the choice stays).
-    QString setCpuOnlyFeature(const QString& feature);
     // Changes of the optimiser's method become commands on `stack`.
     void setUndoStack(QUndoStack* stack) { undo_ = stack; }
     Rates startingRates() const;  // throws std::invalid_argument
@@ -98,7 +93,7 @@ class RunPanel : public QWidget {
     QSpinBox* maxIterations_;
     QDoubleSpinBox* memoryGiB_;
     QPushButton *evaluate_, *optimise_, *pause_, *stop_, *reset_, *clearWarm_;
-    QLabel *current_, *error_, *modeNote_, *deviceNote_, *categoryRates_;
+    QLabel *current_, *error_, *modeNote_, *categoryRates_;
     int categories_ = 1;
     bool pauseIsResume_ = false;
     bool running_ = false;

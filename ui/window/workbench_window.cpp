@@ -16,7 +16,6 @@
 #include "plots/live_plots.hpp"
 #include "window/eliding_label.hpp"
 
-#include "engine/cpu_only_features.hpp"
 #include "engine/solver_report.hpp"
 #include "optim/parametrization.hpp"
 
@@ -527,9 +526,6 @@ void WorkbenchWindow::onLoaded(const LoadOutcome& outcome) {
     families_->setDataset(dataset_);
     run_->setPresentRates(dataset_->events.presentRates());
     if (const QString moved = run_->setModel(d.origination, d.speciationCategories); !moved.isEmpty())
-        appendLog(moved);
-    if (const QString moved = run_->setCpuOnlyFeature(QString::fromStdString(cpuOnlyFeature(d)));
-        !moved.isEmpty())
         appendLog(moved);
     reconciliations_->setDataset(dataset_, tables);
     transferRates_->setDataset(dataset_);

@@ -128,12 +128,6 @@ def test_highways_with_optimize_and_categories_keep_the_engine_order(trees2, hig
     assert nll == model()
 
 
-def test_pruned_species_trees_with_fitted_origins_run_on_the_cpu_under_auto(trees2):
-    model = gpurec.GeneReconModel(species_tree=trees2["species"], gene_trees=[trees2["gene"]], device="auto",
-                                  prune_species_tree=True, mode="specieswise", origination="OPTIMIZE")
-    assert model.engine.backend_name == "cpu"
-
-
 def test_pairwise_transfers_start_at_the_uniform_model_with_their_gradients(trees2):
     model = model_at(trees2, pairwise_transfers=True, solver_options=TIGHT)
     names = model.extra_names
