@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
-# On the GPU machine after scripts/device-check.sh has built build/device: transfer highways and
-# pairwise transfers on the CUDA backend against the CPU, as a user runs them. The teaching sample
-# fitted with --pairwise-transfers (5 iterations) and samples/medium evaluated with pairwise
-# transfers (about 39,000 highways), each on both devices, with timings; then AleRax's highway
-# search (gpurec highways) on samples/medium on both devices, its accepted highways compared.
+# On the GPU machine after scripts/device-check.sh has built build/device: the model options that
+# change the species tree's arrays, on the CUDA backend against the CPU, as a user runs them. The
+# teaching sample fitted with --pairwise-transfers (5 iterations), samples/medium evaluated with
+# pairwise transfers (about 39,000 highways), and samples/medium fitted on pruned species trees
+# (--prune-species-tree, per-species rates, 5 iterations), each on both devices, with timings; then
+# AleRax's highway search (gpurec highways) on samples/medium on both devices, its accepted
+# highways compared.
 # Logs go to $OUT (the device tool's output folder) or out/device.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -27,9 +29,11 @@ for device in ${DEVICES:-cpu cuda}; do
     --device $device -p "$out/pairwise_fit_$device"
   timed "pairwise_eval_$device" $gpurec eval "${medium[@]}" --pairwise-transfers --device $device \
     -p "$out/pairwise_eval_$device"
+  timed "pruned_fit_$device" $gpurec optimize "${medium[@]}" --prune-species-tree \
+    --model-parametrization PER-SPECIES --max-iter 5 --device $device -p "$out/pruned_fit_$device"
   timed "highways_$device" $gpurec highways "${medium[@]}" --device $device -p "$out/highways_$device"
 done
-for run in pairwise_fit pairwise_eval; do
+for run in pairwise_fit pairwise_eval pruned_fit; do
   python3 - "$out/${run}_cpu" "$out/${run}_cuda" <<'PY'
 import json, sys
 a, b = (json.load(open(p + "/result.json")) for p in sys.argv[1:])
