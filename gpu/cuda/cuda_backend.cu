@@ -496,6 +496,7 @@ class CudaBackend final : public LikelihoodBackend, public BackendDiagnostics {
     // (genewise), else each tree's.
     void uploadSetTrees(bool genewise) {
         setTreesGenewise_ = genewise;
+        setTreesStale_ = false;
         if (!host_.pruned()) return;
         const std::vector<SpeciesView> trees = host_.treeViews(speciesView(), s_.fullNode.get());
         std::vector<SpeciesView> perSet;
@@ -571,10 +572,8 @@ class CudaBackend final : public LikelihoodBackend, public BackendDiagnostics {
         const bool genewise = theta.mode() == RateMode::Genewise;
         const int sets = setCount(genewise);
         resident_.reset(); // the tables on the device were solved with the E about to be replaced
-        if (sets_.sets != sets || setTreesGenewise_ != genewise) {
-            allocateSets(sets);
-            uploadSetTrees(genewise);
-        }
+        if (sets_.sets != sets) allocateSets(sets);
+        if (setTreesStale_ || setTreesGenewise_ != genewise) uploadSetTrees(genewise);
         timing_->begin();
         check(cudaMemsetAsync(counters_.get(), 0, counters_.bytes(), stream_), "clearing counters");
         const SetView sv = setView();
@@ -702,7 +701,7 @@ class CudaBackend final : public LikelihoodBackend, public BackendDiagnostics {
         s_.highwaysInto.upload(h.highwaysInto, memory_, species);
         s_.fullNode.upload(h.fullNode, memory_, species);
         s_.familyTree.upload(h.familyTree, memory_, species);
-        sets_.sets = 0; // the sets' trees point into the arrays just replaced
+        setTreesStale_ = true; // the sets' trees point into the arrays just replaced
     }
 
     BatchPlan makePlan(double budget) const {
@@ -1132,6 +1131,7 @@ class CudaBackend final : public LikelihoodBackend, public BackendDiagnostics {
     int teamsPerSM_ = 0, multiprocessors_ = 0;
     bool eWarm_ = false, tablesWarm_ = false, poison_ = false, profileWaves_ = false;
     bool setTreesGenewise_ = false; // the rate mode s_.setTrees was uploaded for
+    bool setTreesStale_ = true;     // s_.setTrees not uploaded since the species tree's arrays were
     // Which batch's Π tables the device holds and at what rates; none once anything replaces them.
     struct ResidentTables {
         std::size_t batch = 0;
