@@ -479,7 +479,11 @@ class CudaBackend final : public LikelihoodBackend, public BackendDiagnostics {
                 c.selfIterations += it;
                 c.maxSelfIterations = std::max(c.maxSelfIterations, it);
             }
-            t.originWeights = theta.originWeights();
+            // The origination weights at the tree's nodes, as the tables are (the CPU's keptValues).
+            const std::vector<double> weights = theta.originWeights();
+            t.originWeights.clear();
+            for (int e = 0; e < tree.n && !weights.empty(); ++e)
+                t.originWeights.push_back(weights[host_.fullNode[tree.node + e]]);
             const double r = residual[setIndex];
             t.stats.eEarly.note(options.schedule == Schedule::Converged && r > options.e_tol ? 1 : 0, r);
         }
