@@ -83,7 +83,7 @@ struct HostExecutor {
                         double* rows) {
         for (int chunk = chunkBegin; chunk < chunkEnd; ++chunk)
             for (int i = 0; i < s.n + s.highways; ++i)
-                gatherChunkEntry(s, speciesOf(s, sv, setOfClade(cv, chunks.firstClade[chunk])), sv, cv, tab,
+                gatherChunkEntry(speciesOf(s, sv, setOfClade(cv, chunks.firstClade[chunk])), sv, cv, tab,
                                  chunks, chunk, chunkBegin, i, threshold, rows);
     }
     void foldChunks(const ChunkView& chunks, int familyBegin, int familyEnd, int chunkBegin, long long width,
@@ -336,8 +336,10 @@ Emulation emulate(const Dataset& data, const RateParameters& theta, const Solver
     return result;
 }
 
+// Random log2 rates, and origination weights per node when the dataset optimises them.
 RateParameters randomRates(RateMode mode, const Dataset& data, unsigned seed) {
     RateParameters theta(mode, data.species.size(), static_cast<int>(data.families.size()), {0.1, 0.1, 0.1});
+    if (data.origination == Origination::Optimize) theta.addOriginationPerNode(0.1);
     std::mt19937 rng(seed);
     std::uniform_real_distribution<double> logRate(std::log2(0.01), std::log2(0.4));
     for (double& t : theta.theta())
@@ -489,14 +491,7 @@ class GpuSolverSteps : public QObject {
         QCOMPARE(h.trees.size(), layouts.layouts.size());
         SolverOptions options;
         options.schedule = parseSchedule(schedule.toStdString());
-        RateParameters theta(static_cast<RateMode>(mode), in.dataset->species.size(),
-                             static_cast<int>(in.dataset->families.size()), {0.1, 0.1, 0.1});
-        if (lo.origination == Origination::Optimize) theta.addOriginationPerNode(0.1);
-        std::mt19937 rng(13);
-        std::uniform_real_distribution<double> logRate(std::log2(0.01), std::log2(0.4));
-        for (double& t : theta.theta())
-            t = logRate(rng);
-        matchesCpu(in.dataset, theta, options);
+        matchesCpu(in.dataset, randomRates(static_cast<RateMode>(mode), *in.dataset, 13), options);
     }
 
     // Fractions of the leaves' genes missing (spec 1.5): the E sweeps and the E adjoint read them.
@@ -704,8 +699,7 @@ class GpuSolverSteps : public QObject {
         LoadOptions lo;
         lo.origination = originWeights ? Origination::Optimize : Origination::Uniform;
         const LoadedInput in = loadInput(paths, TransferConstraint::Parents, lo);
-        RateParameters theta = randomRates(static_cast<RateMode>(mode), *in.dataset, 19);
-        if (originWeights) theta.addOriginationPerNode(0.3);
+        const RateParameters theta = randomRates(static_cast<RateMode>(mode), *in.dataset, 19);
         std::vector<double> weights;
         for (std::size_t f = 0; f < in.dataset->families.size(); ++f)
             weights.push_back(0.2 + 0.7 * static_cast<double>(f));

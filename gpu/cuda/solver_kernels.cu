@@ -10,6 +10,7 @@
 #include <climits>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 
 namespace gpurec::gpu {
 
@@ -143,7 +144,7 @@ __global__ void __launch_bounds__(kElementBlock, 8)
     const int i = blockIdx.y * blockDim.x + threadIdx.x;
     if (i >= s.n + s.highways) return;
     const int set = cv.setOf(cv.cladeFamily[chunks.firstClade[chunk]]);
-    gatherChunkEntry(s, treeOf<kPruned>(s, sv, set), sv, cv, tab, chunks, chunk, chunkBegin, i, threshold,
+    gatherChunkEntry(treeOf<kPruned>(s, sv, set), sv, cv, tab, chunks, chunk, chunkBegin, i, threshold,
                      partial);
 }
 
@@ -249,20 +250,17 @@ int maxTeamSpecies(bool highways) {
 
 void configureTeamKernels(int species, bool highways) {
     const std::size_t bytes = teamSharedBytes(species, scratchVectors(highways));
-    for (bool pruned : {false, true}) {
-        allowSharedMemory(pruned ? extinctionKernel<true> : extinctionKernel<false>, bytes,
-                          "configuring the extinction kernel");
-        allowSharedMemory(pruned ? forwardWaveKernel<true> : forwardWaveKernel<false>, bytes,
-                          "configuring the forward kernel");
-        allowSharedMemory(pruned ? splitChunkKernel<true> : splitChunkKernel<false>, bytes,
-                          "configuring the split-chunk kernel");
-        allowSharedMemory(pruned ? likelihoodKernel<true> : likelihoodKernel<false>, bytes,
-                          "configuring the likelihood kernel");
-        allowSharedMemory(pruned ? adjointWaveKernel<true> : adjointWaveKernel<false>, bytes,
-                          "configuring the adjoint kernel");
-        allowSharedMemory(pruned ? genewiseThetaKernel<true> : genewiseThetaKernel<false>, bytes,
-                          "configuring the E-adjoint kernel");
-    }
+    auto allow = [&](auto pruned) { // both instances of each team kernel
+        constexpr bool kPruned = decltype(pruned)::value;
+        allowSharedMemory(extinctionKernel<kPruned>, bytes, "configuring the extinction kernel");
+        allowSharedMemory(forwardWaveKernel<kPruned>, bytes, "configuring the forward kernel");
+        allowSharedMemory(splitChunkKernel<kPruned>, bytes, "configuring the split-chunk kernel");
+        allowSharedMemory(likelihoodKernel<kPruned>, bytes, "configuring the likelihood kernel");
+        allowSharedMemory(adjointWaveKernel<kPruned>, bytes, "configuring the adjoint kernel");
+        allowSharedMemory(genewiseThetaKernel<kPruned>, bytes, "configuring the E-adjoint kernel");
+    };
+    allow(std::false_type{});
+    allow(std::true_type{});
     allowSharedMemory(prunedThetaKernel, bytes, "configuring the pruned trees' E-adjoint kernel");
 }
 

@@ -807,25 +807,24 @@ GPUREC_HD void eliminateExtinctionSet(const Team& t, const SpeciesView& s, const
 // The per-element bodies of the gradient's gather and reductions, for the kernels and the host
 // executor alike. Chunk rows: partial[(chunk − chunkBegin) · gradientWidth(n, highways) ...].
 
-// Entry (chunk, i) of the gather into the chunk's rows (gradientWidth(n, highways) entries): for
-// i < n the chunk's clades' terms at species node i, then ∂/∂q_h of highway h = i − n.
-// i runs over the full tree's (`full`) nodes and highways; s is the tree of the chunk's family
-// (speciesOf). With pruned trees the entries past s's nodes, and the node θ rows, are zeroed.
-GPUREC_HD inline void gatherChunkEntry(const SpeciesView& full, const SpeciesView& s, const SetView& sv,
-                                       const CladeView& cv, const TableView& tab, const ChunkView& chunks,
-                                       int chunk, int chunkBegin, int i, double threshold, double* partial) {
+// Entry (chunk, i) of the gather into the chunk's rows (gradientWidth(stride, highways,
+// nodeThetaRows) entries), s the tree of the chunk's family (speciesOf): for i < stride the chunk's
+// clades' terms at species node i (zero past s's nodes, and the node θ rows zeroed), then ∂/∂q_h of
+// highway h = i − stride.
+GPUREC_HD inline void gatherChunkEntry(const SpeciesView& s, const SetView& sv, const CladeView& cv,
+                                       const TableView& tab, const ChunkView& chunks, int chunk,
+                                       int chunkBegin, int i, double threshold, double* partial) {
     const int first = chunks.firstClade[chunk];
-    const int set = cv.setOf(cv.cladeFamily[first]);
-    const int stride = full.n;
-    const SetRef p(sv, set, stride);
+    const int stride = s.stride;
+    const SetRef p(sv, cv.setOf(cv.cladeFamily[first]), stride);
     double* rows = partial + static_cast<std::size_t>(chunk - chunkBegin) *
-                                 gradientWidth(stride, full.highways, chunks.nodeThetaRows);
+                                 gradientWidth(stride, s.highways, chunks.nodeThetaRows);
     if (i >= stride) {
         rows[kGradientRows * stride + (i - stride)] =
             gatherHighwayGradient(s, p, cv, tab, first, chunks.endClade[chunk], i - stride);
         return;
     }
-    double* nodeTheta = rows + kGradientRows * stride + full.highways;
+    double* nodeTheta = rows + kGradientRows * stride + s.highways;
     for (int k = 0; k < chunks.nodeThetaRows; ++k)
         nodeTheta[k * stride + i] = 0.0;
     double out[kGradientRows] = {0, 0, 0, 0, 0};
