@@ -3,6 +3,7 @@
 #include "device_views.hpp"
 
 #include <algorithm>
+#include <numeric>
 
 namespace gpurec::gpu {
 
@@ -39,11 +40,8 @@ std::vector<double> sharedChunkRows(const RateParameters& theta, const std::vect
         std::copy(gE.begin(), gE.end(), row + RowE * n);
         if (!o.empty()) {
             std::copy_n(devicePosterior.begin() + static_cast<std::ptrdiff_t>(k) * n, n, row + deviceLength);
-            double families = 0;
-            for (int f = first; f < end; ++f)
-                if (familyTree.empty() || familyTree[f] == 0)
-                    families += familyWeights.empty() ? 1.0 : familyWeights[f];
-            row[length - 1] = families;
+            // The pooled families' weights (those on pruned trees added their terms on the device).
+            row[length - 1] = std::accumulate(weights.begin(), weights.end(), 0.0);
         }
     }
     return rows;
