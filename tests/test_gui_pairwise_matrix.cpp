@@ -342,6 +342,34 @@ class GuiPairwiseMatrix : public QObject {
                                 .arg(map->height())
                                 .arg(view.width())
                                 .arg(view.height())));
+
+        // In a smaller window (as on a screen scaled by 1.5) the names no longer fit beside cells
+        // a line tall: Fit keeps those of every second to fourth row and column, each with a tick
+        // at its row's middle, and elides the long ones at their start.
+        w.resize(w.width() * 2 / 3, w.height() * 2 / 3);
+        QVERIFY(
+            QTest::qWaitFor([&] { return map->parentWidget()->height() < view.height(); }, kGuiTimeoutMs));
+        QVERIFY(test::click(named<QToolButton>(panel, "Fit the transfer rate matrix")));
+        const int stride = map->nameStride();
+        QVERIFY2(stride >= 2 && stride <= TransferHeatMap::kMaxNameStride,
+                 qPrintable(QString("stride %1, cell %2 px").arg(stride).arg(map->cellSize())));
+        QVERIFY(zoomNote->text().contains(QString("one name in %1").arg(stride)));
+        const QFontMetrics names(map->nameFont());
+        QVERIFY(stride * map->cellSize() >= 0.85 * names.height()); // labels do not overlap
+        const QSize margins = map->margins();
+        QVERIFY(margins.width() < names.horizontalAdvance("Node_Streptococcus_Clostridium_0"));
+        const QImage matrixImage = map->grab().toImage();
+        auto tickAt = [&](int row) { // text colour at the row's middle, in the gap before its cells
+            const int middle = static_cast<int>(margins.height() + (row + 0.5) * map->cellSize());
+            for (int y = middle - 1; y <= middle + 1; ++y)
+                if (matrixImage.pixelColor(margins.width() - 2, y) != map->palette().color(QPalette::Base))
+                    return true;
+            return false;
+        };
+        QVERIFY(tickAt(0) && tickAt(stride));
+        QVERIFY(!tickAt(1));
+        QVERIFY(map->width() <= map->parentWidget()->width() &&
+                map->height() <= map->parentWidget()->height());
     }
 
     // A highways file typed into the dialog: its highways are fitted, the matrix shows only their

@@ -205,9 +205,12 @@ void TransferRatesPanel::zoom(double factor) {
     bars[1]->setValue(static_cast<int>(std::lround(middle[1] * map_->height() - view.height() / 2.0)));
     zoomIn_->setEnabled(map_->cellSize() < TransferHeatMap::kMaxCell);
     zoomOut_->setEnabled(map_->cellSize() > map_->minCellSize());
-    zoomNote_->setText(map_->namesShown()
-                           ? tr("cell %1 px").arg(map_->cellSize(), 0, 'g', 3)
-                           : tr("cell %1 px · zoom in for the names").arg(map_->cellSize(), 0, 'g', 3));
+    const QString cell = tr("cell %1 px").arg(map_->cellSize(), 0, 'g', 3);
+    const int stride = map_->nameStride();
+    zoomNote_->setText(stride == 1 ? cell
+                       : stride == 0
+                           ? tr("%1 · zoom in for the names").arg(cell)
+                           : tr("%1 · one name in %2 · zoom in for the names").arg(cell).arg(stride));
 }
 
 void TransferRatesPanel::showPair(int pair) {

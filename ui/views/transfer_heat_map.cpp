@@ -94,8 +94,11 @@ double TransferHeatMap::readableCell() const {
     return kReadableShare * QFontMetricsF(nameFont()).height();
 }
 
-bool TransferHeatMap::namesShown() const {
-    return cell_ >= readableCell();
+int TransferHeatMap::nameStride() const {
+    const double readable = readableCell();
+    if (cell_ >= readable) return 1;
+    const int stride = static_cast<int>(std::ceil(readable / cell_ - 1e-9));
+    return stride <= kMaxNameStride ? stride : 0;
 }
 
 QSize TransferHeatMap::nameRoom() const {
@@ -106,11 +109,13 @@ QSize TransferHeatMap::nameRoom() const {
         left = std::max(left, fm.horizontalAdvance(nodeName(node)));
     for (int node : recipients_)
         top = std::max(top, fm.horizontalAdvance(nodeName(node)));
-    return {left + 2 * kNameGap, top + 2 * kNameGap};
+    const int limit = kMaxNameCharacters * fm.averageCharWidth();
+    return {std::min(left, limit) + 2 * kNameGap, std::min(top, limit) + 2 * kNameGap};
 }
 
 QSize TransferHeatMap::margins() const {
-    return namesShown() ? nameRoom() : QSize(0, 0);
+    const int stride = nameStride();
+    return stride == 0 ? QSize(0, 0) : nameRoom();
 }
 
 void TransferHeatMap::setCellSize(double pixels) {
@@ -136,8 +141,14 @@ void TransferHeatMap::fitTo(const QSize& size) {
             return;
         }
     }
-    nameScale_ = 1.0; // no names: cells just short of the full font's readable size
-    setCellSize(std::min(fits({0, 0}), std::floor(0.99 * readableCell() * 4) / 4));
+    nameScale_ = 1.0;
+    const double strided = fits(nameRoom()); // the names of every k-th row and column
+    if (strided >= readableCell() / kMaxNameStride) {
+        setCellSize(strided);
+        return;
+    }
+    // No names: cells just short of the size at which some are drawn.
+    setCellSize(std::min(fits({0, 0}), std::floor(0.99 * readableCell() / kMaxNameStride * 4) / 4));
 }
 
 QSize TransferHeatMap::sizeHint() const {
@@ -191,7 +202,7 @@ QPoint TransferHeatMap::namesAt() const {
 }
 
 bool TransferHeatMap::onNames(const QPoint& pos) const {
-    if (!namesShown()) return false;
+    if (nameStride() == 0) return false;
     const QPoint at = namesAt();
     const QSize m = margins();
     return pos.x() < at.x() + m.width() || pos.y() < at.y() + m.height();
@@ -222,7 +233,8 @@ void TransferHeatMap::paintEvent(QPaintEvent*) {
         painter.setPen(QPen(QColor(200, 30, 30), 1.5));
         painter.drawRect(cell);
     }
-    if (!namesShown()) return;
+    const int stride = nameStride();
+    if (stride == 0) return;
     // The names stay at the view's left and top edges, over the cells scrolled under them, so that
     // a region of a large matrix is read with its donors and recipients.
     const QPoint at = namesAt();
@@ -232,22 +244,41 @@ void TransferHeatMap::paintEvent(QPaintEvent*) {
     painter.fillRect(QRect(shown.left(), at.y(), shown.width(), m.height()), base);
     painter.setPen(palette().color(QPalette::Text));
     painter.setFont(nameFont());
-    const int line = QFontMetrics(nameFont()).height();
+    const QFontMetrics fm(nameFont());
+    const int line = fm.height();
+    // Names elided at their start to the room; when only every stride-th is drawn, each with a
+    // tick in the gap pointing at its row or column.
+    // A label centred on its row or column, kept within the matrix's extent (the first and last
+    // ones, taller than their cells, would be cut by the other names' band or the view's edge).
+    auto labelStart = [&](double cellStart, double matrixStart, int count) {
+        const double last = std::max(matrixStart, matrixStart + count * cell_ - line);
+        return std::clamp(cellStart + (cell_ - line) / 2, matrixStart, last);
+    };
+    auto drawName = [&](const QRectF& room, const QLineF& tick, int node, Qt::Alignment align) {
+        painter.drawText(room, align | Qt::AlignVCenter,
+                         fm.elidedText(nodeName(node), Qt::ElideLeft, static_cast<int>(room.width())));
+        if (stride > 1) painter.drawLine(tick);
+    };
     painter.save();
     painter.setClipRect(QRect(at.x(), at.y() + m.height(), m.width(), height()));
-    for (int r = 0; r < rowCount(); ++r)
-        painter.drawText(
-            QRectF(at.x(), m.height() + r * cell_ + (cell_ - line) / 2, m.width() - kNameGap, line),
-            Qt::AlignRight | Qt::AlignVCenter, nodeName(donors_[r]));
+    painter.translate(at.x(), 0);
+    for (int r = 0; r < rowCount(); r += stride) {
+        const double top = m.height() + r * cell_, middle = top + cell_ / 2;
+        // The room holds the widest name and a gap either side: the whole width but the gap next
+        // to the cells, so that rounding never elides a name that fits.
+        drawName(QRectF(0, labelStart(top, m.height(), rowCount()), m.width() - kNameGap, line),
+                 QLineF(m.width() - kNameGap + 1, middle, m.width(), middle), donors_[r], Qt::AlignRight);
+    }
     painter.restore();
     painter.save();
     painter.setClipRect(QRect(at.x() + m.width(), at.y(), width(), m.height()));
-    painter.translate(0, at.y());
-    painter.rotate(-90); // column names read bottom to top, ending at their column
-    for (int c = 0; c < columnCount(); ++c)
-        painter.drawText(QRectF(-(m.height() - kNameGap), m.width() + c * cell_ + (cell_ - line) / 2,
-                                m.height() - kNameGap, line),
-                         Qt::AlignLeft | Qt::AlignVCenter, nodeName(recipients_[c]));
+    painter.translate(0, at.y() + m.height());
+    painter.rotate(-90); // column names read bottom to top, starting above their column
+    for (int c = 0; c < columnCount(); c += stride) {
+        const double left = m.width() + c * cell_, middle = left + cell_ / 2;
+        drawName(QRectF(kNameGap, labelStart(left, m.width(), columnCount()), m.height() - kNameGap, line),
+                 QLineF(0, middle, kNameGap - 1, middle), recipients_[c], Qt::AlignLeft);
+    }
     painter.restore();
 }
 
