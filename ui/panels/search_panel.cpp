@@ -224,13 +224,16 @@ SearchPanel::SearchPanel(QWidget* parent) : QWidget(parent) {
     // Below the drawing, the summary has the tab's whole width (beside the box it wrapped into more
     // lines than a 1067-pixel screen leaves room for) and sits in the column itself, where its
     // height follows its width.
-    compareLayout->addWidget(everyName_, 0, Qt::AlignLeft);
     compareLayout->addWidget(compareSummary_);
     treeTabs_ = new QTabWidget;
     treeTabs_->setObjectName("searchTrees");
     treeTabs_->setAccessibleName(tr("The search's tree"));
     treeTabs_->addTab(view_, tr("Tree"));
     treeTabs_->addTab(compare, tr("Compare"));
+    // The comparison's box beside its tab, shown with it: below the drawing it took a line of the
+    // drawing's height, and beside the tree choice it widened the tab past half a 1067-pixel screen.
+    treeTabs_->setCornerWidget(everyName_, Qt::TopRightCorner);
+    everyName_->hide();
     compareTab_ = compare;
     split->addWidget(plot_);
     split->addWidget(treeTabs_);
@@ -280,7 +283,10 @@ SearchPanel::SearchPanel(QWidget* parent) : QWidget(parent) {
         if (path.isEmpty() || !compareWithFile(path)) // the drawing stays: so does its choice
             compareWith_->setCurrentIndex(comparedWith_);
     });
-    connect(treeTabs_, &QTabWidget::currentChanged, this, [this] { updateComparison(); });
+    connect(treeTabs_, &QTabWidget::currentChanged, this, [this] {
+        everyName_->setVisible(treeTabs_->currentWidget() == compareTab_);
+        updateComparison();
+    });
     connect(plot_, &QCustomPlot::mousePress, this, [this] { userView_ = true; });
     connect(plot_, &QCustomPlot::mouseWheel, this, [this] { userView_ = true; });
     connect(plot_, &QCustomPlot::mouseDoubleClick, this, [this] {

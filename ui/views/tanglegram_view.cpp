@@ -78,8 +78,9 @@ QString TanglegramView::summary() const {
     const int internal = std::max(n - 2, 0); // non-root internal clades of a binary tree
     if (layout_->robinsonFoulds == 0)
         return tr("Same rooted tree: all %1 clades are in both (Robinson–Foulds distance 0).").arg(internal);
-    return tr("Robinson–Foulds distance %1: %2 of %3 clades of each tree are not in the other (thick, "
-              "vermillion); the lines between the trees cross %4 times.")
+    // Two lines at most beside a drawing that needs the height (a scaled screen's search tab).
+    return tr("Robinson–Foulds distance %1: %2 of %3 clades differ (thick, vermillion) · %4 line "
+              "crossings")
         .arg(layout_->robinsonFoulds)
         .arg(layout_->left.unsharedCount)
         .arg(internal)
