@@ -36,8 +36,23 @@ namespace {
 // as SerialTeams, on host vectors.
 struct HostExecutor {
     const SerialTeam team;
-    double* scratch;
+    double* scratch; // kMaxScratchVectors rows of n
     std::vector<double>*pi, *pibar, *adjoint, *partial;
+    int n; // the full tree's nodes: each kernel's shared memory holds rows of n
+
+    // Runs a team step as its kernel would, with `rows` scratch rows: the rest of the host scratch
+    // holds a guard, which a step writing past its kernel's shared memory (into the team's
+    // reduction scratch, or out of bounds on the device) overwrites.
+    template <class Step> void inShared(const char* kernel, int rows, Step&& step) {
+        constexpr double kGuard = -7.25e300;
+        double *guard = scratch + static_cast<std::ptrdiff_t>(rows) * n,
+               *end = scratch + kMaxScratchVectors * n;
+        std::fill(guard, end, kGuard);
+        step();
+        if (!std::all_of(guard, end, [](double v) { return v == kGuard; }))
+            throw std::logic_error(std::string(kernel) + " wrote past its " + std::to_string(rows) +
+                                   " shared-memory rows");
+    }
 
     // A clade's set, as the kernels find it.
     static int setOfClade(const CladeView& cv, int c) { return cv.setOf(cv.cladeFamily[c]); }
@@ -45,23 +60,29 @@ struct HostExecutor {
                      const SplitChunk* list, int count, const SplitChunkView& chunks, double threshold) {
         for (int i = 0; i < count; ++i) {
             const int set = setOfClade(cv, list[i].clade);
-            sumSplitChunk(team, speciesOf(s, sv, set), SetRef(sv, set, s.stride), cv, tab, list[i], chunks,
-                          threshold, scratch);
+            inShared("the split-chunk kernel", 1, [&] {
+                sumSplitChunk(team, speciesOf(s, sv, set), SetRef(sv, set, s.stride), cv, tab, list[i],
+                              chunks, threshold, scratch);
+            });
         }
     }
     void forwardWave(const SpeciesView& s, const SetView& sv, const CladeView& cv, const TableView& tab,
                      const SplitChunkView& chunks, const int* clades, int count, const ForwardSettings& opt) {
         for (int i = 0; i < count; ++i) {
             const int set = setOfClade(cv, clades[i]);
-            solveCladeForward(team, speciesOf(s, sv, set), SetRef(sv, set, s.stride), cv, tab, chunks,
-                              clades[i], opt, scratch);
+            inShared("the forward kernel", forwardScratchVectors(s, opt.alerax), [&] {
+                solveCladeForward(team, speciesOf(s, sv, set), SetRef(sv, set, s.stride), cv, tab, chunks,
+                                  clades[i], opt, scratch);
+            });
         }
     }
     void likelihood(const SpeciesView& s, const SetView& sv, const CladeView& cv, const TableView& tab,
                     int familyBegin, int families, double* logLikelihood, double* rootSum) {
         for (int f = familyBegin; f < familyBegin + families; ++f)
-            familyLikelihood(team, speciesOf(s, sv, cv.setOf(f)), sv, cv, tab, f, familyBegin, logLikelihood,
-                             rootSum);
+            inShared("the likelihood kernel", scratchVectors(s.highways > 0), [&] {
+                familyLikelihood(team, speciesOf(s, sv, cv.setOf(f)), sv, cv, tab, f, familyBegin,
+                                 logLikelihood, rootSum);
+            });
     }
     void originPosterior(const CladeView& cv, const TableView& tab, int familyBegin, int families,
                          int familiesPerChunk, const double* rootSum, double* acc) {
@@ -74,8 +95,10 @@ struct HostExecutor {
                      const double* largestDone, double* largestRunning, const AdjointSettings& opt) {
         for (int i = 0; i < count; ++i) {
             const int set = setOfClade(cv, clades[i]);
-            solveCladeAdjoint(team, speciesOf(s, sv, set), SetRef(sv, set, s.stride), cv, tab, clades[i],
-                              familyBegin, rootSum, largestDone, largestRunning, opt, scratch);
+            inShared("the adjoint kernel", adjointScratchVectors(s), [&] {
+                solveCladeAdjoint(team, speciesOf(s, sv, set), SetRef(sv, set, s.stride), cv, tab, clades[i],
+                                  familyBegin, rootSum, largestDone, largestRunning, opt, scratch);
+            });
         }
     }
     void gradientGather(const SpeciesView& s, const SetView& sv, const CladeView& cv, const TableView& tab,
@@ -103,15 +126,19 @@ struct HostExecutor {
                        int familyBegin, int familyEnd, int chunkBegin, double* rows,
                        const AdjointSettings& opt, double* theta) {
         for (int f = familyBegin; f < familyEnd; ++f)
-            genewiseThetaFamily(team, speciesOf(s, sv, f), sv, cv, chunks, f, chunkBegin, rows, opt, scratch,
-                                theta);
+            inShared("the E-adjoint kernel", scratchVectors(s.highways > 0), [&] {
+                genewiseThetaFamily(team, speciesOf(s, sv, f), sv, cv, chunks, f, chunkBegin, rows, opt,
+                                    scratch, theta);
+            });
     }
     void prunedTheta(const SpeciesView& s, const SetView& sv, const CladeView& cv, const TableView& tab,
                      const ChunkView& chunks, int familyBegin, int familyEnd, int chunkBegin,
                      const double* rootSum, double* rows, const AdjointSettings& opt) {
         for (int f = familyBegin; f < familyEnd; ++f)
-            prunedThetaFamily(team, speciesOf(s, sv, cv.setOf(f)), sv, cv, tab, chunks, f, familyBegin,
-                              chunkBegin, rootSum, rows, opt, scratch);
+            inShared("the pruned trees' E-adjoint kernel", scratchVectors(s.highways > 0), [&] {
+                prunedThetaFamily(team, speciesOf(s, sv, cv.setOf(f)), sv, cv, tab, chunks, f, familyBegin,
+                                  chunkBegin, rootSum, rows, opt, scratch);
+            });
     }
     void countStats(const long long* values, long long count, unsigned long long* result) {
         for (long long i = 0; i < count; ++i) {
@@ -236,7 +263,9 @@ Emulation emulate(const Dataset& data, const RateParameters& theta, const Solver
             setProbabilities(theta.theta().data(), entries.data(), genewise, data.events.presentRates(), set,
                              n, e, tree.fullNode ? tree.fullNode[e] : e, sv);
         ExtinctionSettings ext{!converged, options.e_max_iter, options.e_tol, options.e_init, false};
-        solveExtinctionSet(team, tree, sv, eLoop, set, ext, scratch.data());
+        HostExecutor{team, scratch.data(), nullptr, nullptr, nullptr, nullptr, n}.inShared(
+            "the extinction kernel", scratchVectors(s.highways > 0),
+            [&] { solveExtinctionSet(team, tree, sv, eLoop, set, ext, scratch.data()); });
         if (divergent[set] >= 0) throw std::runtime_error("divergent self loop");
     }
 
@@ -304,7 +333,7 @@ Emulation emulate(const Dataset& data, const RateParameters& theta, const Solver
         std::vector<double> largestDone(b.families()), largestRunning(b.families());
         std::vector<int> scale(b.clades());
         std::vector<long long> iterations(b.clades());
-        HostExecutor x{team, scratch.data(), &pi, &pibar, &adjoint, &partial};
+        HostExecutor x{team, scratch.data(), &pi, &pibar, &adjoint, &partial, n};
         j.batch = &b;
         j.index = static_cast<int>(bi);
         j.waves = &waves.waves[bi];

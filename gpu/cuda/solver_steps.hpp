@@ -775,7 +775,7 @@ GPUREC_HD void eliminateExtinctionSet(const Team& t, const SpeciesView& s, const
             gH[h] += u[e] * E * p.E[d];
             mean += gH[h] * p.q(h, e);
         });
-        hw[e] = mean;
+        if (s.highways > 0) hw[e] = mean; // a fifth scratch vector only with highways
         const double nodeD = kLn2 * p.pD[e] * (gD - mean), nodeL = kLn2 * p.pL[e] * (gL - mean),
                      nodeT = kLn2 * p.pT[e] * (gT - mean);
         if (nodeTheta) {
