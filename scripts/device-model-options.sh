@@ -16,10 +16,9 @@ status=0
 timed() { # name, then the command; its wall time and the command's tail
   local name=$1
   shift
-  local start
-  start=$(date +%s.%N)
+  local start=$EPOCHREALTIME # the GPU machine has no bc
   "$@" >"$out/$name.txt" 2>&1 || status=1
-  printf '%s: %.1f s\n' "$name" "$(echo "$(date +%s.%N) - $start" | bc)"
+  awk -v name="$name" -v a="$start" -v b="$EPOCHREALTIME" 'BEGIN { printf "%s: %.1f s\n", name, b - a }'
   tail -n 4 "$out/$name.txt"
 }
 teaching=(-s samples/teaching/species.nwk -f samples/teaching/families.txt)
@@ -41,10 +40,16 @@ la, lb = a["total"]["ll_nats"], b["total"]["ll_nats"]
 print(f"{sys.argv[1]}: total log-likelihood cpu {la!r} cuda {lb!r} relative difference {abs(la - lb) / abs(la):.2e}")
 PY
 done
-if cmp -s "$out/highways_cpu/highways/accepted_highways.txt" "$out/highways_cuda/highways/accepted_highways.txt"; then
-  echo "accepted highways: identical files"
-else
-  echo "accepted highways differ:"
-  diff "$out/highways_cpu/highways/accepted_highways.txt" "$out/highways_cuda/highways/accepted_highways.txt" | head -20
-fi
+# The same highways accepted in the same order; their fitted rates agree to the optimiser's
+# tolerance, not bit for bit (each device's fit stops where its own last step lands).
+python3 - "$out/highways_cpu" "$out/highways_cuda" <<'PY' || status=1
+import sys
+rows = [[line.split(", ") for line in open(p + "/highways/accepted_highways.txt") if line.strip()][1:] for p in sys.argv[1:]]
+pairs = [[r[:2] for r in side] for side in rows]
+if pairs[0] != pairs[1]:
+    print("accepted highways differ:", pairs[0], pairs[1])
+    sys.exit(1)
+worst = max((abs(float(a[2]) - float(b[2])) / abs(float(a[2])) for a, b in zip(*rows)), default=0.0)
+print(f"accepted highways: the same {len(pairs[0])} on both devices, rates within {worst:.1e} relative")
+PY
 exit $status
