@@ -246,14 +246,14 @@ void TransferHeatMap::paintEvent(QPaintEvent*) {
     painter.setFont(nameFont());
     const QFontMetrics fm(nameFont());
     const int line = fm.height();
-    // Names elided at their start to the room; when only every stride-th is drawn, each with a
-    // tick in the gap pointing at its row or column.
     // A label centred on its row or column, kept within the matrix's extent (the first and last
     // ones, taller than their cells, would be cut by the other names' band or the view's edge).
     auto labelStart = [&](double cellStart, double matrixStart, int count) {
         const double last = std::max(matrixStart, matrixStart + count * cell_ - line);
         return std::clamp(cellStart + (cell_ - line) / 2, matrixStart, last);
     };
+    // Names elided at their start to the room; when only every stride-th is drawn, each with a
+    // tick in the gap pointing at its row or column.
     auto drawName = [&](const QRectF& room, const QLineF& tick, int node, Qt::Alignment align) {
         painter.drawText(room, align | Qt::AlignVCenter,
                          fm.elidedText(nodeName(node), Qt::ElideLeft, static_cast<int>(room.width())));
