@@ -118,7 +118,8 @@ SearchPanel::SearchPanel(QWidget* parent) : QWidget(parent) {
     ticker->setScaleStrategy(QCPAxisTickerFixed::ssMultiples);
     ticker->setTickCount(4);
     plot_->xAxis->setTicker(ticker);
-    plot_->yAxis->setLabel(tr("log-likelihood (nats)")); // of all families: longer ran off a short plot
+    // LL of all families: a longer label ran off the plot at QT_SCALE_FACTOR=1.5.
+    plot_->yAxis->setLabel(tr("LL (nats)"));
     plot_->addGraph()->setName(tr("candidate"));
     plot_->graph(kCandidates)->setLineStyle(QCPGraph::lsNone);
     plot_->graph(kCandidates)
