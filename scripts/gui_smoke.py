@@ -311,6 +311,12 @@ def main():
     wait_for("the comparison", lambda: re.match(r"(Robinson–Foulds distance \d+|Same rooted tree)",
                                                 wb.label("How the compared trees differ")),
              describe=lambda: wb.label("How the compared trees differ"))
+    # "Every name" sits in the tab bar's corner, shown with the Compare tab: ticked and unticked.
+    every = wb.find(pyatspi.ROLE_CHECK_BOX, name="Name every species in the comparison")
+    for ticked in (True, False):
+        wb.click(every)
+        wait_for("Every name " + ("ticked" if ticked else "unticked"),
+                 lambda: every.getState().contains(pyatspi.STATE_CHECKED) == ticked)
     wb.click(wb.find(pyatspi.ROLE_PUSH_BUTTON, name="Save the best species tree as Newick"))
     best_tree = os.path.join(args.out, "best.newick")
     wb.save_with_dialog(best_tree)

@@ -222,9 +222,8 @@ SearchPanel::SearchPanel(QWidget* parent) : QWidget(parent) {
     tanglegramScroll_->setWidget(tanglegram_);
     compareLayout->addWidget(tanglegramScroll_, 1);
     connect(everyName_, &QCheckBox::toggled, tanglegram_, &TanglegramView::setEveryNameShown);
-    // Below the drawing, the summary has the tab's whole width (beside the box it wrapped into more
-    // lines than a 1067-pixel screen leaves room for) and sits in the column itself, where its
-    // height follows its width.
+    // Below the drawing, the summary has the tab's whole width and sits in the column itself, where
+    // its height follows its width.
     compareLayout->addWidget(compareSummary_);
     treeTabs_ = new QTabWidget;
     treeTabs_->setObjectName("searchTrees");
