@@ -60,7 +60,7 @@ struct HostExecutor {
                      const SplitChunk* list, int count, const SplitChunkView& chunks, double threshold) {
         for (int i = 0; i < count; ++i) {
             const int set = setOfClade(cv, list[i].clade);
-            inShared("the split-chunk kernel", 1, [&] {
+            inShared("the split-chunk kernel", kSplitChunkVectors, [&] {
                 sumSplitChunk(team, speciesOf(s, sv, set), SetRef(sv, set, s.stride), cv, tab, list[i],
                               chunks, threshold, scratch);
             });

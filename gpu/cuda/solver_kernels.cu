@@ -89,15 +89,16 @@ __global__ void __launch_bounds__(kMaxTeam, kTeamsPerSM)
     splitChunkKernel(SpeciesView s, SetView sv, CladeView cv, TableView tab, const SplitChunk* list,
                      SplitChunkView chunks, double pibarSideThreshold) {
     extern __shared__ double shared[];
-    BlockTeam team(shared + s.n);
+    BlockTeam team(shared + kSplitChunkVectors * s.n);
     const SplitChunk chunk = list[blockIdx.x];
     const int set = cv.setOf(cv.cladeFamily[chunk.clade]);
     const SetRef p(sv, set, s.stride);
     sumSplitChunk(team, treeOf<kPruned>(s, sv, set), p, cv, tab, chunk, chunks, pibarSideThreshold, shared);
 }
 
+// 56 registers let 6 teams of 192 threads share a multiprocessor (64: 5).
 template <bool kPruned>
-__global__ void __launch_bounds__(kMaxTeam, kTeamsPerSM)
+__global__ void __maxnreg__(56)
     forwardWaveKernel(SpeciesView s, SetView sv, CladeView cv, TableView tab, SplitChunkView chunks,
                       const int* clades, ForwardSettings opt) {
     extern __shared__ double shared[];
@@ -119,8 +120,7 @@ __global__ void __launch_bounds__(kMaxTeam, kTeamsPerSM)
                      rootSum);
 }
 
-// 56 registers (a few bytes spilled) let 6 teams of 192 threads share a multiprocessor, as the
-// forward kernel does without a cap.
+// 56 registers let 6 teams of 192 threads share a multiprocessor, as the forward kernel's.
 template <bool kPruned>
 __global__ void __maxnreg__(56)
     adjointWaveKernel(SpeciesView s, SetView sv, CladeView cv, TableView tab, const int* clades,
@@ -135,13 +135,15 @@ __global__ void __maxnreg__(56)
                       largestRunning, opt, shared);
 }
 
-// Block (x = chunk, y = species or highway range): one thread per (chunk, species node or highway).
+// One thread per (chunk, species node or highway); a chunk's ranges of species nodes are
+// consecutive blocks, so they run side by side and find in L2 the child rows' entries that their
+// neighbours' nodes read (a node's children lie outside its range).
 template <bool kPruned>
 __global__ void __launch_bounds__(kElementBlock, 8)
     gradientGatherKernel(SpeciesView s, SetView sv, CladeView cv, TableView tab, ChunkView chunks,
-                         int chunkBegin, double threshold, double* partial) {
-    const int chunk = chunkBegin + static_cast<int>(blockIdx.x);
-    const int i = blockIdx.y * blockDim.x + threadIdx.x;
+                         int chunkBegin, int ranges, double threshold, double* partial) {
+    const int chunk = chunkBegin + static_cast<int>(blockIdx.x / ranges);
+    const int i = static_cast<int>(blockIdx.x % ranges) * blockDim.x + threadIdx.x;
     if (i >= s.n + s.highways) return;
     const int set = cv.setOf(cv.cladeFamily[chunks.firstClade[chunk]]);
     gatherChunkEntry(treeOf<kPruned>(s, sv, set), sv, cv, tab, chunks, chunk, chunkBegin, i, threshold,
@@ -302,7 +304,8 @@ void launchSplitChunks(const SpeciesView& s, const SetView& sv, const CladeView&
                        double pibarSideThreshold, cudaStream_t stream) {
     if (count == 0) return;
     (sv.species ? splitChunkKernel<true>
-                : splitChunkKernel<false>)<<<count, teamSize(s.n), teamSharedBytes(s.n, 1), stream>>>(
+                : splitChunkKernel<
+                      false>)<<<count, teamSize(s.n), teamSharedBytes(s.n, kSplitChunkVectors), stream>>>(
         s, sv, cv, tab, list, chunks, pibarSideThreshold);
     checkLaunch("the split-chunk kernel");
 }
@@ -344,10 +347,12 @@ void launchGradientGather(const SpeciesView& s, const SetView& sv, const CladeVi
                           const ChunkView& chunks, int chunkBegin, int chunkEnd, double pibarSideThreshold,
                           double* partial, cudaStream_t stream) {
     if (chunkEnd <= chunkBegin) return;
-    const dim3 grid(chunkEnd - chunkBegin, blocksFor(s.n + s.highways, kElementBlock));
-    (sv.species ? gradientGatherKernel<true>
-                : gradientGatherKernel<false>)<<<grid, kElementBlock, 0, stream>>>(
-        s, sv, cv, tab, chunks, chunkBegin, pibarSideThreshold, partial);
+    const int ranges = static_cast<int>(blocksFor(s.n + s.highways, kElementBlock));
+    (sv.species
+         ? gradientGatherKernel<true>
+         : gradientGatherKernel<
+               false>)<<<static_cast<unsigned>(chunkEnd - chunkBegin) * ranges, kElementBlock, 0, stream>>>(
+        s, sv, cv, tab, chunks, chunkBegin, ranges, pibarSideThreshold, partial);
     checkLaunch("the gradient gathering kernel");
 }
 

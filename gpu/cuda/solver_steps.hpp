@@ -251,36 +251,68 @@ GPUREC_HD int cladeRowScale(const Team& t, const CladeView& cv, const TableView&
     return static_cast<int>(t.max(largest));
 }
 
+// Where addSplitTerms stages the splits' weights and rows: `doubles` doubles of the team's scratch
+// that nothing else uses while the split terms are summed.
+struct SplitStage {
+    double* at;
+    int doubles;
+    GPUREC_HD int capacity() const { return static_cast<int>(doubles * sizeof(double) / sizeof(SplitRows)); }
+};
+
 // K += the split terms of splits [k0, k1) of clade c relative to 2^rowScale, weighted by pS, pD, pT
-// (spec 5.1). Split-major: each split's scales and rows are looked up once, then every node's terms
-// are independent loads (a team member only ever touches its own nodes' K entries).
+// (spec 5.1). Node-major: the splits' weights and row pointers are staged once for the team, then
+// each member sums its own nodes over the staged splits in registers, so the row loads of successive
+// splits are independent and every node's constants are read once (each K entry still adds the
+// splits in order, as a split-major loop would). A stage too small for one split (trees of fewer
+// than three nodes) leaves each member to look the splits up itself.
 template <class Team>
 GPUREC_HD void addSplitTerms(const Team& t, const SpeciesView& s, const SetRef& p, const CladeView& cv,
                              const TableView& tab, int k0, int k1, int rowScale, double pibarSideThreshold,
-                             double* K) {
-    for (int k = k0; k < k1; ++k) {
-        const SplitRows split(cv, tab, k, rowScale, pibarSideThreshold);
-        if (split.fac == 0.0) continue;
+                             double* K, const SplitStage& stage) {
+    const int capacity = stage.capacity();
+    SplitRows* staged = reinterpret_cast<SplitRows*>(stage.at);
+    const int batch = capacity > 0 ? capacity : 1;
+    for (int begin = k0; begin < k1; begin += batch) {
+        const int count = k1 - begin < batch ? k1 - begin : batch;
+        if (capacity > 0) {
+            for (int j = t.rank; j < count; j += t.size)
+                staged[j] = SplitRows(cv, tab, begin + j, rowScale, pibarSideThreshold);
+            t.sync();
+        }
         forEachNode(t, s, [&](int e) {
-            const SplitTerms st = split.at(s, e);
-            double v = p.pS[e] * st.S + p.pD[e] * st.D + p.pT[e] * st.T;
-            // One child clade down each highway leaving e.
-            forEachHighwayFrom(s, e, [&](int h, int d) {
-                v += p.q(h, e) * (split.a[e] * split.b[d] + split.b[e] * split.a[d]);
-            });
-            K[e] += split.fac * v;
+            const double pS = p.pS[e], pD = p.pD[e], pT = p.pT[e];
+            double sum = K[e];
+            for (int j = 0; j < count; ++j) {
+                const SplitRows split =
+                    capacity > 0 ? staged[j] : SplitRows(cv, tab, begin + j, rowScale, pibarSideThreshold);
+                if (split.fac == 0.0) continue;
+                const SplitTerms st = split.at(s, e);
+                double v = pS * st.S + pD * st.D + pT * st.T;
+                // One child clade down each highway leaving e.
+                forEachHighwayFrom(s, e, [&](int h, int d) {
+                    v += p.q(h, e) * (split.a[e] * split.b[d] + split.b[e] * split.a[d]);
+                });
+                sum += split.fac * v;
+            }
+            K[e] = sum;
         });
+        if (capacity > 0) t.sync(); // the next batch overwrites the stage
     }
 }
 
-// One chunk of a many-split clade: its split terms into the chunk's partial row. scratch: one row.
+// Scratch rows of the split-chunk kernel: the chunk's partial row, then two rows of stage.
+constexpr int kSplitChunkVectors = 3;
+
+// One chunk of a many-split clade: its split terms into the chunk's partial row. scratch:
+// kSplitChunkVectors rows of s.stride.
 template <class Team>
 GPUREC_HD void sumSplitChunk(const Team& t, const SpeciesView& s, const SetRef& p, const CladeView& cv,
                              const TableView& tab, const SplitChunk& chunk, const SplitChunkView& chunks,
                              double pibarSideThreshold, double* scratch) {
     const int rowScale = cladeRowScale(t, cv, tab, chunk.clade);
     forEachNode(t, s, [&](int e) { scratch[e] = 0.0; });
-    addSplitTerms(t, s, p, cv, tab, chunk.splitBegin, chunk.splitEnd, rowScale, pibarSideThreshold, scratch);
+    addSplitTerms(t, s, p, cv, tab, chunk.splitBegin, chunk.splitEnd, rowScale, pibarSideThreshold, scratch,
+                  SplitStage{scratch + s.stride, (kSplitChunkVectors - 1) * s.stride});
     double* out = chunks.partial + static_cast<std::size_t>(chunk.slot) * s.stride;
     forEachNode(t, s, [&](int e) { out[e] = scratch[e]; });
 }
@@ -318,8 +350,12 @@ GPUREC_HD void solveCladeForward(const Team& t, const SpeciesView& s, const SetR
             });
         } else {
             forEachNode(t, s, [&](int e) { K[e] = 0.0; });
+            // Π̄ and the subtree sums are written after the split terms: their rows stage the splits
+            // (the direct solve's two rows after K; else the two rows before K).
+            const SplitStage stage =
+                direct ? SplitStage{scratch + n, 3 * s.stride - n} : SplitStage{scratch, 2 * n};
             addSplitTerms(t, s, p, cv, tab, cv.splitOffset[c], cv.splitOffset[c + 1], rowScale,
-                          opt.pibarSideThreshold, K);
+                          opt.pibarSideThreshold, K, stage);
         }
     }
     int iterations = 0;
