@@ -265,6 +265,36 @@ class SpeciesSearch : public QObject {
         QCOMPARE(r.kh.size(), treeSplits(r.best).size());
     }
 
+    // An SPR candidate already scored at the current rates is not scored again (a round of radius 2
+    // repeats the radius-1 round that found nothing before it): no topology appears twice among the
+    // trace's SPR rows between two rate changes, repeats were met and skipped, and the search still
+    // ends as high as the true tree.
+    void repeatedCandidatesAreNotScoredAgain() {
+        const SpeciesTree species = simulatedSpeciesTree(12, 61);
+        auto data = simulated(species, 50, 62);
+        CandidateScorer scorer(data, cpuFactory(), SolverOptions{});
+        const SpeciesTopology truth = scorer.loadedTopology();
+        SpeciesSearchSettings settings;
+        settings.replicates = 50;
+        settings.rates.max_iter = 10;
+        settings.maxRadius = 2;
+        RateParameters theta(RateMode::Global, species.size(), 50, {0.1, 0.1, 0.1});
+        const SpeciesSearchResult r = searchSpeciesTree(scorer, sprMovesAway(truth, 3, 63), theta, settings);
+        QVERIFY(r.repeatsSkipped > 0);
+        std::set<std::string> sprTrees;
+        int sprRows = 0;
+        for (const SearchStep& step : r.trace) {
+            if (step.move == "rates" && step.accepted) sprTrees.clear();
+            if (step.move.find("SPR") == std::string::npos) continue;
+            ++sprRows;
+            QVERIFY2(sprTrees.insert(step.newick).second, step.move.c_str());
+        }
+        qInfo("%d SPR candidates scored, %d repeats skipped", sprRows, r.repeatsSkipped);
+        const double truthLL = scorer.evaluate(truth, r.theta).totalLogLikelihood;
+        QVERIFY2(r.evaluation.totalLogLikelihood >= truthLL - 1e-6,
+                 qPrintable(QString("%1 < %2").arg(r.evaluation.totalLogLikelihood).arg(truthLL)));
+    }
+
     // Transfer-guided moves (spec 3.2): every move the sampled transfers suggest names tree nodes,
     // best first, the same for the same seed; from a random start the search with them reaches the
     // true tree's likelihood in fewer candidates than SPR rounds alone. (Where SPR rounds alone stop

@@ -321,6 +321,7 @@ void registerSearch(CLI::App& root) {
                        {"prescreen", settings.prescreen},
                        {"screenings", result.screenings},
                        {"screened_out", result.screenedOut},
+                       {"repeats_skipped", result.repeatsSkipped},
                        {"screening_z", result.screeningZ},
                        {"seconds", result.seconds},
                        {"max_radius", settings.maxRadius},
@@ -354,10 +355,11 @@ void registerSearch(CLI::App& root) {
                                       ? "rates D " + std::to_string(r0.d) + " L " + std::to_string(r0.l) +
                                             " T " + std::to_string(r0.t)
                                       : "per-family rates in model_parameters/";
-        std::printf("%s after %zu steps (%d evaluations, %.2f s): LL %.10f (start %.10f), %s\n",
+        std::printf("%s after %zu steps (%d evaluations, %d repeated candidates skipped, %.2f s): LL %.10f "
+                    "(start %.10f), %s\n",
                     result.interrupted ? "interrupted" : "done", result.trace.size(), result.evaluations,
-                    result.seconds, result.evaluation.totalLogLikelihood, result.startLogLikelihood,
-                    rates.c_str());
+                    result.repeatsSkipped, result.seconds, result.evaluation.totalLogLikelihood,
+                    result.startLogLikelihood, rates.c_str());
         if (settings.prescreen > 0)
             std::printf("pre-screening on %zu families: %d candidates screened, %d of them left there "
                         "(z %.3g)\n",

@@ -11,7 +11,9 @@
 #include <random>
 #include <set>
 #include <stdexcept>
+#include <string_view>
 #include <tuple>
+#include <utility>
 
 namespace gpurec {
 
@@ -68,6 +70,17 @@ constexpr int kThoroughDatedRootDepth = 2;
 
 // How a root search dates its candidates (a dated tree only).
 enum class Dating { None, Quick, Thorough };
+
+// A rooted topology by two independent 64-bit hashes of its canonical Newick (FNV-1a and the
+// standard library's): the search remembers thousands of candidates, whose Newick strings at
+// genome scale take kilobytes each.
+using TopologyKey = std::pair<std::uint64_t, std::uint64_t>;
+TopologyKey topologyKey(std::string_view newick) {
+    std::uint64_t fnv = 14695981039346656037ull;
+    for (const char c : newick)
+        fnv = (fnv ^ static_cast<unsigned char>(c)) * 1099511628211ull;
+    return {fnv, std::hash<std::string_view>{}(newick)};
+}
 
 class Search {
   public:
@@ -141,16 +154,18 @@ class Search {
         return std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count();
     }
 
+    static std::string newickOf(const SpeciesTopology& tree) { return tree.toSpeciesTree().toNewick(true); }
+
     void record(const std::string& move, const SpeciesTopology& tree, const Evaluation& eval, bool accepted) {
-        record(move, tree, eval.totalLogLikelihood, accepted, false);
+        record(move, newickOf(tree), eval.totalLogLikelihood, accepted, false);
     }
 
-    void record(const std::string& move, const SpeciesTopology& tree, double logLikelihood, bool accepted,
+    void record(const std::string& move, std::string newick, double logLikelihood, bool accepted,
                 bool screened) {
         SearchStep step;
         step.index = static_cast<int>(result_.trace.size());
         step.move = move;
-        step.newick = tree.toSpeciesTree().toNewick(true);
+        step.newick = std::move(newick);
         step.logLikelihood = logLikelihood;
         step.accepted = accepted;
         step.screened = screened;
@@ -184,14 +199,14 @@ class Search {
     // recorded with the estimate). What is left out is left out of the supports too: this far below
     // the current tree it would hardly lower a KH count, win a replicate or be the best root.
     std::optional<Evaluation> scoreUnlessScreenedOut(const SpeciesTopology& candidate,
-                                                     const std::string& move) {
+                                                     const std::string& move, const std::string& newick) {
         if (!prescreen_) return score(candidate);
         if (stopping()) throw SearchInterrupted{};
         const ScreeningEstimate predicted =
             prescreen_->estimate(scorer_.screen(candidate, result_.theta).logLikelihood, perFamily());
         if (!prescreen_->worthScoring(predicted)) {
             ++result_.screenedOut;
-            record(move, candidate, ll() + predicted.change, false, true);
+            record(move, newick, ll() + predicted.change, false, true);
             return std::nullopt;
         }
         Evaluation eval = score(candidate);
@@ -199,18 +214,28 @@ class Search {
         return eval;
     }
 
-    // One SPR candidate at the current rates, recorded as `move`; true when it became the current tree.
+    // One SPR candidate at the current rates, recorded as `move`; true when it became the current
+    // tree. A topology scored (or left at the pre-screen) since the rates last changed is not scored
+    // again: its log-likelihood depends on the topology and the rates alone, and the current tree's
+    // only rises, so it cannot pay now; the supports took it in when it was first offered. Such
+    // repeats are frequent: a round of radius r + 1 holds the whole round of radius r that found
+    // nothing before it, and two prunings can give one tree.
     bool trySpr(int prune, int regraft, const std::string& move) {
         SpeciesTopology candidate = result_.best;
         candidate.applySpr(prune, regraft);
-        std::optional<Evaluation> scored = scoreUnlessScreenedOut(candidate, move);
+        std::string newick = newickOf(candidate);
+        if (!settled_.insert(topologyKey(newick)).second) {
+            ++result_.repeatsSkipped;
+            return false;
+        }
+        std::optional<Evaluation> scored = scoreUnlessScreenedOut(candidate, move, newick);
         if (!scored) return false;
         Evaluation eval = std::move(*scored);
         std::vector<Clade> splits = treeSplits(candidate);
         const std::vector<Clade> affected = destroyedSplits(splits_, splits);
         bp_.candidate(affected, eval.logLikelihood);
         const bool accepted = better(eval);
-        record(move, candidate, eval, accepted);
+        record(move, std::move(newick), eval.totalLogLikelihood, accepted, false);
         if (accepted)
             accept(candidate, std::move(eval), std::move(splits));
         else
@@ -294,7 +319,8 @@ class Search {
                 SpeciesTopology candidate = from;
                 candidate.rerootAbove(child);
                 std::string move = "root above " + names[child];
-                std::optional<Evaluation> scored = scoreUnlessScreenedOut(candidate, move);
+                std::optional<Evaluation> scored =
+                    scoreUnlessScreenedOut(candidate, move, newickOf(candidate));
                 if (!scored) { // not a root of the root table, but the search goes on past it
                     if (budget > 1) self(self, candidate, child, budget - 1);
                     continue;
@@ -338,6 +364,7 @@ class Search {
             result_.theta = r.best;
             result_.evaluation = eval; // a copy: eval is recorded below either way
             kh_.newReference(ll(), perFamily());
+            settled_.clear();
         }
         record("rates", result_.best, eval, kept);
         if (r.interrupted) throw SearchInterrupted{};
@@ -406,6 +433,7 @@ class Search {
     RootTable roots_;
     std::optional<Prescreen> prescreen_;
     std::vector<Clade> splits_;        // of the current tree
+    std::set<TopologyKey> settled_;    // SPR candidates scored at the current rates (trySpr)
     std::uint64_t transferRounds_ = 0; // seeds the reconciliations of each transfer round
     std::mt19937_64 datingRng_;        // the perturbations of the root candidates' datings
     SpeciesSearchResult result_;

@@ -81,9 +81,10 @@ struct SpeciesSearchResult {
     std::map<Clade, int> kh, bootstrap; // branch supports of best's splits (HYBRID only)
     int replicates = 0;
     int evaluations = 0;
-    int screenings = 0;    // candidates scored on the pre-screening families
-    int screenedOut = 0;   // of them, those left there
-    double screeningZ = 0; // the pre-screen's z at the end (Prescreen::z)
+    int screenings = 0;     // candidates scored on the pre-screening families
+    int screenedOut = 0;    // of them, those left there
+    int repeatsSkipped = 0; // SPR candidates not scored again: the same tree was, at the same rates
+    double screeningZ = 0;  // the pre-screen's z at the end (Prescreen::z)
     bool interrupted = false;
     double seconds = 0.0;
     std::optional<SpeciationOrderResult> speciationOrder; // when it was inferred
