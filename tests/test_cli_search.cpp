@@ -72,6 +72,10 @@ class CliSearch : public QObject {
         QVERIFY(relativeError(totalOfPerFamilyFile(out + "/per_fam_likelihoods.txt"), ll) < 1e-12);
         QCOMPARE(std::string(j["search"]["strategy"]), std::string("HYBRID"));
         QVERIFY(!bool(j["search"]["interrupted"]));
+        // The default SPR cutoff left regrafts out; repeated candidates were not scored again.
+        QCOMPARE(double(j["search"]["spr_cutoff"]), 1.0);
+        QVERIFY(int(j["search"]["spr_cutoff_skipped"]) > 0);
+        QVERIFY(int(j["search"]["repeats_skipped"]) > 0);
         const std::vector<std::string> rates = {"--d", std::to_string(double(j["search"]["rates"]["D"])),
                                                 "--l", std::to_string(double(j["search"]["rates"]["L"])),
                                                 "--t", std::to_string(double(j["search"]["rates"]["T"]))};
@@ -288,12 +292,13 @@ class CliSearch : public QObject {
         }
         ::kill(static_cast<pid_t>(p.processId()), SIGINT);
         QVERIFY(p.waitForFinished(600000));
-        CliRun r = runGpurec({"search", "--resume", q(out), "--max-radius", "5"});
+        CliRun r = runGpurec({"search", "--resume", q(out), "--max-radius", "5", "--spr-cutoff", "2"});
         QCOMPARE(r.exitCode, 2);
         QVERIFY2(r.err.contains("options conflict with the run recorded in " + q(out) +
                                 "/checkpoint.json:\n"
                                 "  --max-radius 5 (the run has 3)"),
                  qPrintable(r.err));
+        QVERIFY2(r.err.contains("  --spr-cutoff 2.0 (the run has 1.0)"), qPrintable(r.err));
     }
 
     // test-trees at fixed rates: the per-family table is gpurec eval's on each tree, the KH p-value
@@ -405,6 +410,10 @@ class CliSearch : public QObject {
         QCOMPARE(r.exitCode, 105); // CLI11's validation error
         QCOMPARE(r.err,
                  QString("--max-radius: must be >= 1, got 0\nRun with --help for more information.\n"));
+        r = runGpurec(QStringList{"search", "-s", "MiniNJ", "--spr-cutoff", "-0.5"} + input);
+        QCOMPARE(r.exitCode, 105);
+        QCOMPARE(r.err,
+                 QString("--spr-cutoff: must be >= 0, got -0.5\nRun with --help for more information.\n"));
         r = runGpurec(QStringList{"search", "-s", "MiniNJ", "--prescreen", "1"} + input);
         QCOMPARE(r.exitCode, 105);
         QCOMPARE(r.err,

@@ -18,6 +18,7 @@
 #include <QAbstractItemView>
 #include <QCheckBox>
 #include <QComboBox>
+#include <QDoubleSpinBox>
 #include <QFileInfo>
 #include <QLabel>
 #include <QPlainTextEdit>
@@ -345,6 +346,21 @@ class GuiSpeciesSearch : public QObject {
             QTest::keyClicks(box, prescreen);
             QTest::keyClick(box, Qt::Key_Tab);
             QCOMPARE(panel->settings().prescreen, prescreen.toDouble() / 100);
+            // The SPR cutoff, typed as a person would: off, then back to the default.
+            QDoubleSpinBox* cutoff = panel->sprCutoffBox();
+            QCOMPARE(panel->settings().sprCutoff, SpeciesSearchSettings{}.sprCutoff);
+            QVERIFY(test::click(cutoff));
+            QCOMPARE(QApplication::focusWidget(), cutoff);
+            QTest::keyClick(cutoff, Qt::Key_A, Qt::ControlModifier);
+            QTest::keyClicks(cutoff, "0");
+            QTest::keyClick(cutoff, Qt::Key_Tab);
+            QCOMPARE(cutoff->text(), QString("off"));
+            QCOMPARE(panel->settings().sprCutoff, 0.0);
+            QVERIFY(test::click(cutoff));
+            QTest::keyClick(cutoff, Qt::Key_A, Qt::ControlModifier);
+            QTest::keyClicks(cutoff, QLocale().toString(1.5, 'f', 1));
+            QTest::keyClick(cutoff, Qt::Key_Tab);
+            QCOMPARE(panel->settings().sprCutoff, 1.5);
         }
         const SpeciesTree loaded = SpeciesTree::readFile(searchData().startTree);
         const SpeciesTree expected = [&] {
@@ -528,9 +544,11 @@ class GuiSpeciesSearch : public QObject {
         // Kept by the session and restored, ticked, by another window on the same data.
         const QString session =
             QString::fromStdString(test::temporaryFolder("gui_search_session") + "/s.json");
+        panel->sprCutoffBox()->setValue(2.5);
         QVERIFY(w.saveSession(session));
         const nlohmann::json kept = test::readJson(session.toStdString()).at("search");
         QCOMPARE(kept.at("strategy").get<std::string>(), std::string("REROOT"));
+        QCOMPARE(kept.at("spr_cutoff").get<double>(), 2.5);
         QVERIFY(kept.at("infer_speciation_order").get<bool>());
 
         // Without RELDATED: greyed, off, with the engine's message; REROOT runs without it.
@@ -549,6 +567,7 @@ class GuiSpeciesSearch : public QObject {
         QCOMPARE(again->strategyBox()->currentData().toString(), QString("REROOT"));
         QVERIFY(again->speciationOrderBox()->isEnabled() && again->speciationOrderBox()->isChecked());
         QVERIFY(again->settings().inferSpeciationOrder);
+        QCOMPARE(again->settings().sprCutoff, 2.5);
         QVERIFY(again->startButton()->isEnabled());
     }
 

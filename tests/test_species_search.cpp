@@ -17,6 +17,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <map>
 #include <set>
 
 using namespace gpurec;
@@ -126,6 +127,15 @@ class SpeciesSearch : public QObject {
         // Radius 2 from C adds D and E (below the grandparent's other child) and F.
         QCOMPARE(named(t.sprRegrafts(c, 2)),
                  (std::set<std::string>{"Node_D_E_0", "Node_A_F_0", "D", "E", "F"}));
+        // Each radius-2 target names the radius-1 target on its way.
+        std::map<std::string, std::string> nearer;
+        for (const auto [target, via] : t.sprRegraftPaths(c, 2))
+            nearer[names[target]] = via < 0 ? "" : names[via];
+        QCOMPARE(nearer, (std::map<std::string, std::string>{{"Node_D_E_0", ""},
+                                                             {"Node_A_F_0", ""},
+                                                             {"D", "Node_D_E_0"},
+                                                             {"E", "Node_D_E_0"},
+                                                             {"F", "Node_A_F_0"}}));
         SpeciesTopology moved = t;
         moved.applySpr(c, t.parent(3)); // C onto the branch above (D,E)
         QCOMPARE(moved.canonicalNewick(), std::string("((((D,E),C),(A,B)),F);")); // "(" sorts first
@@ -149,6 +159,17 @@ class SpeciesSearch : public QObject {
                 ++moves;
             }
         QVERIFY(moves > 50);
+        // A target's nearer one is an earlier target, one edge from it.
+        for (int p = 0; p < t.nodeCount(); ++p) {
+            std::set<int> earlier;
+            for (const auto [target, nearer] : t.sprRegraftPaths(p, 3)) {
+                if (nearer >= 0) {
+                    QVERIFY(earlier.contains(nearer));
+                    QVERIFY(t.parent(target) == nearer || t.parent(nearer) == target);
+                }
+                earlier.insert(target);
+            }
+        }
         const std::vector<int> positions = t.rootPositions();
         QCOMPARE(int(positions.size()), 2 * 10 - 3);
         std::set<std::string> rooted;
@@ -293,6 +314,42 @@ class SpeciesSearch : public QObject {
         const double truthLL = scorer.evaluate(truth, r.theta).totalLogLikelihood;
         QVERIFY2(r.evaluation.totalLogLikelihood >= truthLL - 1e-6,
                  qPrintable(QString("%1 < %2").arg(r.evaluation.totalLogLikelihood).arg(truthLL)));
+    }
+
+    // The SPR cutoff: with none (0) or one too large to cut anything the search is the same row for
+    // row; at the default (1) it leaves regrafts out, scores fewer candidates and still ends as
+    // high as the true tree.
+    void sprCutoffLeavesHopelessRegraftsOut() {
+        const SpeciesTree species = simulatedSpeciesTree(12, 61);
+        auto data = simulated(species, 50, 62);
+        CandidateScorer scorer(data, cpuFactory(), SolverOptions{});
+        const SpeciesTopology truth = scorer.loadedTopology(), start = sprMovesAway(truth, 3, 63);
+        SpeciesSearchSettings settings;
+        settings.replicates = 50;
+        settings.rates.max_iter = 10;
+        settings.maxRadius = 3;
+        RateParameters theta(RateMode::Global, species.size(), 50, {0.1, 0.1, 0.1});
+        auto search = [&](double cutoff) {
+            settings.sprCutoff = cutoff;
+            return searchSpeciesTree(scorer, start, theta, settings);
+        };
+        const SpeciesSearchResult none = search(0), huge = search(1e300), cut = search(1);
+        QCOMPARE(none.sprCutoffSkipped, 0);
+        QCOMPARE(huge.sprCutoffSkipped, 0);
+        QCOMPARE(huge.trace.size(), none.trace.size());
+        for (std::size_t i = 0; i < none.trace.size(); ++i) {
+            QCOMPARE(huge.trace[i].move, none.trace[i].move);
+            QCOMPARE(huge.trace[i].logLikelihood, none.trace[i].logLikelihood);
+        }
+        qInfo("cutoff 1: %d evaluations, %d regrafts cut; none: %d evaluations", cut.evaluations,
+              cut.sprCutoffSkipped, none.evaluations);
+        QVERIFY(cut.sprCutoffSkipped > 0);
+        QVERIFY(cut.evaluations < none.evaluations);
+        const double truthLL = scorer.evaluate(truth, cut.theta).totalLogLikelihood;
+        QVERIFY2(cut.evaluation.totalLogLikelihood >= truthLL - 1e-6,
+                 qPrintable(QString("%1 < %2").arg(cut.evaluation.totalLogLikelihood).arg(truthLL)));
+        settings.sprCutoff = -1;
+        QVERIFY_THROWS_EXCEPTION(std::invalid_argument, searchSpeciesTree(scorer, start, theta, settings));
     }
 
     // Transfer-guided moves (spec 3.2): every move the sampled transfers suggest names tree nodes,

@@ -46,6 +46,7 @@ nlohmann::json recordedOptions(const SearchOptions& o) {
     j.update(nlohmann::json{{"--species-tree-search", o.strategy},
                             {"--model-parametrization", o.parametrization},
                             {"--max-radius", o.settings.maxRadius},
+                            {"--spr-cutoff", o.settings.sprCutoff},
                             {"--root-depth", o.settings.rootDepth},
                             {"--replicates", o.settings.replicates},
                             {"--seed", o.settings.seed},
@@ -68,6 +69,8 @@ SearchOptions resumedOptions(const CLI::App& app, const SearchOptions& given,
         o.strategy = j.at("--species-tree-search").get<std::string>();
         o.parametrization = j.at("--model-parametrization").get<std::string>();
         o.settings.maxRadius = integerField<int>(j, "--max-radius");
+        // Absent from checkpoints before it existed: those searches tried every regraft.
+        o.settings.sprCutoff = j.value("--spr-cutoff", 0.0);
         o.settings.rootDepth = integerField<int>(j, "--root-depth");
         o.settings.replicates = integerField<int>(j, "--replicates");
         o.settings.seed = integerField<std::uint64_t>(j, "--seed");
@@ -147,6 +150,12 @@ void registerSearch(CLI::App& root) {
         ->check(CLI::IsMember({"GLOBAL", "PER-FAMILY"}));
     addNumber(*app, "--max-radius", o->settings.maxRadius,
               "Largest SPR radius tried when smaller ones stop paying (default 3)", NumberRange::atLeast(1));
+    addNumber(
+        *app, "--spr-cutoff", o->settings.sprCutoff,
+        "Try a regraft only when the one a step nearer on its way lies at most this many times the mean "
+        "drop of the candidates scored so far below the current tree (default 1; 0: every regraft "
+        "within the radius)",
+        NumberRange::atLeast(0));
     addNumber(*app, "--root-depth", o->settings.rootDepth,
               "Root moves past the best root in the root searches between SPR rounds (default 3)",
               NumberRange::atLeast(1));
@@ -325,6 +334,8 @@ void registerSearch(CLI::App& root) {
                        {"screening_z", result.screeningZ},
                        {"seconds", result.seconds},
                        {"max_radius", settings.maxRadius},
+                       {"spr_cutoff", settings.sprCutoff},
+                       {"spr_cutoff_skipped", result.sprCutoffSkipped},
                        {"root_depth", settings.rootDepth},
                        {"replicates", settings.replicates},
                        {"seed", settings.seed},
@@ -355,11 +366,11 @@ void registerSearch(CLI::App& root) {
                                       ? "rates D " + std::to_string(r0.d) + " L " + std::to_string(r0.l) +
                                             " T " + std::to_string(r0.t)
                                       : "per-family rates in model_parameters/";
-        std::printf("%s after %zu steps (%d evaluations, %d repeated candidates skipped, %.2f s): LL %.10f "
-                    "(start %.10f), %s\n",
+        std::printf("%s after %zu steps (%d evaluations; not scored: %d repeated candidates, %d regrafts "
+                    "past the SPR cutoff; %.2f s): LL %.10f (start %.10f), %s\n",
                     result.interrupted ? "interrupted" : "done", result.trace.size(), result.evaluations,
-                    result.repeatsSkipped, result.seconds, result.evaluation.totalLogLikelihood,
-                    result.startLogLikelihood, rates.c_str());
+                    result.repeatsSkipped, result.sprCutoffSkipped, result.seconds,
+                    result.evaluation.totalLogLikelihood, result.startLogLikelihood, rates.c_str());
         if (settings.prescreen > 0)
             std::printf("pre-screening on %zu families: %d candidates screened, %d of them left there "
                         "(z %.3g)\n",

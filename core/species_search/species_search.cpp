@@ -44,6 +44,7 @@ void SpeciesSearchSettings::validate() const {
     if (maxRadius < 1) bad("maxRadius", maxRadius, ">= 1");
     if (rootDepth < 1) bad("rootDepth", rootDepth, ">= 1");
     if (!(minImprovement >= 0)) bad("minImprovement", minImprovement, ">= 0");
+    if (!(sprCutoff >= 0)) bad("sprCutoff", sprCutoff, ">= 0");
     if (!(prescreen >= 0 && prescreen < 1)) bad("prescreen", prescreen, "in [0, 1)");
     if (replicates < 1) bad("replicates", replicates, ">= 1");
     rates.validate();
@@ -104,6 +105,8 @@ class Search {
         } else {
             scorer_.setScreeningFamilies({});
         }
+        // The scorer counts over its lifetime (a workbench session runs several searches on one).
+        const int evaluationsBefore = scorer_.evaluations(), screeningsBefore = scorer_.screenings();
         result_.evaluation = scorer_.evaluate(start, theta);
         // A family impossible at these rates would make every comparison meaningless.
         requireFiniteLikelihoods(*scorer_.datasetOn(start), theta, result_.evaluation);
@@ -136,8 +139,8 @@ class Search {
         for (std::size_t i = 0; i < roots_.roots().size(); ++i)
             result_.roots.push_back(
                 {roots_.roots()[i].split, roots_.logLikelihoodRatio(roots_.roots()[i]), rell[i]});
-        result_.evaluations = scorer_.evaluations();
-        result_.screenings = scorer_.screenings();
+        result_.evaluations = scorer_.evaluations() - evaluationsBefore;
+        result_.screenings = scorer_.screenings() - screeningsBefore;
         if (prescreen_) result_.screeningZ = prescreen_->z();
         result_.seconds = elapsed();
         return std::move(result_);
@@ -196,16 +199,19 @@ class Search {
     }
 
     // The candidate on every family, or nothing when the pre-screen leaves it out (its row is then
-    // recorded with the estimate). What is left out is left out of the supports too: this far below
-    // the current tree it would hardly lower a KH count, win a replicate or be the best root.
+    // recorded with the estimate, which goes to *estimate too). What is left out is left out of the supports
+    // too: this far below the current tree it would hardly lower a KH count, win a replicate or be the best
+    // root.
     std::optional<Evaluation> scoreUnlessScreenedOut(const SpeciesTopology& candidate,
-                                                     const std::string& move, const std::string& newick) {
+                                                     const std::string& move, const std::string& newick,
+                                                     double* estimate = nullptr) {
         if (!prescreen_) return score(candidate);
         if (stopping()) throw SearchInterrupted{};
         const ScreeningEstimate predicted =
             prescreen_->estimate(scorer_.screen(candidate, result_.theta).logLikelihood, perFamily());
         if (!prescreen_->worthScoring(predicted)) {
             ++result_.screenedOut;
+            if (estimate) *estimate = ll() + predicted.change;
             record(move, newick, ll() + predicted.change, false, true);
             return std::nullopt;
         }
@@ -224,11 +230,14 @@ class Search {
         SpeciesTopology candidate = result_.best;
         candidate.applySpr(prune, regraft);
         std::string newick = newickOf(candidate);
-        if (!settled_.insert(topologyKey(newick)).second) {
+        const TopologyKey key = topologyKey(newick);
+        if (settled_.contains(key)) {
             ++result_.repeatsSkipped;
             return false;
         }
-        std::optional<Evaluation> scored = scoreUnlessScreenedOut(candidate, move, newick);
+        double estimate = 0;
+        std::optional<Evaluation> scored = scoreUnlessScreenedOut(candidate, move, newick, &estimate);
+        settle(key, scored ? scored->totalLogLikelihood : estimate);
         if (!scored) return false;
         Evaluation eval = std::move(*scored);
         std::vector<Clade> splits = treeSplits(candidate);
@@ -243,6 +252,25 @@ class Search {
         return accepted;
     }
 
+    // A settled candidate's log-likelihood (its estimate when left at the pre-screen), and its drop
+    // below the current tree in the mean the SPR cutoff compares with.
+    void settle(const TopologyKey& key, double logLikelihood) {
+        settled_.emplace(key, logLikelihood);
+        dropSum_ += std::max(0.0, ll() - logLikelihood);
+        ++drops_;
+    }
+
+    // The SPR cutoff (SpeciesSearchSettings::sprCutoff): a regraft is not tried when the one a step
+    // nearer on its way was left out by it, or lies further below the current tree than the cutoff
+    // times the mean drop of the candidates settled at these rates.
+    bool cutOff(int prune, int nearer) const {
+        if (settings_.sprCutoff <= 0 || nearer < 0 || drops_ == 0) return false;
+        SpeciesTopology candidate = result_.best;
+        candidate.applySpr(prune, nearer);
+        const auto it = settled_.find(topologyKey(newickOf(candidate)));
+        return it == settled_.end() || ll() - it->second > settings_.sprCutoff * dropSum_ / drops_;
+    }
+
     // Every non-root node pruned once, its regrafts listed on the tree as it is when its turn comes;
     // after an improvement the round moves on to the next node.
     bool sprRound(int radius) {
@@ -251,13 +279,18 @@ class Search {
         for (int prune = 0; prune < result_.best.nodeCount(); ++prune) {
             if (prune == result_.best.root()) continue;
             const std::vector<std::string> names = nodeNames(result_.best);
-            for (int regraft : result_.best.sprRegrafts(prune, radius))
+            for (const auto [regraft, nearer] : result_.best.sprRegraftPaths(prune, radius)) {
+                if (cutOff(prune, nearer)) {
+                    ++result_.sprCutoffSkipped;
+                    continue;
+                }
                 if (trySpr(prune, regraft,
                            "SPR " + names[prune] + " -> " + names[regraft] + " (radius " +
                                std::to_string(radius) + ")")) {
                     improved = true;
                     break;
                 }
+            }
         }
         return improved;
     }
@@ -365,6 +398,8 @@ class Search {
             result_.evaluation = eval; // a copy: eval is recorded below either way
             kh_.newReference(ll(), perFamily());
             settled_.clear();
+            dropSum_ = 0;
+            drops_ = 0;
         }
         record("rates", result_.best, eval, kept);
         if (r.interrupted) throw SearchInterrupted{};
@@ -432,8 +467,13 @@ class Search {
     BranchBootstrap bp_;
     RootTable roots_;
     std::optional<Prescreen> prescreen_;
-    std::vector<Clade> splits_;        // of the current tree
-    std::set<TopologyKey> settled_;    // SPR candidates scored at the current rates (trySpr)
+    std::vector<Clade> splits_; // of the current tree
+    // SPR candidates scored (or left at the pre-screen) at the current rates, with their
+    // log-likelihoods (trySpr), and the sum and count of their drops below the tree they were
+    // offered against (cutOff).
+    std::map<TopologyKey, double> settled_;
+    double dropSum_ = 0;
+    long drops_ = 0;
     std::uint64_t transferRounds_ = 0; // seeds the reconciliations of each transfer round
     std::mt19937_64 datingRng_;        // the perturbations of the root candidates' datings
     SpeciesSearchResult result_;

@@ -24,7 +24,11 @@ std::string toString(SearchStrategy strategy);
 
 struct SpeciesSearchSettings {
     SearchStrategy strategy = SearchStrategy::Hybrid;
-    int maxRadius = 3;            // SPR rounds at radius 1, then 2, ... up to this while none pays
+    int maxRadius = 3; // SPR rounds at radius 1, then 2, ... up to this while none pays
+    // A regraft is tried only when the one a step nearer on its way lies at most this many times the
+    // mean drop of the candidates scored at these rates below the current tree (RAxML's SPR
+    // cutoff for descending into subtrees); 0: every regraft within the radius.
+    double sprCutoff = 1.0;
     int rootDepth = 3;            // root moves past the best root in the searches between SPR rounds
     bool transferMoves = true;    // HYBRID: transfer-guided rounds (AleRax's) before the SPR rounds
     bool optimizeRates = true;    // re-optimise the rates after every improving round
@@ -81,10 +85,11 @@ struct SpeciesSearchResult {
     std::map<Clade, int> kh, bootstrap; // branch supports of best's splits (HYBRID only)
     int replicates = 0;
     int evaluations = 0;
-    int screenings = 0;     // candidates scored on the pre-screening families
-    int screenedOut = 0;    // of them, those left there
-    int repeatsSkipped = 0; // SPR candidates not scored again: the same tree was, at the same rates
-    double screeningZ = 0;  // the pre-screen's z at the end (Prescreen::z)
+    int screenings = 0;       // candidates scored on the pre-screening families
+    int screenedOut = 0;      // of them, those left there
+    int repeatsSkipped = 0;   // SPR candidates not scored again: the same tree was, at the same rates
+    int sprCutoffSkipped = 0; // SPR regrafts not tried: the one nearer on their way fell too far
+    double screeningZ = 0;    // the pre-screen's z at the end (Prescreen::z)
     bool interrupted = false;
     double seconds = 0.0;
     std::optional<SpeciationOrderResult> speciationOrder; // when it was inferred

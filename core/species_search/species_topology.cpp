@@ -127,6 +127,13 @@ int SpeciesTopology::applySpr(int p, int r) {
 
 std::vector<int> SpeciesTopology::sprRegrafts(int p, int radius) const {
     std::vector<int> out;
+    for (const Regraft& r : sprRegraftPaths(p, radius))
+        out.push_back(r.target);
+    return out;
+}
+
+std::vector<SpeciesTopology::Regraft> SpeciesTopology::sprRegraftPaths(int p, int radius) const {
+    std::vector<Regraft> out;
     if (p == root_ || radius < 1) return out;
     const int f = parent_[p], s = sibling(p), g = parent_[f];
     if (g >= 0) {
@@ -138,7 +145,7 @@ std::vector<int> SpeciesTopology::sprRegrafts(int p, int radius) const {
                 for (int m : {parent_[n], isLeaf(n) ? -1 : left_[n], isLeaf(n) ? -1 : right_[n]})
                     if (m >= 0 && m != from && m != f) {
                         next.push_back({m, n});
-                        out.push_back(m);
+                        out.push_back({m, d > 1 ? n : -1});
                     }
             frontier = std::move(next);
         }
@@ -149,10 +156,14 @@ std::vector<int> SpeciesTopology::sprRegrafts(int p, int radius) const {
         std::vector<int> next;
         for (int n : level)
             if (!isLeaf(n)) next.insert(next.end(), {left_[n], right_[n]});
-        if (d >= 2) out.insert(out.end(), next.begin(), next.end());
+        if (d >= 2)
+            for (int m : next)
+                out.push_back({m, d > 2 ? parent_[m] : -1});
         level = std::move(next);
     }
-    std::erase_if(out, [&](int r) { return !canSpr(p, r); });
+    std::erase_if(out, [&](const Regraft& r) { return !canSpr(p, r.target); });
+    for (Regraft& r : out)
+        if (r.nearer >= 0 && !canSpr(p, r.nearer)) r.nearer = -1;
     return out;
 }
 

@@ -44,6 +44,13 @@ class SpeciesTopology {
     // Regraft targets of p within `radius` (spec 3.3): from p's grandparent outward 1..radius
     // edges (not through p's parent), and in p's sibling's subtree at depth 2..radius+1.
     std::vector<int> sprRegrafts(int p, int radius) const;
+    // The same targets in the same order, each with the target one edge nearer to p's old place on
+    // the way to it (−1 for the nearest ones: its grandparent's neighbours, its sibling's
+    // grandchildren), when that one is a valid target too.
+    struct Regraft {
+        int target, nearer;
+    };
+    std::vector<Regraft> sprRegraftPaths(int p, int radius) const;
 
     // Moves the root onto the branch above x (x not the root); a no-op when x is a root child. The
     // root goes there one edge at a time, as AleRax's root moves do; on a dated topology each edge

@@ -7,6 +7,7 @@
 
 #include <QCheckBox>
 #include <QComboBox>
+#include <QDoubleSpinBox>
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QHBoxLayout>
@@ -57,6 +58,19 @@ SearchPanel::SearchPanel(QWidget* parent) : QWidget(parent) {
     radius_->setRange(1, 10);
     radius_->setValue(SpeciesSearchSettings{}.maxRadius);
     radius_->setToolTip(tr("SPR rounds start at radius 1 and grow to this while no move pays"));
+    sprCutoff_ = new QDoubleSpinBox;
+    sprCutoff_->setObjectName("searchSprCutoff");
+    sprCutoff_->setAccessibleName(
+        tr("SPR cutoff: regrafts past a drop of this many mean drops are not tried"));
+    sprCutoff_->setRange(0, 10);
+    sprCutoff_->setDecimals(1);
+    sprCutoff_->setSingleStep(0.5);
+    sprCutoff_->setSpecialValueText(tr("off"));
+    sprCutoff_->setValue(SpeciesSearchSettings{}.sprCutoff);
+    sprCutoff_->setToolTip(tr("A regraft further out is tried only when the one a step nearer on its way "
+                              "lies at most this many times the mean drop of the candidates scored so "
+                              "far below the current tree (as --spr-cutoff; off: every regraft within "
+                              "the radius)"));
     startFrom_ = new QComboBox;
     startFrom_->setObjectName("searchStartFrom");
     startFrom_->setAccessibleName(tr("Start the search from"));
@@ -175,7 +189,12 @@ SearchPanel::SearchPanel(QWidget* parent) : QWidget(parent) {
     controls->addLayout(settingsRow);
     // On a row of its own: beside the other settings it widened the window past a 1067-pixel
     // screen. Left-aligned: stretched over the row, a click in its empty part would not tick it.
-    controls->addWidget(speciationOrder_, 0, Qt::AlignLeft);
+    auto* orderRow = new QHBoxLayout;
+    orderRow->addWidget(speciationOrder_);
+    orderRow->addStretch(1);
+    orderRow->addWidget(new QLabel(tr("SPR cutoff")));
+    orderRow->addWidget(sprCutoff_);
+    controls->addLayout(orderRow);
     controls->addLayout(startRow);
     controls->addLayout(buttonsRow);
     colourBy_ = new QComboBox;
@@ -264,6 +283,7 @@ SearchPanel::SearchPanel(QWidget* parent) : QWidget(parent) {
     connect(startFrom_, &QComboBox::currentIndexChanged, this, &SearchPanel::settingsChanged);
     for (QSpinBox* box : {radius_, seed_, prescreen_})
         connect(box, &QSpinBox::valueChanged, this, &SearchPanel::settingsChanged);
+    connect(sprCutoff_, &QDoubleSpinBox::valueChanged, this, &SearchPanel::settingsChanged);
     connect(start_, &QPushButton::clicked, this, &SearchPanel::startRequested);
     connect(pause_, &QPushButton::clicked, this, [this] {
         if (run_.paused())
@@ -372,6 +392,7 @@ void SearchPanel::restoreSettings(const SpeciesSearchSettings& settings, SearchS
         index >= 0)
         strategy_->setCurrentIndex(index);
     radius_->setValue(settings.maxRadius);
+    sprCutoff_->setValue(settings.sprCutoff);
     seed_->setValue(
         static_cast<int>(std::min<std::uint64_t>(settings.seed, std::numeric_limits<int>::max())));
     prescreen_->setValue(static_cast<int>(std::lround(100 * settings.prescreen)));
@@ -396,6 +417,7 @@ SpeciesSearchSettings SearchPanel::settings() const {
     SpeciesSearchSettings s;
     s.strategy = parseSearchStrategy(strategy_->currentData().toString().toStdString());
     s.maxRadius = radius_->value();
+    s.sprCutoff = sprCutoff_->value();
     s.seed = static_cast<std::uint64_t>(seed_->value());
     s.prescreen = prescreen_->value() / 100.0;
     s.inferSpeciationOrder = speciationOrder_->isChecked();
@@ -586,6 +608,7 @@ void SearchPanel::updateButtons() {
     strategy_->setEnabled(!running);
     speciationOrder_->setEnabled(!running && engineRefusal(true).isEmpty());
     radius_->setEnabled(!running);
+    sprCutoff_->setEnabled(!running);
     startFrom_->setEnabled(!running);
     seed_->setEnabled(!running);
     prescreen_->setEnabled(!running);

@@ -15,6 +15,7 @@
 class QCheckBox;
 class QComboBox;
 class QCustomPlot;
+class QDoubleSpinBox;
 class QLabel;
 class QPushButton;
 class QScrollArea;
@@ -64,6 +65,7 @@ class SearchPanel : public QWidget {
     QComboBox* startFromBox() const { return startFrom_; }
     QSpinBox* seedBox() const { return seed_; }
     QSpinBox* prescreenBox() const { return prescreen_; }
+    QDoubleSpinBox* sprCutoffBox() const { return sprCutoff_; }
     QComboBox* strategyBox() const { return strategy_; }
     QCheckBox* speciationOrderBox() const { return speciationOrder_; }
     SpeciesTreeView* treeView() const { return view_; }
@@ -109,6 +111,7 @@ class SearchPanel : public QWidget {
     SearchRun run_;
     QComboBox *strategy_, *colourBy_, *startFrom_;
     QSpinBox *radius_, *seed_, *prescreen_;
+    QDoubleSpinBox* sprCutoff_;
     QPushButton *start_, *pause_, *stop_, *save_, *adopt_;
     QLabel* status_;
     QCustomPlot* plot_;

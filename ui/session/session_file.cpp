@@ -129,6 +129,7 @@ json searchToJson(const SessionState& s) {
         if (from == s.searchStart) start = name;
     return {{"strategy", toString(s.search.strategy)},
             {"max_radius", s.search.maxRadius},
+            {"spr_cutoff", s.search.sprCutoff},
             {"start", start},
             {"seed", s.search.seed},
             {"prescreen", s.search.prescreen},
@@ -138,6 +139,7 @@ json searchToJson(const SessionState& s) {
 void readSearch(const json& j, SessionState& s) {
     s.search.strategy = parseSearchStrategy(j.at("strategy").get<std::string>());
     s.search.maxRadius = integerField<int>(j, "max_radius");
+    s.search.sprCutoff = j.value("spr_cutoff", SpeciesSearchSettings{}.sprCutoff); // absent before it existed
     s.search.seed = integerField<std::uint64_t>(j, "seed");
     s.search.prescreen = j.at("prescreen").get<double>();
     s.search.inferSpeciationOrder = j.at("infer_speciation_order").get<bool>();
