@@ -390,6 +390,11 @@ class GuiSpeciesSearch : public QObject {
         }
         QCOMPARE(screened, outcome.screenedOut);
         QCOMPARE(panel->plot()->graph(2)->dataCount(), screened);
+        // SPR candidates not scored (repeats, regrafts past the SPR cutoff) are counted in the status.
+        QVERIFY(outcome.skipped > 0);
+        QVERIFY2(panel->statusText().contains(
+                     QString("%1 skipped as repeats or past the SPR cutoff").arg(outcome.skipped)),
+                 qPrintable(panel->statusText()));
         if (!prescreen.isEmpty()) {
             QVERIFY(w.logView()->toPlainText().contains(
                 QString(

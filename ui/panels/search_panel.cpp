@@ -478,13 +478,16 @@ void SearchPanel::onFinished(const SearchOutcome& outcome) {
     showTree(outcome.bestNewick);
     replot();
     QString text =
-        tr("%1 after %2 candidates (%3 evaluations%4) in %5 s: log-likelihood %6, start %7 "
-           "(D %8, L %9, T %10).")
+        tr("%1 after %2 candidates (%3 evaluations%4%5) in %6 s: log-likelihood %7, start %8 "
+           "(D %9, L %10, T %11).")
             .arg(outcome.stopped ? tr("Stopped") : tr("Done: no move improves the likelihood"))
             .arg(outcome.steps)
             .arg(outcome.evaluations)
             .arg(outcome.screenedOut > 0 ? tr(", %1 left at the pre-screen").arg(outcome.screenedOut)
                                          : QString())
+            .arg(outcome.skipped > 0
+                     ? tr(", %1 skipped as repeats or past the SPR cutoff").arg(outcome.skipped)
+                     : QString())
             .arg(QLocale().toString(outcome.seconds, 'f', 1), nats(outcome.bestLogLikelihood),
                  nats(outcome.startLogLikelihood), QString::number(outcome.rates.d, 'g', 4),
                  QString::number(outcome.rates.l, 'g', 4), QString::number(outcome.rates.t, 'g', 4));
