@@ -199,11 +199,12 @@ class Search {
     }
 
     // The candidate on every family, or nothing when the pre-screen leaves it out (its row is then
-    // recorded with the estimate, which goes to *estimate too). What is left out is left out of the supports
-    // too: this far below the current tree it would hardly lower a KH count, win a replicate or be the best
-    // root.
+    // recorded with the estimate, under `newick` when given, and the estimate goes to *estimate). What
+    // is left out is left out of the supports too: this far below the current tree it would hardly
+    // lower a KH count, win a replicate or be the best root.
     std::optional<Evaluation> scoreUnlessScreenedOut(const SpeciesTopology& candidate,
-                                                     const std::string& move, const std::string& newick,
+                                                     const std::string& move,
+                                                     const std::string* newick = nullptr,
                                                      double* estimate = nullptr) {
         if (!prescreen_) return score(candidate);
         if (stopping()) throw SearchInterrupted{};
@@ -212,7 +213,7 @@ class Search {
         if (!prescreen_->worthScoring(predicted)) {
             ++result_.screenedOut;
             if (estimate) *estimate = ll() + predicted.change;
-            record(move, newick, ll() + predicted.change, false, true);
+            record(move, newick ? *newick : newickOf(candidate), ll() + predicted.change, false, true);
             return std::nullopt;
         }
         Evaluation eval = score(candidate);
@@ -225,19 +226,22 @@ class Search {
     // again: its log-likelihood depends on the topology and the rates alone, and the current tree's
     // only rises, so it cannot pay now; the supports took it in when it was first offered. Such
     // repeats are frequent: a round of radius r + 1 holds the whole round of radius r that found
-    // nothing before it, and two prunings can give one tree.
-    bool trySpr(int prune, int regraft, const std::string& move) {
+    // nothing before it, and two prunings can give one tree. *settledAt, when given, receives the
+    // candidate's log-likelihood (its estimate when left at the pre-screen; the first one for a repeat).
+    bool trySpr(int prune, int regraft, const std::string& move, double* settledAt = nullptr) {
         SpeciesTopology candidate = result_.best;
         candidate.applySpr(prune, regraft);
         std::string newick = newickOf(candidate);
         const TopologyKey key = topologyKey(newick);
-        if (settled_.contains(key)) {
+        if (const auto seen = settled_.find(key); seen != settled_.end()) {
             ++result_.repeatsSkipped;
+            if (settledAt) *settledAt = seen->second;
             return false;
         }
         double estimate = 0;
-        std::optional<Evaluation> scored = scoreUnlessScreenedOut(candidate, move, newick, &estimate);
+        std::optional<Evaluation> scored = scoreUnlessScreenedOut(candidate, move, &newick, &estimate);
         settle(key, scored ? scored->totalLogLikelihood : estimate);
+        if (settledAt) *settledAt = settled_.at(key);
         if (!scored) return false;
         Evaluation eval = std::move(*scored);
         std::vector<Clade> splits = treeSplits(candidate);
@@ -261,32 +265,33 @@ class Search {
     }
 
     // The SPR cutoff (SpeciesSearchSettings::sprCutoff): a regraft is not tried when the one a step
-    // nearer on its way was left out by it, or lies further below the current tree than the cutoff
-    // times the mean drop of the candidates settled at these rates.
-    bool cutOff(int prune, int nearer) const {
-        if (settings_.sprCutoff <= 0 || nearer < 0 || drops_ == 0) return false;
-        SpeciesTopology candidate = result_.best;
-        candidate.applySpr(prune, nearer);
-        const auto it = settled_.find(topologyKey(newickOf(candidate)));
-        return it == settled_.end() || ll() - it->second > settings_.sprCutoff * dropSum_ / drops_;
+    // nearer on its way (settled at `nearer`, NaN when it was left out by the cutoff itself) lies
+    // further below the current tree than the cutoff times the mean drop of the candidates settled at
+    // these rates.
+    bool cutOff(double nearer) const {
+        if (settings_.sprCutoff <= 0 || drops_ == 0) return false;
+        return !(ll() - nearer <= settings_.sprCutoff * dropSum_ / static_cast<double>(drops_));
     }
 
-    // Every non-root node pruned once, its regrafts listed on the tree as it is when its turn comes;
-    // after an improvement the round moves on to the next node.
+    // Every non-root node pruned once, its regrafts listed on the tree as it is when its turn comes
+    // (each after the one nearer on its way); after an improvement the round moves on to the next node.
     bool sprRound(int radius) {
         bp_.reference(splits_, perFamily());
         bool improved = false;
         for (int prune = 0; prune < result_.best.nodeCount(); ++prune) {
             if (prune == result_.best.root()) continue;
             const std::vector<std::string> names = nodeNames(result_.best);
+            // Per regraft target: the log-likelihood its candidate settled at (NaN: not tried).
+            std::vector<double> settledAt(result_.best.nodeCount(), std::numeric_limits<double>::quiet_NaN());
             for (const auto [regraft, nearer] : result_.best.sprRegraftPaths(prune, radius)) {
-                if (cutOff(prune, nearer)) {
+                if (nearer >= 0 && cutOff(settledAt[nearer])) {
                     ++result_.sprCutoffSkipped;
                     continue;
                 }
                 if (trySpr(prune, regraft,
                            "SPR " + names[prune] + " -> " + names[regraft] + " (radius " +
-                               std::to_string(radius) + ")")) {
+                               std::to_string(radius) + ")",
+                           &settledAt[regraft])) {
                     improved = true;
                     break;
                 }
@@ -352,8 +357,7 @@ class Search {
                 SpeciesTopology candidate = from;
                 candidate.rerootAbove(child);
                 std::string move = "root above " + names[child];
-                std::optional<Evaluation> scored =
-                    scoreUnlessScreenedOut(candidate, move, newickOf(candidate));
+                std::optional<Evaluation> scored = scoreUnlessScreenedOut(candidate, move);
                 if (!scored) { // not a root of the root table, but the search goes on past it
                     if (budget > 1) self(self, candidate, child, budget - 1);
                     continue;
@@ -470,7 +474,7 @@ class Search {
     std::vector<Clade> splits_; // of the current tree
     // SPR candidates scored (or left at the pre-screen) at the current rates, with their
     // log-likelihoods (trySpr), and the sum and count of their drops below the tree they were
-    // offered against (cutOff).
+    // offered against (the mean of cutOff).
     std::map<TopologyKey, double> settled_;
     double dropSum_ = 0;
     long drops_ = 0;
