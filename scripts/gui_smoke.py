@@ -290,6 +290,13 @@ def main():
     for key in ("Down", "Down", "Return"):  # the working tree, MiniNJ, a random tree
         xdotool("key", key)
     wb.find(pyatspi.ROLE_COMBO_BOX, name="a random tree")
+    # The SPR cutoff, typed: 2 mean drops instead of the default 1.
+    cutoff = wb.find(pyatspi.ROLE_SPIN_BUTTON,
+                     name="SPR cutoff: regrafts past a drop of this many mean drops are not tried")
+    wb.type_into(cutoff, "2")
+    xdotool("key", "Tab")
+    wait_for("the SPR cutoff at 2", lambda: cutoff.queryValue().currentValue == 2.0,
+             describe=lambda: str(cutoff.queryValue().currentValue))
     wb.click(wb.find(pyatspi.ROLE_PUSH_BUTTON, name="Start the species-tree search"))
     wait_for("the search's start in the log",
              lambda: "Species-tree search (HYBRID from a random tree, seed 123) started on" in wb.log_text(),
