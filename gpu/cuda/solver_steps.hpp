@@ -225,6 +225,27 @@ struct SplitRows {
     }
 };
 
+// Parent split q of clade c, as the adjoint's right-hand side reads it: the split's weight relative
+// to the parent's scale (0: skip it), the parent's adjoint row and the partner clade's rows.
+struct ParentSplitRows {
+    double fac;
+    bool transfers; // false: the transfer terms are dropped (pibar_side_threshold)
+    const double *parentAdjoint, *partner, *partnerBar;
+    GPUREC_HD ParentSplitRows(const CladeView& cv, const TableView& tab, int q, int c,
+                              double pibarSideThreshold) {
+        const int k = cv.parentSplits[q];
+        const int l = cv.splitLeft[k], r = cv.splitRight[k], parent = cv.splitParent[k];
+        fac = ldexp(cv.splitWeight[k],
+                    tab.scale[tab.local(l)] + tab.scale[tab.local(r)] - tab.scale[tab.local(parent)]);
+        transfers = pibarSideThreshold <= 0 ||
+                    maxOf(tab.pibarPeak[tab.local(l)], tab.pibarPeak[tab.local(r)]) >= pibarSideThreshold;
+        const int other = l == c ? r : l;
+        parentAdjoint = tab.adjoint + tab.row(parent);
+        partner = tab.pi + tab.row(other);
+        partnerBar = tab.pibar + tab.row(other);
+    }
+};
+
 // Split terms of clade c at node e relative to 2^rowScale, summed over its splits.
 GPUREC_HD inline SplitTerms splitTerms(const SpeciesView& s, const CladeView& cv, const TableView& tab, int c,
                                        int rowScale, int e, double pibarSideThreshold) {
@@ -251,53 +272,63 @@ GPUREC_HD int cladeRowScale(const Team& t, const CladeView& cv, const TableView&
     return static_cast<int>(t.max(largest));
 }
 
-// Where addSplitTerms stages the splits' weights and rows: `doubles` doubles of the team's scratch
-// that nothing else uses while the split terms are summed.
+// Scratch that a step may use to stage per-split records (forEachStagedBatch): `doubles` doubles of the
+// team's scratch that nothing else uses meanwhile.
 struct SplitStage {
     double* at;
     int doubles;
-    GPUREC_HD int capacity() const { return static_cast<int>(doubles * sizeof(double) / sizeof(SplitRows)); }
 };
 
-// K += the split terms of splits [k0, k1) of clade c relative to 2^rowScale, weighted by pS, pD, pT
-// (spec 5.1). Node-major: the splits' weights and row pointers are staged once for the team, then
-// each member sums its own nodes over the staged splits in registers, so the row loads of successive
-// splits are independent and every node's constants are read once (each K entry still adds the
-// splits in order, as a split-major loop would). A stage too small for one split (trees of fewer
-// than three nodes) leaves each member to look the splits up itself.
-template <class Team>
-GPUREC_HD void addSplitTerms(const Team& t, const SpeciesView& s, const SetRef& p, const CladeView& cv,
-                             const TableView& tab, int k0, int k1, int rowScale, double pibarSideThreshold,
-                             double* K, const SplitStage& stage) {
-    const int capacity = stage.capacity();
-    SplitRows* staged = reinterpret_cast<SplitRows*>(stage.at);
+// Runs sum(count, recordAt) over the records make(k) of k in [k0, k1), in batches that fit the stage:
+// each batch's records are made once for the team (one member each) and read back by every member
+// through recordAt(j), j < count, so the members can sum their own nodes over many splits in registers
+// with independent row loads. A stage too small for one record (trees of fewer than three nodes)
+// leaves recordAt to make each record itself.
+template <class Record, class Team, class Make, class Sum>
+GPUREC_HD void forEachStagedBatch(const Team& t, const SplitStage& stage, int k0, int k1, Make&& make,
+                                  Sum&& sum) {
+    const int capacity = static_cast<int>(stage.doubles * sizeof(double) / sizeof(Record));
+    Record* staged = reinterpret_cast<Record*>(stage.at);
     const int batch = capacity > 0 ? capacity : 1;
     for (int begin = k0; begin < k1; begin += batch) {
         const int count = k1 - begin < batch ? k1 - begin : batch;
         if (capacity > 0) {
             for (int j = t.rank; j < count; j += t.size)
-                staged[j] = SplitRows(cv, tab, begin + j, rowScale, pibarSideThreshold);
+                staged[j] = make(begin + j);
             t.sync();
         }
-        forEachNode(t, s, [&](int e) {
-            const double pS = p.pS[e], pD = p.pD[e], pT = p.pT[e];
-            double sum = K[e];
-            for (int j = 0; j < count; ++j) {
-                const SplitRows split =
-                    capacity > 0 ? staged[j] : SplitRows(cv, tab, begin + j, rowScale, pibarSideThreshold);
-                if (split.fac == 0.0) continue;
-                const SplitTerms st = split.at(s, e);
-                double v = pS * st.S + pD * st.D + pT * st.T;
-                // One child clade down each highway leaving e.
-                forEachHighwayFrom(s, e, [&](int h, int d) {
-                    v += p.q(h, e) * (split.a[e] * split.b[d] + split.b[e] * split.a[d]);
-                });
-                sum += split.fac * v;
-            }
-            K[e] = sum;
-        });
+        sum(count, [&](int j) { return capacity > 0 ? staged[j] : make(begin + j); });
         if (capacity > 0) t.sync(); // the next batch overwrites the stage
     }
+}
+
+// K += the split terms of splits [k0, k1) of clade c relative to 2^rowScale, weighted by pS, pD, pT
+// (spec 5.1). Node-major over staged splits: each member reads its nodes' constants once and adds
+// the splits in order into a register, with the row loads of successive splits independent.
+template <class Team>
+GPUREC_HD void addSplitTerms(const Team& t, const SpeciesView& s, const SetRef& p, const CladeView& cv,
+                             const TableView& tab, int k0, int k1, int rowScale, double pibarSideThreshold,
+                             double* K, const SplitStage& stage) {
+    forEachStagedBatch<SplitRows>(
+        t, stage, k0, k1, [&](int k) { return SplitRows(cv, tab, k, rowScale, pibarSideThreshold); },
+        [&](int count, auto&& splitAt) {
+            forEachNode(t, s, [&](int e) {
+                const double pS = p.pS[e], pD = p.pD[e], pT = p.pT[e];
+                double sum = K[e];
+                for (int j = 0; j < count; ++j) {
+                    const SplitRows split = splitAt(j);
+                    if (split.fac == 0.0) continue;
+                    const SplitTerms st = split.at(s, e);
+                    double v = pS * st.S + pD * st.D + pT * st.T;
+                    // One child clade down each highway leaving e.
+                    forEachHighwayFrom(s, e, [&](int h, int d) {
+                        v += p.q(h, e) * (split.a[e] * split.b[d] + split.b[e] * split.a[d]);
+                    });
+                    sum += split.fac * v;
+                }
+                K[e] = sum;
+            });
+        });
 }
 
 // Scratch rows of the split-chunk kernel: the chunk's partial row, then two rows of stage.
@@ -637,36 +668,39 @@ GPUREC_HD void solveCladeAdjoint(const Team& t, const SpeciesView& s, const SetR
         b[e] = origin >= 0 ? (e == origin ? start : 0.0) : o ? o[s.full(e)] * start : start;
         fromBar[e] = 0.0;
     });
-    // Parent-split-major, like the forward's split terms; each member only touches its own nodes.
-    for (int q = cv.parentOffset[c]; q < cv.parentOffset[c + 1]; ++q) {
-        const int k = cv.parentSplits[q];
-        const int l = cv.splitLeft[k], r = cv.splitRight[k], parent = cv.splitParent[k];
-        const double fac = ldexp(cv.splitWeight[k], tab.scale[tab.local(l)] + tab.scale[tab.local(r)] -
-                                                        tab.scale[tab.local(parent)]);
-        if (fac == 0.0) continue;
-        const bool transfers =
-            opt.pibarSideThreshold <= 0 ||
-            maxOf(tab.pibarPeak[tab.local(l)], tab.pibarPeak[tab.local(r)]) >= opt.pibarSideThreshold;
-        const int partner = l == c ? r : l;
-        const double* wp = tab.adjoint + tab.row(parent);
-        const double* x = tab.pi + tab.row(partner);
-        const double* xbar = tab.pibar + tab.row(partner);
-        forEachNode(t, s, [&](int e) {
-            const double we = fac * wp[e];
-            double v = we * p.pD[e] * x[e];
-            if (transfers) {
-                v += we * p.pT[e] * xbar[e];
-                fromBar[e] += we * p.pT[e] * x[e];
-            }
-            const int up = s.parent[e];
-            if (up >= 0) v += fac * wp[up] * p.pS[up] * x[s.sibling[e]];
-            // This clade down a highway leaving e (the partner stays), or arriving at e.
-            forEachHighwayFrom(s, e, [&](int h, int dest) { v += we * p.q(h, e) * x[dest]; });
-            forEachHighwayInto(
-                s, e, [&](int h, int source) { v += fac * wp[source] * p.q(h, source) * x[source]; });
-            b[e] += v;
+    // Node-major over the staged parent splits, like the forward's split terms (the free rows after
+    // fromBar stage them); each member only touches its own nodes.
+    forEachStagedBatch<ParentSplitRows>(
+        t, SplitStage{sub, adjointScratchVectors(s) * s.stride - 2 * n}, cv.parentOffset[c],
+        cv.parentOffset[c + 1], [&](int q) { return ParentSplitRows(cv, tab, q, c, opt.pibarSideThreshold); },
+        [&](int count, auto&& splitAt) {
+            forEachNode(t, s, [&](int e) {
+                const double pD = p.pD[e], pT = p.pT[e];
+                const int up = s.parent[e], sibling = up >= 0 ? s.sibling[e] : 0;
+                const double pSUp = up >= 0 ? p.pS[up] : 0.0;
+                double be = b[e], barE = fromBar[e];
+                for (int j = 0; j < count; ++j) {
+                    const ParentSplitRows split = splitAt(j);
+                    if (split.fac == 0.0) continue;
+                    const double *wp = split.parentAdjoint, *x = split.partner;
+                    const double we = split.fac * wp[e];
+                    double v = we * pD * x[e];
+                    if (split.transfers) {
+                        v += we * pT * split.partnerBar[e];
+                        barE += we * pT * x[e];
+                    }
+                    if (up >= 0) v += split.fac * wp[up] * pSUp * x[sibling];
+                    // This clade down a highway leaving e (the partner stays), or arriving at e.
+                    forEachHighwayFrom(s, e, [&](int h, int dest) { v += we * p.q(h, e) * x[dest]; });
+                    forEachHighwayInto(s, e, [&](int h, int source) {
+                        v += split.fac * wp[source] * p.q(h, source) * x[source];
+                    });
+                    be += v;
+                }
+                b[e] = be;
+                fromBar[e] = barE;
+            });
         });
-    }
     t.sync();
     if (opt.pruning) {
         // The pruning test needs the whole right-hand side b + Rᵀ fromBar.
