@@ -6,7 +6,7 @@
 # line per run: species, families, device, finished or stopped, steps, evaluations, seconds,
 # candidates per second, the search's log-likelihood and the true tree's at the search's rates.
 #   scripts/device-search-bench.sh SPECIES FAMILIES LIMIT_S DEVICE...   (PRESET=hogenom-like: that preset;
-#   PRESCREEN=F: gpurec search --prescreen F)
+#   PRESCREEN=F: gpurec search --prescreen F; LANES=N: --prescreen-lanes N)
 # Needs the device build (scripts/device-check.sh builds it); output under $OUT or out/device.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -25,10 +25,10 @@ if [[ ! -f $data/families.txt ]]; then
   fi
 fi
 for device in "$@"; do
-  run=$out/search_${PRESET:-$species}_${device//:/}
+  run=$out/search_${PRESET:-$species}_${device//:/}${LANES:+_lanes$LANES}
   rm -rf "$run"
   timeout --foreground -s INT "$limit" "$gpurec" search -s MiniNJ -f "$data/families.txt" --device "$device" -p "$run" \
-    --prescreen "${PRESCREEN:-0}" \
+    --prescreen "${PRESCREEN:-0}" --prescreen-lanes "${LANES:-0}" \
     >"$run.txt" 2>&1
   python3 - "$run/result.json" "$data" "$device" "$gpurec" "${PRESET:-$species species}" <<'PY'
 import json, subprocess, sys
@@ -48,6 +48,8 @@ if rates:
 print(f'{label}, {len(j["input_files"]["families"])} families, '
       f'{device}: {"stopped" if s["interrupted"] else "finished"} after {s["steps"]} steps, '
       f'{s["evaluations"]} evaluations in {s["seconds"]:.1f} s ({s["evaluations"] / max(s["seconds"], 1e-9):.1f} per s); '
+      + (f'{s["screenings"]} screenings in {s.get("prescreen_lanes", 1)} lanes ({s.get("screenings_unused", 0)} unused), '
+         f'{s["steps"] / max(s["seconds"], 1e-9):.2f} steps per s; ' if s.get("prescreen", 0) > 0 else '') +
       f'LL {s["log_likelihood"]:.4f} (start {s["start_log_likelihood"]:.4f}, true tree {truth:.4f})')
 PY
 done

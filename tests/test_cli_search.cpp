@@ -372,16 +372,18 @@ class CliSearch : public QObject {
     void perFamilyRates() {
         const std::string& sim = simulatedFolder();
         const std::string out = temporaryFolder("cli_search_fam") + "/out";
-        CliRun r = runGpurec({"search", "-s", q(sim + "/species.nwk"), "--model-parametrization",
-                              "PER-FAMILY", "-f", q(sim + "/families.txt"), "--replicates", "50",
-                              "--max-radius", "1", "--prescreen", "0.5", "-p", q(out)});
+        CliRun r =
+            runGpurec({"search", "-s", q(sim + "/species.nwk"), "--model-parametrization", "PER-FAMILY", "-f",
+                       q(sim + "/families.txt"), "--replicates", "50", "--max-radius", "1", "--prescreen",
+                       "0.5", "--prescreen-lanes", "2", "-p", q(out)});
         QVERIFY2(r.exitCode == 0, qPrintable(r.err));
         const nlohmann::json j = readJson(out + "/result.json");
         QCOMPARE(std::string(j["search"]["model_parametrization"]), std::string("genewise"));
         // Pre-screened on half the families: the trace's screened rows are those the counts give.
         QCOMPARE(double(j["search"]["prescreen"]), 0.5);
+        QCOMPARE(int(j["search"]["prescreen_lanes"]), 2);
         const int screenedOut = j["search"]["screened_out"];
-        QVERIFY(int(j["search"]["screenings"]) >= screenedOut);
+        QVERIFY(int(j["search"]["screenings"]) - int(j["search"]["screenings_unused"]) >= screenedOut);
         QVERIFY(double(j["search"]["screening_z"]) >= 4.0);
         int screenedRows = 0;
         std::istringstream trace(readText(out + "/search_trace.csv"));
@@ -418,6 +420,10 @@ class CliSearch : public QObject {
         QCOMPARE(r.exitCode, 105);
         QCOMPARE(r.err,
                  QString("--prescreen: must be in [0, 1), got 1\nRun with --help for more information.\n"));
+        r = runGpurec(QStringList{"search", "-s", "MiniNJ", "--prescreen-lanes", "65"} + input);
+        QCOMPARE(r.exitCode, 105);
+        QCOMPARE(r.err, QString("--prescreen-lanes: must be in [0, 64], got 65\nRun with --help for more "
+                                "information.\n"));
         r = runGpurec(QStringList{"search", "-s", "MiniNJ", "--species-tree-search", "SPR"} + input);
         QCOMPARE(r.exitCode, 105);
         QVERIFY2(r.err.contains("--species-tree-search: SPR not in {HYBRID,REROOT,SKIP}"), qPrintable(r.err));

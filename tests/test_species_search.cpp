@@ -464,12 +464,57 @@ class SpeciesSearch : public QObject {
         tree.rerootAbove(tree.left(tree.left(tree.root())));
         const std::vector<int> sample{1, 4, 7, 11};
         scorer.setScreeningFamilies(sample);
-        const Evaluation full = scorer.evaluate(tree, theta), screened = scorer.screen(tree, theta);
+        const Evaluation full = scorer.evaluate(tree, theta), screened = scorer.screen({tree}, theta).front();
         QCOMPARE(screened.logLikelihood.size(), sample.size());
         for (std::size_t i = 0; i < sample.size(); ++i)
             QCOMPARE(screened.logLikelihood[i], full.logLikelihood[sample[i]]);
         QCOMPARE(scorer.screenings(), 1);
         QCOMPARE(scorer.evaluations(), 1);
+    }
+
+    // Several screening lanes screen the candidates the search takes next beside the one it needs:
+    // every row of the trace is the one-lane search's, and the screens it used are the same number.
+    void prescreenLanesKeepTheDecisions() {
+        const SpeciesTree species = simulatedSpeciesTree(12, 71);
+        const int families = 90;
+        auto data = simulated(species, families, 72);
+        SpeciesSearchSettings settings;
+        settings.replicates = 50;
+        settings.rates.max_iter = 10;
+        settings.maxRadius = 2;
+        settings.prescreen = 0.4;
+        const RateParameters theta(RateMode::Global, species.size(), families, {0.1, 0.1, 0.1});
+        std::vector<SpeciesSearchResult> results;
+        for (const int lanes : {0, 3}) {
+            CandidateScorer scorer(data, cpuFactory(), SolverOptions{});
+            settings.prescreenLanes = lanes;
+            results.push_back(
+                searchSpeciesTree(scorer, sprMovesAway(scorer.loadedTopology(), 4, 13), theta, settings));
+            QCOMPARE(scorer.screeningLanes(), lanes == 0 ? 1 : lanes); // 0: one lane on the CPU
+        }
+        const SpeciesSearchResult &one = results[0], &three = results[1];
+        QCOMPARE(one.prescreenLanes, 1);
+        QCOMPARE(three.prescreenLanes, 3);
+        QCOMPARE(three.trace.size(), one.trace.size());
+        for (std::size_t i = 0; i < one.trace.size(); ++i) {
+            const SearchStep &a = one.trace[i], &b = three.trace[i];
+            QCOMPARE(b.move, a.move);
+            QCOMPARE(b.newick, a.newick);
+            QCOMPARE(b.logLikelihood, a.logLikelihood);
+            QCOMPARE(b.accepted, a.accepted);
+            QCOMPARE(b.screened, a.screened);
+        }
+        QCOMPARE(three.evaluation.totalLogLikelihood, one.evaluation.totalLogLikelihood);
+        QCOMPARE(three.screenedOut, one.screenedOut);
+        QCOMPARE(one.screeningsUnused, 0);
+        QVERIFY(three.screenings > one.screenings); // some were screened ahead in vain
+        QCOMPARE(three.screenings - three.screeningsUnused, one.screenings);
+        QVERIFY(one.screenedOut > 0);
+        QVERIFY_THROWS_EXCEPTION(std::invalid_argument, [] {
+            SpeciesSearchSettings bad;
+            bad.prescreenLanes = 65;
+            bad.validate();
+        }());
     }
 
     // A pre-screened search ends as high as a full one, scoring fewer candidates on every family;

@@ -36,6 +36,7 @@ struct SearchOptions {
     SpeciesSearchSettings settings;
     bool fixRates = false;
     bool inferSpeciationOrder = false;
+    int prescreenLanes = 0; // not recorded in checkpoints: results do not depend on it
     std::string resume;
 };
 
@@ -172,6 +173,11 @@ void registerSearch(CLI::App& root) {
               "(default 0: "
               "off)",
               NumberRange{0, 1, false, true, {}});
+    addNumber(*app, "--prescreen-lanes", o->prescreenLanes,
+              "Candidates pre-screened at once, each by a backend of its own: the next ones the search "
+              "would score are screened beside the one it needs, with the same decisions for any number "
+              "(default 0: 4 on a GPU, 1 on the CPU and with several processes)",
+              NumberRange{0, 64, false, false, {}});
     app->add_flag("--fix-rates", o->fixRates, "Keep the starting rates (no re-optimisation)");
     addSpeciationOrderOption(*app, o->inferSpeciationOrder);
     addOutputOptions(*app, o->output);
@@ -234,6 +240,8 @@ void registerSearch(CLI::App& root) {
         throwIfInterrupted();
         const Dataset& data = *in.dataset;
         BackendChoice first = backendFrom(o->engine, in.dataset);
+        // Lanes run side by side on threads: several processes would mix their collective sums.
+        settings.prescreenLanes = runGroup().size() > 1 ? 1 : o->prescreenLanes;
         CandidateScorer scorer(in.dataset, backendFactoryFrom(o->engine), solver, std::move(first.backend),
                                searchSampling());
         const Parametrization parametrization = parseParametrization(o->parametrization, data.origination);
@@ -330,6 +338,8 @@ void registerSearch(CLI::App& root) {
                        {"prescreen", settings.prescreen},
                        {"screenings", result.screenings},
                        {"screened_out", result.screenedOut},
+                       {"prescreen_lanes", result.prescreenLanes},
+                       {"screenings_unused", result.screeningsUnused},
                        {"repeats_skipped", result.repeatsSkipped},
                        {"screening_z", result.screeningZ},
                        {"seconds", result.seconds},
@@ -372,10 +382,10 @@ void registerSearch(CLI::App& root) {
                     result.repeatsSkipped, result.sprCutoffSkipped, result.seconds,
                     result.evaluation.totalLogLikelihood, result.startLogLikelihood, rates.c_str());
         if (settings.prescreen > 0)
-            std::printf("pre-screening on %zu families: %d candidates screened, %d of them left there "
-                        "(z %.3g)\n",
-                        scorer.screeningFamilies().size(), result.screenings, result.screenedOut,
-                        result.screeningZ);
+            std::printf("pre-screening on %zu families in %d lanes: %d candidates screened (%d of them "
+                        "ahead and not needed), %d left there (z %.3g)\n",
+                        scorer.screeningFamilies().size(), result.prescreenLanes, result.screenings,
+                        result.screeningsUnused, result.screenedOut, result.screeningZ);
         printEarlyStops(result.evaluation.stats);
         std::printf("wrote %s/species_trees/, %s/per_fam_likelihoods.txt, %s/model_parameters/, "
                     "%s/search_trace.csv and %s/result.json\n",

@@ -146,6 +146,7 @@ class DistributedBackend final : public LikelihoodBackend {
 
     void clearWarmStarts() override { local_->clearWarmStarts(); }
     void replan(const BatchLimits& limits) override { local_->replan(limits); }
+    BatchLimits batchLimits() const override { return local_->batchLimits(); }
 
     void setSpeciesTree(std::shared_ptr<const Dataset> data) override {
         requireSameFamilies(*whole_, *data);

@@ -111,6 +111,8 @@ class LikelihoodBackend {
     // Forget cached E and Π (warm starts); results never depend on them beyond tolerance.
     virtual void clearWarmStarts() = 0;
     virtual void replan(const BatchLimits& limits) = 0;
+    // The limits of the current plan (those of the last replan; the CPU's are the defaults).
+    virtual BatchLimits batchLimits() const { return {}; }
     // Moves the backend onto `data`: the same families with the same clade sets on another species
     // tree of as many nodes (the species-tree search's candidates, CandidateScorer::datasetOn), or
     // with other transfer highways (the highway search). What

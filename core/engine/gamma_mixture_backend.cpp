@@ -85,6 +85,7 @@ class GammaMixtureBackend final : public LikelihoodBackend {
         for (auto& b : backends_)
             b->replan(limits);
     }
+    BatchLimits batchLimits() const override { return backends_.front()->batchLimits(); }
 
     void setSpeciesTree(std::shared_ptr<const Dataset> data) override {
         for (auto& b : backends_)

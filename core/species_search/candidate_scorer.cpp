@@ -4,7 +4,11 @@
 #include "data/origination.hpp"
 #include "optim/recon_model.hpp"
 
+#include <algorithm>
+#include <exception>
 #include <stdexcept>
+#include <string>
+#include <thread>
 
 namespace gpurec {
 
@@ -95,27 +99,67 @@ Evaluation CandidateScorer::evaluate(const SpeciesTopology& tree, const RatePara
     return backend->evaluate(theta, options_, false);
 }
 
-void CandidateScorer::setScreeningFamilies(const std::vector<int>& families) {
-    if (families == screeningFamilies_) return;
+void CandidateScorer::setScreeningFamilies(const std::vector<int>& families, int lanes) {
+    if (lanes < 1)
+        throw std::invalid_argument("screening lanes = " + std::to_string(lanes) + " must be >= 1");
+    if (families == screeningFamilies_ && (families.empty() || screeningLanes() == lanes)) return;
     screeningFamilies_ = families;
-    screening_.reset();
-    if (!families.empty())
-        screening_ = std::make_unique<CandidateScorer>(
-            std::make_shared<const Dataset>(withFamilies(*families_, families)), factory_, options_, nullptr,
-            sampling_);
+    screening_.clear();
+    if (families.empty()) return;
+    const auto data = std::make_shared<const Dataset>(withFamilies(*families_, families));
+    // The lanes' backends are made here, one after the other, while the main backend holds its
+    // smallest plan (a family per batch): on a device each lane then takes the memory its families
+    // need, and the main backend, planned again, what is left.
+    const BatchLimits limits = backend_ ? backend_->batchLimits() : BatchLimits{};
+    if (backend_) backend_->replan(BatchLimits{limits.memoryBytes, 1});
+    for (int lane = 0; lane < lanes; ++lane) {
+        screening_.push_back(std::make_unique<CandidateScorer>(data, factory_, options_, nullptr, sampling_));
+        screening_.back()->backend_ = factory_(data);
+    }
+    if (backend_) backend_->replan(limits);
 }
 
-Evaluation CandidateScorer::screen(const SpeciesTopology& tree, const RateParameters& theta) {
-    if (!screening_) throw std::logic_error("CandidateScorer::screen without screening families");
-    if (theta.mode() != RateMode::Genewise) return screening_->evaluate(tree, theta);
-    RateParameters own(RateMode::Genewise, theta.speciesCount(), static_cast<int>(screeningFamilies_.size()),
-                       Rates{});
-    for (std::size_t i = 0; i < screeningFamilies_.size();
-         ++i) // θ copied, not through the rates: bit for bit
-        for (int k = 0; k < 3; ++k)
-            own.theta()[3 * own.row(static_cast<int>(i), 0) + k] =
-                theta.theta()[3 * theta.row(screeningFamilies_[i], 0) + k];
-    return screening_->evaluate(tree, own);
+int CandidateScorer::screenings() const {
+    int total = 0;
+    for (const std::unique_ptr<CandidateScorer>& lane : screening_)
+        total += lane->evaluations();
+    return total;
+}
+
+std::vector<Evaluation> CandidateScorer::screen(const std::vector<SpeciesTopology>& trees,
+                                                const RateParameters& theta) {
+    if (screening_.empty()) throw std::logic_error("CandidateScorer::screen without screening families");
+    RateParameters own = theta;
+    if (theta.mode() == RateMode::Genewise) {
+        own = RateParameters(RateMode::Genewise, theta.speciesCount(),
+                             static_cast<int>(screeningFamilies_.size()), Rates{});
+        for (std::size_t i = 0; i < screeningFamilies_.size();
+             ++i) // θ copied, not through the rates: bit for bit
+            for (int k = 0; k < 3; ++k)
+                own.theta()[3 * own.row(static_cast<int>(i), 0) + k] =
+                    theta.theta()[3 * theta.row(screeningFamilies_[i], 0) + k];
+    }
+    std::vector<Evaluation> results(trees.size());
+    const std::size_t lanes = std::min(screening_.size(), trees.size());
+    std::vector<std::exception_ptr> failures(lanes);
+    // Lane l takes candidates l, l + lanes, ...; the calling thread runs lane 0.
+    auto runLane = [&](std::size_t lane) {
+        try {
+            for (std::size_t i = lane; i < trees.size(); i += lanes)
+                results[i] = screening_[lane]->evaluate(trees[i], own);
+        } catch (...) {
+            failures[lane] = std::current_exception();
+        }
+    };
+    std::vector<std::thread> others;
+    for (std::size_t lane = 1; lane < lanes; ++lane)
+        others.emplace_back(runLane, lane);
+    runLane(0);
+    for (std::thread& t : others)
+        t.join();
+    for (const std::exception_ptr& failure : failures)
+        if (failure) std::rethrow_exception(failure);
+    return results;
 }
 
 std::shared_ptr<LikelihoodBackend> CandidateScorer::backendOn(std::shared_ptr<const Dataset> data) {

@@ -10,6 +10,7 @@
 
 #include <functional>
 #include <memory>
+#include <string>
 #include <vector>
 
 namespace gpurec {
@@ -47,15 +48,21 @@ class CandidateScorer {
     void sampleOn(const SpeciesTopology& tree, const RateParameters& theta, std::uint64_t seed,
                   const std::function<void(FamilySamples&&)>& consume);
     int evaluations() const { return evaluations_; }
+    // The backend's name ("cpu", "cuda", ...); empty before the first candidate.
+    std::string backendName() const { return backend_ ? backend_->name() : std::string(); }
 
     // Pre-screening (species_search/prescreen.hpp): candidates can also be scored on these families
-    // alone (indices, increasing), by a second backend moved like the first. Empty: none.
-    void setScreeningFamilies(const std::vector<int>& families);
+    // alone (indices, increasing), each by one of `lanes` further backends moved like the first, which
+    // screen that many candidates at once (on a GPU each lane runs on a stream of its own, so small
+    // screening waves overlap). Empty: none.
+    void setScreeningFamilies(const std::vector<int>& families, int lanes = 1);
     const std::vector<int>& screeningFamilies() const { return screeningFamilies_; }
-    // The screening families' log-likelihoods on the candidate at θ (global or per-family rates of
-    // every family), in screeningFamilies() order.
-    Evaluation screen(const SpeciesTopology& tree, const RateParameters& theta);
-    int screenings() const { return screening_ ? screening_->evaluations() : 0; }
+    int screeningLanes() const { return static_cast<int>(screening_.size()); }
+    // The screening families' log-likelihoods on each candidate at θ (global or per-family rates of
+    // every family), in screeningFamilies() order; the lanes take the candidates side by side, and
+    // each result is the one a single lane gives.
+    std::vector<Evaluation> screen(const std::vector<SpeciesTopology>& trees, const RateParameters& theta);
+    int screenings() const;
 
   private:
     std::shared_ptr<const Dataset> families_;
@@ -67,7 +74,7 @@ class CandidateScorer {
     std::shared_ptr<LikelihoodBackend> backend_;
     std::shared_ptr<Dataset> scratch_[2]; // candidates' datasets, reused (candidateData)
     std::vector<int> screeningFamilies_;
-    std::unique_ptr<CandidateScorer> screening_; // on the screening families alone
+    std::vector<std::unique_ptr<CandidateScorer>> screening_; // lanes on the screening families alone
 
     // The one backend, moved onto `data`.
     std::shared_ptr<LikelihoodBackend> backendOn(std::shared_ptr<const Dataset> data);

@@ -5,8 +5,11 @@
 #include "species_search/prescreen.hpp"
 #include "species_search/transfer_moves.hpp"
 
+#include <algorithm>
 #include <chrono>
+#include <functional>
 #include <limits>
+#include <memory>
 #include <optional>
 #include <random>
 #include <set>
@@ -46,6 +49,7 @@ void SpeciesSearchSettings::validate() const {
     if (!(minImprovement >= 0)) bad("minImprovement", minImprovement, ">= 0");
     if (!(sprCutoff >= 0)) bad("sprCutoff", sprCutoff, ">= 0");
     if (!(prescreen >= 0 && prescreen < 1)) bad("prescreen", prescreen, "in [0, 1)");
+    if (prescreenLanes < 0 || prescreenLanes > 64) bad("prescreenLanes", prescreenLanes, "in [0, 64]");
     if (replicates < 1) bad("replicates", replicates, ">= 1");
     rates.validate();
 }
@@ -65,6 +69,9 @@ namespace {
 struct SearchInterrupted {};
 
 constexpr int unlimitedDepth = std::numeric_limits<int>::max();
+// Screening lanes on a device backend by default: the H200 screened a tenth of the hogenom-like
+// preset's families in about a quarter of a whole evaluation, its waves' chain bounding it.
+constexpr int kDevicePrescreenLanes = 4;
 // AleRax's root searches of a dated tree (AleOptimizer::reroot).
 constexpr int kQuickDatedRootDepth = 5;
 constexpr int kThoroughDatedRootDepth = 2;
@@ -98,16 +105,20 @@ class Search {
         result_.start = result_.best = start;
         result_.theta = theta;
         result_.replicates = settings_.replicates;
-        if (settings_.prescreen > 0) {
+        // The scorer counts over its lifetime (a workbench session runs several searches on one).
+        const int evaluationsBefore = scorer_.evaluations();
+        result_.evaluation = scorer_.evaluate(start, theta);
+        if (settings_.prescreen > 0) { // after the first evaluation: the lanes follow its backend
             std::vector<int> families = screeningFamilies(scorer_.families(), settings_.prescreen);
-            scorer_.setScreeningFamilies(families);
+            result_.prescreenLanes = settings_.prescreenLanes > 0     ? settings_.prescreenLanes
+                                     : scorer_.backendName() == "cpu" ? 1
+                                                                      : kDevicePrescreenLanes;
+            scorer_.setScreeningFamilies(families, result_.prescreenLanes);
             prescreen_.emplace(std::move(families), familyCount());
         } else {
             scorer_.setScreeningFamilies({});
         }
-        // The scorer counts over its lifetime (a workbench session runs several searches on one).
-        const int evaluationsBefore = scorer_.evaluations(), screeningsBefore = scorer_.screenings();
-        result_.evaluation = scorer_.evaluate(start, theta);
+        const int screeningsBefore = scorer_.screenings();
         // A family impossible at these rates would make every comparison meaningless.
         requireFiniteLikelihoods(*scorer_.datasetOn(start), theta, result_.evaluation);
         result_.startLogLikelihood = result_.evaluation.totalLogLikelihood;
@@ -139,6 +150,7 @@ class Search {
         for (std::size_t i = 0; i < roots_.roots().size(); ++i)
             result_.roots.push_back(
                 {roots_.roots()[i].split, roots_.logLikelihoodRatio(roots_.roots()[i]), rell[i]});
+        forgetScreensAhead();
         result_.evaluations = scorer_.evaluations() - evaluationsBefore;
         result_.screenings = scorer_.screenings() - screeningsBefore;
         if (prescreen_) result_.screeningZ = prescreen_->z();
@@ -209,7 +221,7 @@ class Search {
         if (!prescreen_) return score(candidate);
         if (stopping()) throw SearchInterrupted{};
         const ScreeningEstimate predicted =
-            prescreen_->estimate(scorer_.screen(candidate, result_.theta).logLikelihood, perFamily());
+            prescreen_->estimate(screenOf(candidate, newick).logLikelihood, perFamily());
         if (!prescreen_->worthScoring(predicted)) {
             ++result_.screenedOut;
             if (estimate) *estimate = ll() + predicted.change;
@@ -221,6 +233,60 @@ class Search {
         return eval;
     }
 
+    // The candidate's screen: the one screened ahead, else screened now.
+    Evaluation screenOf(const SpeciesTopology& candidate, const std::string* newick) {
+        if (!screenedAhead_.empty()) {
+            const auto ahead = screenedAhead_.find(topologyKey(newick ? *newick : newickOf(candidate)));
+            if (ahead != screenedAhead_.end()) {
+                Evaluation screened = std::move(ahead->second);
+                screenedAhead_.erase(ahead);
+                return screened;
+            }
+        }
+        return std::move(scorer_.screen({candidate}, result_.theta).front());
+    }
+
+    // With several screening lanes: screens the candidate the search is about to score and those
+    // `next` gives after it (the ones the search would score next if it accepted none; nullopt: no
+    // more), one per lane, side by side. Whether the search then takes them or not, its decisions
+    // are those of one lane: a screen depends on the candidate and the rates alone. `memoised`:
+    // candidates settled at these rates are not scored again (SPR), so they are not screened ahead.
+    void screenAhead(const SpeciesTopology& now, const std::function<std::optional<SpeciesTopology>()>& next,
+                     bool memoised) {
+        const auto lanes = static_cast<std::size_t>(scorer_.screeningLanes());
+        std::vector<SpeciesTopology> batch;
+        std::vector<TopologyKey> keys;
+        auto add = [&](const SpeciesTopology& candidate) {
+            const TopologyKey key = topologyKey(newickOf(candidate));
+            if (screenedAhead_.count(key) || (memoised && settled_.count(key)) ||
+                std::find(keys.begin(), keys.end(), key) != keys.end())
+                return false;
+            batch.push_back(candidate);
+            keys.push_back(key);
+            return true;
+        };
+        if (!add(now)) return; // screened already (or settled: it will not be scored)
+        while (batch.size() < lanes)
+            if (const std::optional<SpeciesTopology> candidate = next())
+                add(*candidate);
+            else
+                break;
+        if (stopping()) throw SearchInterrupted{};
+        // Candidates screened ahead and then not taken (an accepted move changed the course) stay
+        // until the rates change; a bound keeps that waste from piling up.
+        if (screenedAhead_.size() > 8 * lanes) forgetScreensAhead();
+        std::vector<Evaluation> screens = scorer_.screen(batch, result_.theta);
+        for (std::size_t k = 0; k < batch.size(); ++k)
+            screenedAhead_.emplace(keys[k], std::move(screens[k]));
+    }
+
+    bool screeningAhead() const { return prescreen_ && scorer_.screeningLanes() > 1; }
+
+    void forgetScreensAhead() {
+        result_.screeningsUnused += static_cast<int>(screenedAhead_.size());
+        screenedAhead_.clear();
+    }
+
     // One SPR candidate at the current rates, recorded as `move`; true when it became the current
     // tree. A topology scored (or left at the pre-screen) since the rates last changed is not scored
     // again: its log-likelihood depends on the topology and the rates alone, and the current tree's
@@ -228,9 +294,14 @@ class Search {
     // repeats are frequent: a round of radius r + 1 holds the whole round of radius r that found
     // nothing before it, and two prunings can give one tree. *settledAt, when given, receives the
     // candidate's log-likelihood (its estimate when left at the pre-screen; the first one for a repeat).
-    bool trySpr(int prune, int regraft, const std::string& move, double* settledAt = nullptr) {
+    SpeciesTopology sprCandidate(int prune, int regraft) const {
         SpeciesTopology candidate = result_.best;
         candidate.applySpr(prune, regraft);
+        return candidate;
+    }
+
+    bool trySpr(int prune, int regraft, const std::string& move, double* settledAt = nullptr) {
+        const SpeciesTopology candidate = sprCandidate(prune, regraft);
         std::string newick = newickOf(candidate);
         const TopologyKey key = topologyKey(newick);
         if (const auto seen = settled_.find(key); seen != settled_.end()) {
@@ -283,11 +354,32 @@ class Search {
             const std::vector<std::string> names = nodeNames(result_.best);
             // Per regraft target: the log-likelihood its candidate settled at (NaN: not tried).
             std::vector<double> settledAt(result_.best.nodeCount(), std::numeric_limits<double>::quiet_NaN());
-            for (const auto [regraft, nearer] : result_.best.sprRegraftPaths(prune, radius)) {
+            const std::vector<SpeciesTopology::Regraft> paths = result_.best.sprRegraftPaths(prune, radius);
+            std::vector<int> turn(result_.best.nodeCount(), -1); // each target's index in paths
+            for (std::size_t i = 0; i < paths.size(); ++i)
+                turn[paths[i].target] = static_cast<int>(i);
+            for (std::size_t i = 0; i < paths.size(); ++i) {
+                const auto [regraft, nearer] = paths[i];
                 if (nearer >= 0 && cutOff(settledAt[nearer])) {
                     ++result_.sprCutoffSkipped;
                     continue;
                 }
+                // Ahead: the later regrafts not already known to be cut off (a nearer one whose turn
+                // has come is settled, or cut when NaN; one still to come may be either).
+                std::size_t j = i;
+                if (screeningAhead())
+                    screenAhead(
+                        sprCandidate(prune, regraft),
+                        [&]() -> std::optional<SpeciesTopology> {
+                            while (++j < paths.size()) {
+                                const int near = paths[j].nearer;
+                                if (near >= 0 && turn[near] < static_cast<int>(i) && cutOff(settledAt[near]))
+                                    continue;
+                                return sprCandidate(prune, paths[j].target);
+                            }
+                            return std::nullopt;
+                        },
+                        true);
                 if (trySpr(prune, regraft,
                            "SPR " + names[prune] + " -> " + names[regraft] + " (radius " +
                                std::to_string(radius) + ")",
@@ -329,6 +421,20 @@ class Search {
             ++index;
             if (moved[m.prune] || !result_.best.canSpr(m.prune, m.regraft)) continue;
             if (!tried.insert({m.prune, m.regraft, m.score}).second) continue;
+            auto later = moves.begin() + index;
+            if (screeningAhead())
+                screenAhead(
+                    sprCandidate(m.prune, m.regraft),
+                    [&]() -> std::optional<SpeciesTopology> {
+                        while (later != moves.end()) {
+                            const TransferMove& n = *later++;
+                            if (!moved[n.prune] && result_.best.canSpr(n.prune, n.regraft) &&
+                                !tried.count({n.prune, n.regraft, n.score}))
+                                return sprCandidate(n.prune, n.regraft);
+                        }
+                        return std::nullopt;
+                    },
+                    true);
             const std::vector<std::string> names = nodeNames(result_.best);
             if (trySpr(m.prune, m.regraft, "transfer SPR " + names[m.prune] + " -> " + names[m.regraft])) {
                 failures = 0;
@@ -356,6 +462,8 @@ class Search {
             for (int child : {from.left(node), from.right(node)}) {
                 SpeciesTopology candidate = from;
                 candidate.rerootAbove(child);
+                if (screeningAhead() && dating == Dating::None) // a dated candidate changes by its dating
+                    screenAhead(candidate, rootsAfter(from, node, child, candidate, budget), false);
                 std::string move = "root above " + names[child];
                 std::optional<Evaluation> scored = scoreUnlessScreenedOut(candidate, move);
                 if (!scored) { // not a root of the root table, but the search goes on past it
@@ -381,6 +489,40 @@ class Search {
         return improved;
     }
 
+    // The root candidates rootSearch's exploration scores after `candidate` (the root above `child`
+    // of `node`, reached from `from` with `budget` moves left) if it accepts none: those below the
+    // candidate, then, for a left child, the right child's and those below it.
+    static std::function<std::optional<SpeciesTopology>()> rootsAfter(const SpeciesTopology& from, int node,
+                                                                      int child,
+                                                                      const SpeciesTopology& candidate,
+                                                                      int budget) {
+        // A stack of explore's steps: score `tree` (node −1), or explore below `node` of `tree`.
+        struct Step {
+            SpeciesTopology tree;
+            int node, budget;
+        };
+        auto steps = std::make_shared<std::vector<Step>>();
+        auto pushChild = [steps](const SpeciesTopology& tree, int below, int left) {
+            SpeciesTopology rerooted = tree;
+            rerooted.rerootAbove(below);
+            if (left > 1) steps->push_back({rerooted, below, left - 1});
+            steps->push_back({std::move(rerooted), -1, 0});
+        };
+        if (child == from.left(node)) pushChild(from, from.right(node), budget);
+        if (budget > 1) steps->push_back({candidate, child, budget - 1});
+        return [steps, pushChild]() -> std::optional<SpeciesTopology> {
+            while (!steps->empty()) {
+                Step step = std::move(steps->back());
+                steps->pop_back();
+                if (step.node < 0) return std::move(step.tree);
+                if (step.tree.isLeaf(step.node)) continue;
+                pushChild(step.tree, step.tree.right(step.node), step.budget);
+                pushChild(step.tree, step.tree.left(step.node), step.budget);
+            }
+            return std::nullopt;
+        };
+    }
+
     // AleRax's dating of a dated candidate after its root move (optimizeSpeciationOrder): the
     // candidate and its evaluation become the dated ones; returns what the trace row adds.
     std::string date(SpeciesTopology& candidate, Evaluation& eval, bool thorough) {
@@ -402,6 +544,7 @@ class Search {
             result_.evaluation = eval; // a copy: eval is recorded below either way
             kh_.newReference(ll(), perFamily());
             settled_.clear();
+            forgetScreensAhead();
             dropSum_ = 0;
             drops_ = 0;
         }
@@ -476,6 +619,7 @@ class Search {
     // log-likelihoods (trySpr), and the sum and count of their drops below the tree they were
     // offered against (the mean of cutOff).
     std::map<TopologyKey, double> settled_;
+    std::map<TopologyKey, Evaluation> screenedAhead_; // screens at the current rates not yet taken
     double dropSum_ = 0;
     long drops_ = 0;
     std::uint64_t transferRounds_ = 0; // seeds the reconciliations of each transfer round

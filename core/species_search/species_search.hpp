@@ -40,6 +40,10 @@ struct SpeciesSearchSettings {
     // fraction of the families, and on all of them only when the estimate from that sample could be
     // an improvement (species_search/prescreen.hpp). 0: every candidate on every family.
     double prescreen = 0.0;
+    // Candidates pre-screened at once, each on a backend of its own (on a GPU, its own stream): the
+    // next ones the search would score are screened beside the one it needs. The search's decisions
+    // are the same for any number; 1: one at a time; 0: 4 on a device backend, 1 on the CPU.
+    int prescreenLanes = 0;
     // RELDATED: infer the order of the speciations (AleRax's --infer-speciation-order) after the
     // rate fit (species_search/speciation_order_search.hpp); REROOT also re-dates every root
     // candidate.
@@ -87,6 +91,8 @@ struct SpeciesSearchResult {
     int evaluations = 0;
     int screenings = 0;       // candidates scored on the pre-screening families
     int screenedOut = 0;      // of them, those left there
+    int screeningsUnused = 0; // of them, those screened ahead that the search then did not need
+    int prescreenLanes = 0;   // the lanes the screenings ran in (0: no pre-screen)
     int repeatsSkipped = 0;   // SPR candidates not scored again: the same tree was, at the same rates
     int sprCutoffSkipped = 0; // SPR regrafts not tried: the one nearer on their way fell too far
     double screeningZ = 0;    // the pre-screen's z at the end (Prescreen::z)

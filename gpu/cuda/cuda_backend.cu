@@ -306,6 +306,11 @@ class CudaBackend final : public LikelihoodBackend, public BackendDiagnostics {
         replanHeld(limits);
     }
 
+    BatchLimits batchLimits() const override {
+        std::lock_guard lock(mutex_);
+        return limits_;
+    }
+
     void setSpeciesTree(std::shared_ptr<const Dataset> data) override {
         std::lock_guard lock(mutex_);
         check(cudaSetDevice(device_), "selecting the CUDA device");
@@ -1148,7 +1153,7 @@ class CudaBackend final : public LikelihoodBackend, public BackendDiagnostics {
     std::optional<ResidentTables> resident_;
     int injectedFailures_ = 0; // batch allocations still to fail (BackendDiagnostics::failNextAllocations)
     DeviceRunInfo last_;
-    std::mutex mutex_;
+    mutable std::mutex mutex_;
 };
 
 } // namespace

@@ -54,9 +54,10 @@ template <class T> class DeviceArray {
             release();
             ptr_ = o.ptr_;
             size_ = o.size_;
+            capacity_ = o.capacity_;
             counter_ = o.counter_;
             o.ptr_ = nullptr;
-            o.size_ = 0;
+            o.size_ = o.capacity_ = 0;
         }
         return *this;
     }
@@ -66,22 +67,25 @@ template <class T> class DeviceArray {
         release();
         if (count == 0) return;
         check(cudaMalloc(&ptr_, count * sizeof(T)), what);
-        size_ = count;
+        size_ = capacity_ = count;
         counter_ = &counter;
         counter.add(static_cast<double>(bytes()));
     }
-    // Keeps the allocation when it already has host's size (a species tree replaced by another).
+    // Keeps the allocation when host fits it (a species tree replaced by another): cudaFree waits
+    // for the whole device, so a reallocation would stall the other backends' streams (the
+    // species-tree search's screening lanes).
     void upload(const std::vector<T>& host, MemoryCounter& counter, const char* what) {
-        if (host.size() != size_ || counter_ != &counter) allocate(host.size(), counter, what);
+        if (host.size() > capacity_ || counter_ != &counter) allocate(host.size(), counter, what);
+        size_ = host.size();
         if (!host.empty()) check(cudaMemcpy(ptr_, host.data(), bytes(), cudaMemcpyHostToDevice), what);
     }
     void release() {
         if (ptr_) {
             cudaFree(ptr_);
-            if (counter_) counter_->current -= static_cast<double>(bytes());
+            if (counter_) counter_->current -= static_cast<double>(capacity_ * sizeof(T));
         }
         ptr_ = nullptr;
-        size_ = 0;
+        size_ = capacity_ = 0;
     }
     T* get() const { return ptr_; }
     std::size_t size() const { return size_; }
@@ -89,7 +93,7 @@ template <class T> class DeviceArray {
 
   private:
     T* ptr_ = nullptr;
-    std::size_t size_ = 0;
+    std::size_t size_ = 0, capacity_ = 0; // capacity_: the allocation's elements
     MemoryCounter* counter_ = nullptr;
 };
 
