@@ -69,8 +69,9 @@ namespace {
 struct SearchInterrupted {};
 
 constexpr int unlimitedDepth = std::numeric_limits<int>::max();
-// Screening lanes on a device backend by default: the H200 screened a tenth of the hogenom-like
-// preset's families in about a quarter of a whole evaluation, its waves' chain bounding it.
+// Screening lanes on a device backend by default: four screens side by side scored 15 % more
+// candidates per second on the hogenom-like preset (H100; docs/performance.md); a screen of a tenth
+// of its families is mostly work, so more lanes add little.
 constexpr int kDevicePrescreenLanes = 4;
 // AleRax's root searches of a dated tree (AleOptimizer::reroot).
 constexpr int kQuickDatedRootDepth = 5;
