@@ -517,6 +517,34 @@ class SpeciesSearch : public QObject {
         }());
     }
 
+    // Lanes that cannot be made (a device out of memory: the factory throws) are left out; when not
+    // even one can, the error reaches the caller.
+    void prescreenLanesWhereMemoryRunsOut() {
+        auto data = simulated(simulatedSpeciesTree(8, 91), 10, 92);
+        int made = 0, allowed = 0;
+        auto factory = [&](std::shared_ptr<const Dataset> d) {
+            if (made++ >= allowed) throw std::runtime_error("out of device memory (test)");
+            return makeCpuBackend(std::move(d));
+        };
+        const RateParameters theta(RateMode::Global, data->species.size(), 10, {0.1, 0.1, 0.1});
+        allowed = 3; // the main backend and two lanes
+        CandidateScorer scorer(data, factory, SolverOptions{});
+        const SpeciesTopology tree = scorer.loadedTopology();
+        const Evaluation full = scorer.evaluate(tree, theta);
+        scorer.setScreeningFamilies({2, 5, 7}, 4);
+        QCOMPARE(scorer.screeningLanes(), 2);
+        const std::vector<Evaluation> screened = scorer.screen({tree, tree, tree}, theta);
+        for (const Evaluation& e : screened)
+            QCOMPARE(e.logLikelihood[1], full.logLikelihood[5]);
+        allowed = made; // no lane at all
+        QVERIFY_THROWS_EXCEPTION(std::runtime_error, scorer.setScreeningFamilies({1, 3}, 2));
+        QVERIFY(scorer.screeningFamilies().empty()); // none, so asking again tries again
+        QCOMPARE(scorer.screeningLanes(), 0);
+        allowed = made + 1;
+        scorer.setScreeningFamilies({1, 3}, 2);
+        QCOMPARE(scorer.screeningLanes(), 1);
+    }
+
     // A pre-screened search ends as high as a full one, scoring fewer candidates on every family;
     // its fully scored rows are exact and its screened rows are never accepted.
     void prescreenedSearchEndsAsHigh() {

@@ -102,21 +102,43 @@ Evaluation CandidateScorer::evaluate(const SpeciesTopology& tree, const RatePara
 void CandidateScorer::setScreeningFamilies(const std::vector<int>& families, int lanes) {
     if (lanes < 1)
         throw std::invalid_argument("screening lanes = " + std::to_string(lanes) + " must be >= 1");
-    if (families == screeningFamilies_ && (families.empty() || screeningLanes() == lanes)) return;
+    if (families == screeningFamilies_ && (families.empty() || requestedLanes_ == lanes)) return;
     screeningFamilies_ = families;
+    requestedLanes_ = lanes;
     screening_.clear();
     if (families.empty()) return;
     const auto data = std::make_shared<const Dataset>(withFamilies(*families_, families));
     // The lanes' backends are made here, one after the other, while the main backend holds its
     // smallest plan (a family per batch): on a device each lane then takes the memory its families
-    // need, and the main backend, planned again, what is left.
+    // need, and the main backend, planned again, what is left. Where the device runs out, fewer
+    // lanes are made, and lanes are given back until the main backend fits again.
     const BatchLimits limits = backend_ ? backend_->batchLimits() : BatchLimits{};
     if (backend_) backend_->replan(BatchLimits{limits.memoryBytes, 1});
     for (int lane = 0; lane < lanes; ++lane) {
-        screening_.push_back(std::make_unique<CandidateScorer>(data, factory_, options_, nullptr, sampling_));
-        screening_.back()->backend_ = factory_(data);
+        try {
+            auto scorer = std::make_unique<CandidateScorer>(data, factory_, options_, nullptr, sampling_);
+            scorer->backend_ = factory_(data);
+            screening_.push_back(std::move(scorer));
+        } catch (const std::runtime_error&) {
+            if (!screening_.empty()) break;
+            screeningFamilies_.clear(); // none, as the caller is told
+            if (backend_) backend_->replan(limits);
+            throw;
+        }
     }
-    if (backend_) backend_->replan(limits);
+    for (;;) {
+        try {
+            if (backend_) backend_->replan(limits);
+            return;
+        } catch (const std::runtime_error&) {
+            if (screening_.size() < 2) {
+                screening_.clear();
+                screeningFamilies_.clear();
+                throw;
+            }
+            screening_.pop_back();
+        }
+    }
 }
 
 int CandidateScorer::screenings() const {

@@ -74,6 +74,7 @@ class CandidateScorer {
     std::shared_ptr<LikelihoodBackend> backend_;
     std::shared_ptr<Dataset> scratch_[2]; // candidates' datasets, reused (candidateData)
     std::vector<int> screeningFamilies_;
+    int requestedLanes_ = 0;
     std::vector<std::unique_ptr<CandidateScorer>> screening_; // lanes on the screening families alone
 
     // The one backend, moved onto `data`.

@@ -115,6 +115,7 @@ class Search {
                                      : scorer_.backendName() == "cpu" ? 1
                                                                       : kDevicePrescreenLanes;
             scorer_.setScreeningFamilies(families, result_.prescreenLanes);
+            result_.prescreenLanes = scorer_.screeningLanes(); // fewer where the device ran out
             prescreen_.emplace(std::move(families), familyCount());
         } else {
             scorer_.setScreeningFamilies({});

@@ -92,7 +92,8 @@ struct SpeciesSearchResult {
     int screenings = 0;       // candidates scored on the pre-screening families
     int screenedOut = 0;      // of them, those left there
     int screeningsUnused = 0; // of them, those screened ahead that the search then did not need
-    int prescreenLanes = 0;   // the lanes the screenings ran in (0: no pre-screen)
+    int prescreenLanes = 0;   // the lanes the screenings ran in (0: no pre-screen; fewer than asked
+                              // where the device's memory ran out)
     int repeatsSkipped = 0;   // SPR candidates not scored again: the same tree was, at the same rates
     int sprCutoffSkipped = 0; // SPR regrafts not tried: the one nearer on their way fell too far
     double screeningZ = 0;    // the pre-screen's z at the end (Prescreen::z)
