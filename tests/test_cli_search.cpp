@@ -75,6 +75,8 @@ class CliSearch : public QObject {
         // The default SPR cutoff left regrafts out; repeated candidates were not scored again.
         QCOMPARE(double(j["search"]["spr_cutoff"]), 1.0);
         QVERIFY(int(j["search"]["spr_cutoff_skipped"]) > 0);
+        QCOMPARE(double(j["search"]["spr_memory"]), 1.0);
+        QVERIFY(int(j["search"]["spr_memory_skipped"]) >= 0);
         QVERIFY(int(j["search"]["repeats_skipped"]) > 0);
         const std::vector<std::string> rates = {"--d", std::to_string(double(j["search"]["rates"]["D"])),
                                                 "--l", std::to_string(double(j["search"]["rates"]["L"])),
@@ -292,13 +294,15 @@ class CliSearch : public QObject {
         }
         ::kill(static_cast<pid_t>(p.processId()), SIGINT);
         QVERIFY(p.waitForFinished(600000));
-        CliRun r = runGpurec({"search", "--resume", q(out), "--max-radius", "5", "--spr-cutoff", "2"});
+        CliRun r = runGpurec(
+            {"search", "--resume", q(out), "--max-radius", "5", "--spr-cutoff", "2", "--spr-memory", "0"});
         QCOMPARE(r.exitCode, 2);
         QVERIFY2(r.err.contains("options conflict with the run recorded in " + q(out) +
                                 "/checkpoint.json:\n"
                                 "  --max-radius 5 (the run has 3)"),
                  qPrintable(r.err));
         QVERIFY2(r.err.contains("  --spr-cutoff 2.0 (the run has 1.0)"), qPrintable(r.err));
+        QVERIFY2(r.err.contains("  --spr-memory 0.0 (the run has 1.0)"), qPrintable(r.err));
     }
 
     // test-trees at fixed rates: the per-family table is gpurec eval's on each tree, the KH p-value
@@ -416,6 +420,10 @@ class CliSearch : public QObject {
         QCOMPARE(r.exitCode, 105);
         QCOMPARE(r.err,
                  QString("--spr-cutoff: must be >= 0, got -0.5\nRun with --help for more information.\n"));
+        r = runGpurec(QStringList{"search", "-s", "MiniNJ", "--spr-memory", "-1"} + input);
+        QCOMPARE(r.exitCode, 105);
+        QCOMPARE(r.err,
+                 QString("--spr-memory: must be >= 0, got -1\nRun with --help for more information.\n"));
         r = runGpurec(QStringList{"search", "-s", "MiniNJ", "--prescreen", "1"} + input);
         QCOMPARE(r.exitCode, 105);
         QCOMPARE(r.err,

@@ -361,6 +361,21 @@ class GuiSpeciesSearch : public QObject {
             QTest::keyClicks(cutoff, QLocale().toString(1.5, 'f', 1));
             QTest::keyClick(cutoff, Qt::Key_Tab);
             QCOMPARE(panel->settings().sprCutoff, 1.5);
+            // The SPR memory likewise: off, then two mean drops.
+            QDoubleSpinBox* memory = panel->sprMemoryBox();
+            QCOMPARE(panel->settings().sprMemory, SpeciesSearchSettings{}.sprMemory);
+            QVERIFY(test::click(memory));
+            QCOMPARE(QApplication::focusWidget(), memory);
+            QTest::keyClick(memory, Qt::Key_A, Qt::ControlModifier);
+            QTest::keyClicks(memory, "0");
+            QTest::keyClick(memory, Qt::Key_Tab);
+            QCOMPARE(memory->text(), QString("off"));
+            QCOMPARE(panel->settings().sprMemory, 0.0);
+            QVERIFY(test::click(memory));
+            QTest::keyClick(memory, Qt::Key_A, Qt::ControlModifier);
+            QTest::keyClicks(memory, QLocale().toString(2.0, 'f', 1));
+            QTest::keyClick(memory, Qt::Key_Tab);
+            QCOMPARE(panel->settings().sprMemory, 2.0);
         }
         const SpeciesTree loaded = SpeciesTree::readFile(searchData().startTree);
         const SpeciesTree expected = [&] {
@@ -393,7 +408,8 @@ class GuiSpeciesSearch : public QObject {
         // SPR candidates not scored (repeats, regrafts past the SPR cutoff) are counted in the status.
         QVERIFY(outcome.skipped > 0);
         QVERIFY2(panel->statusText().contains(
-                     QString("%1 skipped as repeats or past the SPR cutoff").arg(outcome.skipped)),
+                     QString("%1 skipped as repeats, past the SPR cutoff or by the SPR memory")
+                         .arg(outcome.skipped)),
                  qPrintable(panel->statusText()));
         if (!prescreen.isEmpty()) {
             QVERIFY(w.logView()->toPlainText().contains(
@@ -550,10 +566,12 @@ class GuiSpeciesSearch : public QObject {
         const QString session =
             QString::fromStdString(test::temporaryFolder("gui_search_session") + "/s.json");
         panel->sprCutoffBox()->setValue(2.5);
+        panel->sprMemoryBox()->setValue(0.5);
         QVERIFY(w.saveSession(session));
         const nlohmann::json kept = test::readJson(session.toStdString()).at("search");
         QCOMPARE(kept.at("strategy").get<std::string>(), std::string("REROOT"));
         QCOMPARE(kept.at("spr_cutoff").get<double>(), 2.5);
+        QCOMPARE(kept.at("spr_memory").get<double>(), 0.5);
         QVERIFY(kept.at("infer_speciation_order").get<bool>());
 
         // Without RELDATED: greyed, off, with the engine's message; REROOT runs without it.
@@ -573,6 +591,7 @@ class GuiSpeciesSearch : public QObject {
         QVERIFY(again->speciationOrderBox()->isEnabled() && again->speciationOrderBox()->isChecked());
         QVERIFY(again->settings().inferSpeciationOrder);
         QCOMPARE(again->settings().sprCutoff, 2.5);
+        QCOMPARE(again->settings().sprMemory, 0.5);
         QVERIFY(again->startButton()->isEnabled());
     }
 

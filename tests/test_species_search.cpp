@@ -352,6 +352,42 @@ class SpeciesSearch : public QObject {
         QVERIFY_THROWS_EXCEPTION(std::invalid_argument, searchSpeciesTree(scorer, start, theta, settings));
     }
 
+    // The SPR memory: off (0) or too large to skip anything, the search is the same row for row; at
+    // the default (1) moves whose local shape fell far below an earlier tree (of this pass or at
+    // earlier rates) are not tried again, fewer candidates are scored and the search still ends as
+    // high as the true tree.
+    void sprMemoryLeavesHopelessMovesOut() {
+        const SpeciesTree species = simulatedSpeciesTree(12, 61);
+        auto data = simulated(species, 50, 62);
+        CandidateScorer scorer(data, cpuFactory(), SolverOptions{});
+        const SpeciesTopology truth = scorer.loadedTopology(), start = sprMovesAway(truth, 3, 63);
+        SpeciesSearchSettings settings;
+        settings.replicates = 50;
+        settings.rates.max_iter = 10;
+        RateParameters theta(RateMode::Global, species.size(), 50, {0.1, 0.1, 0.1});
+        auto search = [&](double memory) {
+            settings.sprMemory = memory;
+            return searchSpeciesTree(scorer, start, theta, settings);
+        };
+        const SpeciesSearchResult none = search(0), huge = search(1e300), remembered = search(1);
+        QCOMPARE(none.sprMemorySkipped, 0);
+        QCOMPARE(huge.sprMemorySkipped, 0);
+        QCOMPARE(huge.trace.size(), none.trace.size());
+        for (std::size_t i = 0; i < none.trace.size(); ++i) {
+            QCOMPARE(huge.trace[i].move, none.trace[i].move);
+            QCOMPARE(huge.trace[i].logLikelihood, none.trace[i].logLikelihood);
+        }
+        qInfo("memory 1: %d evaluations, %d moves not tried again; none: %d evaluations",
+              remembered.evaluations, remembered.sprMemorySkipped, none.evaluations);
+        QVERIFY(remembered.sprMemorySkipped > 0);
+        QVERIFY(remembered.evaluations < none.evaluations);
+        const double truthLL = scorer.evaluate(truth, remembered.theta).totalLogLikelihood;
+        QVERIFY2(remembered.evaluation.totalLogLikelihood >= truthLL - 1e-6,
+                 qPrintable(QString("%1 < %2").arg(remembered.evaluation.totalLogLikelihood).arg(truthLL)));
+        settings.sprMemory = -1;
+        QVERIFY_THROWS_EXCEPTION(std::invalid_argument, searchSpeciesTree(scorer, start, theta, settings));
+    }
+
     // Transfer-guided moves (spec 3.2): every move the sampled transfers suggest names tree nodes,
     // best first, the same for the same seed; from a random start the search with them reaches the
     // true tree's likelihood in fewer candidates than SPR rounds alone. (Where SPR rounds alone stop

@@ -48,6 +48,7 @@ nlohmann::json recordedOptions(const SearchOptions& o) {
                             {"--model-parametrization", o.parametrization},
                             {"--max-radius", o.settings.maxRadius},
                             {"--spr-cutoff", o.settings.sprCutoff},
+                            {"--spr-memory", o.settings.sprMemory},
                             {"--root-depth", o.settings.rootDepth},
                             {"--replicates", o.settings.replicates},
                             {"--seed", o.settings.seed},
@@ -72,6 +73,7 @@ SearchOptions resumedOptions(const CLI::App& app, const SearchOptions& given,
         o.settings.maxRadius = integerField<int>(j, "--max-radius");
         // Absent from checkpoints before it existed: those searches tried every regraft.
         o.settings.sprCutoff = j.value("--spr-cutoff", 0.0);
+        o.settings.sprMemory = j.value("--spr-memory", 0.0); // likewise: every move on every tree
         o.settings.rootDepth = integerField<int>(j, "--root-depth");
         o.settings.replicates = integerField<int>(j, "--replicates");
         o.settings.seed = integerField<std::uint64_t>(j, "--seed");
@@ -157,6 +159,11 @@ void registerSearch(CLI::App& root) {
         "drop of the candidates scored so far below the current tree (default 1; 0: every regraft "
         "within the radius)",
         NumberRange::atLeast(0));
+    addNumber(*app, "--spr-memory", o->settings.sprMemory,
+              "Do not try an SPR move again when the same local move (same pruned and target clades, same "
+              "clades between them) fell more than this many times the mean drop below an earlier tree "
+              "at these rates (default 1; 0: every move on every tree)",
+              NumberRange::atLeast(0));
     addNumber(*app, "--root-depth", o->settings.rootDepth,
               "Root moves past the best root in the root searches between SPR rounds (default 3)",
               NumberRange::atLeast(1));
@@ -346,6 +353,8 @@ void registerSearch(CLI::App& root) {
                        {"max_radius", settings.maxRadius},
                        {"spr_cutoff", settings.sprCutoff},
                        {"spr_cutoff_skipped", result.sprCutoffSkipped},
+                       {"spr_memory", settings.sprMemory},
+                       {"spr_memory_skipped", result.sprMemorySkipped},
                        {"root_depth", settings.rootDepth},
                        {"replicates", settings.replicates},
                        {"seed", settings.seed},
@@ -377,9 +386,9 @@ void registerSearch(CLI::App& root) {
                                             " T " + std::to_string(r0.t)
                                       : "per-family rates in model_parameters/";
         std::printf("%s after %zu steps (%d evaluations; not scored: %d repeated candidates, %d regrafts "
-                    "past the SPR cutoff; %.2f s): LL %.10f (start %.10f), %s\n",
+                    "past the SPR cutoff, %d moves by the SPR memory; %.2f s): LL %.10f (start %.10f), %s\n",
                     result.interrupted ? "interrupted" : "done", result.trace.size(), result.evaluations,
-                    result.repeatsSkipped, result.sprCutoffSkipped, result.seconds,
+                    result.repeatsSkipped, result.sprCutoffSkipped, result.sprMemorySkipped, result.seconds,
                     result.evaluation.totalLogLikelihood, result.startLogLikelihood, rates.c_str());
         if (settings.prescreen > 0)
             std::printf("pre-screening on %zu families in %d lanes: %d candidates screened (%d of them "

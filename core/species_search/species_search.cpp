@@ -48,6 +48,7 @@ void SpeciesSearchSettings::validate() const {
     if (rootDepth < 1) bad("rootDepth", rootDepth, ">= 1");
     if (!(minImprovement >= 0)) bad("minImprovement", minImprovement, ">= 0");
     if (!(sprCutoff >= 0)) bad("sprCutoff", sprCutoff, ">= 0");
+    if (!(sprMemory >= 0)) bad("sprMemory", sprMemory, ">= 0");
     if (!(prescreen >= 0 && prescreen < 1)) bad("prescreen", prescreen, "in [0, 1)");
     if (prescreenLanes < 0 || prescreenLanes > 64) bad("prescreenLanes", prescreenLanes, "in [0, 64]");
     if (replicates < 1) bad("replicates", replicates, ">= 1");
@@ -89,6 +90,24 @@ TopologyKey topologyKey(std::string_view newick) {
     for (const char c : newick)
         fnv = (fnv ^ static_cast<unsigned char>(c)) * 1099511628211ull;
     return {fnv, std::hash<std::string_view>{}(newick)};
+}
+
+// The same pair of hashes (FNV-1a and a splitmix64 chain) over a sequence of clades of one tree
+// (all of one length).
+TopologyKey cladesKey(const std::vector<const Clade*>& clades) {
+    std::uint64_t fnv = 14695981039346656037ull, mix = 0x9e3779b97f4a7c15ull;
+    auto add = [&](std::uint64_t word) {
+        for (int byte = 0; byte < 8; ++byte)
+            fnv = (fnv ^ ((word >> (8 * byte)) & 0xff)) * 1099511628211ull;
+        std::uint64_t z = (mix += word + 0x9e3779b97f4a7c15ull);
+        z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+        z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+        mix = z ^ (z >> 31);
+    };
+    for (const Clade* clade : clades)
+        for (const std::uint64_t word : *clade)
+            add(word);
+    return {fnv, mix};
 }
 
 class Search {
@@ -203,6 +222,7 @@ class Search {
     void accept(const SpeciesTopology& tree, Evaluation eval, std::vector<Clade> splits) {
         const bool newSplits = splits != splits_;
         result_.best = tree;
+        bestClades_.clear();
         result_.evaluation = std::move(eval);
         splits_ = std::move(splits);
         // A new root alone keeps every branch, so its KH counts stay.
@@ -311,9 +331,16 @@ class Search {
             if (settledAt) *settledAt = seen->second;
             return false;
         }
+        const TopologyKey local = localMoveKey(prune, regraft);
+        if (const std::optional<double> drop = hopelessDrop(local)) {
+            ++result_.sprMemorySkipped;
+            if (settledAt) *settledAt = ll() - *drop;
+            return false;
+        }
         double estimate = 0;
         std::optional<Evaluation> scored = scoreUnlessScreenedOut(candidate, move, &newick, &estimate);
         settle(key, scored ? scored->totalLogLikelihood : estimate);
+        rememberedDrops_[local] = ll() - settled_.at(key);
         if (settledAt) *settledAt = settled_.at(key);
         if (!scored) return false;
         Evaluation eval = std::move(*scored);
@@ -346,6 +373,41 @@ class Search {
         return !(ll() - nearer <= settings_.sprCutoff * dropSum_ / static_cast<double>(drops_));
     }
 
+    // The local shape of SPR(prune, regraft) on the current tree: the pruned clade, the target's and
+    // those of the nodes on the path between them (prune's parent up to their last common ancestor
+    // and down to the target). Two trees give a move the same key when they differ only away from
+    // that path.
+    TopologyKey localMoveKey(int prune, int regraft) {
+        const SpeciesTopology& tree = result_.best;
+        if (bestClades_.empty()) bestClades_ = tree.clades();
+        std::vector<bool> above(tree.nodeCount(), false); // prune's ancestors
+        for (int a = tree.parent(prune); a >= 0; a = tree.parent(a))
+            above[a] = true;
+        std::vector<const Clade*> path{&bestClades_[prune]};
+        int down = regraft;
+        for (; !above[down]; down = tree.parent(down))
+            path.push_back(&bestClades_[down]);
+        for (int up = tree.parent(prune); up != down; up = tree.parent(up))
+            path.push_back(&bestClades_[up]);
+        path.push_back(&bestClades_[down]);
+        return cladesKey(path);
+    }
+
+    // The SPR memory (SpeciesSearchSettings::sprMemory): the drop of a move of this local shape
+    // scored at these rates on an earlier tree, when it lies more than the memory's factor times
+    // the mean drop below that tree.
+    std::optional<double> hopelessDrop(const TopologyKey& local) const {
+        if (settings_.sprMemory <= 0 || drops_ == 0) return std::nullopt;
+        const auto seen = rememberedDrops_.find(local);
+        if (seen == rememberedDrops_.end() ||
+            seen->second <= settings_.sprMemory * dropSum_ / static_cast<double>(drops_))
+            return std::nullopt;
+        return seen->second;
+    }
+    bool remembersHopeless(int prune, int regraft) {
+        return hopelessDrop(localMoveKey(prune, regraft)).has_value();
+    }
+
     // Every non-root node pruned once, its regrafts listed on the tree as it is when its turn comes
     // (each after the one nearer on its way); after an improvement the round moves on to the next node.
     bool sprRound(int radius) {
@@ -369,13 +431,15 @@ class Search {
                 // Ahead: the later regrafts not already known to be cut off (a nearer one whose turn
                 // has come is settled, or cut when NaN; one still to come may be either).
                 std::size_t j = i;
-                if (screeningAhead())
+                if (screeningAhead() && !remembersHopeless(prune, regraft))
                     screenAhead(
                         sprCandidate(prune, regraft),
                         [&]() -> std::optional<SpeciesTopology> {
                             while (++j < paths.size()) {
                                 const int near = paths[j].nearer;
-                                if (near >= 0 && turn[near] < static_cast<int>(i) && cutOff(settledAt[near]))
+                                if ((near >= 0 && turn[near] < static_cast<int>(i) &&
+                                     cutOff(settledAt[near])) ||
+                                    remembersHopeless(prune, paths[j].target))
                                     continue;
                                 return sprCandidate(prune, paths[j].target);
                             }
@@ -424,14 +488,15 @@ class Search {
             if (moved[m.prune] || !result_.best.canSpr(m.prune, m.regraft)) continue;
             if (!tried.insert({m.prune, m.regraft, m.score}).second) continue;
             auto later = moves.begin() + index;
-            if (screeningAhead())
+            if (screeningAhead() && !remembersHopeless(m.prune, m.regraft))
                 screenAhead(
                     sprCandidate(m.prune, m.regraft),
                     [&]() -> std::optional<SpeciesTopology> {
                         while (later != moves.end()) {
                             const TransferMove& n = *later++;
                             if (!moved[n.prune] && result_.best.canSpr(n.prune, n.regraft) &&
-                                !tried.count({n.prune, n.regraft, n.score}))
+                                !tried.count({n.prune, n.regraft, n.score}) &&
+                                !remembersHopeless(n.prune, n.regraft))
                                 return sprCandidate(n.prune, n.regraft);
                         }
                         return std::nullopt;
@@ -545,7 +610,7 @@ class Search {
             result_.theta = r.best;
             result_.evaluation = eval; // a copy: eval is recorded below either way
             kh_.newReference(ll(), perFamily());
-            settled_.clear();
+            settled_.clear(); // the SPR memory stays: a move far below at the old rates stays so
             forgetScreensAhead();
             dropSum_ = 0;
             drops_ = 0;
@@ -622,6 +687,10 @@ class Search {
     // offered against (the mean of cutOff).
     std::map<TopologyKey, double> settled_;
     std::map<TopologyKey, Evaluation> screenedAhead_; // screens at the current rates not yet taken
+    // SPR moves scored at the current rates by their local shape (localMoveKey), with their drop
+    // below the tree they were offered on: the SPR memory.
+    std::map<TopologyKey, double> rememberedDrops_;
+    std::vector<Clade> bestClades_; // result_.best's clades, filled when needed (empty: not yet)
     double dropSum_ = 0;
     long drops_ = 0;
     std::uint64_t transferRounds_ = 0; // seeds the reconciliations of each transfer round

@@ -29,6 +29,11 @@ struct SpeciesSearchSettings {
     // mean drop of the candidates scored at these rates below the current tree (RAxML's SPR
     // cutoff for descending into subtrees); 0: every regraft within the radius.
     double sprCutoff = 1.0;
+    // SPR memory: a move is not tried when a move of the same local shape (the same pruned clade
+    // and target clade, the same clades on the path between them) was scored at these rates on an
+    // earlier tree and fell more than this many times the mean drop below it: a move elsewhere
+    // in the tree hardly changes what this one is worth. 0: every move is scored on every tree.
+    double sprMemory = 1.0;
     int rootDepth = 3;            // root moves past the best root in the searches between SPR rounds
     bool transferMoves = true;    // HYBRID: transfer-guided rounds (AleRax's) before the SPR rounds
     bool optimizeRates = true;    // re-optimise the rates after every improving round
@@ -96,6 +101,7 @@ struct SpeciesSearchResult {
                               // where the device's memory ran out)
     int repeatsSkipped = 0;   // SPR candidates not scored again: the same tree was, at the same rates
     int sprCutoffSkipped = 0; // SPR regrafts not tried: the one nearer on their way fell too far
+    int sprMemorySkipped = 0; // SPR moves not tried: the same local move fell too far on an earlier tree
     double screeningZ = 0;    // the pre-screen's z at the end (Prescreen::z)
     bool interrupted = false;
     double seconds = 0.0;

@@ -71,6 +71,19 @@ SearchPanel::SearchPanel(QWidget* parent) : QWidget(parent) {
                               "lies at most this many times the mean drop of the candidates scored so "
                               "far below the current tree (as --spr-cutoff; off: every regraft within "
                               "the radius)"));
+    sprMemory_ = new QDoubleSpinBox;
+    sprMemory_->setObjectName("searchSprMemory");
+    sprMemory_->setAccessibleName(
+        tr("SPR memory: moves that fell this many mean drops below an earlier tree are not tried again"));
+    sprMemory_->setRange(0, 10);
+    sprMemory_->setDecimals(1);
+    sprMemory_->setSingleStep(0.5);
+    sprMemory_->setSpecialValueText(tr("off"));
+    sprMemory_->setValue(SpeciesSearchSettings{}.sprMemory);
+    sprMemory_->setToolTip(tr("An SPR move is not tried again when the same local move (the same pruned "
+                              "and target clades, the same clades between them) fell more than this "
+                              "many times the mean drop below an earlier tree (as --spr-memory; off: "
+                              "every move on every tree)"));
     startFrom_ = new QComboBox;
     startFrom_->setObjectName("searchStartFrom");
     startFrom_->setAccessibleName(tr("Start the search from"));
@@ -194,6 +207,8 @@ SearchPanel::SearchPanel(QWidget* parent) : QWidget(parent) {
     orderRow->addStretch(1);
     orderRow->addWidget(new QLabel(tr("SPR cutoff")));
     orderRow->addWidget(sprCutoff_);
+    orderRow->addWidget(new QLabel(tr("SPR memory")));
+    orderRow->addWidget(sprMemory_);
     controls->addLayout(orderRow);
     controls->addLayout(startRow);
     controls->addLayout(buttonsRow);
@@ -284,6 +299,7 @@ SearchPanel::SearchPanel(QWidget* parent) : QWidget(parent) {
     for (QSpinBox* box : {radius_, seed_, prescreen_})
         connect(box, &QSpinBox::valueChanged, this, &SearchPanel::settingsChanged);
     connect(sprCutoff_, &QDoubleSpinBox::valueChanged, this, &SearchPanel::settingsChanged);
+    connect(sprMemory_, &QDoubleSpinBox::valueChanged, this, &SearchPanel::settingsChanged);
     connect(start_, &QPushButton::clicked, this, &SearchPanel::startRequested);
     connect(pause_, &QPushButton::clicked, this, [this] {
         if (run_.paused())
@@ -393,6 +409,7 @@ void SearchPanel::restoreSettings(const SpeciesSearchSettings& settings, SearchS
         strategy_->setCurrentIndex(index);
     radius_->setValue(settings.maxRadius);
     sprCutoff_->setValue(settings.sprCutoff);
+    sprMemory_->setValue(settings.sprMemory);
     seed_->setValue(
         static_cast<int>(std::min<std::uint64_t>(settings.seed, std::numeric_limits<int>::max())));
     prescreen_->setValue(static_cast<int>(std::lround(100 * settings.prescreen)));
@@ -418,6 +435,7 @@ SpeciesSearchSettings SearchPanel::settings() const {
     s.strategy = parseSearchStrategy(strategy_->currentData().toString().toStdString());
     s.maxRadius = radius_->value();
     s.sprCutoff = sprCutoff_->value();
+    s.sprMemory = sprMemory_->value();
     s.seed = static_cast<std::uint64_t>(seed_->value());
     s.prescreen = prescreen_->value() / 100.0;
     s.inferSpeciationOrder = speciationOrder_->isChecked();
@@ -485,9 +503,9 @@ void SearchPanel::onFinished(const SearchOutcome& outcome) {
             .arg(outcome.evaluations)
             .arg(outcome.screenedOut > 0 ? tr(", %1 left at the pre-screen").arg(outcome.screenedOut)
                                          : QString())
-            .arg(outcome.skipped > 0
-                     ? tr(", %1 skipped as repeats or past the SPR cutoff").arg(outcome.skipped)
-                     : QString())
+            .arg(outcome.skipped > 0 ? tr(", %1 skipped as repeats, past the SPR cutoff or by the SPR memory")
+                                           .arg(outcome.skipped)
+                                     : QString())
             .arg(QLocale().toString(outcome.seconds, 'f', 1), nats(outcome.bestLogLikelihood),
                  nats(outcome.startLogLikelihood), QString::number(outcome.rates.d, 'g', 4),
                  QString::number(outcome.rates.l, 'g', 4), QString::number(outcome.rates.t, 'g', 4));
@@ -612,6 +630,7 @@ void SearchPanel::updateButtons() {
     speciationOrder_->setEnabled(!running && engineRefusal(true).isEmpty());
     radius_->setEnabled(!running);
     sprCutoff_->setEnabled(!running);
+    sprMemory_->setEnabled(!running);
     startFrom_->setEnabled(!running);
     seed_->setEnabled(!running);
     prescreen_->setEnabled(!running);

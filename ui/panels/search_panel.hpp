@@ -66,6 +66,7 @@ class SearchPanel : public QWidget {
     QSpinBox* seedBox() const { return seed_; }
     QSpinBox* prescreenBox() const { return prescreen_; }
     QDoubleSpinBox* sprCutoffBox() const { return sprCutoff_; }
+    QDoubleSpinBox* sprMemoryBox() const { return sprMemory_; }
     QComboBox* strategyBox() const { return strategy_; }
     QCheckBox* speciationOrderBox() const { return speciationOrder_; }
     SpeciesTreeView* treeView() const { return view_; }
@@ -112,6 +113,7 @@ class SearchPanel : public QWidget {
     QComboBox *strategy_, *colourBy_, *startFrom_;
     QSpinBox *radius_, *seed_, *prescreen_;
     QDoubleSpinBox* sprCutoff_;
+    QDoubleSpinBox* sprMemory_;
     QPushButton *start_, *pause_, *stop_, *save_, *adopt_;
     QLabel* status_;
     QCustomPlot* plot_;

@@ -130,6 +130,7 @@ json searchToJson(const SessionState& s) {
     return {{"strategy", toString(s.search.strategy)},
             {"max_radius", s.search.maxRadius},
             {"spr_cutoff", s.search.sprCutoff},
+            {"spr_memory", s.search.sprMemory},
             {"start", start},
             {"seed", s.search.seed},
             {"prescreen", s.search.prescreen},
@@ -140,6 +141,7 @@ void readSearch(const json& j, SessionState& s) {
     s.search.strategy = parseSearchStrategy(j.at("strategy").get<std::string>());
     s.search.maxRadius = integerField<int>(j, "max_radius");
     s.search.sprCutoff = j.value("spr_cutoff", SpeciesSearchSettings{}.sprCutoff); // absent before it existed
+    s.search.sprMemory = j.value("spr_memory", SpeciesSearchSettings{}.sprMemory);
     s.search.seed = integerField<std::uint64_t>(j, "seed");
     s.search.prescreen = j.at("prescreen").get<double>();
     s.search.inferSpeciationOrder = j.at("infer_speciation_order").get<bool>();

@@ -144,7 +144,7 @@ void SearchRun::start(std::shared_ptr<const Dataset> data, const QString& device
             out.rates = r.theta.rates(0);
             out.evaluations = r.evaluations;
             out.screenedOut = r.screenedOut;
-            out.skipped = r.repeatsSkipped + r.sprCutoffSkipped;
+            out.skipped = r.repeatsSkipped + r.sprCutoffSkipped + r.sprMemorySkipped;
             out.steps = static_cast<int>(r.trace.size());
             out.seconds = r.seconds;
             out.bootstrap = bootstrapByName(r);

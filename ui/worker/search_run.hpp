@@ -40,7 +40,7 @@ struct SearchOutcome {
     Rates rates; // the global rates at the end
     int evaluations = 0;
     int screenedOut = 0; // candidates the pre-screen left out
-    int skipped = 0;     // SPR candidates not scored: repeats, and regrafts past the SPR cutoff
+    int skipped = 0;     // SPR candidates not scored: repeats, past the SPR cutoff, by the SPR memory
     int steps = 0;
     double seconds = 0.0;
     // Per node of the best tree, by its name in bestNewick: the RELL bootstrap fraction of an internal
