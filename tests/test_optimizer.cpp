@@ -54,6 +54,38 @@ ReconModel genewiseModel(std::shared_ptr<const Dataset> data) {
     return ReconModel(data, makeCpuBackend(data), theta);
 }
 
+// The CPU backend, recording the families it is told are needed; `refuse`: it then solves every
+// family, as a backend without the restriction does.
+class NeededFamiliesRecorder final : public LikelihoodBackend {
+  public:
+    NeededFamiliesRecorder(std::shared_ptr<const Dataset> data, bool refuse)
+        : inner_(makeCpuBackend(std::move(data))), refuse_(refuse) {}
+    std::string name() const override { return inner_->name(); }
+    Evaluation evaluate(const RateParameters& theta, const SolverOptions& options, bool withGradient,
+                        const std::vector<double>* weights) override {
+        return inner_->evaluate(theta, options, withGradient, weights);
+    }
+    void clearWarmStarts() override { inner_->clearWarmStarts(); }
+    bool setNeededFamilies(const std::vector<int>& families) override {
+        calls.push_back(families);
+        return !refuse_ && inner_->setNeededFamilies(families);
+    }
+    void replan(const BatchLimits& limits) override { inner_->replan(limits); }
+    void setSpeciesTree(std::shared_ptr<const Dataset> data) override {
+        inner_->setSpeciesTree(std::move(data));
+    }
+    std::string planSummary() const override { return inner_->planSummary(); }
+    std::vector<FamilyTables> familyTables(const RateParameters& theta, const SolverOptions& options,
+                                           const std::vector<int>& families) override {
+        return inner_->familyTables(theta, options, families);
+    }
+    std::vector<std::vector<int>> calls;
+
+  private:
+    std::unique_ptr<LikelihoodBackend> inner_;
+    bool refuse_;
+};
+
 double familyNllBits(const Evaluation& e, int family) {
     return -e.logLikelihood[family] / std::numbers::ln2;
 }
@@ -408,6 +440,76 @@ class Optimizer : public QObject {
             check.setParameters(points[i]);
             QVERIFY(relativeError(check.evaluate(), nll[i]) < 1e-12);
         }
+    }
+
+    // Families no longer needed (setNeededFamilies) are not solved by a genewise evaluation: the
+    // needed ones' values and gradient rows are those of a full evaluation bit for bit, the others
+    // NaN and 0, the total theirs alone; global rates and an empty list solve every family.
+    void neededFamiliesLeaveTheOthersOut() {
+        auto data = teachingDataset();
+        const int F = int(data->families.size());
+        std::unique_ptr<LikelihoodBackend> backend = makeCpuBackend(data);
+        RateParameters genewise(RateMode::Genewise, data->species.size(), F, {0.1, 0.1, 0.1});
+        for (int f = 0; f < F; ++f)
+            genewise.setRates(f, {0.05 + 0.01 * f, 0.1, 0.02 + 0.005 * f});
+        const RateParameters global(RateMode::Global, data->species.size(), F, {0.1, 0.2, 0.05});
+        const SolverOptions options;
+        auto fresh = [&](const RateParameters& theta) {
+            backend->clearWarmStarts();
+            return backend->evaluate(theta, options, true);
+        };
+        const Evaluation all = fresh(genewise), allGlobal = fresh(global);
+        const std::vector<int> needed = {1, 4, 5, 17, F - 1};
+        QVERIFY(backend->setNeededFamilies(needed));
+        const Evaluation some = fresh(genewise);
+        double total = 0;
+        for (int f = 0; f < F; ++f) {
+            const bool kept = std::find(needed.begin(), needed.end(), f) != needed.end();
+            if (kept) {
+                QCOMPARE(some.logLikelihood[f], all.logLikelihood[f]);
+                total += all.logLikelihood[f];
+            } else {
+                QVERIFY(std::isnan(some.logLikelihood[f]));
+            }
+            for (int i = 0; i < 3; ++i)
+                QCOMPARE(some.gradient[3 * f + i], kept ? all.gradient[3 * f + i] : 0.0);
+        }
+        QVERIFY(relativeError(some.totalLogLikelihood, total) < 1e-14);
+        const Evaluation shared = fresh(global);
+        QCOMPARE(shared.logLikelihood, allGlobal.logLikelihood);
+        QCOMPARE(shared.gradient, allGlobal.gradient);
+        QVERIFY(backend->setNeededFamilies({}));
+        QCOMPARE(fresh(genewise).logLikelihood, all.logLikelihood);
+        QVERIFY_THROWS_EXCEPTION(std::out_of_range, backend->setNeededFamilies({0, F}));
+    }
+
+    // The lockstep leaves the families whose search has ended out of its evaluations: it needs fewer
+    // and fewer of them, ends on the same rates, bit for bit, and likelihoods as a backend that solves
+    // every family each round, and gives the backend every family back for the final evaluation.
+    void genewiseLockstepLeavesEndedFamiliesOut() {
+        auto data = teachingDataset();
+        const int F = int(data->families.size());
+        RateParameters theta(RateMode::Genewise, data->species.size(), F, {0.1, 0.1, 0.1});
+        auto left = std::make_shared<NeededFamiliesRecorder>(data, false);
+        auto every = std::make_shared<NeededFamiliesRecorder>(data, true);
+        ReconModel leaving(data, left, theta), solvingAll(data, every, theta);
+        const OptimizationResult a = optimizeRates(leaving, OptimizerSettings{});
+        const OptimizationResult b = optimizeRates(solvingAll, OptimizerSettings{});
+        QVERIFY(a.converged && b.converged);
+        QCOMPARE(a.best.theta(), b.best.theta());
+        QCOMPARE(a.evaluations, b.evaluations);
+        QVERIFY(relativeError(a.bestNllBits, b.bestNllBits) < 1e-13);
+        for (int f = 0; f < F; ++f)
+            QVERIFY(relativeError(leaving.lastEvaluation().logLikelihood[f],
+                                  solvingAll.lastEvaluation().logLikelihood[f]) < 1e-12);
+        QVERIFY(left->calls.size() >= 3);
+        QCOMPARE(int(left->calls.front().size()), F); // every family searches in the first round
+        std::size_t fewest = F;
+        for (std::size_t i = 0; i + 1 < left->calls.size(); ++i)
+            fewest = std::min(fewest, left->calls[i].size());
+        qInfo("%d families, %zu restrictions, fewest needed in a round: %zu", F, left->calls.size(), fewest);
+        QVERIFY(fewest > 0 && fewest < std::size_t(F) / 2);
+        QVERIFY(left->calls.back().empty()); // every family again for the final evaluation
     }
 
     void traceRowsAndSummaries() {

@@ -9,6 +9,7 @@
 #include <chrono>
 #include <cmath>
 #include <exception>
+#include <limits>
 #include <mutex>
 #include <omp.h>
 
@@ -80,6 +81,15 @@ class CpuBackend final : public LikelihoodBackend {
     }
 
     void replan(const BatchLimits&) override {}
+
+    bool setNeededFamilies(const std::vector<int>& families) override {
+        std::lock_guard lock(mutex_);
+        requireFamilies(*data_, families);
+        needed_.assign(families.empty() ? 0 : data_->families.size(), 0);
+        for (int f : families)
+            needed_[f] = 1;
+        return true;
+    }
 
     void setSpeciesTree(std::shared_ptr<const Dataset> data) override {
         std::lock_guard lock(mutex_);
@@ -155,6 +165,10 @@ class CpuBackend final : public LikelihoodBackend {
                                      : familiesPerChunk(F, gradientNodes, rowsPerNode);
         const int chunks = (F + chunkSize - 1) / chunkSize;
         const int H = static_cast<int>(layouts_.full().highways.size());
+        // Genewise θ without highways: no sum over families, so the families no longer needed
+        // (setNeededFamilies) are left out without changing the others' results.
+        const bool restricted = !needed_.empty() && !shared && H == 0;
+        const auto skipped = [&](int f) { return restricted && !needed_[f]; };
         const int thetaSize = static_cast<int>(theta.theta().size());
         std::vector<ProbabilityGradient> chunkGrad(sharedGradient ? chunks : 0, ProbabilityGradient(n, H));
         std::vector<std::vector<double>> chunkTheta(prunedGradient ? chunks : 0,
@@ -170,6 +184,7 @@ class CpuBackend final : public LikelihoodBackend {
 #pragma omp parallel for schedule(dynamic) num_threads(threads)
         for (int k = 0; k < chunks; ++k)
             for (int f = k * chunkSize; f < std::min(F, (k + 1) * chunkSize); ++f) {
+                if (skipped(f)) continue;
                 SolverStats& st = chunkStats[k];
                 try {
                     const GeneFamily& family = data_->families[f];
@@ -290,7 +305,9 @@ class CpuBackend final : public LikelihoodBackend {
             out.gradient[theta.originEntry(e)] += originTotal[e];
         for (int h = 0; h < static_cast<int>(highwayTotal.size()); ++h)
             out.gradient[theta.highwayEntry(h)] += highwayTotal[h];
-        finishEvaluation(out, options, start);
+        finishEvaluation(out, options, start); // the skipped families' 0 leave the total as it is
+        for (int f = 0; f < F; ++f)
+            if (skipped(f)) out.logLikelihood[f] = std::numeric_limits<double>::quiet_NaN();
         return out;
     }
 
@@ -338,6 +355,7 @@ class CpuBackend final : public LikelihoodBackend {
     std::vector<std::vector<double>> warmE_;
     // Per layout: the shared E's, whichever families this backend holds.
     std::vector<std::vector<double>> warmSharedE_;
+    std::vector<char> needed_; // per family (setNeededFamilies); empty: every family
     std::vector<CladeTables> warmTables_;
     std::vector<CladeTables> threadTables_;
 };

@@ -130,11 +130,19 @@ SolverStats solverStatsFromJson(const nlohmann::json& j) {
     return s;
 }
 
-void requireFiniteLikelihoods(const Dataset& data, const RateParameters& theta, const Evaluation& eval) {
+void requireFiniteLikelihoods(const Dataset& data, const RateParameters& theta, const Evaluation& eval,
+                              const std::vector<int>* families) {
     constexpr std::size_t kNamed = 5; // families named in the message; the rest are counted
     std::vector<std::size_t> bad;
-    for (std::size_t f = 0; f < eval.logLikelihood.size(); ++f)
+    auto look = [&](std::size_t f) {
         if (!std::isfinite(eval.logLikelihood[f])) bad.push_back(f);
+    };
+    if (families)
+        for (int f : *families)
+            look(static_cast<std::size_t>(f));
+    else
+        for (std::size_t f = 0; f < eval.logLikelihood.size(); ++f)
+            look(f);
     if (bad.empty()) return;
     std::string list;
     for (std::size_t i = 0; i < std::min(bad.size(), kNamed); ++i) {

@@ -31,7 +31,9 @@ class NonFiniteLikelihood : public std::runtime_error {
 };
 
 // Throws NonFiniteLikelihood naming the families whose log-likelihood is not finite, their values
-// and the rates they were evaluated at.
-void requireFiniteLikelihoods(const Dataset& data, const RateParameters& theta, const Evaluation& eval);
+// and the rates they were evaluated at; `families`, when given, are the only ones looked at (those
+// an evaluation restricted by LikelihoodBackend::setNeededFamilies solved).
+void requireFiniteLikelihoods(const Dataset& data, const RateParameters& theta, const Evaluation& eval,
+                              const std::vector<int>* families = nullptr);
 
 } // namespace gpurec

@@ -1,7 +1,8 @@
 // Genewise rates under L-BFGS-B: the NLL is a sum of independent per-family functions, so each
 // family runs its own bounded BFGS (FamilyBfgs) and keeps its own curvature; one backend evaluation
-// per round serves every family's trial point. A joint L-BFGS-B would mix unrelated families'
-// curvature in one memory and needs many more evaluations.
+// per round serves every family's trial point; families whose search has ended are left out of it
+// where the backend allows (half the family solves of a typical fit). A joint L-BFGS-B would mix
+// unrelated families' curvature in one memory and needs many more evaluations.
 #include "optim/family_bfgs.hpp"
 #include "optim/optimization_run.hpp"
 
@@ -63,10 +64,14 @@ StopOptimization runGenewiseLockstep(OptimizationRun& run) {
 
     std::vector<double> trial(start.size()), grad, accepted(start.size()), acceptedGrad(start.size());
     std::vector<FamilyProgress> progress(families);
+    std::vector<int> searching;
     for (int round = 0;; ++round) {
-        for (std::size_t f = 0; f < families; ++f)
+        searching.clear();
+        for (std::size_t f = 0; f < families; ++f) {
             Eigen::Map<Vector>(trial.data() + 3 * f) = searches[f].trial();
-        const std::vector<double> nll = run.evaluateFamilies(trial, grad);
+            if (!searches[f].ended()) searching.push_back(static_cast<int>(f));
+        }
+        const std::vector<double> nll = run.evaluateFamilies(trial, grad, &searching);
         double total = 0;
         bool allEnded = true;
         for (std::size_t f = 0; f < families; ++f) {

@@ -51,6 +51,19 @@ OptimizationRun::OptimizationRun(ReconModel& model, const OptimizerSettings& set
     }
 }
 
+OptimizationRun::~OptimizationRun() {
+    try {
+        restrictBackend({});
+    } catch (...) { // NOLINT(bugprone-empty-catch): the backend keeps the restriction it had
+    }
+}
+
+void OptimizationRun::restrictBackend(const std::vector<int>& needed) {
+    if (needed == needed_ || (needed.empty() && !restricted_)) return;
+    restricted_ = model_.backend().setNeededFamilies(needed) && !needed.empty();
+    needed_ = restricted_ ? needed : std::vector<int>{};
+}
+
 void OptimizationRun::clamp(std::vector<double>& theta) const {
     for (std::size_t i = 0; i < theta.size(); ++i)
         theta[i] = std::clamp(theta[i], lower_[i], upper_[i]);
@@ -71,7 +84,8 @@ double OptimizationRun::projectedGradNorm(const std::vector<double>& theta,
     return norm;
 }
 
-double OptimizationRun::evaluateModel(const std::vector<double>& point, std::vector<double>& grad) {
+double OptimizationRun::evaluateModel(const std::vector<double>& point, std::vector<double>& grad,
+                                      const std::vector<int>* checked) {
     if (haveBest_ && interruptRequested()) throw interruptedStop();
     current_.theta() = point;
     model_.setParameters(current_);
@@ -81,7 +95,7 @@ double OptimizationRun::evaluateModel(const std::vector<double>& point, std::vec
     modelTheta_ = point;
     if (grad.size() != point.size())
         throw std::runtime_error("the " + model_.backend().name() + " backend returned no gradient");
-    requireFiniteLikelihoods(model_.dataset(), current_, model_.lastEvaluation());
+    requireFiniteLikelihoods(model_.dataset(), current_, model_.lastEvaluation(), checked);
     lastStats_ = model_.lastEvaluation().stats;
     return nll;
 }
@@ -114,10 +128,13 @@ double OptimizationRun::evaluate(const std::vector<double>& theta, std::vector<d
 }
 
 std::vector<double> OptimizationRun::evaluateFamilies(const std::vector<double>& theta,
-                                                      std::vector<double>& grad) {
+                                                      std::vector<double>& grad,
+                                                      const std::vector<int>* needed) {
     std::vector<double> point = theta;
     clamp(point);
-    evaluateModel(point, grad);
+    restrictBackend(needed ? *needed : std::vector<int>{});
+    evaluateModel(point, grad, restricted_ ? &needed_ : nullptr);
+    if (restricted_) modelTheta_.clear(); // not every family's evaluation: finish() evaluates again
     std::vector<double> nll;
     for (double ll : model_.lastEvaluation().logLikelihood)
         nll.push_back(-ll / std::numbers::ln2);
@@ -222,6 +239,7 @@ OptimizationResult OptimizationRun::finish(const StopOptimization& stop) {
     OptimizationResult result;
     current_.theta() = bestTheta_;
     model_.setParameters(current_);
+    restrictBackend({});
     if (modelTheta_ != bestTheta_) {
         // Leave the best point's evaluation (per-family values, gradient) in the model.
         std::vector<double> grad;

@@ -23,6 +23,10 @@ class OptimizationRun {
   public:
     OptimizationRun(ReconModel& model, const OptimizerSettings& settings, const ProgressCallback& progress,
                     const ResumePoint* resume);
+    // Gives the backend every family again after evaluateFamilies restricted it.
+    ~OptimizationRun();
+    OptimizationRun(const OptimizationRun&) = delete;
+    OptimizationRun& operator=(const OptimizationRun&) = delete;
 
     const OptimizerSettings& settings() const { return settings_; }
     // Where an algorithm (re)starts: the best point so far, else the clamped starting θ.
@@ -48,8 +52,12 @@ class OptimizationRun {
 
     // Separable runs (genewise rates: each family's NLL depends on its own rates only). One
     // evaluation at θ (projected into the bounds) giving each family's NLL in bits and the gradient;
-    // the point is neither reported nor kept as the best.
-    std::vector<double> evaluateFamilies(const std::vector<double>& theta, std::vector<double>& grad);
+    // the point is neither reported nor kept as the best. `needed`, when given (ascending), are the
+    // families whose results the caller still reads: the backend may leave the others out
+    // (LikelihoodBackend::setNeededFamilies; their NLL NaN, their gradient 0), and finish() then
+    // evaluates every family at the best point.
+    std::vector<double> evaluateFamilies(const std::vector<double>& theta, std::vector<double>& grad,
+                                         const std::vector<int>* needed = nullptr);
     // Closes an iteration at a point assembled from the families' accepted points, whose NLL and
     // gradient are known from the evaluations that accepted them: reports it, keeps it as the best
     // when lower, and stops the run (throws StopOptimization) for the caller, when `converged` holds
@@ -73,8 +81,12 @@ class OptimizationRun {
 
   private:
     double projectedGradNorm(const std::vector<double>& theta, const std::vector<double>& grad) const;
-    // Evaluates the model at a point within the bounds; counted and checked.
-    double evaluateModel(const std::vector<double>& point, std::vector<double>& grad);
+    // Evaluates the model at a point within the bounds; counted and checked (only `checked`'s
+    // families when given).
+    double evaluateModel(const std::vector<double>& point, std::vector<double>& grad,
+                         const std::vector<int>* checked = nullptr);
+    // Passes `needed` (empty: every family) to the backend when it differs from what it holds.
+    void restrictBackend(const std::vector<int>& needed);
     void keepIfBest();
     // Reports the last point as the next iteration; throws StopOptimization when the caller stops.
     IterationReport reportIteration(const std::vector<FamilyProgress>* families = nullptr);
@@ -99,6 +111,8 @@ class OptimizationRun {
     double bestNll_ = 0.0;
     SolverStats bestStats_;
     bool haveBest_ = false;
+    std::vector<int> needed_; // what the backend was last given (setNeededFamilies)
+    bool restricted_ = false; // it accepted a restriction that is still in force
     const bool resumed_;
     bool startClosed_ = false;
     bool callerStopped_ = false;
