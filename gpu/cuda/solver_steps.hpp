@@ -200,19 +200,29 @@ struct SplitTerms {
     double S = 0, D = 0, T = 0;
 };
 
-// One split k of a clade whose split terms are taken relative to 2^rowScale: its weight and its
-// children's rows. fac is 0 when the split underflows at this scale (skip it).
-struct SplitRows {
+// Split k's weight relative to 2^rowScale (0: it underflows there, skip it) and whether its transfer
+// terms are kept (pibar_side_threshold).
+struct SplitWeight {
     double fac;
-    bool transfers; // false: the transfer terms are dropped (pibar_side_threshold)
-    const double *a, *b, *abar, *bbar;
-    GPUREC_HD SplitRows(const CladeView& cv, const TableView& tab, int k, int rowScale,
-                        double pibarSideThreshold) {
+    bool transfers;
+    GPUREC_HD SplitWeight(const CladeView& cv, const TableView& tab, int k, int rowScale,
+                          double pibarSideThreshold) {
         const int l = cv.splitLeft[k], r = cv.splitRight[k];
         fac = ldexp(cv.splitWeight[k], tab.scale[tab.local(l)] + tab.scale[tab.local(r)] - rowScale);
         // Rows peak in [1/2, 1): the transfer terms are bounded by the partners' Π̄ peaks.
         transfers = pibarSideThreshold <= 0 ||
                     maxOf(tab.pibarPeak[tab.local(l)], tab.pibarPeak[tab.local(r)]) >= pibarSideThreshold;
+    }
+};
+
+// Split k of a clade whose split terms are taken relative to 2^rowScale: its weight and its
+// children's rows.
+struct SplitRows : SplitWeight {
+    const double *a, *b, *abar, *bbar;
+    GPUREC_HD SplitRows(const CladeView& cv, const TableView& tab, int k, int rowScale,
+                        double pibarSideThreshold)
+        : SplitWeight(cv, tab, k, rowScale, pibarSideThreshold) {
+        const int l = cv.splitLeft[k], r = cv.splitRight[k];
         a = tab.pi + tab.row(l);
         b = tab.pi + tab.row(r);
         abar = tab.pibar + tab.row(l);
@@ -225,20 +235,14 @@ struct SplitRows {
     }
 };
 
-// Parent split q of clade c, as the adjoint's right-hand side reads it: the split's weight relative
-// to the parent's scale (0: skip it), the parent's adjoint row and the partner clade's rows.
-struct ParentSplitRows {
-    double fac;
-    bool transfers; // false: the transfer terms are dropped (pibar_side_threshold)
+// Split k, a parent split of clade c, as the adjoint's right-hand side reads it: its weight relative
+// to the parent's scale, the parent's adjoint row and the partner clade's rows.
+struct ParentSplitRows : SplitWeight {
     const double *parentAdjoint, *partner, *partnerBar;
-    GPUREC_HD ParentSplitRows(const CladeView& cv, const TableView& tab, int q, int c,
-                              double pibarSideThreshold) {
-        const int k = cv.parentSplits[q];
+    GPUREC_HD ParentSplitRows(const CladeView& cv, const TableView& tab, int k, int c,
+                              double pibarSideThreshold)
+        : SplitWeight(cv, tab, k, tab.scale[tab.local(cv.splitParent[k])], pibarSideThreshold) {
         const int l = cv.splitLeft[k], r = cv.splitRight[k], parent = cv.splitParent[k];
-        fac = ldexp(cv.splitWeight[k],
-                    tab.scale[tab.local(l)] + tab.scale[tab.local(r)] - tab.scale[tab.local(parent)]);
-        transfers = pibarSideThreshold <= 0 ||
-                    maxOf(tab.pibarPeak[tab.local(l)], tab.pibarPeak[tab.local(r)]) >= pibarSideThreshold;
         const int other = l == c ? r : l;
         parentAdjoint = tab.adjoint + tab.row(parent);
         partner = tab.pi + tab.row(other);
@@ -672,7 +676,8 @@ GPUREC_HD void solveCladeAdjoint(const Team& t, const SpeciesView& s, const SetR
     // fromBar stage them); each member only touches its own nodes.
     forEachStagedBatch<ParentSplitRows>(
         t, SplitStage{sub, adjointScratchVectors(s) * s.stride - 2 * n}, cv.parentOffset[c],
-        cv.parentOffset[c + 1], [&](int q) { return ParentSplitRows(cv, tab, q, c, opt.pibarSideThreshold); },
+        cv.parentOffset[c + 1],
+        [&](int q) { return ParentSplitRows(cv, tab, cv.parentSplits[q], c, opt.pibarSideThreshold); },
         [&](int count, auto&& splitAt) {
             forEachNode(t, s, [&](int e) {
                 const double pD = p.pD[e], pT = p.pT[e];
