@@ -196,7 +196,8 @@ struct Emulation {
 // familiesPerChunk: of the shared gradient's chunk rows (0: the backend's own choice).
 Emulation emulate(const Dataset& data, const RateParameters& theta, const SolverOptions& options,
                   bool withGradient, int maxFamiliesPerBatch = 0, int chunkSplits = 3,
-                  const std::vector<double>* familyWeights = nullptr, int familiesPerChunk = 0) {
+                  const std::vector<double>* familyWeights = nullptr, int familiesPerChunk = 0,
+                  const std::vector<char>* needed = nullptr) {
     const HostStructure h(data);
     const int n = h.n, F = static_cast<int>(data.families.size());
     const bool genewise = theta.mode() == RateMode::Genewise;
@@ -279,7 +280,7 @@ Emulation emulate(const Dataset& data, const RateParameters& theta, const Solver
     in.chunkClades = kChunkClades;
     in.familySplitChunkRows = h.familySplitChunkRows(chunkSplits);
     const BatchPlan plan = planBatches(in);
-    const BatchWaves waves = batchWaves(data, h, plan, chunkSplits);
+    const BatchWaves waves = batchWaves(computeWaveSchedule(data), h, plan, chunkSplits, needed);
     std::vector<double> partial(static_cast<std::size_t>(partialRows(
                                     plan.maxChunks, std::max(plan.maxSplitChunkRows, waves.maxWaveChunks), n,
                                     s.highways, nodeThetaRows)) *
@@ -309,8 +310,8 @@ Emulation emulate(const Dataset& data, const RateParameters& theta, const Solver
     j.extinctionLoop = eLoop;
     j.cv = cv;
     j.chunks = waves.view(partial.data());
-    j.gradientChunks =
-        ChunkView{h.chunkFirst.data(), h.chunkEnd.data(), plan.familyChunkBegin.data(), nodeThetaRows};
+    j.gradientChunks = ChunkView{h.chunkFirst.data(), h.chunkEnd.data(), plan.familyChunkBegin.data(),
+                                 nodeThetaRows, needed ? needed->data() : nullptr};
     j.fwd = ForwardSettings{!converged && data.events.cladeTransferLoss(), options.pi_iters, options.pi_tol,
                             options.pibar_side_threshold, false};
     j.adj = AdjointSettings{options.bicgstab_max_iter, options.bicgstab_tol, options.pibar_side_threshold,
@@ -327,6 +328,9 @@ Emulation emulate(const Dataset& data, const RateParameters& theta, const Solver
     j.counters = counters.data();
     for (std::size_t bi = 0; bi < plan.batches.size(); ++bi) {
         const Batch& b = plan.batches[bi];
+        if (needed && std::none_of(needed->begin() + b.familyBegin, needed->begin() + b.familyEnd,
+                                   [](char flag) { return flag != 0; }))
+            continue; // as the backend: a batch of families no longer needed is not run
         const std::size_t entries = static_cast<std::size_t>(b.clades()) * n;
         std::vector<double> pi(entries), pibar(entries), adjoint(entries, 0.0);
         std::vector<double> peak(b.clades()), rootSum(b.families());
@@ -1034,6 +1038,41 @@ class GpuSolverSteps : public QObject {
             QVERIFY(whole.logLikelihood == split.logLikelihood);
             QVERIFY(whole.gradient == split.gradient);
         }
+    }
+
+    // Waves of the needed families only (LikelihoodBackend::setNeededFamilies): their genewise
+    // log-likelihoods and gradient rows are those of the waves of every family, bit for bit, also
+    // where a whole batch holds none of them.
+    void neededFamiliesWavesKeepTheirResults() {
+        LoadedInput in = loadShared("primates", "species.nwk");
+        const int F = static_cast<int>(in.dataset->families.size());
+        QVERIFY(F > 4);
+        const RateParameters theta = randomRates(RateMode::Genewise, *in.dataset, 17);
+        std::vector<char> needed(F, 0);
+        needed[1] = needed[F - 1] = 1; // with 2 families per batch, batch 0 holds family 1 only
+        for (int maxFamilies : {0, 2}) {
+            const Evaluation whole = emulate(*in.dataset, theta, SolverOptions{}, true, maxFamilies).out;
+            const Evaluation some =
+                emulate(*in.dataset, theta, SolverOptions{}, true, maxFamilies, 3, nullptr, 0, &needed).out;
+            for (int f = 0; f < F; ++f) {
+                if (!needed[f]) continue;
+                QCOMPARE(some.logLikelihood[f], whole.logLikelihood[f]);
+                for (int k = 0; k < 3; ++k)
+                    QCOMPARE(some.gradient[theta.entry(f, 0, k)], whole.gradient[theta.entry(f, 0, k)]);
+            }
+        }
+        const HostStructure h(*in.dataset);
+        BatchPlanInput plan;
+        plan.species = h.n;
+        plan.familyClades = h.familyCladeCounts();
+        plan.budgetBytes = 1e18;
+        const BatchWaves all = batchWaves(computeWaveSchedule(*in.dataset), h, planBatches(plan));
+        const BatchWaves some =
+            batchWaves(computeWaveSchedule(*in.dataset), h, planBatches(plan), 3, &needed);
+        const int keptClades =
+            h.familyCladeBegin[2] - h.familyCladeBegin[1] + h.familyCladeBegin[F] - h.familyCladeBegin[F - 1];
+        QCOMPARE(static_cast<int>(some.clades.size()), keptClades);
+        QVERIFY(some.waves[0].size() <= all.waves[0].size());
     }
 
     void plannerKeepsBatchesWithinBudget() {

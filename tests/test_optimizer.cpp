@@ -13,6 +13,7 @@
 
 #include <QProcess>
 #include <QtTest>
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <fstream>
@@ -66,9 +67,9 @@ class NeededFamiliesRecorder final : public LikelihoodBackend {
         return inner_->evaluate(theta, options, withGradient, weights);
     }
     void clearWarmStarts() override { inner_->clearWarmStarts(); }
-    bool setNeededFamilies(const std::vector<int>& families) override {
-        calls.push_back(families);
-        return !refuse_ && inner_->setNeededFamilies(families);
+    bool setNeededFamilies(const std::vector<char>& needed) override {
+        calls.push_back(static_cast<int>(needed.empty() ? -1 : std::count(needed.begin(), needed.end(), 1)));
+        return !refuse_ && inner_->setNeededFamilies(needed);
     }
     void replan(const BatchLimits& limits) override { inner_->replan(limits); }
     void setSpeciesTree(std::shared_ptr<const Dataset> data) override {
@@ -79,7 +80,7 @@ class NeededFamiliesRecorder final : public LikelihoodBackend {
                                            const std::vector<int>& families) override {
         return inner_->familyTables(theta, options, families);
     }
-    std::vector<std::vector<int>> calls;
+    std::vector<int> calls; // families needed in each call (−1: every family)
 
   private:
     std::unique_ptr<LikelihoodBackend> inner_;
@@ -460,7 +461,10 @@ class Optimizer : public QObject {
         };
         const Evaluation all = fresh(genewise), allGlobal = fresh(global);
         const std::vector<int> needed = {1, 4, 5, 17, F - 1};
-        QVERIFY(backend->setNeededFamilies(needed));
+        std::vector<char> flags(F, 0);
+        for (int f : needed)
+            flags[f] = 1;
+        QVERIFY(backend->setNeededFamilies(flags));
         const Evaluation some = fresh(genewise);
         double total = 0;
         for (int f = 0; f < F; ++f) {
@@ -478,9 +482,16 @@ class Optimizer : public QObject {
         const Evaluation shared = fresh(global);
         QCOMPARE(shared.logLikelihood, allGlobal.logLikelihood);
         QCOMPARE(shared.gradient, allGlobal.gradient);
+        // None needed: nothing solved, a total of 0.
+        QVERIFY(backend->setNeededFamilies(std::vector<char>(F, 0)));
+        const Evaluation none = fresh(genewise);
+        QCOMPARE(none.totalLogLikelihood, 0.0);
+        QVERIFY(std::all_of(none.logLikelihood.begin(), none.logLikelihood.end(),
+                            [](double ll) { return std::isnan(ll); }));
         QVERIFY(backend->setNeededFamilies({}));
         QCOMPARE(fresh(genewise).logLikelihood, all.logLikelihood);
-        QVERIFY_THROWS_EXCEPTION(std::out_of_range, backend->setNeededFamilies({0, F}));
+        QVERIFY_THROWS_EXCEPTION(std::invalid_argument,
+                                 backend->setNeededFamilies(std::vector<char>(F + 1, 1)));
     }
 
     // The lockstep leaves the families whose search has ended out of its evaluations: it needs fewer
@@ -503,13 +514,13 @@ class Optimizer : public QObject {
             QVERIFY(relativeError(leaving.lastEvaluation().logLikelihood[f],
                                   solvingAll.lastEvaluation().logLikelihood[f]) < 1e-12);
         QVERIFY(left->calls.size() >= 3);
-        QCOMPARE(int(left->calls.front().size()), F); // every family searches in the first round
-        std::size_t fewest = F;
+        QCOMPARE(left->calls.front(), F); // every family searches in the first round
+        int fewest = F;
         for (std::size_t i = 0; i + 1 < left->calls.size(); ++i)
-            fewest = std::min(fewest, left->calls[i].size());
-        qInfo("%d families, %zu restrictions, fewest needed in a round: %zu", F, left->calls.size(), fewest);
-        QVERIFY(fewest > 0 && fewest < std::size_t(F) / 2);
-        QVERIFY(left->calls.back().empty()); // every family again for the final evaluation
+            fewest = std::min(fewest, left->calls[i]);
+        qInfo("%d families, %zu restrictions, fewest needed in a round: %d", F, left->calls.size(), fewest);
+        QVERIFY(fewest > 0 && fewest < F / 2);
+        QCOMPARE(left->calls.back(), -1); // every family again for the final evaluation
     }
 
     void traceRowsAndSummaries() {

@@ -140,11 +140,36 @@ class DistributedBackend final : public LikelihoodBackend {
             }
             if (!exact_) result.stats.add(readSolverStats(in));
         }
-        finishEvaluation(result, options, start);
+        finishEvaluation(result, theta, needed_, options, start);
         return result;
     }
 
     void clearWarmStarts() override { local_->clearWarmStarts(); }
+
+    // Every process is told the same flags (the optimisers run alike on every process) and passes
+    // its own families' on; the restriction holds only where every local backend takes it, so the
+    // results stay those of one process.
+    bool setNeededFamilies(const std::vector<char>& needed) override {
+        requireNeededFlags(*whole_, needed);
+        std::vector<char> local;
+        if (!needed.empty())
+            local.assign(needed.begin() + offsets_[group_.rank()],
+                         needed.begin() + offsets_[group_.rank() + 1]);
+        std::exception_ptr failure;
+        bool taken = false;
+        try {
+            taken = local_->setNeededFamilies(local);
+        } catch (...) {
+            failure = std::current_exception();
+        }
+        bool everywhere = true;
+        for (const std::string& flag : group_.allGather(taken ? "1" : "0", failure))
+            everywhere = everywhere && flag == "1";
+        if (taken && !everywhere) local_->setNeededFamilies({});
+        needed_ = everywhere ? needed : std::vector<char>{};
+        return everywhere;
+    }
+
     void replan(const BatchLimits& limits) override { local_->replan(limits); }
     BatchLimits batchLimits() const override { return local_->batchLimits(); }
 
@@ -228,6 +253,7 @@ class DistributedBackend final : public LikelihoodBackend {
     std::shared_ptr<Dataset> scratch_[2];
     std::unique_ptr<LikelihoodBackend> local_;
     bool exact_ = false;
+    std::vector<char> needed_; // the whole dataset's flags every local backend took (setNeededFamilies)
 };
 
 } // namespace

@@ -9,7 +9,6 @@
 #include <chrono>
 #include <cmath>
 #include <exception>
-#include <limits>
 #include <mutex>
 #include <omp.h>
 
@@ -82,12 +81,10 @@ class CpuBackend final : public LikelihoodBackend {
 
     void replan(const BatchLimits&) override {}
 
-    bool setNeededFamilies(const std::vector<int>& families) override {
+    bool setNeededFamilies(const std::vector<char>& needed) override {
         std::lock_guard lock(mutex_);
-        requireFamilies(*data_, families);
-        needed_.assign(families.empty() ? 0 : data_->families.size(), 0);
-        for (int f : families)
-            needed_[f] = 1;
+        requireNeededFlags(*data_, needed);
+        needed_ = needed;
         return true;
     }
 
@@ -167,7 +164,7 @@ class CpuBackend final : public LikelihoodBackend {
         const int H = static_cast<int>(layouts_.full().highways.size());
         // Genewise θ without highways: no sum over families, so the families no longer needed
         // (setNeededFamilies) are left out without changing the others' results.
-        const bool restricted = !needed_.empty() && !shared && H == 0;
+        const bool restricted = leavesFamiliesOut(theta, needed_);
         const auto skipped = [&](int f) { return restricted && !needed_[f]; };
         const int thetaSize = static_cast<int>(theta.theta().size());
         std::vector<ProbabilityGradient> chunkGrad(sharedGradient ? chunks : 0, ProbabilityGradient(n, H));
@@ -305,9 +302,7 @@ class CpuBackend final : public LikelihoodBackend {
             out.gradient[theta.originEntry(e)] += originTotal[e];
         for (int h = 0; h < static_cast<int>(highwayTotal.size()); ++h)
             out.gradient[theta.highwayEntry(h)] += highwayTotal[h];
-        finishEvaluation(out, options, start); // the skipped families' 0 leave the total as it is
-        for (int f = 0; f < F; ++f)
-            if (skipped(f)) out.logLikelihood[f] = std::numeric_limits<double>::quiet_NaN();
+        finishEvaluation(out, theta, needed_, options, start);
         return out;
     }
 

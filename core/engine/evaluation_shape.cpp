@@ -1,6 +1,7 @@
 #include "engine/evaluation_shape.hpp"
 
 #include <cmath>
+#include <limits>
 #include <stdexcept>
 #include <string>
 
@@ -70,6 +71,32 @@ Evaluation emptyEvaluation(const Dataset& data, const RateParameters& theta, boo
     out.logLikelihood.assign(data.families.size(), fill);
     if (withGradient) out.gradient.assign(theta.theta().size(), 0.0);
     return out;
+}
+
+void requireNeededFlags(const Dataset& data, const std::vector<char>& needed) {
+    if (!needed.empty() && needed.size() != data.families.size())
+        throw std::invalid_argument("needed families: " + std::to_string(needed.size()) + " flags for " +
+                                    std::to_string(data.families.size()) + " families");
+}
+
+bool leavesFamiliesOut(const RateParameters& theta, const std::vector<char>& needed) {
+    return !needed.empty() && theta.mode() == RateMode::Genewise && theta.highwayCount() == 0;
+}
+
+void finishEvaluation(Evaluation& out, const RateParameters& theta, const std::vector<char>& needed,
+                      const SolverOptions& options, std::chrono::steady_clock::time_point start) {
+    const bool leftOut = leavesFamiliesOut(theta, needed);
+    const int F = static_cast<int>(out.logLikelihood.size());
+    for (int f = 0; f < F && leftOut; ++f)
+        if (!needed[f]) {
+            out.logLikelihood[f] = 0.0;
+            if (!out.gradient.empty())
+                for (int k = 0; k < 3; ++k)
+                    out.gradient[theta.entry(f, 0, k)] = 0.0;
+        }
+    finishEvaluation(out, options, start);
+    for (int f = 0; f < F && leftOut; ++f)
+        if (!needed[f]) out.logLikelihood[f] = std::numeric_limits<double>::quiet_NaN();
 }
 
 void finishEvaluation(Evaluation& out, const SolverOptions& options,

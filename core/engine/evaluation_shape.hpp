@@ -16,6 +16,9 @@ void requireEvaluable(const Dataset& data, const RateParameters& theta, const So
                       const std::vector<double>* familyWeights = nullptr);
 // Throws std::out_of_range for a family index outside `data`.
 void requireFamilies(const Dataset& data, const std::vector<int>& families);
+// Throws std::invalid_argument unless `needed` is empty or holds one flag per family of `data`
+// (LikelihoodBackend::setNeededFamilies).
+void requireNeededFlags(const Dataset& data, const std::vector<char>& needed);
 
 // Throws std::invalid_argument unless `next` holds `current`'s families with clade sets of the same
 // shape on a species tree of as many nodes (LikelihoodBackend::setSpeciesTree); its transfer
@@ -30,5 +33,12 @@ Evaluation emptyEvaluation(const Dataset& data, const RateParameters& theta, boo
 // the wall time since `start`.
 void finishEvaluation(Evaluation& out, const SolverOptions& options,
                       std::chrono::steady_clock::time_point start);
+// Whether an evaluation at θ leaves out the families `needed` does not flag
+// (LikelihoodBackend::setNeededFamilies: genewise θ without highways; empty: every family is needed).
+bool leavesFamiliesOut(const RateParameters& theta, const std::vector<char>& needed);
+// finishEvaluation of such an evaluation: the families left out get a NaN log-likelihood, outside
+// the total, and zero gradient entries, whatever the backend left there.
+void finishEvaluation(Evaluation& out, const RateParameters& theta, const std::vector<char>& needed,
+                      const SolverOptions& options, std::chrono::steady_clock::time_point start);
 
 } // namespace gpurec

@@ -60,7 +60,10 @@ OptimizationRun::~OptimizationRun() {
 
 void OptimizationRun::restrictBackend(const std::vector<int>& needed) {
     if (needed == needed_ || (needed.empty() && !restricted_)) return;
-    restricted_ = model_.backend().setNeededFamilies(needed) && !needed.empty();
+    std::vector<char> flags(needed.empty() ? 0 : model_.dataset().families.size(), 0);
+    for (int f : needed)
+        flags[f] = 1;
+    restricted_ = model_.backend().setNeededFamilies(flags) && !needed.empty();
     needed_ = restricted_ ? needed : std::vector<int>{};
 }
 

@@ -111,7 +111,7 @@ class OptimizationRun {
     double bestNll_ = 0.0;
     SolverStats bestStats_;
     bool haveBest_ = false;
-    std::vector<int> needed_; // what the backend was last given (setNeededFamilies)
+    std::vector<int> needed_; // the families the backend was last told are needed (setNeededFamilies)
     bool restricted_ = false; // it accepted a restriction that is still in force
     const bool resumed_;
     bool startClosed_ = false;

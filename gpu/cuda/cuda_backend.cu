@@ -269,7 +269,8 @@ struct DeviceExecutor {
 class CudaBackend final : public LikelihoodBackend, public BackendDiagnostics {
   public:
     CudaBackend(std::shared_ptr<const Dataset> data, int device, const BatchLimits& limits)
-        : data_(std::move(data)), device_(device), layout_(*data_), host_(*data_) {
+        : data_(std::move(data)), device_(device), layout_(*data_), host_(*data_),
+          schedule_(computeWaveSchedule(*data_)) {
         check(cudaSetDevice(device_), "selecting the CUDA device");
         cudaDeviceProp prop{};
         check(cudaGetDeviceProperties(&prop, device_), "reading the device properties");
@@ -304,6 +305,13 @@ class CudaBackend final : public LikelihoodBackend, public BackendDiagnostics {
     void replan(const BatchLimits& limits) override {
         std::lock_guard lock(mutex_);
         replanHeld(limits);
+    }
+
+    bool setNeededFamilies(const std::vector<char>& needed) override {
+        std::lock_guard lock(mutex_);
+        requireNeededFlags(*data_, needed);
+        needed_ = needed;
+        return true;
     }
 
     BatchLimits batchLimits() const override {
@@ -378,11 +386,15 @@ class CudaBackend final : public LikelihoodBackend, public BackendDiagnostics {
                                              : 0;
         Evaluation out = emptyEvaluation(*data_, theta, withGradient,
                                          poison_ ? std::numeric_limits<double>::quiet_NaN() : 0.0);
+        // Families no longer needed are left out of the waves (output poisoning checks every family).
+        const std::vector<char> none;
+        const std::vector<char>& needed = poison_ ? none : needed_;
         // A share meets the others in the combine even when its own part failed: they would wait.
         std::vector<double> rows;
         std::exception_ptr failure;
         try {
-            rows = evaluateFamilies(theta, options, withGradient, familyWeights, out);
+            rows = evaluateFamilies(theta, options, withGradient, familyWeights,
+                                    leavesFamiliesOut(theta, needed) ? needed : none, out);
         } catch (...) {
             if (!share_) throw;
             failure = std::current_exception();
@@ -396,7 +408,7 @@ class CudaBackend final : public LikelihoodBackend, public BackendDiagnostics {
             finishSharedGradient(theta, options, total, out);
         else if (withGradient && H > 0)
             addGenewiseHighwayGradient(theta, total, out.gradient);
-        finishEvaluation(out, options, wallStart);
+        finishEvaluation(out, theta, needed, options, wallStart);
         return out;
     }
 
@@ -441,6 +453,7 @@ class CudaBackend final : public LikelihoodBackend, public BackendDiagnostics {
         const ForwardSettings fwd = forwardSettings(options);
         std::vector<FamilyTables> out(families.size());
         std::vector<std::vector<long long>> iterations(families.size());
+        if (!reuse && !wavesNeeded_.empty()) uploadWaves({}); // every family's clades, as asked
         // A batch's tables stay on the device only until the next batch runs: each batch holding a
         // requested family is solved and its families' rows read before the next one.
         for (std::size_t b = 0; b < plan_.batches.size(); ++b) {
@@ -772,15 +785,26 @@ class CudaBackend final : public LikelihoodBackend, public BackendDiagnostics {
         batch_.rootSum.allocate(Fb, memory_, what);
         batch_.largestDone.allocate(Fb, memory_, what);
         batch_.largestRunning.allocate(Fb, memory_, what);
-        BatchWaves waves = batchWaves(*data_, host_, plan_);
-        if (waves.maxWaveChunks > rows)
+        uploadWaves({});
+        batch_.familyChunkBegin.upload(plan_.familyChunkBegin, memory_, "uploading the gradient chunks");
+    }
+
+    // The wave lists of `needed`'s families (empty: every family's) on the device. Fewer clades
+    // than the plan's need no more partial rows than it planned.
+    void uploadWaves(const std::vector<char>& needed) {
+        BatchWaves waves =
+            batchWaves(schedule_, host_, plan_, kChunkSplits, needed.empty() ? nullptr : &needed);
+        if (waves.maxWaveChunks > partialRows(static_cast<long long>(plan_.maxChunks),
+                                              plan_.maxSplitChunkRows, layout_.size, plan_.highways,
+                                              plan_.nodeThetaRows))
             throw std::logic_error("split chunks exceed the planned partial rows");
         batch_.waveClades.upload(waves.clades, memory_, "uploading the wave schedule");
         batch_.cladeSlot.upload(waves.cladeSlot, memory_, "uploading the wave schedule");
         batch_.splitChunks.upload(waves.chunks, memory_, "uploading the wave schedule");
         waves_ = std::move(waves.waves);
         waveChunks_ = std::move(waves.waveChunks);
-        batch_.familyChunkBegin.upload(plan_.familyChunkBegin, memory_, "uploading the gradient chunks");
+        if (!needed.empty()) neededDevice_.upload(needed, memory_, "uploading the needed families");
+        wavesNeeded_ = needed;
     }
 
     void allocateSets(int sets) {
@@ -883,7 +907,7 @@ class CudaBackend final : public LikelihoodBackend, public BackendDiagnostics {
 
     ChunkView chunkView(bool genewise) const {
         return ChunkView{s_.chunkFirst.get(), s_.chunkEnd.get(), batch_.familyChunkBegin.get(),
-                         nodeThetaRows(genewise)};
+                         nodeThetaRows(genewise), wavesNeeded_.empty() ? nullptr : neededDevice_.get()};
     }
 
     // Iterations, residual and early stops of the E solves; the CPU's message when a self loop diverges.
@@ -968,11 +992,13 @@ class CudaBackend final : public LikelihoodBackend, public BackendDiagnostics {
         return moved;
     }
 
-    // This dataset's families on the device: log-likelihoods and statistics into `out`, with a
-    // gradient the genewise rows too; returns the shared gradient's chunk rows (sharedChunkRows).
+    // This dataset's families on the device (`needed`'s only, when not empty: their results are
+    // those of every family's evaluation, the others' are left as the device had them):
+    // log-likelihoods and statistics into `out`, with a gradient the genewise rows too; returns the
+    // shared gradient's chunk rows (sharedChunkRows).
     std::vector<double> evaluateFamilies(const RateParameters& theta, const SolverOptions& options,
                                          bool withGradient, const std::vector<double>* familyWeights,
-                                         Evaluation& out) {
+                                         const std::vector<char>& needed, Evaluation& out) {
         check(cudaSetDevice(device_), "selecting the CUDA device");
         const int F = familyCount(), n = layout_.size;
         const bool genewise = theta.mode() == RateMode::Genewise;
@@ -1008,8 +1034,14 @@ class CudaBackend final : public LikelihoodBackend, public BackendDiagnostics {
         if (poison_)
             check(cudaMemsetAsync(logLikelihood_.get(), 0xff, logLikelihood_.bytes(), stream_),
                   "poisoning the log-likelihoods");
+        if (needed != wavesNeeded_) uploadWaves(needed);
         double bytesMoved = 0;
         for (std::size_t b = 0; b < plan_.batches.size(); ++b) {
+            const Batch& batch = plan_.batches[b];
+            if (!needed.empty() &&
+                std::none_of(needed.begin() + batch.familyBegin, needed.begin() + batch.familyEnd,
+                             [](char flag) { return flag != 0; }))
+                continue;
             bytesMoved += runBatch(b, sv, cv, fwd, adj, withGradient, genewise);
         }
         // One copy at the end: a copy to pageable memory after each batch would stall the host
@@ -1024,7 +1056,7 @@ class CudaBackend final : public LikelihoodBackend, public BackendDiagnostics {
         }
         check(cudaStreamSynchronize(stream_), "running the evaluation");
         tablesWarm_ = converged && !poison_;
-        if (!withGradient && !poison_ && !plan_.batches.empty())
+        if (!withGradient && !poison_ && needed.empty() && !plan_.batches.empty())
             resident_ = ResidentTables{plan_.batches.size() - 1, theta, options};
 
         unsigned long long counters[CounterCount];
@@ -1115,6 +1147,7 @@ class CudaBackend final : public LikelihoodBackend, public BackendDiagnostics {
     std::string deviceName_;
     SpeciesLayout layout_;
     HostStructure host_;
+    WaveSchedule schedule_; // the families' cross-family waves (clade sets only: kept across trees)
     BatchLimits limits_;
     std::unique_ptr<StreamAndEvents> timing_; // declared before the device arrays: freed after them
     cudaStream_t stream_ = nullptr;
@@ -1137,6 +1170,9 @@ class CudaBackend final : public LikelihoodBackend, public BackendDiagnostics {
     BatchPlan plan_;
     std::vector<std::vector<std::pair<int, int>>> waves_;      // per batch: (offset, count) of each wave
     std::vector<std::vector<std::pair<int, int>>> waveChunks_; // the same for the waves' split chunks
+    std::vector<char> needed_;       // per family (setNeededFamilies); empty: every family
+    std::vector<char> wavesNeeded_;  // the families the uploaded waves hold (empty: every family)
+    DeviceArray<char> neededDevice_; // wavesNeeded_ on the device (ChunkView::needed)
     int teamsPerSM_ = 0, multiprocessors_ = 0;
     bool eWarm_ = false, tablesWarm_ = false, poison_ = false, profileWaves_ = false;
     bool setTreesGenewise_ = false; // the rate mode s_.setTrees was uploaded for

@@ -178,6 +178,10 @@ struct ChunkView {
     const int* familyChunkBegin = nullptr; // per family, plus one
     // Shared rates on pruned trees: nodeThetaRowsOf more rows per chunk (prunedThetaFamily); else 0.
     int nodeThetaRows = 0;
+    // Per family, 0 for a family left out of the evaluation (LikelihoodBackend::setNeededFamilies:
+    // its clades are in no wave, so its gradient is neither gathered nor folded); null: none is.
+    const char* needed = nullptr;
+    GPUREC_HD bool leftOut(int family) const { return needed && !needed[family]; }
 };
 
 struct SplitChunk {

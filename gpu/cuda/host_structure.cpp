@@ -1,7 +1,6 @@
 #include "host_structure.hpp"
 
 #include "engine/species_operators.hpp"
-#include "engine/wave_schedule.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -269,9 +268,8 @@ std::vector<int> HostStructure::familySplitChunkRows(int chunkSplits) const {
     return rows;
 }
 
-BatchWaves batchWaves(const Dataset& data, const HostStructure& structure, const BatchPlan& plan,
-                      int chunkSplits) {
-    const WaveSchedule schedule = computeWaveSchedule(data);
+BatchWaves batchWaves(const WaveSchedule& schedule, const HostStructure& structure, const BatchPlan& plan,
+                      int chunkSplits, const std::vector<char>* needed) {
     BatchWaves out;
     out.chunkSplits = chunkSplits;
     out.clades.reserve(structure.cladeCount());
@@ -285,7 +283,9 @@ BatchWaves batchWaves(const Dataset& data, const HostStructure& structure, const
             const int chunkStart = static_cast<int>(out.chunks.size());
             int slot = 0;
             for (const CladeRef& ref : wave.clades) {
-                if (ref.family < batch.familyBegin || ref.family >= batch.familyEnd) continue;
+                if (ref.family < batch.familyBegin || ref.family >= batch.familyEnd ||
+                    (needed && !(*needed)[ref.family]))
+                    continue;
                 const int c = structure.familyCladeBegin[ref.family] + ref.clade;
                 out.clades.push_back(c);
                 const int k0 = structure.splitOffset[c], k1 = structure.splitOffset[c + 1];

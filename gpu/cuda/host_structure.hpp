@@ -7,6 +7,7 @@
 #include "data/dataset.hpp"
 #include "device_views.hpp"
 #include "engine/species_pruning.hpp"
+#include "engine/wave_schedule.hpp"
 #include "model/rate_parameters.hpp"
 
 #include <utility>
@@ -96,7 +97,10 @@ struct HighwayRates {
 };
 HighwayRates highwayRates(const RateParameters& theta, const std::vector<Highway>& highways, int n);
 
-BatchWaves batchWaves(const Dataset& data, const HostStructure& structure, const BatchPlan& plan,
-                      int chunkSplits = kChunkSplits);
+// From the families' cross-family waves (computeWaveSchedule). `needed`, when given (one flag per
+// family), keeps the flagged families' clades only (LikelihoodBackend::setNeededFamilies); waves
+// left empty are dropped.
+BatchWaves batchWaves(const WaveSchedule& schedule, const HostStructure& structure, const BatchPlan& plan,
+                      int chunkSplits = kChunkSplits, const std::vector<char>* needed = nullptr);
 
 } // namespace gpurec::gpu

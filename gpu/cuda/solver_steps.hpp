@@ -890,6 +890,7 @@ GPUREC_HD inline void gatherChunkEntry(const SpeciesView& s, const SetView& sv, 
                                        const TableView& tab, const ChunkView& chunks, int chunk,
                                        int chunkBegin, int i, double threshold, double* partial) {
     const int first = chunks.firstClade[chunk];
+    if (chunks.leftOut(cv.cladeFamily[first])) return;
     const int stride = s.stride;
     const SetRef p(sv, cv.setOf(cv.cladeFamily[first]), stride);
     double* rows = partial + static_cast<std::size_t>(chunk - chunkBegin) *
@@ -911,6 +912,7 @@ GPUREC_HD inline void gatherChunkEntry(const SpeciesView& s, const SetView& sv, 
 // Entry k of family f's rows: its chunks summed in chunk order into its first chunk's rows.
 GPUREC_HD inline void foldChunkEntry(const ChunkView& chunks, int f, int chunkBegin, long long width,
                                      long long k, double* partial) {
+    if (chunks.leftOut(f)) return;
     const int first = chunks.familyChunkBegin[f], end = chunks.familyChunkBegin[f + 1];
     double sum = partial[(first - chunkBegin) * width + k];
     for (int c = first + 1; c < end; ++c)
@@ -946,6 +948,7 @@ GPUREC_HD void genewiseThetaFamily(const Team& t, const SpeciesView& s, const Se
                                    const CladeView& cv, const ChunkView& chunks, int f, int chunkBegin,
                                    double* partial, const AdjointSettings& opt, double* scratch,
                                    double* theta) {
+    if (chunks.leftOut(f)) return; // the whole team alike
     const SetRef p(sv, f, s.stride);
     double* acc = partial + static_cast<std::size_t>(chunks.familyChunkBegin[f] - chunkBegin) *
                                 gradientWidth(s.stride, s.highways);

@@ -124,6 +124,59 @@ void checkTablesAndSampling(LikelihoodBackend& reference, LikelihoodBackend& can
            name + ": the same reconciliations for the same seed");
 }
 
+// Families no longer needed (setNeededFamilies, genewise rates): the needed ones' log-likelihoods
+// and gradient rows are those of an evaluation of every family bit for bit, the others NaN and 0;
+// the tables of a family left out are still the reference's, and with every family needed again
+// the evaluation is the first one.
+void checkNeededFamilies(LikelihoodBackend& reference, LikelihoodBackend& candidate, const Dataset& data,
+                         const std::string& name, std::mt19937_64& rng) {
+    const int F = static_cast<int>(data.families.size());
+    if (F < 3) return;
+    const RateParameters theta = randomRates(RateMode::Genewise, data, rng);
+    const SolverOptions options;
+    auto fresh = [&] {
+        candidate.clearWarmStarts();
+        return candidate.evaluate(theta, options, true);
+    };
+    const Evaluation all = fresh();
+    std::vector<char> needed(F, 0);
+    for (int f = 1; f < F; f += 3)
+        needed[f] = 1;
+    if (!candidate.setNeededFamilies(needed)) return;
+    const Evaluation some = fresh();
+    bool same = true, leftOut = true;
+    double total = 0;
+    for (int f = 0; f < F; ++f) {
+        const bool kept = needed[f] != 0;
+        if (kept) {
+            same = same && some.logLikelihood[f] == all.logLikelihood[f];
+            total += all.logLikelihood[f];
+        } else {
+            leftOut = leftOut && std::isnan(some.logLikelihood[f]);
+        }
+        for (int k = 0; k < 3; ++k) {
+            const int i = theta.entry(f, 0, k);
+            if (kept)
+                same = same && some.gradient[i] == all.gradient[i];
+            else
+                leftOut = leftOut && some.gradient[i] == 0.0;
+        }
+    }
+    expect(same, name + ": the needed families' results bit for bit as when every family is solved");
+    expect(leftOut, name + ": the families left out have NaN log-likelihoods and zero gradient rows");
+    expect(std::abs(some.totalLogLikelihood - total) <= 1e-12 * std::abs(total),
+           name + ": the total is the needed families'");
+    const int out = 0; // a family left out
+    const std::vector<FamilyTables> ref = reference.familyTables(theta, options, {out});
+    const std::vector<FamilyTables> got = candidate.familyTables(theta, options, {out});
+    expect(got.size() == 1 && worstTableError(got.front().clades, ref.front().clades) <= kLikelihoodTolerance,
+           name + ": the tables of a family left out while it was");
+    candidate.setNeededFamilies({});
+    const Evaluation again = fresh();
+    expect(again.logLikelihood == all.logLikelihood && again.gradient == all.gradient,
+           name + ": every family again once every family is needed");
+}
+
 // A shortage met while allocating the batch buffers re-plans with a smaller budget; the results
 // stay those of the CPU reference.
 void checkOutOfMemoryReplanning(LikelihoodBackend& reference, LikelihoodBackend& candidate,
@@ -268,6 +321,7 @@ int main(int argc, char** argv) {
                 checkTablesAndSampling(*reference, *candidate.backend, *set, name);
             if (d.extendedParameters()) continue;
             checkOutOfMemoryReplanning(*reference, *candidate.backend, *set, name, rng);
+            checkNeededFamilies(*reference, *candidate.backend, *set, name, rng);
             if (set->species.leafCount() >= 4) checkSpeciesTreeMoves(*candidate.backend, set, name, rng);
         }
     std::printf("%d comparisons on %zu device(s): %d failure(s)\n", rows, devices.size(), failures);
