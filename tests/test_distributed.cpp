@@ -12,6 +12,7 @@
 #include "engine/backend_factory.hpp"
 #include "engine/family_chunks.hpp"
 #include "engine/species_pruning.hpp"
+#include "forwarding_backend.hpp"
 #include "run/interruption.hpp"
 #include "simulated_data.hpp"
 #include "support.hpp"
@@ -126,29 +127,8 @@ std::vector<std::string> onRanks(const Dataset& data, int ranks, int chunk,
     return results;
 }
 
-// A backend that sums its own share's gradient only (as the CUDA backend does).
-class WithoutShares final : public LikelihoodBackend {
-  public:
-    explicit WithoutShares(std::unique_ptr<LikelihoodBackend> inner) : inner_(std::move(inner)) {}
-    std::string name() const override { return inner_->name(); }
-    Evaluation evaluate(const RateParameters& theta, const SolverOptions& options, bool withGradient,
-                        const std::vector<double>* weights) override {
-        return inner_->evaluate(theta, options, withGradient, weights);
-    }
-    void clearWarmStarts() override { inner_->clearWarmStarts(); }
-    void replan(const BatchLimits& limits) override { inner_->replan(limits); }
-    void setSpeciesTree(std::shared_ptr<const Dataset> data) override {
-        inner_->setSpeciesTree(std::move(data));
-    }
-    std::string planSummary() const override { return inner_->planSummary(); }
-    std::vector<FamilyTables> familyTables(const RateParameters& theta, const SolverOptions& options,
-                                           const std::vector<int>& families) override {
-        return inner_->familyTables(theta, options, families);
-    }
-
-  private:
-    std::unique_ptr<LikelihoodBackend> inner_;
-};
+// A backend that sums its own share's gradient only (joinShares declined).
+using WithoutShares = ForwardingBackend;
 
 bool sameBits(double a, double b) {
     return std::memcmp(&a, &b, sizeof a) == 0;

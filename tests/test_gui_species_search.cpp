@@ -346,36 +346,24 @@ class GuiSpeciesSearch : public QObject {
             QTest::keyClicks(box, prescreen);
             QTest::keyClick(box, Qt::Key_Tab);
             QCOMPARE(panel->settings().prescreen, prescreen.toDouble() / 100);
-            // The SPR cutoff, typed as a person would: off, then back to the default.
-            QDoubleSpinBox* cutoff = panel->sprCutoffBox();
-            QCOMPARE(panel->settings().sprCutoff, SpeciesSearchSettings{}.sprCutoff);
-            QVERIFY(test::click(cutoff));
-            QCOMPARE(QApplication::focusWidget(), cutoff);
-            QTest::keyClick(cutoff, Qt::Key_A, Qt::ControlModifier);
-            QTest::keyClicks(cutoff, "0");
-            QTest::keyClick(cutoff, Qt::Key_Tab);
-            QCOMPARE(cutoff->text(), QString("off"));
-            QCOMPARE(panel->settings().sprCutoff, 0.0);
-            QVERIFY(test::click(cutoff));
-            QTest::keyClick(cutoff, Qt::Key_A, Qt::ControlModifier);
-            QTest::keyClicks(cutoff, QLocale().toString(1.5, 'f', 1));
-            QTest::keyClick(cutoff, Qt::Key_Tab);
-            QCOMPARE(panel->settings().sprCutoff, 1.5);
-            // The SPR memory likewise: off, then two mean drops.
-            QDoubleSpinBox* memory = panel->sprMemoryBox();
-            QCOMPARE(panel->settings().sprMemory, SpeciesSearchSettings{}.sprMemory);
-            QVERIFY(test::click(memory));
-            QCOMPARE(QApplication::focusWidget(), memory);
-            QTest::keyClick(memory, Qt::Key_A, Qt::ControlModifier);
-            QTest::keyClicks(memory, "0");
-            QTest::keyClick(memory, Qt::Key_Tab);
-            QCOMPARE(memory->text(), QString("off"));
-            QCOMPARE(panel->settings().sprMemory, 0.0);
-            QVERIFY(test::click(memory));
-            QTest::keyClick(memory, Qt::Key_A, Qt::ControlModifier);
-            QTest::keyClicks(memory, QLocale().toString(2.0, 'f', 1));
-            QTest::keyClick(memory, Qt::Key_Tab);
-            QCOMPARE(panel->settings().sprMemory, 2.0);
+            // The SPR cutoff and the SPR memory, typed as a person would: off, then another factor.
+            auto typeFactor = [&](QDoubleSpinBox* box, const double& setting, double value) {
+                QCOMPARE(setting, 1.0); // the default
+                for (double typed : {0.0, value}) {
+                    QVERIFY(test::click(box));
+                    QCOMPARE(QApplication::focusWidget(), box);
+                    QTest::keyClick(box, Qt::Key_A, Qt::ControlModifier);
+                    QTest::keyClicks(box, typed == 0 ? QString("0") : QLocale().toString(typed, 'f', 1));
+                    QTest::keyClick(box, Qt::Key_Tab);
+                    if (typed == 0) QCOMPARE(box->text(), QString("off"));
+                }
+            };
+            SpeciesSearchSettings shown = panel->settings();
+            typeFactor(panel->sprCutoffBox(), shown.sprCutoff, 1.5);
+            typeFactor(panel->sprMemoryBox(), shown.sprMemory, 2.0);
+            shown = panel->settings();
+            QCOMPARE(shown.sprCutoff, 1.5);
+            QCOMPARE(shown.sprMemory, 2.0);
         }
         const SpeciesTree loaded = SpeciesTree::readFile(searchData().startTree);
         const SpeciesTree expected = [&] {

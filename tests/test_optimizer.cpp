@@ -3,6 +3,7 @@
 #include "engine/backend.hpp"
 #include "engine/krylov.hpp"
 #include "engine/solver_report.hpp"
+#include "forwarding_backend.hpp"
 #include "io/input_error.hpp"
 #include "io/newick.hpp"
 #include "optim/optimization_trace.hpp"
@@ -57,33 +58,17 @@ ReconModel genewiseModel(std::shared_ptr<const Dataset> data) {
 
 // The CPU backend, recording the families it is told are needed; `refuse`: it then solves every
 // family, as a backend without the restriction does.
-class NeededFamiliesRecorder final : public LikelihoodBackend {
+class NeededFamiliesRecorder final : public ForwardingBackend {
   public:
     NeededFamiliesRecorder(std::shared_ptr<const Dataset> data, bool refuse)
-        : inner_(makeCpuBackend(std::move(data))), refuse_(refuse) {}
-    std::string name() const override { return inner_->name(); }
-    Evaluation evaluate(const RateParameters& theta, const SolverOptions& options, bool withGradient,
-                        const std::vector<double>* weights) override {
-        return inner_->evaluate(theta, options, withGradient, weights);
-    }
-    void clearWarmStarts() override { inner_->clearWarmStarts(); }
+        : ForwardingBackend(makeCpuBackend(std::move(data))), refuse_(refuse) {}
     bool setNeededFamilies(const std::vector<char>& needed) override {
         calls.push_back(static_cast<int>(needed.empty() ? -1 : std::count(needed.begin(), needed.end(), 1)));
-        return !refuse_ && inner_->setNeededFamilies(needed);
-    }
-    void replan(const BatchLimits& limits) override { inner_->replan(limits); }
-    void setSpeciesTree(std::shared_ptr<const Dataset> data) override {
-        inner_->setSpeciesTree(std::move(data));
-    }
-    std::string planSummary() const override { return inner_->planSummary(); }
-    std::vector<FamilyTables> familyTables(const RateParameters& theta, const SolverOptions& options,
-                                           const std::vector<int>& families) override {
-        return inner_->familyTables(theta, options, families);
+        return !refuse_ && ForwardingBackend::setNeededFamilies(needed);
     }
     std::vector<int> calls; // families needed in each call (−1: every family)
 
   private:
-    std::unique_ptr<LikelihoodBackend> inner_;
     bool refuse_;
 };
 

@@ -316,10 +316,18 @@ class SpeciesSearch : public QObject {
                  qPrintable(QString("%1 < %2").arg(r.evaluation.totalLogLikelihood).arg(truthLL)));
     }
 
-    // The SPR cutoff: with none (0) or one too large to cut anything the search is the same row for
-    // row; at the default (1) it leaves regrafts out, scores fewer candidates and still ends as
-    // high as the true tree.
-    void sprCutoffLeavesHopelessRegraftsOut() {
+    // The SPR cutoff and the SPR memory, each a factor of the mean drop: with none (0) or one too
+    // large to skip anything the search is the same row for row; at the default (1) it leaves
+    // candidates out (the cutoff: regrafts beyond a bad one; the memory: moves whose local shape fell
+    // far below an earlier tree, of this pass or at earlier rates), scores fewer of them and still
+    // ends as high as the true tree. A negative factor is refused.
+    void dropHeuristicsLeaveHopelessMovesOut_data() {
+        QTest::addColumn<bool>("memory");
+        QTest::newRow("SPR cutoff") << false;
+        QTest::newRow("SPR memory") << true;
+    }
+    void dropHeuristicsLeaveHopelessMovesOut() {
+        QFETCH(bool, memory);
         const SpeciesTree species = simulatedSpeciesTree(12, 61);
         auto data = simulated(species, 50, 62);
         CandidateScorer scorer(data, cpuFactory(), SolverOptions{});
@@ -329,62 +337,30 @@ class SpeciesSearch : public QObject {
         settings.rates.max_iter = 10;
         settings.maxRadius = 3;
         RateParameters theta(RateMode::Global, species.size(), 50, {0.1, 0.1, 0.1});
-        auto search = [&](double cutoff) {
-            settings.sprCutoff = cutoff;
+        double& factor = memory ? settings.sprMemory : settings.sprCutoff;
+        auto skipped = [&](const SpeciesSearchResult& r) {
+            return memory ? r.sprMemorySkipped : r.sprCutoffSkipped;
+        };
+        auto search = [&](double value) {
+            factor = value;
             return searchSpeciesTree(scorer, start, theta, settings);
         };
         const SpeciesSearchResult none = search(0), huge = search(1e300), cut = search(1);
-        QCOMPARE(none.sprCutoffSkipped, 0);
-        QCOMPARE(huge.sprCutoffSkipped, 0);
+        QCOMPARE(skipped(none), 0);
+        QCOMPARE(skipped(huge), 0);
         QCOMPARE(huge.trace.size(), none.trace.size());
         for (std::size_t i = 0; i < none.trace.size(); ++i) {
             QCOMPARE(huge.trace[i].move, none.trace[i].move);
             QCOMPARE(huge.trace[i].logLikelihood, none.trace[i].logLikelihood);
         }
-        qInfo("cutoff 1: %d evaluations, %d regrafts cut; none: %d evaluations", cut.evaluations,
-              cut.sprCutoffSkipped, none.evaluations);
-        QVERIFY(cut.sprCutoffSkipped > 0);
+        qInfo("factor 1: %d evaluations, %d candidates left out; none: %d evaluations", cut.evaluations,
+              skipped(cut), none.evaluations);
+        QVERIFY(skipped(cut) > 0);
         QVERIFY(cut.evaluations < none.evaluations);
         const double truthLL = scorer.evaluate(truth, cut.theta).totalLogLikelihood;
         QVERIFY2(cut.evaluation.totalLogLikelihood >= truthLL - 1e-6,
                  qPrintable(QString("%1 < %2").arg(cut.evaluation.totalLogLikelihood).arg(truthLL)));
-        settings.sprCutoff = -1;
-        QVERIFY_THROWS_EXCEPTION(std::invalid_argument, searchSpeciesTree(scorer, start, theta, settings));
-    }
-
-    // The SPR memory: off (0) or too large to skip anything, the search is the same row for row; at
-    // the default (1) moves whose local shape fell far below an earlier tree (of this pass or at
-    // earlier rates) are not tried again, fewer candidates are scored and the search still ends as
-    // high as the true tree.
-    void sprMemoryLeavesHopelessMovesOut() {
-        const SpeciesTree species = simulatedSpeciesTree(12, 61);
-        auto data = simulated(species, 50, 62);
-        CandidateScorer scorer(data, cpuFactory(), SolverOptions{});
-        const SpeciesTopology truth = scorer.loadedTopology(), start = sprMovesAway(truth, 3, 63);
-        SpeciesSearchSettings settings;
-        settings.replicates = 50;
-        settings.rates.max_iter = 10;
-        RateParameters theta(RateMode::Global, species.size(), 50, {0.1, 0.1, 0.1});
-        auto search = [&](double memory) {
-            settings.sprMemory = memory;
-            return searchSpeciesTree(scorer, start, theta, settings);
-        };
-        const SpeciesSearchResult none = search(0), huge = search(1e300), remembered = search(1);
-        QCOMPARE(none.sprMemorySkipped, 0);
-        QCOMPARE(huge.sprMemorySkipped, 0);
-        QCOMPARE(huge.trace.size(), none.trace.size());
-        for (std::size_t i = 0; i < none.trace.size(); ++i) {
-            QCOMPARE(huge.trace[i].move, none.trace[i].move);
-            QCOMPARE(huge.trace[i].logLikelihood, none.trace[i].logLikelihood);
-        }
-        qInfo("memory 1: %d evaluations, %d moves not tried again; none: %d evaluations",
-              remembered.evaluations, remembered.sprMemorySkipped, none.evaluations);
-        QVERIFY(remembered.sprMemorySkipped > 0);
-        QVERIFY(remembered.evaluations < none.evaluations);
-        const double truthLL = scorer.evaluate(truth, remembered.theta).totalLogLikelihood;
-        QVERIFY2(remembered.evaluation.totalLogLikelihood >= truthLL - 1e-6,
-                 qPrintable(QString("%1 < %2").arg(remembered.evaluation.totalLogLikelihood).arg(truthLL)));
-        settings.sprMemory = -1;
+        factor = -1;
         QVERIFY_THROWS_EXCEPTION(std::invalid_argument, searchSpeciesTree(scorer, start, theta, settings));
     }
 

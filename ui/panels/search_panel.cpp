@@ -41,6 +41,21 @@ const char* const kSpeciationOrderTip =
     "Infer the order of the speciations (as --infer-speciation-order; RELDATED only): REROOT re-dates "
     "every root candidate, then runs the dating step";
 
+// A factor of the mean drop (the SPR cutoff's and the SPR memory's): 0 to 10 by halves, 0 "off".
+QDoubleSpinBox* meanDropFactorBox(const char* objectName, const QString& accessibleName, double value,
+                                  const QString& toolTip) {
+    auto* box = new QDoubleSpinBox;
+    box->setObjectName(objectName);
+    box->setAccessibleName(accessibleName);
+    box->setRange(0, 10);
+    box->setDecimals(1);
+    box->setSingleStep(0.5);
+    box->setSpecialValueText(QObject::tr("off"));
+    box->setValue(value);
+    box->setToolTip(toolTip);
+    return box;
+}
+
 } // namespace
 
 SearchPanel::SearchPanel(QWidget* parent) : QWidget(parent) {
@@ -58,32 +73,19 @@ SearchPanel::SearchPanel(QWidget* parent) : QWidget(parent) {
     radius_->setRange(1, 10);
     radius_->setValue(SpeciesSearchSettings{}.maxRadius);
     radius_->setToolTip(tr("SPR rounds start at radius 1 and grow to this while no move pays"));
-    sprCutoff_ = new QDoubleSpinBox;
-    sprCutoff_->setObjectName("searchSprCutoff");
-    sprCutoff_->setAccessibleName(
-        tr("SPR cutoff: regrafts past a drop of this many mean drops are not tried"));
-    sprCutoff_->setRange(0, 10);
-    sprCutoff_->setDecimals(1);
-    sprCutoff_->setSingleStep(0.5);
-    sprCutoff_->setSpecialValueText(tr("off"));
-    sprCutoff_->setValue(SpeciesSearchSettings{}.sprCutoff);
-    sprCutoff_->setToolTip(tr("A regraft further out is tried only when the one a step nearer on its way "
-                              "lies at most this many times the mean drop of the candidates scored so "
-                              "far below the current tree (as --spr-cutoff; off: every regraft within "
-                              "the radius)"));
-    sprMemory_ = new QDoubleSpinBox;
-    sprMemory_->setObjectName("searchSprMemory");
-    sprMemory_->setAccessibleName(
-        tr("SPR memory: moves that fell this many mean drops below an earlier tree are not tried again"));
-    sprMemory_->setRange(0, 10);
-    sprMemory_->setDecimals(1);
-    sprMemory_->setSingleStep(0.5);
-    sprMemory_->setSpecialValueText(tr("off"));
-    sprMemory_->setValue(SpeciesSearchSettings{}.sprMemory);
-    sprMemory_->setToolTip(tr("An SPR move is not tried again when the same local move (the same pruned "
-                              "and target clades, the same clades between them) fell more than this "
-                              "many times the mean drop below an earlier tree (as --spr-memory; off: "
-                              "every move on every tree)"));
+    sprCutoff_ = meanDropFactorBox(
+        "searchSprCutoff", tr("SPR cutoff: regrafts past a drop of this many mean drops are not tried"),
+        SpeciesSearchSettings{}.sprCutoff,
+        tr("A regraft further out is tried only when the one a step nearer on its way lies at most this "
+           "many times the mean drop of the candidates scored so far below the current tree (as "
+           "--spr-cutoff; off: every regraft within the radius)"));
+    sprMemory_ = meanDropFactorBox(
+        "searchSprMemory",
+        tr("SPR memory: moves that fell this many mean drops below an earlier tree are not tried again"),
+        SpeciesSearchSettings{}.sprMemory,
+        tr("An SPR move is not tried again when the same local move (the same pruned and target clades, "
+           "the same clades between them) fell more than this many times the mean drop below an earlier "
+           "tree (as --spr-memory; off: every move on every tree)"));
     startFrom_ = new QComboBox;
     startFrom_->setObjectName("searchStartFrom");
     startFrom_->setAccessibleName(tr("Start the search from"));
