@@ -328,9 +328,7 @@ Emulation emulate(const Dataset& data, const RateParameters& theta, const Solver
     j.counters = counters.data();
     for (std::size_t bi = 0; bi < plan.batches.size(); ++bi) {
         const Batch& b = plan.batches[bi];
-        if (needed && std::none_of(needed->begin() + b.familyBegin, needed->begin() + b.familyEnd,
-                                   [](char flag) { return flag != 0; }))
-            continue; // as the backend: a batch of families no longer needed is not run
+        if (waves.waves[bi].empty()) continue; // as the backend: none of its families needed
         const std::size_t entries = static_cast<std::size_t>(b.clades()) * n;
         std::vector<double> pi(entries), pibar(entries), adjoint(entries, 0.0);
         std::vector<double> peak(b.clades()), rootSum(b.families());

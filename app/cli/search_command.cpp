@@ -162,7 +162,7 @@ void registerSearch(CLI::App& root) {
     addNumber(*app, "--spr-memory", o->settings.sprMemory,
               "Do not try an SPR move again when the same local move (same pruned and target clades, same "
               "clades between them) fell more than this many times the mean drop below an earlier tree "
-              "at these rates (default 1; 0: every move on every tree)",
+              "of the search (default 1; 0: every move on every tree)",
               NumberRange::atLeast(0));
     addNumber(*app, "--root-depth", o->settings.rootDepth,
               "Root moves past the best root in the root searches between SPR rounds (default 3)",

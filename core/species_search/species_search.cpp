@@ -92,24 +92,6 @@ TopologyKey topologyKey(std::string_view newick) {
     return {fnv, std::hash<std::string_view>{}(newick)};
 }
 
-// The same pair of hashes (FNV-1a and a splitmix64 chain) over a sequence of clades of one tree
-// (all of one length).
-TopologyKey cladesKey(const std::vector<const Clade*>& clades) {
-    std::uint64_t fnv = 14695981039346656037ull, mix = 0x9e3779b97f4a7c15ull;
-    auto add = [&](std::uint64_t word) {
-        for (int byte = 0; byte < 8; ++byte)
-            fnv = (fnv ^ ((word >> (8 * byte)) & 0xff)) * 1099511628211ull;
-        std::uint64_t z = (mix += word + 0x9e3779b97f4a7c15ull);
-        z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-        z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-        mix = z ^ (z >> 31);
-    };
-    for (const Clade* clade : clades)
-        for (const std::uint64_t word : *clade)
-            add(word);
-    return {fnv, mix};
-}
-
 class Search {
   public:
     Search(CandidateScorer& scorer, const SpeciesSearchSettings& settings, const SearchObserver& observer,
@@ -331,7 +313,7 @@ class Search {
             if (settledAt) *settledAt = seen->second;
             return false;
         }
-        const TopologyKey local = localMoveKey(prune, regraft);
+        const TopologyKey local = remembering() ? localMoveKey(prune, regraft) : TopologyKey{};
         if (const std::optional<double> drop = hopelessDrop(local)) {
             ++result_.sprMemorySkipped;
             if (settledAt) *settledAt = ll() - *drop;
@@ -340,7 +322,7 @@ class Search {
         double estimate = 0;
         std::optional<Evaluation> scored = scoreUnlessScreenedOut(candidate, move, &newick, &estimate);
         settle(key, scored ? scored->totalLogLikelihood : estimate);
-        rememberedDrops_[local] = ll() - settled_.at(key);
+        if (remembering()) rememberedDrops_[local] = ll() - settled_.at(key);
         if (settledAt) *settledAt = settled_.at(key);
         if (!scored) return false;
         Evaluation eval = std::move(*scored);
@@ -375,29 +357,34 @@ class Search {
 
     // The local shape of SPR(prune, regraft) on the current tree: the pruned clade, the target's and
     // those of the nodes on the path between them (prune's parent up to their last common ancestor
-    // and down to the target). Two trees give a move the same key when they differ only away from
-    // that path.
+    // and down to the target), keyed like a topology by the bytes of those clades (all of one
+    // length). Two trees give a move the same key when they differ only away from that path.
     TopologyKey localMoveKey(int prune, int regraft) {
         const SpeciesTopology& tree = result_.best;
         if (bestClades_.empty()) bestClades_ = tree.clades();
         std::vector<bool> above(tree.nodeCount(), false); // prune's ancestors
         for (int a = tree.parent(prune); a >= 0; a = tree.parent(a))
             above[a] = true;
-        std::vector<const Clade*> path{&bestClades_[prune]};
+        Clade path = bestClades_[prune];
+        const auto add = [&](int node) {
+            path.insert(path.end(), bestClades_[node].begin(), bestClades_[node].end());
+        };
         int down = regraft;
         for (; !above[down]; down = tree.parent(down))
-            path.push_back(&bestClades_[down]);
+            add(down);
         for (int up = tree.parent(prune); up != down; up = tree.parent(up))
-            path.push_back(&bestClades_[up]);
-        path.push_back(&bestClades_[down]);
-        return cladesKey(path);
+            add(up);
+        add(down);
+        return topologyKey(std::string_view(reinterpret_cast<const char*>(path.data()),
+                                            path.size() * sizeof(std::uint64_t)));
     }
 
     // The SPR memory (SpeciesSearchSettings::sprMemory): the drop of a move of this local shape
-    // scored at these rates on an earlier tree, when it lies more than the memory's factor times
-    // the mean drop below that tree.
+    // scored on an earlier tree (at these rates or earlier ones), when it lies more than the
+    // memory's factor times the mean drop at the current rates.
+    bool remembering() const { return settings_.sprMemory > 0; }
     std::optional<double> hopelessDrop(const TopologyKey& local) const {
-        if (settings_.sprMemory <= 0 || drops_ == 0) return std::nullopt;
+        if (!remembering() || drops_ == 0) return std::nullopt;
         const auto seen = rememberedDrops_.find(local);
         if (seen == rememberedDrops_.end() ||
             seen->second <= settings_.sprMemory * dropSum_ / static_cast<double>(drops_))
@@ -405,7 +392,7 @@ class Search {
         return seen->second;
     }
     bool remembersHopeless(int prune, int regraft) {
-        return hopelessDrop(localMoveKey(prune, regraft)).has_value();
+        return remembering() && hopelessDrop(localMoveKey(prune, regraft)).has_value();
     }
 
     // Every non-root node pruned once, its regrafts listed on the tree as it is when its turn comes
@@ -687,8 +674,8 @@ class Search {
     // offered against (the mean of cutOff).
     std::map<TopologyKey, double> settled_;
     std::map<TopologyKey, Evaluation> screenedAhead_; // screens at the current rates not yet taken
-    // SPR moves scored at the current rates by their local shape (localMoveKey), with their drop
-    // below the tree they were offered on: the SPR memory.
+    // SPR moves scored in this search by their local shape (localMoveKey), with their drop below the
+    // tree they were offered on (the latest one): the SPR memory, kept across rate fits.
     std::map<TopologyKey, double> rememberedDrops_;
     std::vector<Clade> bestClades_; // result_.best's clades, filled when needed (empty: not yet)
     double dropSum_ = 0;

@@ -30,9 +30,10 @@ struct SpeciesSearchSettings {
     // cutoff for descending into subtrees); 0: every regraft within the radius.
     double sprCutoff = 1.0;
     // SPR memory: a move is not tried when a move of the same local shape (the same pruned clade
-    // and target clade, the same clades on the path between them) was scored at these rates on an
-    // earlier tree and fell more than this many times the mean drop below it: a move elsewhere
-    // in the tree hardly changes what this one is worth. 0: every move is scored on every tree.
+    // and target clade, the same clades on the path between them) was scored on an earlier tree of
+    // this search (at these rates or earlier ones) and fell below it by more than this many times
+    // the mean drop at the current rates: a move elsewhere in the tree, or a small change of the
+    // rates, hardly changes what this one is worth. 0: every move is scored on every tree.
     double sprMemory = 1.0;
     int rootDepth = 3;            // root moves past the best root in the searches between SPR rounds
     bool transferMoves = true;    // HYBRID: transfer-guided rounds (AleRax's) before the SPR rounds

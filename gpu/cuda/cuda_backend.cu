@@ -789,14 +789,13 @@ class CudaBackend final : public LikelihoodBackend, public BackendDiagnostics {
         batch_.familyChunkBegin.upload(plan_.familyChunkBegin, memory_, "uploading the gradient chunks");
     }
 
-    // The wave lists of `needed`'s families (empty: every family's) on the device. Fewer clades
-    // than the plan's need no more partial rows than it planned.
+    // The wave lists of `needed`'s families (empty: every family's) on the device; a batch holding
+    // none of them has no waves. Fewer clades than the plan's need no more partial rows than it
+    // allocated.
     void uploadWaves(const std::vector<char>& needed) {
         BatchWaves waves =
             batchWaves(schedule_, host_, plan_, kChunkSplits, needed.empty() ? nullptr : &needed);
-        if (waves.maxWaveChunks > partialRows(static_cast<long long>(plan_.maxChunks),
-                                              plan_.maxSplitChunkRows, layout_.size, plan_.highways,
-                                              plan_.nodeThetaRows))
+        if (waves.maxWaveChunks > static_cast<long long>(batch_.partial.size() / layout_.size))
             throw std::logic_error("split chunks exceed the planned partial rows");
         batch_.waveClades.upload(waves.clades, memory_, "uploading the wave schedule");
         batch_.cladeSlot.upload(waves.cladeSlot, memory_, "uploading the wave schedule");
@@ -1037,11 +1036,7 @@ class CudaBackend final : public LikelihoodBackend, public BackendDiagnostics {
         if (needed != wavesNeeded_) uploadWaves(needed);
         double bytesMoved = 0;
         for (std::size_t b = 0; b < plan_.batches.size(); ++b) {
-            const Batch& batch = plan_.batches[b];
-            if (!needed.empty() &&
-                std::none_of(needed.begin() + batch.familyBegin, needed.begin() + batch.familyEnd,
-                             [](char flag) { return flag != 0; }))
-                continue;
+            if (waves_[b].empty()) continue; // none of its families needed
             bytesMoved += runBatch(b, sv, cv, fwd, adj, withGradient, genewise);
         }
         // One copy at the end: a copy to pageable memory after each batch would stall the host

@@ -300,8 +300,8 @@ SearchPanel::SearchPanel(QWidget* parent) : QWidget(parent) {
     connect(startFrom_, &QComboBox::currentIndexChanged, this, &SearchPanel::settingsChanged);
     for (QSpinBox* box : {radius_, seed_, prescreen_})
         connect(box, &QSpinBox::valueChanged, this, &SearchPanel::settingsChanged);
-    connect(sprCutoff_, &QDoubleSpinBox::valueChanged, this, &SearchPanel::settingsChanged);
-    connect(sprMemory_, &QDoubleSpinBox::valueChanged, this, &SearchPanel::settingsChanged);
+    for (QDoubleSpinBox* box : {sprCutoff_, sprMemory_})
+        connect(box, &QDoubleSpinBox::valueChanged, this, &SearchPanel::settingsChanged);
     connect(start_, &QPushButton::clicked, this, &SearchPanel::startRequested);
     connect(pause_, &QPushButton::clicked, this, [this] {
         if (run_.paused())
