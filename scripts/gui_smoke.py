@@ -297,6 +297,14 @@ def main():
     xdotool("key", "Tab")
     wait_for("the SPR cutoff at 2", lambda: cutoff.queryValue().currentValue == 2.0,
              describe=lambda: str(cutoff.queryValue().currentValue))
+    # The SPR memory, typed: half a mean drop.
+    memory = wb.find(pyatspi.ROLE_SPIN_BUTTON,
+                     name="SPR memory: moves that fell this many mean drops below an earlier tree are not "
+                          "tried again")
+    wb.type_into(memory, "0.5")
+    xdotool("key", "Tab")
+    wait_for("the SPR memory at 0.5", lambda: memory.queryValue().currentValue == 0.5,
+             describe=lambda: str(memory.queryValue().currentValue))
     wb.click(wb.find(pyatspi.ROLE_PUSH_BUTTON, name="Start the species-tree search"))
     wait_for("the search's start in the log",
              lambda: "Species-tree search (HYBRID from a random tree, seed 123) started on" in wb.log_text(),
