@@ -78,6 +78,8 @@ class CliSearch : public QObject {
         QCOMPARE(double(j["search"]["spr_memory"]), 1.0);
         QVERIFY(int(j["search"]["spr_memory_skipped"]) >= 0);
         QVERIFY(int(j["search"]["repeats_skipped"]) > 0);
+        QCOMPARE(double(j["search"]["prescreen_confirm"]), 2.5); // the default, unused without a pre-screen
+        QCOMPARE(int(j["search"]["confirmations"]), 0);
         const std::vector<std::string> rates = {"--d", std::to_string(double(j["search"]["rates"]["D"])),
                                                 "--l", std::to_string(double(j["search"]["rates"]["L"])),
                                                 "--t", std::to_string(double(j["search"]["rates"]["T"]))};
@@ -167,6 +169,7 @@ class CliSearch : public QObject {
         const nlohmann::json stopped = readJson(out + "/checkpoint.json");
         QVERIFY(!bool(stopped["finished"]));
         QCOMPARE(std::string(stopped["run"]["tree"]), std::string(j["search"]["inferred_tree"]));
+        QCOMPARE(double(stopped["run"]["options"]["--prescreen-confirm"]), 2.5); // recorded, as it decides
         const std::string start = readText(out + "/species_trees/starting_species_tree.newick");
         const std::string earlierTrace = readText(out + "/search_trace.csv");
         const int earlierRows = int(std::count(earlierTrace.begin(), earlierTrace.end(), '\n')) - 1;
@@ -379,16 +382,22 @@ class CliSearch : public QObject {
         CliRun r =
             runGpurec({"search", "-s", q(sim + "/species.nwk"), "--model-parametrization", "PER-FAMILY", "-f",
                        q(sim + "/families.txt"), "--replicates", "50", "--max-radius", "1", "--prescreen",
-                       "0.5", "--prescreen-lanes", "2", "-p", q(out)});
+                       "0.3", "--prescreen-confirm", "2", "--prescreen-lanes", "2", "-p", q(out)});
         QVERIFY2(r.exitCode == 0, qPrintable(r.err));
         const nlohmann::json j = readJson(out + "/result.json");
         QCOMPARE(std::string(j["search"]["model_parametrization"]), std::string("genewise"));
-        // Pre-screened on half the families: the trace's screened rows are those the counts give.
-        QCOMPARE(double(j["search"]["prescreen"]), 0.5);
+        // Pre-screened on 30 % of the families, confirmed on 60 %: the trace's screened rows are those
+        // the counts give (left out at either stage).
+        QCOMPARE(double(j["search"]["prescreen"]), 0.3);
+        QCOMPARE(double(j["search"]["prescreen_confirm"]), 2.0);
         QCOMPARE(int(j["search"]["prescreen_lanes"]), 2);
-        const int screenedOut = j["search"]["screened_out"];
+        const int screenedOut = j["search"]["screened_out"], confirmedOut = j["search"]["confirmed_out"];
         QVERIFY(int(j["search"]["screenings"]) - int(j["search"]["screenings_unused"]) >= screenedOut);
         QVERIFY(double(j["search"]["screening_z"]) >= 4.0);
+        QVERIFY(int(j["search"]["confirmations"]) > 0);
+        QVERIFY(int(j["search"]["confirmations"]) >= confirmedOut);
+        QVERIFY(screenedOut >= confirmedOut);
+        QVERIFY(double(j["search"]["confirming_z"]) >= 4.0);
         int screenedRows = 0;
         std::istringstream trace(readText(out + "/search_trace.csv"));
         for (std::string line; std::getline(trace, line);)
@@ -428,6 +437,10 @@ class CliSearch : public QObject {
         QCOMPARE(r.exitCode, 105);
         QCOMPARE(r.err,
                  QString("--prescreen: must be in [0, 1), got 1\nRun with --help for more information.\n"));
+        r = runGpurec(QStringList{"search", "-s", "MiniNJ", "--prescreen-confirm", "-1"} + input);
+        QCOMPARE(r.exitCode, 105);
+        QCOMPARE(r.err, QString("--prescreen-confirm: must be >= 0, got -1\nRun with --help for more "
+                                "information.\n"));
         r = runGpurec(QStringList{"search", "-s", "MiniNJ", "--prescreen-lanes", "65"} + input);
         QCOMPARE(r.exitCode, 105);
         QCOMPARE(r.err, QString("--prescreen-lanes: must be in [0, 64], got 65\nRun with --help for more "

@@ -346,9 +346,10 @@ class GuiSpeciesSearch : public QObject {
             QTest::keyClicks(box, prescreen);
             QTest::keyClick(box, Qt::Key_Tab);
             QCOMPARE(panel->settings().prescreen, prescreen.toDouble() / 100);
-            // The SPR cutoff and the SPR memory, typed as a person would: off, then another factor.
-            auto typeFactor = [&](QDoubleSpinBox* box, const double& setting, double value) {
-                QCOMPARE(setting, 1.0); // the default
+            // The SPR cutoff, the SPR memory and the confirming stage, typed as a person would: off,
+            // then another factor.
+            auto typeFactor = [&](QDoubleSpinBox* box, double setting, double byDefault, double value) {
+                QCOMPARE(setting, byDefault);
                 for (double typed : {0.0, value}) {
                     QVERIFY(test::click(box));
                     QCOMPARE(QApplication::focusWidget(), box);
@@ -359,11 +360,13 @@ class GuiSpeciesSearch : public QObject {
                 }
             };
             SpeciesSearchSettings shown = panel->settings();
-            typeFactor(panel->sprCutoffBox(), shown.sprCutoff, 1.5);
-            typeFactor(panel->sprMemoryBox(), shown.sprMemory, 2.0);
+            typeFactor(panel->sprCutoffBox(), shown.sprCutoff, 1.0, 1.5);
+            typeFactor(panel->sprMemoryBox(), shown.sprMemory, 1.0, 2.0);
+            typeFactor(panel->prescreenConfirmBox(), shown.prescreenConfirm, 2.5, 1.5);
             shown = panel->settings();
             QCOMPARE(shown.sprCutoff, 1.5);
             QCOMPARE(shown.sprMemory, 2.0);
+            QCOMPARE(shown.prescreenConfirm, 1.5);
         }
         const SpeciesTree loaded = SpeciesTree::readFile(searchData().startTree);
         const SpeciesTree expected = [&] {
@@ -555,11 +558,13 @@ class GuiSpeciesSearch : public QObject {
             QString::fromStdString(test::temporaryFolder("gui_search_session") + "/s.json");
         panel->sprCutoffBox()->setValue(2.5);
         panel->sprMemoryBox()->setValue(0.5);
+        panel->prescreenConfirmBox()->setValue(3.0);
         QVERIFY(w.saveSession(session));
         const nlohmann::json kept = test::readJson(session.toStdString()).at("search");
         QCOMPARE(kept.at("strategy").get<std::string>(), std::string("REROOT"));
         QCOMPARE(kept.at("spr_cutoff").get<double>(), 2.5);
         QCOMPARE(kept.at("spr_memory").get<double>(), 0.5);
+        QCOMPARE(kept.at("prescreen_confirm").get<double>(), 3.0);
         QVERIFY(kept.at("infer_speciation_order").get<bool>());
 
         // Without RELDATED: greyed, off, with the engine's message; REROOT runs without it.
@@ -580,6 +585,7 @@ class GuiSpeciesSearch : public QObject {
         QVERIFY(again->settings().inferSpeciationOrder);
         QCOMPARE(again->settings().sprCutoff, 2.5);
         QCOMPARE(again->settings().sprMemory, 0.5);
+        QCOMPARE(again->settings().prescreenConfirm, 3.0);
         QVERIFY(again->startButton()->isEnabled());
     }
 

@@ -464,6 +464,32 @@ class SpeciesSearch : public QObject {
         QVERIFY_THROWS_EXCEPTION(std::invalid_argument, screeningFamilies(*data, 1.0));
     }
 
+    // The confirming stage's families: the screening families' factor times as many in all, the
+    // added ones spread over the cost order of the others; none where that adds fewer than two or
+    // reaches every family. Their values and the sample's merge in family order.
+    void confirmingFamiliesAddToTheSample() {
+        auto data = simulated(simulatedSpeciesTree(8, 3), 10, 4);
+        auto cost = [&](int f) {
+            return data->families[f].clades.cladeCount() + data->families[f].clades.splitCount();
+        };
+        const std::vector<int> screening = screeningFamilies(*data, 0.2);
+        QCOMPARE(screening.size(), std::size_t(2));
+        const std::vector<int> added = confirmingFamilies(*data, screening, 2.5); // 5 in all: 3 more
+        std::vector<int> others;
+        for (int f = 0; f < 10; ++f)
+            if (std::find(screening.begin(), screening.end(), f) == screening.end()) others.push_back(f);
+        std::stable_sort(others.begin(), others.end(), [&](int a, int b) { return cost(a) < cost(b); });
+        std::vector<int> expected{others[1], others[4], others[6]}; // middles of 3 strata of 8
+        std::sort(expected.begin(), expected.end());
+        QCOMPARE(added, expected);
+        QVERIFY(confirmingFamilies(*data, screening, 1.0).empty());
+        QVERIFY(confirmingFamilies(*data, screening, 1.5).empty()); // one more only
+        QVERIFY(confirmingFamilies(*data, screening, 5.0).empty()); // every family
+        QCOMPARE(confirmingFamilies(*data, screening, 4.5).size(), std::size_t(7));
+        QCOMPARE(mergedByFamily({1, 4, 9}, {10, 40, 90}, {0, 5, 6}, {0, 50, 60}),
+                 (std::vector<double>{0, 10, 40, 50, 60, 90}));
+    }
+
     // The screening backend gives the sampled families' log-likelihoods of a full evaluation, bit
     // for bit, with each family's own rates.
     void screeningScoresTheSampledFamilies() {
@@ -481,6 +507,12 @@ class SpeciesSearch : public QObject {
         for (std::size_t i = 0; i < sample.size(); ++i)
             QCOMPARE(screened.logLikelihood[i], full.logLikelihood[sample[i]]);
         QCOMPARE(scorer.screenings(), 1);
+        const std::vector<int> more{0, 5, 6};
+        scorer.setConfirmingFamilies(more);
+        const Evaluation confirmed = scorer.confirm(tree, theta);
+        for (std::size_t i = 0; i < more.size(); ++i)
+            QCOMPARE(confirmed.logLikelihood[i], full.logLikelihood[more[i]]);
+        QCOMPARE(scorer.confirmations(), 1);
         QCOMPARE(scorer.evaluations(), 1);
     }
 
@@ -606,6 +638,53 @@ class SpeciesSearch : public QObject {
               full.evaluation.totalLogLikelihood, full.evaluations);
         QVERIFY(screened.evaluation.totalLogLikelihood >= full.evaluation.totalLogLikelihood - 1e-6);
         QVERIFY(screened.evaluations < full.evaluations);
+    }
+
+    // The confirming stage leaves out candidates the pre-screen could not rule out, and the search
+    // still ends as high as without it, with fewer evaluations of every family.
+    void confirmingStageEndsAsHigh() {
+        const SpeciesTree species = simulatedSpeciesTree(12, 51);
+        const int families = 120;
+        auto data = simulated(species, families, 52);
+        CandidateScorer scorer(data, cpuFactory(), SolverOptions{});
+        const SpeciesTopology start = sprMovesAway(scorer.loadedTopology(), 4, 9);
+        SpeciesSearchSettings settings;
+        settings.replicates = 100;
+        settings.rates.max_iter = 20;
+        settings.maxRadius = 2;
+        settings.prescreen = 0.2;
+        settings.prescreenConfirm = 0;
+        const RateParameters theta(RateMode::Global, species.size(), families, {0.1, 0.1, 0.1});
+        const SpeciesSearchResult single = searchSpeciesTree(scorer, start, theta, settings);
+        QVERIFY(scorer.confirmingFamilies().empty());
+        QCOMPARE(single.confirmations, 0);
+        settings.prescreenConfirm = 2.5;
+        const SpeciesSearchResult two = searchSpeciesTree(scorer, start, theta, settings);
+        QCOMPARE(int(scorer.confirmingFamilies().size()), 36); // 60 with the screening families
+        qInfo(
+            "one stage: LL %.6f, %d evaluations (%d screened out); two: LL %.6f, %d (%d screened out, %d of "
+            "%d confirmations left out, z %.2f)",
+            single.evaluation.totalLogLikelihood, single.evaluations, single.screenedOut,
+            two.evaluation.totalLogLikelihood, two.evaluations, two.screenedOut, two.confirmedOut,
+            two.confirmations, two.confirmingZ);
+        QVERIFY(two.confirmedOut > 0);
+        QVERIFY(two.confirmations > two.confirmedOut);
+        QVERIFY(two.confirmingZ >= Prescreen::minimumZ);
+        QVERIFY(two.screenedOut >= two.confirmedOut);
+        QVERIFY(two.evaluation.totalLogLikelihood >= single.evaluation.totalLogLikelihood - 1e-6);
+        QVERIFY(two.evaluations < single.evaluations);
+        int screenedRows = 0;
+        for (const SearchStep& step : two.trace)
+            if (step.screened) {
+                ++screenedRows;
+                QVERIFY(!step.accepted);
+            }
+        QCOMPARE(screenedRows, two.screenedOut);
+        QVERIFY_THROWS_EXCEPTION(std::invalid_argument, [] {
+            SpeciesSearchSettings bad;
+            bad.prescreenConfirm = -1;
+            bad.validate();
+        }());
     }
 
     // KH per branch (spec 5.2) against the formula worked by hand on two families and three replicates.

@@ -54,6 +54,7 @@ nlohmann::json recordedOptions(const SearchOptions& o) {
                             {"--seed", o.settings.seed},
                             {"--rate-iterations", o.settings.rates.max_iter},
                             {"--prescreen", o.settings.prescreen},
+                            {"--prescreen-confirm", o.settings.prescreenConfirm},
                             {"--infer-speciation-order", o.inferSpeciationOrder},
                             {"--fix-rates", o.fixRates}});
     return j;
@@ -80,6 +81,7 @@ SearchOptions resumedOptions(const CLI::App& app, const SearchOptions& given,
         o.settings.rates.max_iter = integerField<int>(j, "--rate-iterations");
         o.fixRates = j.at("--fix-rates").get<bool>();
         o.settings.prescreen = j.value("--prescreen", 0.0); // absent from checkpoints before it existed
+        o.settings.prescreenConfirm = j.value("--prescreen-confirm", 0.0); // likewise: no confirming stage
         o.inferSpeciationOrder = j.value("--infer-speciation-order", false);
     } catch (const std::exception& e) {
         throw std::invalid_argument(checkpointPath +
@@ -180,6 +182,11 @@ void registerSearch(CLI::App& root) {
               "(default 0: "
               "off)",
               NumberRange{0, 1, false, true, {}});
+    addNumber(*app, "--prescreen-confirm", o->settings.prescreenConfirm,
+              "Score a candidate the pre-screen cannot rule out on this many times the pre-screen's families "
+              "(those included) before scoring it on all of them, and stop there when these rule it out "
+              "(default 2.5; 0: straight to every family)",
+              NumberRange::atLeast(0));
     addNumber(*app, "--prescreen-lanes", o->prescreenLanes,
               "Candidates pre-screened at once, each by a backend of its own: the next ones the search "
               "would score are screened beside the one it needs, with the same decisions for any number "
@@ -346,6 +353,10 @@ void registerSearch(CLI::App& root) {
                        {"screenings", result.screenings},
                        {"screened_out", result.screenedOut},
                        {"prescreen_lanes", result.prescreenLanes},
+                       {"prescreen_confirm", settings.prescreenConfirm},
+                       {"confirmations", result.confirmations},
+                       {"confirmed_out", result.confirmedOut},
+                       {"confirming_z", result.confirmingZ},
                        {"screenings_unused", result.screeningsUnused},
                        {"repeats_skipped", result.repeatsSkipped},
                        {"screening_z", result.screeningZ},
@@ -395,6 +406,10 @@ void registerSearch(CLI::App& root) {
                         "ahead and not needed), %d left there (z %.3g)\n",
                         scorer.screeningFamilies().size(), result.prescreenLanes, result.screenings,
                         result.screeningsUnused, result.screenedOut, result.screeningZ);
+        if (result.confirmations > 0)
+            std::printf("confirming stage on %zu more families: %d candidates, %d left there (z %.3g)\n",
+                        scorer.confirmingFamilies().size(), result.confirmations, result.confirmedOut,
+                        result.confirmingZ);
         printEarlyStops(result.evaluation.stats);
         std::printf("wrote %s/species_trees/, %s/per_fam_likelihoods.txt, %s/model_parameters/, "
                     "%s/search_trace.csv and %s/result.json\n",

@@ -99,29 +99,23 @@ Evaluation CandidateScorer::evaluate(const SpeciesTopology& tree, const RatePara
     return backend->evaluate(theta, options_, false);
 }
 
-void CandidateScorer::setScreeningFamilies(const std::vector<int>& families, int lanes) {
-    if (lanes < 1)
-        throw std::invalid_argument("screening lanes = " + std::to_string(lanes) + " must be >= 1");
-    if (families == screeningFamilies_ && (families.empty() || requestedLanes_ == lanes)) return;
-    screeningFamilies_ = families;
-    requestedLanes_ = lanes;
-    screening_.clear();
-    if (families.empty()) return;
+std::vector<std::unique_ptr<CandidateScorer>> CandidateScorer::subsetScorers(const std::vector<int>& families,
+                                                                             int count) {
     const auto data = std::make_shared<const Dataset>(withFamilies(*families_, families));
-    // The lanes' backends are made here, one after the other, while the main backend holds its
-    // smallest plan (a family per batch): on a device each lane then takes the memory its families
+    // The scorers' backends are made here, one after the other, while the main backend holds its
+    // smallest plan (a family per batch): on a device each then takes the memory its families
     // need, and the main backend, planned again, what is left. Where the device runs out, fewer
-    // lanes are made, and lanes are given back until the main backend fits again.
+    // are made, and they are given back until the main backend fits again.
     const BatchLimits limits = backend_ ? backend_->batchLimits() : BatchLimits{};
     if (backend_) backend_->replan(BatchLimits{limits.memoryBytes, 1});
-    for (int lane = 0; lane < lanes; ++lane) {
+    std::vector<std::unique_ptr<CandidateScorer>> scorers;
+    for (int k = 0; k < count; ++k) {
         try {
             auto scorer = std::make_unique<CandidateScorer>(data, factory_, options_, nullptr, sampling_);
             scorer->backend_ = factory_(data);
-            screening_.push_back(std::move(scorer));
+            scorers.push_back(std::move(scorer));
         } catch (const std::runtime_error&) {
-            if (!screening_.empty()) break;
-            screeningFamilies_.clear(); // none, as the caller is told
+            if (!scorers.empty()) break;
             if (backend_) backend_->replan(limits);
             throw;
         }
@@ -129,16 +123,33 @@ void CandidateScorer::setScreeningFamilies(const std::vector<int>& families, int
     for (;;) {
         try {
             if (backend_) backend_->replan(limits);
-            return;
+            return scorers;
         } catch (const std::runtime_error&) {
-            if (screening_.size() < 2) {
-                screening_.clear();
-                screeningFamilies_.clear();
-                throw;
-            }
-            screening_.pop_back();
+            if (scorers.size() < 2) throw;
+            scorers.pop_back();
         }
     }
+}
+
+void CandidateScorer::setScreeningFamilies(const std::vector<int>& families, int lanes) {
+    if (lanes < 1)
+        throw std::invalid_argument("screening lanes = " + std::to_string(lanes) + " must be >= 1");
+    if (families == screeningFamilies_ && (families.empty() || requestedLanes_ == lanes)) return;
+    screeningFamilies_.clear(); // none, should the lanes not be made
+    requestedLanes_ = lanes;
+    screening_.clear();
+    if (families.empty()) return;
+    screening_ = subsetScorers(families, lanes);
+    screeningFamilies_ = families;
+}
+
+void CandidateScorer::setConfirmingFamilies(const std::vector<int>& families) {
+    if (families == confirmingFamilies_) return;
+    confirmingFamilies_.clear();
+    confirming_.reset();
+    if (families.empty()) return;
+    confirming_ = std::move(subsetScorers(families, 1).front());
+    confirmingFamilies_ = families;
 }
 
 int CandidateScorer::screenings() const {
@@ -148,19 +159,30 @@ int CandidateScorer::screenings() const {
     return total;
 }
 
+int CandidateScorer::confirmations() const {
+    return confirming_ ? confirming_->evaluations() : 0;
+}
+
+namespace {
+
+// θ for a scorer holding `families` alone: per-family rates copied row by row (not through the
+// rates: bit for bit), global ones as they are.
+RateParameters ratesOf(const RateParameters& theta, const std::vector<int>& families) {
+    if (theta.mode() != RateMode::Genewise) return theta;
+    RateParameters own(RateMode::Genewise, theta.speciesCount(), static_cast<int>(families.size()), Rates{});
+    for (std::size_t i = 0; i < families.size(); ++i)
+        for (int k = 0; k < 3; ++k)
+            own.theta()[3 * own.row(static_cast<int>(i), 0) + k] =
+                theta.theta()[3 * theta.row(families[i], 0) + k];
+    return own;
+}
+
+} // namespace
+
 std::vector<Evaluation> CandidateScorer::screen(const std::vector<SpeciesTopology>& trees,
                                                 const RateParameters& theta) {
     if (screening_.empty()) throw std::logic_error("CandidateScorer::screen without screening families");
-    RateParameters own = theta;
-    if (theta.mode() == RateMode::Genewise) {
-        own = RateParameters(RateMode::Genewise, theta.speciesCount(),
-                             static_cast<int>(screeningFamilies_.size()), Rates{});
-        for (std::size_t i = 0; i < screeningFamilies_.size();
-             ++i) // θ copied, not through the rates: bit for bit
-            for (int k = 0; k < 3; ++k)
-                own.theta()[3 * own.row(static_cast<int>(i), 0) + k] =
-                    theta.theta()[3 * theta.row(screeningFamilies_[i], 0) + k];
-    }
+    const RateParameters own = ratesOf(theta, screeningFamilies_);
     std::vector<Evaluation> results(trees.size());
     const std::size_t lanes = std::min(screening_.size(), trees.size());
     std::vector<std::exception_ptr> failures(lanes);
@@ -182,6 +204,11 @@ std::vector<Evaluation> CandidateScorer::screen(const std::vector<SpeciesTopolog
     for (const std::exception_ptr& failure : failures)
         if (failure) std::rethrow_exception(failure);
     return results;
+}
+
+Evaluation CandidateScorer::confirm(const SpeciesTopology& tree, const RateParameters& theta) {
+    if (!confirming_) throw std::logic_error("CandidateScorer::confirm without confirming families");
+    return confirming_->evaluate(tree, ratesOf(theta, confirmingFamilies_));
 }
 
 std::shared_ptr<LikelihoodBackend> CandidateScorer::backendOn(std::shared_ptr<const Dataset> data) {

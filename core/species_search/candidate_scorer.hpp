@@ -63,6 +63,13 @@ class CandidateScorer {
     // each result is the one a single lane gives.
     std::vector<Evaluation> screen(const std::vector<SpeciesTopology>& trees, const RateParameters& theta);
     int screenings() const;
+    // The pre-screen's confirming stage: candidates can also be scored on these families alone
+    // (indices, increasing; none of the screening families), by one more backend. Empty: none.
+    void setConfirmingFamilies(const std::vector<int>& families);
+    const std::vector<int>& confirmingFamilies() const { return confirmingFamilies_; }
+    // The confirming families' log-likelihoods on the candidate at θ, in confirmingFamilies() order.
+    Evaluation confirm(const SpeciesTopology& tree, const RateParameters& theta);
+    int confirmations() const;
 
   private:
     std::shared_ptr<const Dataset> families_;
@@ -76,6 +83,12 @@ class CandidateScorer {
     std::vector<int> screeningFamilies_;
     int requestedLanes_ = 0;
     std::vector<std::unique_ptr<CandidateScorer>> screening_; // lanes on the screening families alone
+    std::vector<int> confirmingFamilies_;
+    std::unique_ptr<CandidateScorer> confirming_;
+
+    // Up to `count` scorers on `families` alone (at least one, else the device's error), their
+    // backends made while the main one holds its smallest plan.
+    std::vector<std::unique_ptr<CandidateScorer>> subsetScorers(const std::vector<int>& families, int count);
 
     // The one backend, moved onto `data`.
     std::shared_ptr<LikelihoodBackend> backendOn(std::shared_ptr<const Dataset> data);

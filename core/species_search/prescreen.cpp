@@ -8,24 +8,60 @@
 
 namespace gpurec {
 
+namespace {
+
+// `count` of `families` (at least two where there are), the middle one of each of that many equal
+// strata of their order by cost (clades + splits, ties by index); in increasing index order.
+std::vector<int> spreadByCost(const Dataset& data, std::vector<int> families, int count) {
+    const auto cost = [&](int f) { return data.families[f].cladeCount() + data.families[f].splitCount(); };
+    std::stable_sort(families.begin(), families.end(), [&](int a, int b) { return cost(a) < cost(b); });
+    const auto n = static_cast<long long>(families.size());
+    const int k = static_cast<int>(std::min<long long>(n, std::max(2, count)));
+    std::vector<int> chosen;
+    chosen.reserve(k);
+    for (int i = 0; i < k; ++i)
+        chosen.push_back(families[static_cast<std::size_t>((2LL * i + 1) * n / (2LL * k))]);
+    std::sort(chosen.begin(), chosen.end());
+    return chosen;
+}
+
+} // namespace
+
 std::vector<int> screeningFamilies(const Dataset& data, double fraction) {
     if (!(fraction > 0.0 && fraction < 1.0))
         throw std::invalid_argument("the pre-screening fraction " + std::to_string(fraction) +
                                     " must be in (0, 1)");
     const int n = static_cast<int>(data.families.size());
-    std::vector<long long> cost(n);
+    std::vector<int> all(n);
+    std::iota(all.begin(), all.end(), 0);
+    return spreadByCost(data, std::move(all), static_cast<int>(std::lround(fraction * n)));
+}
+
+std::vector<int> confirmingFamilies(const Dataset& data, const std::vector<int>& screening, double factor) {
+    const auto n = static_cast<long long>(data.families.size());
+    const long long total = std::llround(factor * static_cast<double>(screening.size()));
+    if (total >= n || total < static_cast<long long>(screening.size()) + 2) return {};
+    std::vector<char> screened(static_cast<std::size_t>(n), 0);
+    for (int f : screening)
+        screened[f] = 1;
+    std::vector<int> others;
     for (int f = 0; f < n; ++f)
-        cost[f] = data.families[f].cladeCount() + data.families[f].splitCount();
-    std::vector<int> byCost(n);
-    std::iota(byCost.begin(), byCost.end(), 0);
-    std::stable_sort(byCost.begin(), byCost.end(), [&](int a, int b) { return cost[a] < cost[b]; });
-    const int k = std::min(n, std::max(2, static_cast<int>(std::lround(fraction * n))));
-    std::vector<int> chosen; // the middle one of each of k equal strata of the cost order
-    chosen.reserve(k);
-    for (int i = 0; i < k; ++i)
-        chosen.push_back(byCost[static_cast<int>((2LL * i + 1) * n / (2LL * k))]);
-    std::sort(chosen.begin(), chosen.end());
-    return chosen;
+        if (!screened[f]) others.push_back(f);
+    return spreadByCost(data, std::move(others),
+                        static_cast<int>(total - static_cast<long long>(screening.size())));
+}
+
+std::vector<double> mergedByFamily(const std::vector<int>& a, const std::vector<double>& aValues,
+                                   const std::vector<int>& b, const std::vector<double>& bValues) {
+    std::vector<double> merged;
+    merged.reserve(a.size() + b.size());
+    std::size_t i = 0, j = 0;
+    while (i < a.size() || j < b.size())
+        if (j == b.size() || (i < a.size() && a[i] < b[j]))
+            merged.push_back(aValues.at(i++));
+        else
+            merged.push_back(bValues.at(j++));
+    return merged;
 }
 
 Prescreen::Prescreen(std::vector<int> families, int familyCount)

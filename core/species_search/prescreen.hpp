@@ -14,6 +14,13 @@ namespace gpurec {
 // families sorted by cost (clades + splits, ties by index) so that the sizes are represented as in
 // the whole set; in increasing index order. `fraction` in (0, 1).
 std::vector<int> screeningFamilies(const Dataset& data, double fraction);
+// The families the confirming stage adds to `screening` (SpeciesSearchSettings::prescreenConfirm),
+// so that both together are `factor` times as many; spread over the other families as
+// screeningFamilies spreads its own. Empty when that adds fewer than two or reaches every family.
+std::vector<int> confirmingFamilies(const Dataset& data, const std::vector<int>& screening, double factor);
+// The values of two samples (families increasing in each, disjoint) in the order of their union.
+std::vector<double> mergedByFamily(const std::vector<int>& a, const std::vector<double>& aValues,
+                                   const std::vector<int>& b, const std::vector<double>& bValues);
 
 // The estimate from the screening families of a candidate's change of the total log-likelihood.
 struct ScreeningEstimate {

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <chrono>
 #include <functional>
+#include <iterator>
 #include <limits>
 #include <memory>
 #include <optional>
@@ -51,6 +52,7 @@ void SpeciesSearchSettings::validate() const {
     if (!(sprMemory >= 0)) bad("sprMemory", sprMemory, ">= 0");
     if (!(prescreen >= 0 && prescreen < 1)) bad("prescreen", prescreen, "in [0, 1)");
     if (prescreenLanes < 0 || prescreenLanes > 64) bad("prescreenLanes", prescreenLanes, "in [0, 64]");
+    if (!(prescreenConfirm >= 0)) bad("prescreenConfirm", prescreenConfirm, ">= 0");
     if (replicates < 1) bad("replicates", replicates, ">= 1");
     rates.validate();
 }
@@ -117,11 +119,22 @@ class Search {
                                                                       : kDevicePrescreenLanes;
             scorer_.setScreeningFamilies(families, result_.prescreenLanes);
             result_.prescreenLanes = scorer_.screeningLanes(); // fewer where the device ran out
+            std::vector<int> added =
+                confirmingFamilies(scorer_.families(), families, settings_.prescreenConfirm);
+            if (!added.empty()) {
+                std::vector<int> both;
+                std::merge(families.begin(), families.end(), added.begin(), added.end(),
+                           std::back_inserter(both));
+                confirming_.emplace(std::move(both), familyCount());
+            }
+            scorer_.setConfirmingFamilies(added);
             prescreen_.emplace(std::move(families), familyCount());
         } else {
             scorer_.setScreeningFamilies({});
+            scorer_.setConfirmingFamilies({});
         }
         const int screeningsBefore = scorer_.screenings();
+        const int confirmationsBefore = scorer_.confirmations();
         // A family impossible at these rates would make every comparison meaningless.
         requireFiniteLikelihoods(*scorer_.datasetOn(start), theta, result_.evaluation);
         result_.startLogLikelihood = result_.evaluation.totalLogLikelihood;
@@ -156,7 +169,9 @@ class Search {
         forgetScreensAhead();
         result_.evaluations = scorer_.evaluations() - evaluationsBefore;
         result_.screenings = scorer_.screenings() - screeningsBefore;
+        result_.confirmations = scorer_.confirmations() - confirmationsBefore;
         if (prescreen_) result_.screeningZ = prescreen_->z();
+        if (confirming_) result_.confirmingZ = confirming_->z();
         result_.seconds = elapsed();
         return std::move(result_);
     }
@@ -214,26 +229,40 @@ class Search {
             kh_.newReference(ll(), perFamily());
     }
 
-    // The candidate on every family, or nothing when the pre-screen leaves it out (its row is then
-    // recorded with the estimate, under `newick` when given, and the estimate goes to *estimate). What
-    // is left out is left out of the supports too: this far below the current tree it would hardly
-    // lower a KH count, win a replicate or be the best root.
+    // The candidate on every family, or nothing when the pre-screen (or its confirming stage) leaves
+    // it out (its row is then recorded with the estimate, under `newick` when given, and the estimate
+    // goes to *estimate). What is left out is left out of the supports too: this far below the
+    // current tree it would hardly lower a KH count, win a replicate or be the best root.
     std::optional<Evaluation> scoreUnlessScreenedOut(const SpeciesTopology& candidate,
                                                      const std::string& move,
                                                      const std::string* newick = nullptr,
                                                      double* estimate = nullptr) {
         if (!prescreen_) return score(candidate);
         if (stopping()) throw SearchInterrupted{};
-        const ScreeningEstimate predicted =
-            prescreen_->estimate(screenOf(candidate, newick).logLikelihood, perFamily());
-        if (!prescreen_->worthScoring(predicted)) {
+        const auto leaveOut = [&](const ScreeningEstimate& e) {
             ++result_.screenedOut;
-            if (estimate) *estimate = ll() + predicted.change;
-            record(move, newick ? *newick : newickOf(candidate), ll() + predicted.change, false, true);
+            if (estimate) *estimate = ll() + e.change;
+            record(move, newick ? *newick : newickOf(candidate), ll() + e.change, false, true);
             return std::nullopt;
+        };
+        const Evaluation screened = screenOf(candidate, newick);
+        const ScreeningEstimate predicted = prescreen_->estimate(screened.logLikelihood, perFamily());
+        if (!prescreen_->worthScoring(predicted)) return leaveOut(predicted);
+        std::optional<ScreeningEstimate> confirmed;
+        if (confirming_) {
+            if (stopping()) throw SearchInterrupted{};
+            confirmed = confirming_->estimate(
+                mergedByFamily(prescreen_->families(), screened.logLikelihood, scorer_.confirmingFamilies(),
+                               scorer_.confirm(candidate, result_.theta).logLikelihood),
+                perFamily());
+            if (!confirming_->worthScoring(*confirmed)) {
+                ++result_.confirmedOut;
+                return leaveOut(*confirmed);
+            }
         }
         Evaluation eval = score(candidate);
         prescreen_->observe(predicted, eval.totalLogLikelihood - ll());
+        if (confirmed) confirming_->observe(*confirmed, eval.totalLogLikelihood - ll());
         return eval;
     }
 
@@ -668,7 +697,8 @@ class Search {
     BranchBootstrap bp_;
     RootTable roots_;
     std::optional<Prescreen> prescreen_;
-    std::vector<Clade> splits_; // of the current tree
+    std::optional<Prescreen> confirming_; // on the screening and the confirming families together
+    std::vector<Clade> splits_;           // of the current tree
     // SPR candidates scored (or left at the pre-screen) at the current rates, with their
     // log-likelihoods (trySpr), and the sum and count of their drops below the tree they were
     // offered against (the mean of cutOff).

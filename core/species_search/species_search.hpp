@@ -50,6 +50,11 @@ struct SpeciesSearchSettings {
     // next ones the search would score are screened beside the one it needs. The search's decisions
     // are the same for any number; 1: one at a time; 0: 4 on a device backend, 1 on the CPU.
     int prescreenLanes = 0;
+    // The pre-screen's confirming stage: a candidate the pre-screen cannot rule out is next scored on
+    // more families, this many times the pre-screen's (those included), and on all of them only
+    // when the estimate from these could still be an improvement. Off (0, or at most 1) or when that
+    // reaches every family.
+    double prescreenConfirm = 2.5;
     // RELDATED: infer the order of the speciations (AleRax's --infer-speciation-order) after the
     // rate fit (species_search/speciation_order_search.hpp); REROOT also re-dates every root
     // candidate.
@@ -98,12 +103,15 @@ struct SpeciesSearchResult {
     int screenings = 0;       // candidates scored on the pre-screening families
     int screenedOut = 0;      // of them, those left there
     int screeningsUnused = 0; // of them, those screened ahead that the search then did not need
+    int confirmations = 0;    // candidates also scored on the confirming families
+    int confirmedOut = 0;     // of them, those left there (counted in screenedOut too)
     int prescreenLanes = 0;   // the lanes the screenings ran in (0: no pre-screen; fewer than asked
                               // where the device's memory ran out)
     int repeatsSkipped = 0;   // SPR candidates not scored again: the same tree was, at the same rates
     int sprCutoffSkipped = 0; // SPR regrafts not tried: the one nearer on their way fell too far
     int sprMemorySkipped = 0; // SPR moves not tried: the same local move fell too far on an earlier tree
     double screeningZ = 0;    // the pre-screen's z at the end (Prescreen::z)
+    double confirmingZ = 0;   // the confirming stage's
     bool interrupted = false;
     double seconds = 0.0;
     std::optional<SpeciationOrderResult> speciationOrder; // when it was inferred

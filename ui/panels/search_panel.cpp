@@ -41,9 +41,10 @@ const char* const kSpeciationOrderTip =
     "Infer the order of the speciations (as --infer-speciation-order; RELDATED only): REROOT re-dates "
     "every root candidate, then runs the dating step";
 
-// A factor of the mean drop (the SPR cutoff's and the SPR memory's): 0 to 10 by halves, 0 "off".
-QDoubleSpinBox* meanDropFactorBox(const char* objectName, const QString& accessibleName, double value,
-                                  const QString& toolTip) {
+// A factor (the SPR cutoff's and the SPR memory's of the mean drop, the pre-screen's confirming
+// stage's of its families): 0 to 10 by halves, 0 "off".
+QDoubleSpinBox* factorBox(const char* objectName, const QString& accessibleName, double value,
+                          const QString& toolTip) {
     auto* box = new QDoubleSpinBox;
     box->setObjectName(objectName);
     box->setAccessibleName(accessibleName);
@@ -73,13 +74,13 @@ SearchPanel::SearchPanel(QWidget* parent) : QWidget(parent) {
     radius_->setRange(1, 10);
     radius_->setValue(SpeciesSearchSettings{}.maxRadius);
     radius_->setToolTip(tr("SPR rounds start at radius 1 and grow to this while no move pays"));
-    sprCutoff_ = meanDropFactorBox(
+    sprCutoff_ = factorBox(
         "searchSprCutoff", tr("SPR cutoff: regrafts past a drop of this many mean drops are not tried"),
         SpeciesSearchSettings{}.sprCutoff,
         tr("A regraft further out is tried only when the one a step nearer on its way lies at most this "
            "many times the mean drop of the candidates scored so far below the current tree (as "
            "--spr-cutoff; off: every regraft within the radius)"));
-    sprMemory_ = meanDropFactorBox(
+    sprMemory_ = factorBox(
         "searchSprMemory",
         tr("SPR memory: moves that fell this many mean drops below an earlier tree are not tried again"),
         SpeciesSearchSettings{}.sprMemory,
@@ -112,6 +113,14 @@ SearchPanel::SearchPanel(QWidget* parent) : QWidget(parent) {
                               "every family only when that estimate could be an improvement (as "
                               "--prescreen). Worth it with many families: the estimate's error shrinks "
                               "with the number of families sampled"));
+    prescreenConfirm_ = factorBox(
+        "searchPrescreenConfirm",
+        tr("Confirming stage: candidates the pre-screen cannot rule out are scored on this many times its "
+           "families first"),
+        SpeciesSearchSettings{}.prescreenConfirm,
+        tr("A candidate the pre-screen cannot rule out is next scored on this many times the pre-screen's "
+           "families (those included), and on every family only when these could not rule it out either "
+           "(as --prescreen-confirm; off: straight to every family)"));
     speciationOrder_ = new QCheckBox(tr("Infer speciation order"));
     speciationOrder_->setObjectName("searchInferSpeciationOrder");
     speciationOrder_->setAccessibleName(tr("Infer the order of the speciations"));
@@ -200,6 +209,8 @@ SearchPanel::SearchPanel(QWidget* parent) : QWidget(parent) {
     buttonsRow->addStretch(1);
     buttonsRow->addWidget(new QLabel(tr("Pre-screen")));
     buttonsRow->addWidget(prescreen_);
+    buttonsRow->addWidget(new QLabel(tr("Confirm ×")));
+    buttonsRow->addWidget(prescreenConfirm_);
     auto* controls = new QVBoxLayout;
     controls->addLayout(settingsRow);
     // On a row of its own: beside the other settings it widened the window past a 1067-pixel
@@ -300,7 +311,7 @@ SearchPanel::SearchPanel(QWidget* parent) : QWidget(parent) {
     connect(startFrom_, &QComboBox::currentIndexChanged, this, &SearchPanel::settingsChanged);
     for (QSpinBox* box : {radius_, seed_, prescreen_})
         connect(box, &QSpinBox::valueChanged, this, &SearchPanel::settingsChanged);
-    for (QDoubleSpinBox* box : {sprCutoff_, sprMemory_})
+    for (QDoubleSpinBox* box : {sprCutoff_, sprMemory_, prescreenConfirm_})
         connect(box, &QDoubleSpinBox::valueChanged, this, &SearchPanel::settingsChanged);
     connect(start_, &QPushButton::clicked, this, &SearchPanel::startRequested);
     connect(pause_, &QPushButton::clicked, this, [this] {
@@ -415,6 +426,7 @@ void SearchPanel::restoreSettings(const SpeciesSearchSettings& settings, SearchS
     seed_->setValue(
         static_cast<int>(std::min<std::uint64_t>(settings.seed, std::numeric_limits<int>::max())));
     prescreen_->setValue(static_cast<int>(std::lround(100 * settings.prescreen)));
+    prescreenConfirm_->setValue(settings.prescreenConfirm);
     if (const int index = startFrom_->findData(int(from)); index >= 0) startFrom_->setCurrentIndex(index);
     speciationOrder_->setChecked(settings.inferSpeciationOrder && engineRefusal(true).isEmpty());
     updateRefusal();
@@ -440,6 +452,7 @@ SpeciesSearchSettings SearchPanel::settings() const {
     s.sprMemory = sprMemory_->value();
     s.seed = static_cast<std::uint64_t>(seed_->value());
     s.prescreen = prescreen_->value() / 100.0;
+    s.prescreenConfirm = prescreenConfirm_->value();
     s.inferSpeciationOrder = speciationOrder_->isChecked();
     return s;
 }
@@ -636,6 +649,7 @@ void SearchPanel::updateButtons() {
     startFrom_->setEnabled(!running);
     seed_->setEnabled(!running);
     prescreen_->setEnabled(!running);
+    prescreenConfirm_->setEnabled(!running);
     const bool haveBest = !running && !best_.bestNewick.isEmpty();
     save_->setEnabled(haveBest);
     colourBy_->setEnabled(haveBest && colourBy_->count() > 0);

@@ -67,6 +67,7 @@ class SearchPanel : public QWidget {
     QSpinBox* prescreenBox() const { return prescreen_; }
     QDoubleSpinBox* sprCutoffBox() const { return sprCutoff_; }
     QDoubleSpinBox* sprMemoryBox() const { return sprMemory_; }
+    QDoubleSpinBox* prescreenConfirmBox() const { return prescreenConfirm_; }
     QComboBox* strategyBox() const { return strategy_; }
     QCheckBox* speciationOrderBox() const { return speciationOrder_; }
     SpeciesTreeView* treeView() const { return view_; }
@@ -114,6 +115,7 @@ class SearchPanel : public QWidget {
     QSpinBox *radius_, *seed_, *prescreen_;
     QDoubleSpinBox* sprCutoff_;
     QDoubleSpinBox* sprMemory_;
+    QDoubleSpinBox* prescreenConfirm_;
     QPushButton *start_, *pause_, *stop_, *save_, *adopt_;
     QLabel* status_;
     QCustomPlot* plot_;

@@ -134,6 +134,7 @@ json searchToJson(const SessionState& s) {
             {"start", start},
             {"seed", s.search.seed},
             {"prescreen", s.search.prescreen},
+            {"prescreen_confirm", s.search.prescreenConfirm},
             {"infer_speciation_order", s.search.inferSpeciationOrder}};
 }
 
@@ -144,6 +145,7 @@ void readSearch(const json& j, SessionState& s) {
     s.search.sprMemory = j.value("spr_memory", SpeciesSearchSettings{}.sprMemory);
     s.search.seed = integerField<std::uint64_t>(j, "seed");
     s.search.prescreen = j.at("prescreen").get<double>();
+    s.search.prescreenConfirm = j.value("prescreen_confirm", SpeciesSearchSettings{}.prescreenConfirm);
     s.search.inferSpeciationOrder = j.at("infer_speciation_order").get<bool>();
     s.search.validate();
     const std::string start = j.at("start").get<std::string>();
