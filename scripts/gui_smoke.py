@@ -305,6 +305,14 @@ def main():
     xdotool("key", "Tab")
     wait_for("the SPR memory at 0.5", lambda: memory.queryValue().currentValue == 0.5,
              describe=lambda: str(memory.queryValue().currentValue))
+    # The pre-screen's confirming stage, typed: 3 times the pre-screen's families.
+    confirm = wb.find(pyatspi.ROLE_SPIN_BUTTON,
+                      name="Confirming stage: candidates the pre-screen cannot rule out are scored on this "
+                           "many times its families first")
+    wb.type_into(confirm, "3")
+    xdotool("key", "Tab")
+    wait_for("the confirming stage at 3", lambda: confirm.queryValue().currentValue == 3.0,
+             describe=lambda: str(confirm.queryValue().currentValue))
     wb.click(wb.find(pyatspi.ROLE_PUSH_BUTTON, name="Start the species-tree search"))
     wait_for("the search's start in the log",
              lambda: "Species-tree search (HYBRID from a random tree, seed 123) started on" in wb.log_text(),
