@@ -431,8 +431,11 @@ class SpeciesSearch : public QObject {
         // Calibrating: everything is scored, except a candidate impossible on a sampled family.
         QVERIFY(p.worthScoring({-1e9, 1.0}));
         QVERIFY(!p.worthScoring({-std::numeric_limits<double>::infinity(), 1.0}));
-        for (int k = 0; k < Prescreen::calibrationCandidates; ++k)
-            p.observe({-10.0, 1.0}, -12.0); // two standard errors off each time: z = 4 × 2
+        for (int k = 0; k < Prescreen::calibrationCandidates / 2; ++k)
+            p.observe({-10.0, 1.0}, -15.0); // worse than estimated: such errors cannot hide an improvement
+        QCOMPARE(p.z(), Prescreen::minimumZ);
+        for (int k = 0; k < Prescreen::calibrationCandidates / 2; ++k)
+            p.observe({-10.0, 1.0}, -8.0); // two standard errors better each time: z = 4 × 2
         p.observe({-10.0, std::numeric_limits<double>::infinity()}, 0.0); // carries no information
         QCOMPARE(p.observed(), Prescreen::calibrationCandidates);
         QCOMPARE(p.z(), 8.0);

@@ -94,13 +94,17 @@ void Prescreen::observe(const ScreeningEstimate& e, double exact) {
     const double error = exact - e.change;
     if (!std::isfinite(error) || !std::isfinite(e.standardError)) return;
     ++observed_;
+    // Only a candidate better than its estimate can be missed: the errors below it (a few sharply
+    // worse families the sample did not hold) only cost evaluations, and do not widen z.
+    if (!(error > 0)) return;
+    ++above_;
     // An exact estimate (every sampled family unchanged) counts as one standard error.
     squaredErrors_ += e.standardError > 0 ? (error / e.standardError) * (error / e.standardError) : 1.0;
 }
 
 double Prescreen::z() const {
-    if (observed_ == 0) return minimumZ;
-    return minimumZ * std::max(1.0, std::sqrt(squaredErrors_ / observed_));
+    if (above_ == 0) return minimumZ;
+    return minimumZ * std::max(1.0, std::sqrt(squaredErrors_ / above_));
 }
 
 } // namespace gpurec

@@ -45,7 +45,9 @@ class Prescreen {
     bool worthScoring(const ScreeningEstimate& e) const;
     // Records a candidate scored both ways: its estimate and its exact change.
     void observe(const ScreeningEstimate& e, double exact);
-    // minimumZ × the root-mean-square of (exact − change) / standardError seen, where above 1.
+    // minimumZ × the root-mean-square of the standardised errors (exact − change) / standardError
+    // seen above zero (the candidate better than its estimate: the only errors that can hide an
+    // improvement), where that is above 1.
     double z() const;
     int observed() const { return observed_; }
 
@@ -53,7 +55,8 @@ class Prescreen {
     std::vector<int> families_;
     int familyCount_;
     int observed_ = 0;
-    double squaredErrors_ = 0.0; // of the standardised errors
+    int above_ = 0;              // of them, better than their estimate
+    double squaredErrors_ = 0.0; // of those standardised errors
 };
 
 } // namespace gpurec
