@@ -394,6 +394,8 @@ class CliSearch : public QObject {
         const int screenedOut = j["search"]["screened_out"], confirmedOut = j["search"]["confirmed_out"];
         QVERIFY(int(j["search"]["screenings"]) - int(j["search"]["screenings_unused"]) >= screenedOut);
         QVERIFY(double(j["search"]["screening_z"]) >= 4.0);
+        QCOMPARE(int(j["search"]["confirming_families"]),
+                 int(std::lround(0.3 * double(j["families"].size()))));
         QVERIFY(int(j["search"]["confirmations"]) > 0);
         QVERIFY(int(j["search"]["confirmations"]) >= confirmedOut);
         QVERIFY(screenedOut >= confirmedOut);

@@ -590,6 +590,15 @@ class SpeciesSearch : public QObject {
         allowed = made + 1;
         scorer.setScreeningFamilies({1, 3}, 2);
         QCOMPARE(scorer.screeningLanes(), 1);
+        // The confirming stage only saves time: without room for its backend there is none, and the
+        // main backend still scores every family.
+        allowed = made;
+        scorer.setConfirmingFamilies({0, 4, 6});
+        QVERIFY(scorer.confirmingFamilies().empty());
+        QCOMPARE(scorer.evaluate(tree, theta).totalLogLikelihood, full.totalLogLikelihood);
+        allowed = made + 1;
+        scorer.setConfirmingFamilies({0, 4, 6});
+        QCOMPARE(scorer.confirm(tree, theta).logLikelihood[1], full.logLikelihood[4]);
     }
 
     // A pre-screened search ends as high as a full one, scoring fewer candidates on every family;
@@ -664,6 +673,7 @@ class SpeciesSearch : public QObject {
         settings.prescreenConfirm = 2.5;
         const SpeciesSearchResult two = searchSpeciesTree(scorer, start, theta, settings);
         QCOMPARE(int(scorer.confirmingFamilies().size()), 36); // 60 with the screening families
+        QCOMPARE(two.confirmingFamilies, 36);
         qInfo(
             "one stage: LL %.6f, %d evaluations (%d screened out); two: LL %.6f, %d (%d screened out, %d of "
             "%d confirmations left out, z %.2f)",

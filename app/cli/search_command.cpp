@@ -354,6 +354,7 @@ void registerSearch(CLI::App& root) {
                        {"screened_out", result.screenedOut},
                        {"prescreen_lanes", result.prescreenLanes},
                        {"prescreen_confirm", settings.prescreenConfirm},
+                       {"confirming_families", result.confirmingFamilies},
                        {"confirmations", result.confirmations},
                        {"confirmed_out", result.confirmedOut},
                        {"confirming_z", result.confirmingZ},
@@ -406,10 +407,13 @@ void registerSearch(CLI::App& root) {
                         "ahead and not needed), %d left there (z %.3g)\n",
                         scorer.screeningFamilies().size(), result.prescreenLanes, result.screenings,
                         result.screeningsUnused, result.screenedOut, result.screeningZ);
-        if (result.confirmations > 0)
-            std::printf("confirming stage on %zu more families: %d candidates, %d left there (z %.3g)\n",
-                        scorer.confirmingFamilies().size(), result.confirmations, result.confirmedOut,
+        if (result.confirmingFamilies > 0)
+            std::printf("confirming stage on %d more families: %d candidates, %d left there (z %.3g)\n",
+                        result.confirmingFamilies, result.confirmations, result.confirmedOut,
                         result.confirmingZ);
+        else if (settings.prescreen > 0 && settings.prescreenConfirm > 0)
+            std::printf("no confirming stage: it would add fewer than two families or reach all of them, "
+                        "or the device had no memory left for it\n");
         printEarlyStops(result.evaluation.stats);
         std::printf("wrote %s/species_trees/, %s/per_fam_likelihoods.txt, %s/model_parameters/, "
                     "%s/search_trace.csv and %s/result.json\n",

@@ -125,7 +125,11 @@ std::vector<std::unique_ptr<CandidateScorer>> CandidateScorer::subsetScorers(con
             if (backend_) backend_->replan(limits);
             return scorers;
         } catch (const std::runtime_error&) {
-            if (scorers.size() < 2) throw;
+            if (scorers.size() < 2) {
+                scorers.clear(); // the main backend back to its own plan, which fitted without them
+                if (backend_) backend_->replan(limits);
+                throw;
+            }
             scorers.pop_back();
         }
     }
@@ -148,8 +152,12 @@ void CandidateScorer::setConfirmingFamilies(const std::vector<int>& families) {
     confirmingFamilies_.clear();
     confirming_.reset();
     if (families.empty()) return;
-    confirming_ = std::move(subsetScorers(families, 1).front());
-    confirmingFamilies_ = families;
+    try {
+        confirming_ = std::move(subsetScorers(families, 1).front());
+        confirmingFamilies_ = families;
+    } catch (const std::runtime_error&) {
+        // The stage only saves time: where the device has no room for it, the search goes without.
+    }
 }
 
 int CandidateScorer::screenings() const {

@@ -64,7 +64,8 @@ class CandidateScorer {
     std::vector<Evaluation> screen(const std::vector<SpeciesTopology>& trees, const RateParameters& theta);
     int screenings() const;
     // The pre-screen's confirming stage: candidates can also be scored on these families alone
-    // (indices, increasing; none of the screening families), by one more backend. Empty: none.
+    // (indices, increasing; none of the screening families), by one more backend. Empty: none; none
+    // either (confirmingFamilies() empty) where the device has no memory left for that backend.
     void setConfirmingFamilies(const std::vector<int>& families);
     const std::vector<int>& confirmingFamilies() const { return confirmingFamilies_; }
     // The confirming families' log-likelihoods on the candidate at θ, in confirmingFamilies() order.

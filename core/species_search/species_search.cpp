@@ -119,15 +119,16 @@ class Search {
                                                                       : kDevicePrescreenLanes;
             scorer_.setScreeningFamilies(families, result_.prescreenLanes);
             result_.prescreenLanes = scorer_.screeningLanes(); // fewer where the device ran out
-            std::vector<int> added =
-                confirmingFamilies(scorer_.families(), families, settings_.prescreenConfirm);
+            scorer_.setConfirmingFamilies(
+                confirmingFamilies(scorer_.families(), families, settings_.prescreenConfirm));
+            const std::vector<int>& added = scorer_.confirmingFamilies(); // none where the device ran out
             if (!added.empty()) {
                 std::vector<int> both;
                 std::merge(families.begin(), families.end(), added.begin(), added.end(),
                            std::back_inserter(both));
                 confirming_.emplace(std::move(both), familyCount());
             }
-            scorer_.setConfirmingFamilies(added);
+            result_.confirmingFamilies = static_cast<int>(added.size());
             prescreen_.emplace(std::move(families), familyCount());
         } else {
             scorer_.setScreeningFamilies({});

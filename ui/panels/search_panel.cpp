@@ -201,16 +201,19 @@ SearchPanel::SearchPanel(QWidget* parent) : QWidget(parent) {
     startRow->addWidget(new QLabel(tr("Seed")));
     startRow->addWidget(seed_);
     // The buttons on a row of their own: beside the start choice they widened the window past a
-    // 1067-pixel screen (1600 pixels at scale 1.5). The pre-screen fits after them.
+    // 1067-pixel screen (1600 pixels at scale 1.5).
     auto* buttonsRow = new QHBoxLayout;
     buttonsRow->addWidget(start_);
     buttonsRow->addWidget(pause_);
     buttonsRow->addWidget(stop_);
     buttonsRow->addStretch(1);
-    buttonsRow->addWidget(new QLabel(tr("Pre-screen")));
-    buttonsRow->addWidget(prescreen_);
-    buttonsRow->addWidget(new QLabel(tr("Confirm ×")));
-    buttonsRow->addWidget(prescreenConfirm_);
+    // The pre-screen and its confirming stage on a row of their own too, for the same reason.
+    auto* screenRow = new QHBoxLayout;
+    screenRow->addWidget(new QLabel(tr("Pre-screen")));
+    screenRow->addWidget(prescreen_);
+    screenRow->addWidget(new QLabel(tr("Confirm ×")));
+    screenRow->addWidget(prescreenConfirm_);
+    screenRow->addStretch(1);
     auto* controls = new QVBoxLayout;
     controls->addLayout(settingsRow);
     // On a row of its own: beside the other settings it widened the window past a 1067-pixel
@@ -224,6 +227,7 @@ SearchPanel::SearchPanel(QWidget* parent) : QWidget(parent) {
     orderRow->addWidget(sprMemory_);
     controls->addLayout(orderRow);
     controls->addLayout(startRow);
+    controls->addLayout(screenRow);
     controls->addLayout(buttonsRow);
     colourBy_ = new QComboBox;
     colourBy_->setObjectName("searchColouring");
