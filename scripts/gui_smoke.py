@@ -290,29 +290,19 @@ def main():
     for key in ("Down", "Down", "Return"):  # the working tree, MiniNJ, a random tree
         xdotool("key", key)
     wb.find(pyatspi.ROLE_COMBO_BOX, name="a random tree")
-    # The SPR cutoff, typed: 2 mean drops instead of the default 1.
-    cutoff = wb.find(pyatspi.ROLE_SPIN_BUTTON,
-                     name="SPR cutoff: regrafts past a drop of this many mean drops are not tried")
-    wb.type_into(cutoff, "2")
-    xdotool("key", "Tab")
-    wait_for("the SPR cutoff at 2", lambda: cutoff.queryValue().currentValue == 2.0,
-             describe=lambda: str(cutoff.queryValue().currentValue))
-    # The SPR memory, typed: half a mean drop.
-    memory = wb.find(pyatspi.ROLE_SPIN_BUTTON,
-                     name="SPR memory: moves that fell this many mean drops below an earlier tree are not "
-                          "tried again")
-    wb.type_into(memory, "0.5")
-    xdotool("key", "Tab")
-    wait_for("the SPR memory at 0.5", lambda: memory.queryValue().currentValue == 0.5,
-             describe=lambda: str(memory.queryValue().currentValue))
-    # The pre-screen's confirming stage, typed: 3 times the pre-screen's families.
-    confirm = wb.find(pyatspi.ROLE_SPIN_BUTTON,
-                      name="Confirming stage: candidates the pre-screen cannot rule out are scored on this "
-                           "many times its families first")
-    wb.type_into(confirm, "3")
-    xdotool("key", "Tab")
-    wait_for("the confirming stage at 3", lambda: confirm.queryValue().currentValue == 3.0,
-             describe=lambda: str(confirm.queryValue().currentValue))
+    def type_factor(what, name, value):
+        box = wb.find(pyatspi.ROLE_SPIN_BUTTON, name=name)
+        wb.type_into(box, str(value))
+        xdotool("key", "Tab")
+        wait_for(f"the {what} at {value}", lambda: box.queryValue().currentValue == value,
+                 describe=lambda: str(box.queryValue().currentValue))
+    # The SPR cutoff (2 mean drops instead of 1), the SPR memory (half a mean drop) and the
+    # pre-screen's confirming stage (3 times its families instead of 2.5), typed.
+    type_factor("SPR cutoff", "SPR cutoff: regrafts past a drop of this many mean drops are not tried", 2)
+    type_factor("SPR memory", "SPR memory: moves that fell this many mean drops below an earlier tree are not "
+                "tried again", 0.5)
+    type_factor("confirming stage", "Confirming stage: candidates the pre-screen cannot rule out are scored on "
+                "this many times its families first", 3)
     wb.click(wb.find(pyatspi.ROLE_PUSH_BUTTON, name="Start the species-tree search"))
     wait_for("the search's start in the log",
              lambda: "Species-tree search (HYBRID from a random tree, seed 123) started on" in wb.log_text(),

@@ -469,7 +469,7 @@ class SpeciesSearch : public QObject {
 
     // The confirming stage's families: the screening families' factor times as many in all, the
     // added ones spread over the cost order of the others; none where that adds fewer than two or
-    // reaches every family. Their values and the sample's merge in family order.
+    // reaches every family.
     void confirmingFamiliesAddToTheSample() {
         auto data = simulated(simulatedSpeciesTree(8, 3), 10, 4);
         auto cost = [&](int f) {
@@ -489,8 +489,6 @@ class SpeciesSearch : public QObject {
         QVERIFY(confirmingFamilies(*data, screening, 1.5).empty()); // one more only
         QVERIFY(confirmingFamilies(*data, screening, 5.0).empty()); // every family
         QCOMPARE(confirmingFamilies(*data, screening, 4.5).size(), std::size_t(7));
-        QCOMPARE(mergedByFamily({1, 4, 9}, {10, 40, 90}, {0, 5, 6}, {0, 50, 60}),
-                 (std::vector<double>{0, 10, 40, 50, 60, 90}));
     }
 
     // The screening backend gives the sampled families' log-likelihoods of a full evaluation, bit

@@ -51,19 +51,6 @@ std::vector<int> confirmingFamilies(const Dataset& data, const std::vector<int>&
                         static_cast<int>(total - static_cast<long long>(screening.size())));
 }
 
-std::vector<double> mergedByFamily(const std::vector<int>& a, const std::vector<double>& aValues,
-                                   const std::vector<int>& b, const std::vector<double>& bValues) {
-    std::vector<double> merged;
-    merged.reserve(a.size() + b.size());
-    std::size_t i = 0, j = 0;
-    while (i < a.size() || j < b.size())
-        if (j == b.size() || (i < a.size() && a[i] < b[j]))
-            merged.push_back(aValues.at(i++));
-        else
-            merged.push_back(bValues.at(j++));
-    return merged;
-}
-
 Prescreen::Prescreen(std::vector<int> families, int familyCount)
     : families_(std::move(families)), familyCount_(familyCount) {}
 

@@ -18,9 +18,6 @@ std::vector<int> screeningFamilies(const Dataset& data, double fraction);
 // so that both together are `factor` times as many; spread over the other families as
 // screeningFamilies spreads its own. Empty when that adds fewer than two or reaches every family.
 std::vector<int> confirmingFamilies(const Dataset& data, const std::vector<int>& screening, double factor);
-// The values of two samples (families increasing in each, disjoint) in the order of their union.
-std::vector<double> mergedByFamily(const std::vector<int>& a, const std::vector<double>& aValues,
-                                   const std::vector<int>& b, const std::vector<double>& bValues);
 
 // The estimate from the screening families of a candidate's change of the total log-likelihood.
 struct ScreeningEstimate {
@@ -34,6 +31,7 @@ class Prescreen {
     static constexpr int calibrationCandidates = 20;
     static constexpr double minimumZ = 4.0;
 
+    // `families`: the sampled families, in the order estimate() is given their values.
     Prescreen(std::vector<int> families, int familyCount);
     const std::vector<int>& families() const { return families_; }
 

@@ -8,7 +8,6 @@
 #include <algorithm>
 #include <chrono>
 #include <functional>
-#include <iterator>
 #include <limits>
 #include <memory>
 #include <optional>
@@ -122,10 +121,9 @@ class Search {
             scorer_.setConfirmingFamilies(
                 confirmingFamilies(scorer_.families(), families, settings_.prescreenConfirm));
             const std::vector<int>& added = scorer_.confirmingFamilies(); // none where the device ran out
-            if (!added.empty()) {
-                std::vector<int> both;
-                std::merge(families.begin(), families.end(), added.begin(), added.end(),
-                           std::back_inserter(both));
+            if (!added.empty()) { // the sample's families, then the added ones: as their values come
+                std::vector<int> both = families;
+                both.insert(both.end(), added.begin(), added.end());
                 confirming_.emplace(std::move(both), familyCount());
             }
             result_.confirmingFamilies = static_cast<int>(added.size());
@@ -252,10 +250,10 @@ class Search {
         std::optional<ScreeningEstimate> confirmed;
         if (confirming_) {
             if (stopping()) throw SearchInterrupted{};
-            confirmed = confirming_->estimate(
-                mergedByFamily(prescreen_->families(), screened.logLikelihood, scorer_.confirmingFamilies(),
-                               scorer_.confirm(candidate, result_.theta).logLikelihood),
-                perFamily());
+            std::vector<double> both = screened.logLikelihood;
+            const std::vector<double> added = scorer_.confirm(candidate, result_.theta).logLikelihood;
+            both.insert(both.end(), added.begin(), added.end());
+            confirmed = confirming_->estimate(both, perFamily());
             if (!confirming_->worthScoring(*confirmed)) {
                 ++result_.confirmedOut;
                 return leaveOut(*confirmed);
