@@ -22,8 +22,10 @@
 #include <algorithm>
 #include <barrier>
 #include <cmath>
+#include <functional>
 #include <numeric>
 #include <random>
+#include <set>
 #include <thread>
 
 using namespace gpurec;
@@ -75,6 +77,11 @@ struct HostExecutor {
                                   clades[i], opt, scratch);
             });
         }
+    }
+    void copyRows(const TableView& tab, const int* to, const int* from, int count) {
+        for (int i = 0; i < count; ++i)
+            for (int e = 0; e < tab.n; ++e)
+                copyRowEntry(tab, to[i], from[i], e);
     }
     void likelihood(const SpeciesView& s, const SetView& sv, const CladeView& cv, const TableView& tab,
                     int familyBegin, int families, double* logLikelihood, double* rootSum) {
@@ -197,7 +204,7 @@ struct Emulation {
 Emulation emulate(const Dataset& data, const RateParameters& theta, const SolverOptions& options,
                   bool withGradient, int maxFamiliesPerBatch = 0, int chunkSplits = 3,
                   const std::vector<double>* familyWeights = nullptr, int familiesPerChunk = 0,
-                  const std::vector<char>* needed = nullptr) {
+                  const std::vector<char>* needed = nullptr, bool copyRepeatedClades = true) {
     const HostStructure h(data);
     const int n = h.n, F = static_cast<int>(data.families.size());
     const bool genewise = theta.mode() == RateMode::Genewise;
@@ -280,7 +287,10 @@ Emulation emulate(const Dataset& data, const RateParameters& theta, const Solver
     in.chunkClades = kChunkClades;
     in.familySplitChunkRows = h.familySplitChunkRows(chunkSplits);
     const BatchPlan plan = planBatches(in);
-    const BatchWaves waves = batchWaves(computeWaveSchedule(data), h, plan, chunkSplits, needed);
+    const WaveSchedule schedule = computeWaveSchedule(data);
+    const BatchWaves waves =
+        batchWaves(schedule, h, plan, copyRepeatedClades ? cladeClasses(schedule, h) : std::vector<int>{},
+                   chunkSplits, needed);
     std::vector<double> partial(static_cast<std::size_t>(partialRows(
                                     plan.maxChunks, std::max(plan.maxSplitChunkRows, waves.maxWaveChunks), n,
                                     s.highways, nodeThetaRows)) *
@@ -304,6 +314,7 @@ Emulation emulate(const Dataset& data, const RateParameters& theta, const Solver
     std::vector<unsigned long long> counters(CounterCount, 0);
     BatchJob j;
     j.waveClades = waves.clades.data();
+    j.copySources = waves.copySources.data();
     j.splitChunks = waves.chunks.data();
     j.s = s;
     j.sv = sv;
@@ -340,6 +351,7 @@ Emulation emulate(const Dataset& data, const RateParameters& theta, const Solver
         j.index = static_cast<int>(bi);
         j.waves = &waves.waves[bi];
         j.waveChunks = &waves.waveChunks[bi];
+        j.waveCopies = &waves.waveCopies[bi];
         j.tab = TableView{pi.data(),   pibar.data(),      adjoint.data(), scale.data(),
                           peak.data(), iterations.data(), b.cladeBegin,   n};
         j.rootSum = rootSum.data();
@@ -1064,13 +1076,122 @@ class GpuSolverSteps : public QObject {
         plan.species = h.n;
         plan.familyClades = h.familyCladeCounts();
         plan.budgetBytes = 1e18;
-        const BatchWaves all = batchWaves(computeWaveSchedule(*in.dataset), h, planBatches(plan));
+        const BatchWaves all = batchWaves(computeWaveSchedule(*in.dataset), h, planBatches(plan), {});
         const BatchWaves some =
-            batchWaves(computeWaveSchedule(*in.dataset), h, planBatches(plan), 3, &needed);
+            batchWaves(computeWaveSchedule(*in.dataset), h, planBatches(plan), {}, 3, &needed);
         const int keptClades =
             h.familyCladeBegin[2] - h.familyCladeBegin[1] + h.familyCladeBegin[F] - h.familyCladeBegin[F - 1];
         QCOMPARE(static_cast<int>(some.clades.size()), keptClades);
         QVERIFY(some.waves[0].size() <= all.waves[0].size());
+    }
+
+    // Clade classes: two clades share one exactly when they are genes of one species or their splits
+    // are, in order, of equal weights and children of equal classes (checked pair by pair against
+    // that definition); pruned trees give none.
+    void cladeClassesFollowTheirDefinition() {
+        LoadedInput in = loadShared("primates", "species.nwk");
+        const HostStructure h(*in.dataset);
+        const std::vector<int> classes = cladeClasses(computeWaveSchedule(*in.dataset), h);
+        const int C = h.cladeCount();
+        QCOMPARE(static_cast<int>(classes.size()), C);
+        std::vector<std::vector<signed char>> memo(C, std::vector<signed char>(C, -1));
+        std::function<bool(int, int)> same = [&](int a, int b) -> bool {
+            signed char& m = memo[a][b];
+            if (m >= 0) return m;
+            bool equal;
+            if (h.geneSpecies[a] >= 0 || h.geneSpecies[b] >= 0)
+                equal = h.geneSpecies[a] == h.geneSpecies[b];
+            else {
+                const int na = h.splitOffset[a + 1] - h.splitOffset[a];
+                equal = na == h.splitOffset[b + 1] - h.splitOffset[b];
+                for (int i = 0; equal && i < na; ++i) {
+                    const int ka = h.splitOffset[a] + i, kb = h.splitOffset[b] + i;
+                    equal = h.splitWeight[ka] == h.splitWeight[kb] &&
+                            same(h.splitLeft[ka], h.splitLeft[kb]) &&
+                            same(h.splitRight[ka], h.splitRight[kb]);
+                }
+            }
+            m = equal;
+            return equal;
+        };
+        int repeated = 0;
+        std::set<int> seen;
+        for (int a = 0; a < C; ++a) {
+            repeated += !seen.insert(classes[a]).second;
+            for (int b = 0; b < C; ++b)
+                if ((classes[a] == classes[b]) != same(a, b))
+                    QFAIL(qPrintable(
+                        QString("clades %1 and %2: classes disagree with the definition").arg(a).arg(b)));
+        }
+        QVERIFY2(repeated > 0, "no repeated clade to copy in the test data");
+
+        InputPaths paths;
+        paths.speciesTree = sharedData("primates/species.nwk");
+        paths.familiesFile = sharedData("primates/families.txt");
+        LoadOptions pruning;
+        pruning.pruneSpeciesTree = true;
+        LoadedInput pruned = loadInput(paths, TransferConstraint::Parents, pruning);
+        QVERIFY(cladeClasses(computeWaveSchedule(*pruned.dataset), HostStructure(*pruned.dataset)).empty());
+    }
+
+    // The wave lists with repeated clades copied: per batch and wave, each class solved once, the
+    // copies last, each naming a solved clade of its class in the same batch; every clade listed once.
+    // The evaluation's results are those of solving every clade, bit for bit (shared rates; the
+    // genewise mode solves the copies too), over one batch and several.
+    void repeatedCladesAreCopiedFromOneSolvedClade() {
+        LoadedInput in = loadShared("primates", "species.nwk");
+        const HostStructure h(*in.dataset);
+        const WaveSchedule schedule = computeWaveSchedule(*in.dataset);
+        const std::vector<int> classes = cladeClasses(schedule, h);
+        BatchPlanInput plan;
+        plan.species = h.n;
+        plan.familyClades = h.familyCladeCounts();
+        plan.budgetBytes = 1e18;
+        plan.maxFamiliesPerBatch = 3;
+        const BatchPlan batches = planBatches(plan);
+        QVERIFY(batches.batches.size() > 1);
+        const BatchWaves waves = batchWaves(schedule, h, batches, classes);
+        QCOMPARE(static_cast<int>(waves.clades.size()), h.cladeCount());
+        QCOMPARE(std::set<int>(waves.clades.begin(), waves.clades.end()).size(), std::size_t(h.cladeCount()));
+        std::size_t copies = 0;
+        for (std::size_t b = 0; b < batches.batches.size(); ++b) {
+            QCOMPARE(waves.waveCopies[b].size(), waves.waves[b].size());
+            for (std::size_t k = 0; k < waves.waves[b].size(); ++k) {
+                const auto [offset, count] = waves.waves[b][k];
+                const auto [copyOffset, copyCount] = waves.waveCopies[b][k];
+                QCOMPARE(copyOffset, static_cast<int>(copies));
+                const int solved = count - copyCount;
+                std::set<int> solvedClasses, solvedClades;
+                for (int i = 0; i < solved; ++i) {
+                    const int c = waves.clades[offset + i];
+                    QVERIFY2(solvedClasses.insert(classes[c]).second, "a class solved twice in one wave");
+                    solvedClades.insert(c);
+                }
+                for (int i = 0; i < copyCount; ++i) {
+                    const int c = waves.clades[offset + solved + i], from = waves.copySources[copyOffset + i];
+                    QVERIFY(solvedClades.count(from) == 1);
+                    QCOMPARE(classes[c], classes[from]);
+                    QVERIFY(c >= batches.batches[b].cladeBegin && c < batches.batches[b].cladeEnd);
+                }
+                copies += copyCount;
+            }
+        }
+        QCOMPARE(waves.copySources.size(), copies);
+        QVERIFY(copies > 0);
+
+        for (const RateMode mode : {RateMode::Global, RateMode::Specieswise, RateMode::Genewise}) {
+            const RateParameters theta = randomRates(mode, *in.dataset, 23);
+            for (int maxFamilies : {0, 3}) {
+                const Evaluation copied = emulate(*in.dataset, theta, SolverOptions{}, true, maxFamilies, 3,
+                                                  nullptr, 0, nullptr, true)
+                                              .out;
+                const Evaluation solved = emulate(*in.dataset, theta, SolverOptions{}, true, maxFamilies, 3,
+                                                  nullptr, 0, nullptr, false)
+                                              .out;
+                QVERIFY(copied.logLikelihood == solved.logLikelihood);
+                QVERIFY(copied.gradient == solved.gradient);
+            }
+        }
     }
 
     void plannerKeepsBatchesWithinBudget() {

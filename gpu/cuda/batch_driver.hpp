@@ -7,7 +7,7 @@
 // tests the loop the GPU runs.
 //
 // An executor provides, with the arguments of the solver_kernels.hpp launcher of the same name:
-//   splitChunks, forwardWave, likelihood, originPosterior, adjointWave, gradientGather, foldChunks,
+//   splitChunks, forwardWave, copyRows, likelihood, originPosterior, adjointWave, gradientGather, foldChunks,
 //   accumulateShared, genewiseTheta, prunedTheta, countStats, countNaN, and
 //   zero(double*, count), copy(double* to, const double* from, count), poison(const Batch&),
 //   endPhase(EvaluationPhase), endWave(EvaluationPhase, batch, wave, clades).
@@ -39,7 +39,9 @@ struct BatchJob {
     int index = 0;                                           // of the batch in the plan
     const std::vector<std::pair<int, int>>* waves = nullptr; // (offset, count) into waveClades
     const std::vector<std::pair<int, int>>* waveChunks = nullptr;
+    const std::vector<std::pair<int, int>>* waveCopies = nullptr; // (offset, count) into copySources
     const int* waveClades = nullptr;
+    const int* copySources = nullptr;
     const SplitChunk* splitChunks = nullptr;
     SpeciesView s;
     SetView sv;
@@ -70,9 +72,14 @@ template <class Executor> void runBatchSteps(Executor& x, const BatchJob& j) {
     for (std::size_t k = 0; k < j.waves->size(); ++k) {
         const auto& [offset, count] = (*j.waves)[k];
         const auto& [chunkOffset, chunkCount] = (*j.waveChunks)[k];
+        // The genewise mode has a set per family: its repeated genes are solved like the others.
+        const auto& [copyOffset, copyCount] = (*j.waveCopies)[k];
+        const int copies = j.genewise ? 0 : copyCount;
         x.splitChunks(j.s, j.sv, j.cv, j.tab, j.splitChunks + chunkOffset, chunkCount, j.chunks,
                       j.fwd.pibarSideThreshold);
-        x.forwardWave(j.s, j.sv, j.cv, j.tab, j.chunks, j.waveClades + offset, count, j.fwd);
+        x.forwardWave(j.s, j.sv, j.cv, j.tab, j.chunks, j.waveClades + offset, count - copies, j.fwd);
+        if (copies > 0)
+            x.copyRows(j.tab, j.waveClades + offset + count - copies, j.copySources + copyOffset, copies);
         x.endWave(EvaluationPhase::Forward, j.index, static_cast<int>(k), count);
     }
     x.likelihood(j.s, j.sv, j.cv, j.tab, b.familyBegin, b.families(), j.logLikelihood + b.familyBegin,

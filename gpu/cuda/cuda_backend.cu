@@ -118,7 +118,7 @@ struct BatchBuffers {
     DeviceArray<double> pi, pibar, adjoint, pibarPeak, partial, rootSum, largestDone, largestRunning;
     DeviceArray<int> scale;
     DeviceArray<long long> iterations;
-    DeviceArray<int> waveClades, familyChunkBegin, cladeSlot;
+    DeviceArray<int> waveClades, copySources, familyChunkBegin, cladeSlot;
     DeviceArray<SplitChunk> splitChunks;
     void release() { *this = BatchBuffers{}; }
 };
@@ -200,6 +200,9 @@ struct DeviceExecutor {
                      const SplitChunkView& chunks, const int* clades, int count, const ForwardSettings& opt) {
         launchForwardWave(s, sv, cv, tab, chunks, clades, count, opt, stream);
     }
+    void copyRows(const TableView& tab, const int* to, const int* from, int count) {
+        launchCopyRows(tab, to, from, count, stream);
+    }
     void likelihood(const SpeciesView& s, const SetView& sv, const CladeView& cv, const TableView& tab,
                     int familyBegin, int families, double* logLikelihood, double* rootSum) {
         launchLikelihood(s, sv, cv, tab, familyBegin, families, logLikelihood, rootSum, stream);
@@ -277,6 +280,7 @@ class CudaBackend final : public LikelihoodBackend, public BackendDiagnostics {
         deviceName_ = "cuda:" + std::to_string(device_) + " " + prop.name;
         multiprocessors_ = prop.multiProcessorCount;
         configureTeams();
+        classes_ = cladeClasses(schedule_, host_);
         timing_ = std::make_unique<StreamAndEvents>();
         stream_ = timing_->stream;
         uploadStructure();
@@ -747,8 +751,8 @@ class CudaBackend final : public LikelihoodBackend, public BackendDiagnostics {
         double splitChunks = 0;
         for (int rows : in.familySplitChunkRows)
             splitChunks += rows;
-        // Wave lists, clades' chunk slots and the chunk list.
-        in.fixedBytes = memory_.current - setArrayBytes() + setBytes + 8.0 * host_.cladeCount() +
+        // Wave lists, clades' chunk slots, the repeated clades' sources and the chunk list.
+        in.fixedBytes = memory_.current - setArrayBytes() + setBytes + 12.0 * host_.cladeCount() +
                         sizeof(SplitChunk) * splitChunks + 4.0 * (F + 1);
         in.maxFamiliesPerBatch = limits_.maxFamiliesPerBatch;
         in.chunkClades = kChunkClades;
@@ -794,14 +798,16 @@ class CudaBackend final : public LikelihoodBackend, public BackendDiagnostics {
     // allocated.
     void uploadWaves(const std::vector<char>& needed) {
         BatchWaves waves =
-            batchWaves(schedule_, host_, plan_, kChunkSplits, needed.empty() ? nullptr : &needed);
+            batchWaves(schedule_, host_, plan_, classes_, kChunkSplits, needed.empty() ? nullptr : &needed);
         if (waves.maxWaveChunks > static_cast<long long>(batch_.partial.size() / layout_.size))
             throw std::logic_error("split chunks exceed the planned partial rows");
         batch_.waveClades.upload(waves.clades, memory_, "uploading the wave schedule");
+        batch_.copySources.upload(waves.copySources, memory_, "uploading the wave schedule");
         batch_.cladeSlot.upload(waves.cladeSlot, memory_, "uploading the wave schedule");
         batch_.splitChunks.upload(waves.chunks, memory_, "uploading the wave schedule");
         waves_ = std::move(waves.waves);
         waveChunks_ = std::move(waves.waveChunks);
+        waveCopies_ = std::move(waves.waveCopies);
         if (!needed.empty()) neededDevice_.upload(needed, memory_, "uploading the needed families");
         wavesNeeded_ = needed;
     }
@@ -956,7 +962,9 @@ class CudaBackend final : public LikelihoodBackend, public BackendDiagnostics {
         j.index = static_cast<int>(index);
         j.waves = &waves_[index];
         j.waveChunks = &waveChunks_[index];
+        j.waveCopies = &waveCopies_[index];
         j.waveClades = batch_.waveClades.get();
+        j.copySources = batch_.copySources.get();
         j.splitChunks = batch_.splitChunks.get();
         j.s = speciesView();
         j.sv = sv;
@@ -1165,6 +1173,8 @@ class CudaBackend final : public LikelihoodBackend, public BackendDiagnostics {
     BatchPlan plan_;
     std::vector<std::vector<std::pair<int, int>>> waves_;      // per batch: (offset, count) of each wave
     std::vector<std::vector<std::pair<int, int>>> waveChunks_; // the same for the waves' split chunks
+    std::vector<std::vector<std::pair<int, int>>> waveCopies_; // and for their repeated clades' sources
+    std::vector<int> classes_;                                 // cladeClasses: the same for any tree
     std::vector<char> needed_;       // per family (setNeededFamilies); empty: every family
     std::vector<char> wavesNeeded_;  // the families the uploaded waves hold (empty: every family)
     DeviceArray<char> neededDevice_; // wavesNeeded_ on the device (ChunkView::needed)

@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
+#include <cstring>
 #include <limits>
 #include <stdexcept>
 
@@ -268,25 +270,98 @@ std::vector<int> HostStructure::familySplitChunkRows(int chunkSplits) const {
     return rows;
 }
 
+std::vector<int> cladeClasses(const WaveSchedule& schedule, const HostStructure& structure) {
+    if (structure.pruned()) return {};
+    std::vector<int> classes(structure.cladeCount(), -1);
+    const auto& split = structure.splitOffset;
+    auto mix = [](std::uint64_t h, std::uint64_t v) {
+        h ^= v + 0x9e3779b97f4a7c15ULL + (h << 12) + (h >> 4);
+        return h;
+    };
+    auto weightBits = [&](int k) {
+        std::uint64_t bits;
+        std::memcpy(&bits, &structure.splitWeight[k], sizeof bits);
+        return bits;
+    };
+    auto same = [&](int a, int b) {
+        if (structure.geneSpecies[a] >= 0 || structure.geneSpecies[b] >= 0)
+            return structure.geneSpecies[a] == structure.geneSpecies[b];
+        if (split[a + 1] - split[a] != split[b + 1] - split[b]) return false;
+        for (int i = 0; i < split[a + 1] - split[a]; ++i) {
+            const int ka = split[a] + i, kb = split[b] + i;
+            if (weightBits(ka) != weightBits(kb) ||
+                classes[structure.splitLeft[ka]] != classes[structure.splitLeft[kb]] ||
+                classes[structure.splitRight[ka]] != classes[structure.splitRight[kb]])
+                return false;
+        }
+        return true;
+    };
+    // Open addressing over (hash, representative clade), at most half full.
+    std::size_t capacity = 2;
+    while (capacity < 2 * classes.size())
+        capacity *= 2;
+    std::vector<std::uint64_t> slotHash(capacity);
+    std::vector<int> slotClade(capacity, -1);
+    int next = 0;
+    for (const CrossFamilyWave& wave : schedule.waves) // children's classes first
+        for (const CladeRef& ref : wave.clades) {
+            const int c = structure.familyCladeBegin[ref.family] + ref.clade;
+            std::uint64_t h = mix(0, static_cast<std::uint64_t>(structure.geneSpecies[c]) + 1);
+            for (int k = split[c]; k < split[c + 1]; ++k)
+                h = mix(
+                    mix(mix(h, weightBits(k)), static_cast<std::uint64_t>(classes[structure.splitLeft[k]])),
+                    static_cast<std::uint64_t>(classes[structure.splitRight[k]]));
+            std::size_t i = h & (capacity - 1);
+            while (slotClade[i] >= 0 && !(slotHash[i] == h && same(slotClade[i], c)))
+                i = (i + 1) & (capacity - 1);
+            if (slotClade[i] >= 0) {
+                classes[c] = classes[slotClade[i]];
+            } else {
+                slotHash[i] = h;
+                slotClade[i] = c;
+                classes[c] = next++;
+            }
+        }
+    return classes;
+}
+
 BatchWaves batchWaves(const WaveSchedule& schedule, const HostStructure& structure, const BatchPlan& plan,
-                      int chunkSplits, const std::vector<char>* needed) {
+                      const std::vector<int>& classes, int chunkSplits, const std::vector<char>* needed) {
     BatchWaves out;
     out.chunkSplits = chunkSplits;
     out.clades.reserve(structure.cladeCount());
     out.cladeSlot.assign(structure.cladeCount(), -1);
     out.waves.assign(plan.batches.size(), {});
     out.waveChunks.assign(plan.batches.size(), {});
+    out.waveCopies.assign(plan.batches.size(), {});
+    // Per class: the clade solved for it in the current wave and batch (−1: none yet).
+    std::vector<int> solvedOfClass(
+        classes.empty() ? 0 : *std::max_element(classes.begin(), classes.end()) + 1, -1);
+    std::vector<int> copies, solvedClasses;
     for (std::size_t b = 0; b < plan.batches.size(); ++b) {
         const Batch& batch = plan.batches[b];
         for (const CrossFamilyWave& wave : schedule.waves) {
             const int start = static_cast<int>(out.clades.size());
             const int chunkStart = static_cast<int>(out.chunks.size());
+            const int copyStart = static_cast<int>(out.copySources.size());
+            copies.clear();
+            solvedClasses.clear();
             int slot = 0;
             for (const CladeRef& ref : wave.clades) {
                 if (ref.family < batch.familyBegin || ref.family >= batch.familyEnd ||
                     (needed && !(*needed)[ref.family]))
                     continue;
                 const int c = structure.familyCladeBegin[ref.family] + ref.clade;
+                if (!classes.empty()) {
+                    int& solved = solvedOfClass[classes[c]];
+                    if (solved >= 0) {
+                        copies.push_back(c);
+                        out.copySources.push_back(solved);
+                        continue;
+                    }
+                    solved = c;
+                    solvedClasses.push_back(classes[c]);
+                }
                 out.clades.push_back(c);
                 const int k0 = structure.splitOffset[c], k1 = structure.splitOffset[c + 1];
                 if (k1 - k0 <= chunkSplits) continue;
@@ -294,9 +369,13 @@ BatchWaves batchWaves(const WaveSchedule& schedule, const HostStructure& structu
                 for (int k = k0; k < k1; k += chunkSplits)
                     out.chunks.push_back(SplitChunk{c, k, std::min(k + chunkSplits, k1), slot++});
             }
+            out.clades.insert(out.clades.end(), copies.begin(), copies.end());
+            for (int k : solvedClasses)
+                solvedOfClass[k] = -1;
             if (static_cast<int>(out.clades.size()) == start) continue;
             out.waves[b].push_back({start, static_cast<int>(out.clades.size()) - start});
             out.waveChunks[b].push_back({chunkStart, static_cast<int>(out.chunks.size()) - chunkStart});
+            out.waveCopies[b].push_back({copyStart, static_cast<int>(out.copySources.size()) - copyStart});
             out.maxWaveChunks = std::max<long long>(out.maxWaveChunks, slot);
         }
     }

@@ -78,9 +78,15 @@ struct HostStructure {
 // (waves[b][k].second clades), children always in earlier waves. The clades of a wave with more
 // than chunkSplits splits have their split terms summed in chunks first: chunks[waveChunks[b][k]
 // .first ...] (waveChunks[b][k].second of them), each writing partial row `slot` of the wave.
+// Clades of one class (cladeClasses) have the same rows under shared rates: the clades of a wave
+// whose class an earlier clade of that wave and batch has come last in its list,
+// waveCopies[b][k].second of them, their rows copied from copySources[waveCopies[b][k].first ...]
+// instead of solved again.
 struct BatchWaves {
     std::vector<int> clades;
     std::vector<std::vector<std::pair<int, int>>> waves;
+    std::vector<int> copySources;
+    std::vector<std::vector<std::pair<int, int>>> waveCopies;
     std::vector<SplitChunk> chunks;
     std::vector<std::vector<std::pair<int, int>>> waveChunks;
     std::vector<int> cladeSlot; // per clade: its first chunk's partial row, −1 when unsplit
@@ -97,10 +103,20 @@ struct HighwayRates {
 };
 HighwayRates highwayRates(const RateParameters& theta, const std::vector<Highway>& highways, int n);
 
+// Per clade, a class shared by the clades whose rows are equal, bit for bit, for any shared parameter
+// set (one for every family: the global and specieswise modes) on any full species tree: genes of
+// one species, and clades whose splits are, in order, of equal weights and children of equal
+// classes (the same arithmetic on the same numbers). Across families most genes and many cherries
+// repeat (hogenom-like, 3,000 families: 87,284 genes of 666 species, 91,348 clades of the next wave
+// in 17,374 classes; 21 % of all clades repeat one of their wave). Invariant under setSpeciesTree,
+// which relabels the same leaves. Empty with pruned trees, which change with the species tree.
+std::vector<int> cladeClasses(const WaveSchedule& schedule, const HostStructure& structure);
+
 // From the families' cross-family waves (computeWaveSchedule). `needed`, when given (one flag per
 // family), keeps the flagged families' clades only (LikelihoodBackend::setNeededFamilies); waves
-// left empty are dropped.
+// left empty are dropped. `classes` (cladeClasses; empty: none) lists repeated clades as copies.
 BatchWaves batchWaves(const WaveSchedule& schedule, const HostStructure& structure, const BatchPlan& plan,
-                      int chunkSplits = kChunkSplits, const std::vector<char>* needed = nullptr);
+                      const std::vector<int>& classes, int chunkSplits = kChunkSplits,
+                      const std::vector<char>* needed = nullptr);
 
 } // namespace gpurec::gpu

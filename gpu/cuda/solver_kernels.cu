@@ -214,6 +214,13 @@ __global__ void countStatsKernel(const long long* values, long long count, unsig
     }
 }
 
+// One block per copied clade.
+__global__ void copyRowsKernel(TableView tab, const int* to, const int* from) {
+    const int target = to[blockIdx.x], source = from[blockIdx.x];
+    for (int e = threadIdx.x; e < tab.n; e += blockDim.x)
+        copyRowEntry(tab, target, source, e);
+}
+
 __global__ void countNaNKernel(const double* values, std::size_t count, unsigned long long* result) {
     using Reduce = cub::BlockReduce<unsigned long long, kStatsBlock>;
     __shared__ typename Reduce::TempStorage storage;
@@ -319,6 +326,12 @@ void launchForwardWave(const SpeciesView& s, const SetView& sv, const CladeView&
                 : forwardWaveKernel<false>)<<<count, teamSize(s.n), bytes, stream>>>(s, sv, cv, tab, chunks,
                                                                                      clades, opt);
     checkLaunch("the forward (clade probability) kernel");
+}
+
+void launchCopyRows(const TableView& tab, const int* to, const int* from, int count, cudaStream_t stream) {
+    if (count == 0) return;
+    copyRowsKernel<<<count, kElementBlock, 0, stream>>>(tab, to, from);
+    checkLaunch("the row copy kernel");
 }
 
 void launchLikelihood(const SpeciesView& s, const SetView& sv, const CladeView& cv, const TableView& tab,

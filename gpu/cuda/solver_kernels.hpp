@@ -37,6 +37,9 @@ void launchForwardWave(const SpeciesView& s, const SetView& sv, const CladeView&
                        const SplitChunkView& chunks, const int* clades, int count, const ForwardSettings& opt,
                        cudaStream_t stream);
 
+// The rows of clades to[0 .. count) copied from those of from[0 .. count) (copyRowEntry).
+void launchCopyRows(const TableView& tab, const int* to, const int* from, int count, cudaStream_t stream);
+
 void launchLikelihood(const SpeciesView& s, const SetView& sv, const CladeView& cv, const TableView& tab,
                       int familyBegin, int families, double* logLikelihood, double* rootSum,
                       cudaStream_t stream);

@@ -483,25 +483,38 @@ GPUREC_HD void solveCladeForward(const Team& t, const SpeciesView& s, const SetR
         }
         if (iterations > opt.piIters) iterations = opt.piIters;
     }
-    double peak = 0.0;
-    forEachNode(t, s, [&](int e) { peak = maxOf(peak, row[e]); });
-    peak = t.max(peak);
+    // One reduction for both peaks: scaling by 2^−k is monotone, so the stored Π̄ row's peak is the
+    // scaled peak of Π̄.
+    double peak = 0.0, barPeak = 0.0;
+    forEachNode(t, s, [&](int e) {
+        peak = maxOf(peak, row[e]);
+        barPeak = maxOf(barPeak, bar[e]);
+    });
+    t.max2(peak, barPeak);
     int k = 0;
     if (peak > 0 && isFiniteValue(peak)) frexp(peak, &k);
-    double barPeak = 0.0;
     forEachNode(t, s, [&](int e) {
         tab.pi[self + e] = ldexp(row[e], -k);
-        const double b = ldexp(bar[e], -k);
-        tab.pibar[self + e] = b;
-        barPeak = maxOf(barPeak, b);
+        tab.pibar[self + e] = ldexp(bar[e], -k);
     });
     clearPadding(t, s, tab.pi + self);
     clearPadding(t, s, tab.pibar + self);
-    barPeak = t.max(barPeak);
     if (t.rank == 0) {
         tab.scale[tab.local(c)] = rowScale + k;
-        tab.pibarPeak[tab.local(c)] = barPeak;
+        tab.pibarPeak[tab.local(c)] = ldexp(barPeak, -k);
         tab.iterations[tab.local(c)] = iterations;
+    }
+}
+
+// Entry e of clade `to`'s rows copied from clade `from`, of the same class (cladeClasses) and solved in
+// the same wave (BatchWaves' copies), with its scale, Π̄ peak and iterations at e = 0.
+GPUREC_HD inline void copyRowEntry(const TableView& tab, int to, int from, int e) {
+    tab.pi[tab.row(to) + e] = tab.pi[tab.row(from) + e];
+    tab.pibar[tab.row(to) + e] = tab.pibar[tab.row(from) + e];
+    if (e == 0) {
+        tab.scale[tab.local(to)] = tab.scale[tab.local(from)];
+        tab.pibarPeak[tab.local(to)] = tab.pibarPeak[tab.local(from)];
+        tab.iterations[tab.local(to)] = tab.iterations[tab.local(from)];
     }
 }
 
