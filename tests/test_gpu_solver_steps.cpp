@@ -960,6 +960,57 @@ class GpuSolverSteps : public QObject {
             }
     }
 
+    // Level sweeps (sweepLevels) by teams of host threads with real barriers, larger and smaller than
+    // the widest level: every node visited once, after its children (upward) or its parent
+    // (downward), and every member passes one barrier per level, so a member fetching ahead never
+    // runs past a level the others are still in.
+    void levelSweepsKeepTheirOrderInTeamsOfAnySize() {
+        for (const char* folder : {"primates", "simulated_2"}) {
+            LoadedInput in = loadShared(folder, "species.nwk");
+            const HostStructure h(*in.dataset);
+            const SpeciesView s = h.speciesView();
+            std::vector<int> size(s.n, 1), depth(s.n, 0);
+            for (int e = 0; e < s.n; ++e)
+                if (s.left[e] >= 0) size[e] += size[s.left[e]] + size[s.right[e]];
+            for (int e = s.n - 1; e >= 0; --e)
+                if (s.parent[e] >= 0) depth[e] = depth[s.parent[e]] + 1;
+            for (int members : {1, 2, 3, 8, 13, 32}) {
+                std::vector<int> up(s.n, -1), down(s.n, -1), visits(s.n, 0);
+                std::vector<int> barriers(members, 0);
+                std::barrier<> barrier(members);
+                std::vector<std::thread> threads;
+                for (int r = 0; r < members; ++r)
+                    threads.emplace_back([&, r] {
+                        struct CountingTeam {
+                            int rank, size;
+                            std::barrier<>* barrier;
+                            int* passed;
+                            void sync() const {
+                                ++*passed;
+                                barrier->arrive_and_wait();
+                            }
+                        } t{r, members, &barrier, &barriers[r]};
+                        sweepUp(t, s, [&](const NodeValue& v) {
+                            const NodeRecord& n = v.r;
+                            ++visits[n.node];
+                            up[n.node] = 1 + (n.left >= 0 ? up[n.left] + up[n.right] : 0);
+                        });
+                        sweepDown(t, s, [&](const NodeValue& v) {
+                            down[v.r.node] = v.r.parent < 0 ? 0 : down[v.r.parent] + 1;
+                        });
+                    });
+                for (std::thread& thread : threads)
+                    thread.join();
+                const QString what = QString("%1, %2 members").arg(folder).arg(members);
+                QVERIFY2(up == size && down == depth, qPrintable(what));
+                QVERIFY2(std::all_of(visits.begin(), visits.end(), [](int v) { return v == 1; }),
+                         qPrintable(what));
+                for (int passed : barriers)
+                    QCOMPARE(passed, s.maxHeight + 1 + s.maxDepth + 1);
+            }
+        }
+    }
+
     // The team code's RELDATED recipient average and its transpose (team_sweeps.hpp) against the
     // CPU's (engine/species_operators.cpp) where one term dwarfs the others, so that differences of
     // running sums would lose most digits: to 1e-15 of each result, for teams of several sizes.
