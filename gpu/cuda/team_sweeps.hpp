@@ -72,32 +72,30 @@ struct SetRef {
 enum class LevelOrder { Ascending, Descending };
 
 // Visits the levels in the given order, one barrier after each. load(i) fetches everything a visit
-// of level position i needs; each member fetches its next position (in the same level, or its
-// first in a later one) before it visits the current one, so the memory latency of the fetch
-// overlaps the visit and the barriers (load must not read what the sweep writes). Every member
-// passes each level's barrier at the same point: on the GPU a barrier reached by part of a warp
-// counts the whole warp, so barriers must not sit in divergent code.
+// of level position i needs; the first position of the next level is fetched before the current
+// level is visited, so its memory latency overlaps the current level's work.
 template <class Team, class Load, class Visit>
 GPUREC_HD void sweepLevels(const Team& t, const int* offset, int levels, LevelOrder order, Load&& load,
                            Visit&& visit) {
     const bool ascending = order == LevelOrder::Ascending;
     auto levelAt = [&](int k) { return ascending ? k : levels - 1 - k; };
-    // The member's next position from level k on, position i (k == levels: none left).
-    auto settle = [&](int& k, int& i) {
-        while (k < levels && i >= offset[levelAt(k) + 1])
-            if (++k < levels) i = offset[levelAt(k)] + t.rank;
-    };
-    int level = 0, i = offset[levelAt(0)] + t.rank;
-    settle(level, i);
-    auto next = level < levels ? load(i) : decltype(load(0)){};
+    int first = offset[levelAt(0)] + t.rank;
+    bool have = first < offset[levelAt(0) + 1];
+    auto next = have ? load(first) : decltype(load(0)){};
     for (int k = 0; k < levels; ++k) {
-        while (level == k) {
-            const auto current = next;
-            i += t.size;
-            settle(level, i);
-            if (level < levels) next = load(i);
-            visit(current);
+        const int end = offset[levelAt(k) + 1];
+        const auto current = next;
+        const bool visitCurrent = have;
+        int nextFirst = 0;
+        if (k + 1 < levels) {
+            nextFirst = offset[levelAt(k + 1)] + t.rank;
+            have = nextFirst < offset[levelAt(k + 1) + 1];
+            if (have) next = load(nextFirst);
         }
+        if (visitCurrent) visit(current);
+        for (int i = first + t.size; i < end; i += t.size)
+            visit(load(i));
+        first = nextFirst;
         t.sync();
     }
 }
