@@ -72,7 +72,7 @@ template <class Executor> void runBatchSteps(Executor& x, const BatchJob& j) {
     for (std::size_t k = 0; k < j.waves->size(); ++k) {
         const auto& [offset, count] = (*j.waves)[k];
         const auto& [chunkOffset, chunkCount] = (*j.waveChunks)[k];
-        // The genewise mode has a set per family: its repeated genes are solved like the others.
+        // The genewise mode has a set per family: its repeated clades are solved like the others.
         const auto& [copyOffset, copyCount] = (*j.waveCopies)[k];
         const int copies = j.genewise ? 0 : copyCount;
         x.splitChunks(j.s, j.sv, j.cv, j.tab, j.splitChunks + chunkOffset, chunkCount, j.chunks,
