@@ -1,11 +1,12 @@
 #include "host_structure.hpp"
 
 #include "engine/species_operators.hpp"
+#include "sim/random_source.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <cstdint>
-#include <cstring>
 #include <limits>
 #include <stdexcept>
 
@@ -274,15 +275,8 @@ std::vector<int> cladeClasses(const WaveSchedule& schedule, const HostStructure&
     if (structure.pruned()) return {};
     std::vector<int> classes(structure.cladeCount(), -1);
     const auto& split = structure.splitOffset;
-    auto mix = [](std::uint64_t h, std::uint64_t v) {
-        h ^= v + 0x9e3779b97f4a7c15ULL + (h << 12) + (h >> 4);
-        return h;
-    };
-    auto weightBits = [&](int k) {
-        std::uint64_t bits;
-        std::memcpy(&bits, &structure.splitWeight[k], sizeof bits);
-        return bits;
-    };
+    auto mix = [](std::uint64_t h, std::uint64_t v) { return splitMix64(h ^ v); };
+    auto weightBits = [&](int k) { return std::bit_cast<std::uint64_t>(structure.splitWeight[k]); };
     auto same = [&](int a, int b) {
         if (structure.geneSpecies[a] >= 0 || structure.geneSpecies[b] >= 0)
             return structure.geneSpecies[a] == structure.geneSpecies[b];
