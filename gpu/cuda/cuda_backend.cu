@@ -7,6 +7,7 @@
 #include "host_structure.hpp"
 #include "shared_gradient.hpp"
 #include "solver_kernels.hpp"
+#include "table_staging.hpp"
 
 #include "engine/backend_factory.hpp"
 #include "engine/evaluation_shape.hpp"
@@ -19,6 +20,7 @@
 #include <cmath>
 #include <cstdio>
 #include <limits>
+#include <memory>
 #include <mutex>
 #include <optional>
 
@@ -181,6 +183,37 @@ class StreamAndEvents {
     }
     std::vector<cudaEvent_t> marks_; // reused across evaluations
     std::vector<Segment> segments_;  // segments_[i] runs from marks_[i] to marks_[i + 1]
+};
+
+// The pinned host buffer that families' tables are read through (table_staging.hpp): two halves,
+// each with an event marking when the copies into it are done.
+class PinnedStaging {
+  public:
+    static constexpr std::size_t kHalfDoubles = std::size_t{32} << 20; // 256 MB
+    PinnedStaging() {
+        check(cudaMallocHost(&buffer_, 2 * kHalfDoubles * sizeof(double)), "allocating the staging buffer");
+        try {
+            for (cudaEvent_t& e : done_)
+                check(cudaEventCreateWithFlags(&e, cudaEventDisableTiming), "creating CUDA events");
+        } catch (...) {
+            release();
+            throw;
+        }
+    }
+    PinnedStaging(const PinnedStaging&) = delete;
+    PinnedStaging& operator=(const PinnedStaging&) = delete;
+    ~PinnedStaging() { release(); }
+    double* half(int h) const { return buffer_ + h * kHalfDoubles; }
+    cudaEvent_t done(int h) const { return done_[h]; }
+
+  private:
+    void release() {
+        for (cudaEvent_t e : done_)
+            if (e) cudaEventDestroy(e);
+        cudaFreeHost(buffer_);
+    }
+    double* buffer_ = nullptr;
+    cudaEvent_t done_[2] = {nullptr, nullptr};
 };
 
 // The driving loop's executor on the device (batch_driver.hpp): the kernels of solver_kernels.cu on
@@ -470,10 +503,11 @@ class CudaBackend final : public LikelihoodBackend, public BackendDiagnostics {
                 runBatch(b, sv, cv, fwd, AdjointSettings{}, false, genewise);
                 if (!poison_) resident_ = ResidentTables{b, theta, options};
             }
+            std::vector<int> listed; // positions in `families` of this batch's families
             for (std::size_t i = 0; i < families.size(); ++i)
                 if (families[i] >= batch.familyBegin && families[i] < batch.familyEnd)
-                    readCladeTables(batch, families[i], out[i].clades, iterations[i]);
-            check(cudaStreamSynchronize(stream_), "reading the tables");
+                    listed.push_back(static_cast<int>(i));
+            readBatchTables(batch, families, listed, out, iterations);
         }
         check(cudaStreamSynchronize(stream_), "reading E");
         tablesWarm_ = options.schedule == Schedule::Converged && !poison_;
@@ -652,34 +686,62 @@ class CudaBackend final : public LikelihoodBackend, public BackendDiagnostics {
                                converged && tablesWarm_ && plan_.batches.size() == 1 && !poison_};
     }
 
-    // Queues the copies of family f's Π, Π̄, scales and self-loop iterations out of `batch`'s tables
-    // (rows of its tree's nodes: a pruned tree's rows are the first entries of the device's rows).
-    void readCladeTables(const Batch& batch, int f, CladeTables& c, std::vector<long long>& iterations) {
-        const std::size_t n = layout_.size;
-        const int first = host_.familyCladeBegin[f] - batch.cladeBegin;
-        c.clades = host_.familyCladeBegin[f + 1] - host_.familyCladeBegin[f];
-        c.species = host_.trees[host_.familyTree[f]].n;
-        const std::size_t width = c.species, entries = static_cast<std::size_t>(c.clades) * width,
-                          offset = static_cast<std::size_t>(first) * n;
-        c.pi.resize(entries);
-        c.pibar.resize(entries);
-        c.scale.resize(c.clades);
-        iterations.resize(c.clades);
+    // Reads the tables of families[i], i in `listed` (all in `batch`), out of the batch's tables
+    // (rows of each family's tree's nodes: a pruned tree's rows are the first entries of the
+    // device's rows): Π and Π̄ through the pinned staging buffer, a chunk copied out of one half on
+    // the host's cores while the device fills the other; scales and self-loop iterations directly.
+    void readBatchTables(const Batch& batch, const std::vector<int>& families, const std::vector<int>& listed,
+                         std::vector<FamilyTables>& out, std::vector<std::vector<long long>>& iterations) {
         const char* what = "reading the tables";
-        check(cudaMemcpy2DAsync(c.pi.data(), width * sizeof(double), batch_.pi.get() + offset,
-                                n * sizeof(double), width * sizeof(double), c.clades, cudaMemcpyDeviceToHost,
-                                stream_),
-              what);
-        check(cudaMemcpy2DAsync(c.pibar.data(), width * sizeof(double), batch_.pibar.get() + offset,
-                                n * sizeof(double), width * sizeof(double), c.clades, cudaMemcpyDeviceToHost,
-                                stream_),
-              what);
-        check(cudaMemcpyAsync(c.scale.data(), batch_.scale.get() + first, c.clades * sizeof(int),
-                              cudaMemcpyDeviceToHost, stream_),
-              what);
-        check(cudaMemcpyAsync(iterations.data(), batch_.iterations.get() + first,
-                              c.clades * sizeof(long long), cudaMemcpyDeviceToHost, stream_),
-              what);
+        std::vector<std::pair<int, int>> shapes;
+        std::vector<CladeTables*> tables;
+        for (int i : listed) {
+            const int f = families[i], first = host_.familyCladeBegin[f] - batch.cladeBegin;
+            CladeTables& c = out[i].clades;
+            c.clades = host_.familyCladeBegin[f + 1] - host_.familyCladeBegin[f];
+            c.species = host_.trees[host_.familyTree[f]].n;
+            shapes.emplace_back(c.clades, c.species);
+            tables.push_back(&c);
+            c.scale.resize(c.clades);
+            iterations[i].resize(c.clades);
+            check(cudaMemcpyAsync(c.scale.data(), batch_.scale.get() + first, c.clades * sizeof(int),
+                                  cudaMemcpyDeviceToHost, stream_),
+                  what);
+            check(cudaMemcpyAsync(iterations[i].data(), batch_.iterations.get() + first,
+                                  c.clades * sizeof(long long), cudaMemcpyDeviceToHost, stream_),
+                  what);
+        }
+        if (!stagingTried_) {
+            stagingTried_ = true;
+            try {
+                staging_ = std::make_unique<PinnedStaging>();
+            } catch (const CudaError&) { // no pinned memory to spare: every family is read directly
+            }
+        }
+        const std::vector<StagingChunk> chunks =
+            stagingChunks(shapes, staging_ ? PinnedStaging::kHalfDoubles : 0);
+        // Queues family k's rows of Π and Π̄ (k: into listed) to pi and pibar.
+        auto queueRows = [&](const StagedFamily& k, double* pi, double* pibar) {
+            const std::size_t n = layout_.size, width = k.width;
+            const std::size_t offset =
+                static_cast<std::size_t>(host_.familyCladeBegin[families[listed[k.index]]] -
+                                         batch.cladeBegin) *
+                n;
+            check(cudaMemcpy2DAsync(pi, width * sizeof(double), batch_.pi.get() + offset, n * sizeof(double),
+                                    width * sizeof(double), k.clades, cudaMemcpyDeviceToHost, stream_),
+                  what);
+            check(cudaMemcpy2DAsync(pibar, width * sizeof(double), batch_.pibar.get() + offset,
+                                    n * sizeof(double), width * sizeof(double), k.clades,
+                                    cudaMemcpyDeviceToHost, stream_),
+                  what);
+        };
+        double* const halves[2] = {staging_ ? staging_->half(0) : nullptr,
+                                   staging_ ? staging_->half(1) : nullptr};
+        readChunks(
+            chunks, halves, tables, queueRows,
+            [&](int h) { check(cudaEventRecord(staging_->done(h), stream_), what); },
+            [&](int h) { check(cudaEventSynchronize(staging_->done(h)), what); },
+            [&] { check(cudaStreamSynchronize(stream_), what); });
     }
 
     void uploadStructure() {
@@ -1175,9 +1237,11 @@ class CudaBackend final : public LikelihoodBackend, public BackendDiagnostics {
     std::vector<std::vector<std::pair<int, int>>> waveChunks_; // the same for the waves' split chunks
     std::vector<std::vector<std::pair<int, int>>> waveCopies_; // and for their repeated clades' sources
     std::vector<int> classes_;                                 // cladeClasses: the same for any tree
-    std::vector<char> needed_;       // per family (setNeededFamilies); empty: every family
-    std::vector<char> wavesNeeded_;  // the families the uploaded waves hold (empty: every family)
-    DeviceArray<char> neededDevice_; // wavesNeeded_ on the device (ChunkView::needed)
+    std::vector<char> needed_;               // per family (setNeededFamilies); empty: every family
+    std::vector<char> wavesNeeded_;          // the families the uploaded waves hold (empty: every family)
+    DeviceArray<char> neededDevice_;         // wavesNeeded_ on the device (ChunkView::needed)
+    std::unique_ptr<PinnedStaging> staging_; // made at the first table read
+    bool stagingTried_ = false;
     int teamsPerSM_ = 0, multiprocessors_ = 0;
     bool eWarm_ = false, tablesWarm_ = false, poison_ = false, profileWaves_ = false;
     bool setTreesGenewise_ = false; // the rate mode s_.setTrees was uploaded for
