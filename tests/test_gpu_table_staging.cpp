@@ -30,10 +30,10 @@ class GpuTableStaging : public QObject {
                 QCOMPARE(f.width, shapes[f.index].second);
             }
         };
-        expect(0, false, {{0, 0}});             // 80 doubles; the next 160 would make 240
-        expect(1, false, {{1, 0}, {2, 160}});   // 160 + 40 fill it exactly
-        expect(2, true, {{3, 0}});              // 800 doubles: read directly
-        expect(3, false, {{4, 0}, {5, 8}});     // a new chunk after a direct one
+        expect(0, false, {{0, 0}});           // 80 doubles; the next 160 would make 240
+        expect(1, false, {{1, 0}, {2, 160}}); // 160 + 40 fill it exactly
+        expect(2, true, {{3, 0}});            // 800 doubles: read directly
+        expect(3, false, {{4, 0}, {5, 8}});   // a new chunk after a direct one
         for (const StagingChunk& c : chunks)
             if (!c.direct) {
                 std::size_t end = 0;

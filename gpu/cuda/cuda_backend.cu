@@ -189,9 +189,8 @@ class StreamAndEvents {
 // each with an event marking when the copies into it are done.
 class PinnedStaging {
   public:
-    static constexpr std::size_t kHalfDoubles = std::size_t{32} << 20; // 256 MB
-    PinnedStaging() {
-        check(cudaMallocHost(&buffer_, 2 * kHalfDoubles * sizeof(double)), "allocating the staging buffer");
+    explicit PinnedStaging(std::size_t halfDoubles) : halfDoubles_(halfDoubles) {
+        check(cudaMallocHost(&buffer_, 2 * halfDoubles * sizeof(double)), "allocating the staging buffer");
         try {
             for (cudaEvent_t& e : done_)
                 check(cudaEventCreateWithFlags(&e, cudaEventDisableTiming), "creating CUDA events");
@@ -203,7 +202,8 @@ class PinnedStaging {
     PinnedStaging(const PinnedStaging&) = delete;
     PinnedStaging& operator=(const PinnedStaging&) = delete;
     ~PinnedStaging() { release(); }
-    double* half(int h) const { return buffer_ + h * kHalfDoubles; }
+    std::size_t halfDoubles() const { return halfDoubles_; }
+    double* half(int h) const { return buffer_ + h * halfDoubles_; }
     cudaEvent_t done(int h) const { return done_[h]; }
 
   private:
@@ -212,6 +212,7 @@ class PinnedStaging {
             if (e) cudaEventDestroy(e);
         cudaFreeHost(buffer_);
     }
+    std::size_t halfDoubles_;
     double* buffer_ = nullptr;
     cudaEvent_t done_[2] = {nullptr, nullptr};
 };
@@ -714,12 +715,12 @@ class CudaBackend final : public LikelihoodBackend, public BackendDiagnostics {
         if (!stagingTried_) {
             stagingTried_ = true;
             try {
-                staging_ = std::make_unique<PinnedStaging>();
+                staging_ = std::make_unique<PinnedStaging>(stagingHalfDoubles());
             } catch (const CudaError&) { // no pinned memory to spare: every family is read directly
             }
         }
         const std::vector<StagingChunk> chunks =
-            stagingChunks(shapes, staging_ ? PinnedStaging::kHalfDoubles : 0);
+            stagingChunks(shapes, staging_ ? staging_->halfDoubles() : 0);
         // Queues family k's rows of Π and Π̄ (k: into listed) to pi and pibar.
         auto queueRows = [&](const StagedFamily& k, double* pi, double* pibar) {
             const std::size_t n = layout_.size, width = k.width;
@@ -742,6 +743,20 @@ class CudaBackend final : public LikelihoodBackend, public BackendDiagnostics {
             [&](int h) { check(cudaEventRecord(staging_->done(h), stream_), what); },
             [&](int h) { check(cudaEventSynchronize(staging_->done(h)), what); },
             [&] { check(cudaStreamSynchronize(stream_), what); });
+    }
+
+    // A half of the staging buffer: the largest family's Π and Π̄ rows, so every family can be staged,
+    // within 32–256 MB (small halves let a sampling group's chunks overlap; larger families are read
+    // directly).
+    std::size_t stagingHalfDoubles() const {
+        std::size_t largest = 0;
+        for (int f = 0; f < familyCount(); ++f)
+            largest = std::max(
+                largest,
+                2 * static_cast<std::size_t>(host_.familyCladeBegin[f + 1] - host_.familyCladeBegin[f]) *
+                    static_cast<std::size_t>(host_.trees[host_.familyTree[f]].n));
+        constexpr std::size_t kMB = (std::size_t{1} << 20) / sizeof(double);
+        return std::clamp(largest, 32 * kMB, 256 * kMB);
     }
 
     void uploadStructure() {

@@ -4,7 +4,8 @@
 
 namespace gpurec::gpu {
 
-std::vector<StagingChunk> stagingChunks(const std::vector<std::pair<int, int>>& shapes, std::size_t capacity) {
+std::vector<StagingChunk> stagingChunks(const std::vector<std::pair<int, int>>& shapes,
+                                        std::size_t capacity) {
     std::vector<StagingChunk> chunks;
     std::size_t used = 0;
     for (std::size_t i = 0; i < shapes.size(); ++i) {

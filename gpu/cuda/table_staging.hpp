@@ -42,8 +42,9 @@ void unstage(const double* staged, const StagingChunk& chunk, const std::vector<
 // addresses; markDone(h) marks the copies queued so far, those into half h; waitDone(h) waits for
 // them; waitAll() for every copy queued.
 template <class Queue, class Mark, class Wait, class WaitAll>
-void readChunks(const std::vector<StagingChunk>& chunks, double* const halves[2], const std::vector<CladeTables*>& out,
-                Queue&& queue, Mark&& markDone, Wait&& waitDone, WaitAll&& waitAll) {
+void readChunks(const std::vector<StagingChunk>& chunks, double* const halves[2],
+                const std::vector<CladeTables*>& out, Queue&& queue, Mark&& markDone, Wait&& waitDone,
+                WaitAll&& waitAll) {
     const StagingChunk* pending = nullptr; // staged in half pendingHalf, not yet copied out
     int pendingHalf = 0, nextHalf = 0;
     auto copyOutPending = [&] {
