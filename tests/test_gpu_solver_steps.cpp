@@ -1136,6 +1136,46 @@ class GpuSolverSteps : public QObject {
         QVERIFY(some.waves[0].size() <= all.waves[0].size());
     }
 
+    // A batch's wave lists hold its families' clades of each wave, in the schedule's order, and no
+    // other: whatever the families per batch (one each: the plan the search's screening set-up asks
+    // for, where each batch's clades are found by bisection in the waves).
+    void batchesListTheirFamiliesCladesWaveByWave() {
+        LoadedInput in = loadShared("simulated_2", "species.nwk");
+        const HostStructure h(*in.dataset);
+        const WaveSchedule schedule = computeWaveSchedule(*in.dataset);
+        for (int maxFamilies : {1, 3, 0}) {
+            BatchPlanInput input;
+            input.species = h.n;
+            input.familyClades = h.familyCladeCounts();
+            input.budgetBytes = 1e18;
+            input.maxFamiliesPerBatch = maxFamilies;
+            const BatchPlan plan = planBatches(input);
+            if (maxFamilies == 1) QCOMPARE(plan.batches.size(), input.familyClades.size());
+            const BatchWaves out = batchWaves(schedule, h, plan, {});
+            int listed = 0;
+            for (std::size_t b = 0; b < plan.batches.size(); ++b) {
+                const Batch& batch = plan.batches[b];
+                std::vector<std::vector<int>> expected; // the schedule's waves, filtered by family
+                for (const CrossFamilyWave& wave : schedule.waves) {
+                    std::vector<int> clades;
+                    for (const CladeRef& ref : wave.clades)
+                        if (ref.family >= batch.familyBegin && ref.family < batch.familyEnd)
+                            clades.push_back(h.familyCladeBegin[ref.family] + ref.clade);
+                    if (!clades.empty()) expected.push_back(clades);
+                }
+                QCOMPARE(out.waves[b].size(), expected.size());
+                for (std::size_t k = 0; k < expected.size(); ++k) {
+                    const auto [offset, count] = out.waves[b][k];
+                    const std::vector<int> got(out.clades.begin() + offset,
+                                               out.clades.begin() + offset + count);
+                    QCOMPARE(got, expected[k]);
+                    listed += count;
+                }
+            }
+            QCOMPARE(listed, h.cladeCount());
+        }
+    }
+
     // Clade classes: two clades share one exactly when they are genes of one species or their splits
     // are, in order, of equal weights and children of equal classes (checked pair by pair against
     // that definition); pruned trees give none.

@@ -34,8 +34,9 @@ struct CrossFamilyWave {
     long long splits = 0;
 };
 
-// Wave k holds wave k of every family. Families' root clades are moved to a final wave of their own
-// (phase 3) so the root likelihoods are read after every family has finished.
+// Wave k holds wave k of every family, its clades in family order (then by clade index). Families'
+// root clades are moved to a final wave of their own (phase 3) so the root likelihoods are read after
+// every family has finished.
 struct WaveSchedule {
     std::vector<CrossFamilyWave> waves;
     std::vector<WavePhase> phase;

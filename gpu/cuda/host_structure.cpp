@@ -332,6 +332,14 @@ BatchWaves batchWaves(const WaveSchedule& schedule, const HostStructure& structu
     std::vector<int> solvedOfClass(
         classes.empty() ? 0 : *std::max_element(classes.begin(), classes.end()) + 1, -1);
     std::vector<int> copies, solvedClasses;
+    // A wave lists its clades in family order: a batch's are one range of it, found by bisection (a
+    // plan of one family per batch, which the search's screening set-up asks for, would otherwise
+    // visit every clade once per family).
+    auto byFamily = [](const CladeRef& ref, int family) { return ref.family < family; };
+    for (const CrossFamilyWave& wave : schedule.waves)
+        if (!std::is_sorted(wave.clades.begin(), wave.clades.end(),
+                            [](const CladeRef& a, const CladeRef& b) { return a.family < b.family; }))
+            throw std::logic_error("batchWaves: a wave's clades are not in family order");
     for (std::size_t b = 0; b < plan.batches.size(); ++b) {
         const Batch& batch = plan.batches[b];
         for (const CrossFamilyWave& wave : schedule.waves) {
@@ -341,10 +349,12 @@ BatchWaves batchWaves(const WaveSchedule& schedule, const HostStructure& structu
             copies.clear();
             solvedClasses.clear();
             int slot = 0;
-            for (const CladeRef& ref : wave.clades) {
-                if (ref.family < batch.familyBegin || ref.family >= batch.familyEnd ||
-                    (needed && !(*needed)[ref.family]))
-                    continue;
+            const auto first =
+                std::lower_bound(wave.clades.begin(), wave.clades.end(), batch.familyBegin, byFamily);
+            const auto last = std::lower_bound(first, wave.clades.end(), batch.familyEnd, byFamily);
+            for (auto it = first; it != last; ++it) {
+                const CladeRef& ref = *it;
+                if (needed && !(*needed)[ref.family]) continue;
                 const int c = structure.familyCladeBegin[ref.family] + ref.clade;
                 if (!classes.empty()) {
                     int& solved = solvedOfClass[classes[c]];
