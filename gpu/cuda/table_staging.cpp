@@ -16,7 +16,6 @@ std::vector<StagingChunk> stagingChunks(const std::vector<std::pair<int, int>>& 
         const std::size_t doubles = 2 * f.rowDoubles();
         if (capacity == 0 || doubles > capacity) {
             chunks.push_back(StagingChunk{{f}, true});
-            used = capacity;
             continue;
         }
         if (chunks.empty() || chunks.back().direct || used + doubles > capacity) {
