@@ -2,8 +2,9 @@
 // Families' tables read back to the host through a pinned staging buffer (the sampler reads every
 // family's Π and Π̄ rows: 84 GB for the hogenom-like preset). Copies into pageable vectors go
 // through the driver's staging on one host thread; into pinned memory they run at the link's speed
-// (measured: 35.7 s against 38.6 s for `gpurec sample` of that preset, docs/performance.md), and the rows are then copied out of it into the families' CladeTables on every
-// core, one chunk while the device copies the next into the buffer's other half.
+// (measured: 35.7 s against 38.6 s for `gpurec sample` of that preset, docs/performance.md), and the rows are
+// then copied out of it into the families' CladeTables on every core, one chunk while the device copies the
+// next into the buffer's other half.
 #include "engine/clade_tables.hpp"
 
 #include <cstddef>
