@@ -394,6 +394,11 @@ class CliSearch : public QObject {
         const int screenedOut = j["search"]["screened_out"], confirmedOut = j["search"]["confirmed_out"];
         QVERIFY(int(j["search"]["screenings"]) - int(j["search"]["screenings_unused"]) >= screenedOut);
         QVERIFY(double(j["search"]["screening_z"]) >= 4.0);
+        // Each screening solves part of the sample at most (all of it where a move touches few).
+        const long long sampled = std::lround(0.3 * double(j["families"].size()));
+        QVERIFY(j["search"]["screened_families"].get<long long>() > 0);
+        QVERIFY(j["search"]["screened_families"].get<long long>() <=
+                sampled * int(j["search"]["screenings"]));
         QCOMPARE(int(j["search"]["confirming_families"]),
                  int(std::lround(0.3 * double(j["families"].size()))));
         QVERIFY(int(j["search"]["confirmations"]) > 0);

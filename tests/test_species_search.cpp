@@ -18,6 +18,7 @@
 #include <cmath>
 #include <limits>
 #include <map>
+#include <numeric>
 #include <set>
 
 using namespace gpurec;
@@ -448,6 +449,103 @@ class SpeciesSearch : public QObject {
         QVERIFY(p.worthScoring(one));
     }
 
+    // The stratified screen worked by hand: every sampled family of the touched stratum and every
+    // 16th of the others (two at least) are evaluated; each stratum's total is its mean times its
+    // size among all families, the error the two strata's errors combined.
+    void stratifiedScreenByHand() {
+        const int F = 40;
+        std::vector<int> sample(24);
+        std::iota(sample.begin(), sample.end(), 0);
+        Prescreen p(sample, F);
+        std::vector<char> touched(F, 0);
+        for (int f = 0; f < 12; ++f)
+            touched[f] = 1; // 12 sampled
+        for (int f = 24; f < 30; ++f)
+            touched[f] = 1; // 6 not: 18 touched in all, 22 untouched
+        const ScreenPlan plan = p.plan(touched);
+        QCOMPARE(plan.touchedFamilies, 18);
+        QCOMPARE(plan.neededCount(), 14); // the 12 touched, families 12 (the stride's) and 13 (the second)
+        for (int i = 0; i < 24; ++i) {
+            QCOMPARE(plan.touched[i] != 0, i < 12);
+            QCOMPARE(plan.needed[i] != 0, i < 14);
+        }
+        const double nan = std::numeric_limits<double>::quiet_NaN();
+        std::vector<double> current(F, -50.0), screened(24, nan);
+        for (int i = 0; i < 12; ++i)
+            screened[i] = -50.0 - i; // changes 0 .. −11: mean −5.5, sample variance 13
+        screened[12] = -49.5;        // changes +0.5 and −0.5: mean 0, sample variance 0.5
+        screened[13] = -50.5;
+        const ScreeningEstimate e = p.estimate(screened, current, plan);
+        // 18 × −5.5 + 22 × 0; se² = 18² · 13/12 · (1 − 12/18) + 22² · 0.5/2 · (1 − 2/22) = 117 + 110.
+        QCOMPARE(e.change, -99.0);
+        QVERIFY(std::abs(e.standardError - std::sqrt(227.0)) < 1e-12);
+        screened[0] = nan; // a family the plan needs, not evaluated
+        QVERIFY_THROWS_EXCEPTION(std::logic_error, p.estimate(screened, current, plan));
+        // Fewer than ten sampled touched families: the whole sample, one stratum.
+        std::vector<char> few(F, 0);
+        for (int f = 0; f < 9; ++f)
+            few[f] = 1;
+        const ScreenPlan whole = p.plan(few);
+        QVERIFY(whole.needed.empty() && whole.touched.empty());
+        QVERIFY(p.plan({}).needed.empty());
+        QVERIFY_THROWS_EXCEPTION(std::invalid_argument, p.plan(std::vector<char>(F - 1, 1)));
+        // Every family touched (a root move): every sampled family, the unstratified estimate bit for bit.
+        std::vector<double> all(24);
+        for (int i = 0; i < 24; ++i)
+            all[i] = -50.0 + std::sin(i);
+        const ScreenPlan everything = p.plan(std::vector<char>(F, 1));
+        QCOMPARE(everything.neededCount(), 24);
+        const ScreeningEstimate one = p.estimate(all, current), same = p.estimate(all, current, everything);
+        QCOMPARE(same.change, one.change);
+        QCOMPARE(same.standardError, one.standardError);
+    }
+
+    // A move touches the leaves below the branches it moves: for SPR(p, r) p's, r's and p's old
+    // sibling's; a family is touched when it has a gene on one of them.
+    void movesTouchTheLeavesBelowTheirBranches() {
+        const SpeciesTree species = simulatedSpeciesTree(9, 61);
+        auto data = simulated(species, 12, 62);
+        CandidateScorer scorer(data, cpuFactory(), SolverOptions{});
+        const SpeciesTopology t = scorer.loadedTopology();
+        const std::vector<Clade> clades = t.clades();
+        auto leavesOf = [&](const Clade& c) {
+            std::vector<int> out;
+            for (int id = 0; id < t.leafCount(); ++id)
+                if (c[id / 64] >> (id % 64) & 1) out.push_back(id);
+            return out;
+        };
+        std::vector<int> leafId(data->species.size(), -1);
+        for (int id = 0; id < t.leafCount(); ++id)
+            leafId[data->species.find(t.leafNames()[id])] = id;
+        int moves = 0, touchedSome = 0, missedSome = 0;
+        for (int p = 0; p < t.nodeCount(); ++p)
+            for (int r : t.sprRegrafts(p, 2)) {
+                if (t.parent(p) == t.root() || r == t.root()) continue;
+                SpeciesTopology c = t;
+                const int sibling = c.applySpr(p, r);
+                Clade expected = clades[p];
+                for (std::size_t w = 0; w < expected.size(); ++w)
+                    expected[w] |= clades[r][w] | clades[sibling][w];
+                const Clade got = leavesBelowMovedBranches(t, c);
+                QCOMPARE(leavesOf(got), leavesOf(expected));
+                const std::vector<char> families = scorer.familiesTouching(got);
+                for (int f = 0; f < 12; ++f) {
+                    bool has = false;
+                    for (int e : data->families[f].geneSpecies) {
+                        const int id = leafId[e];
+                        has = has || (expected[id / 64] >> (id % 64) & 1);
+                    }
+                    QCOMPARE(families[f] != 0, has);
+                    touchedSome += has;
+                    missedSome += !has;
+                }
+                ++moves;
+            }
+        QVERIFY(moves > 10);
+        QVERIFY(touchedSome > 0 && missedSome > 0);
+        QCOMPARE(leavesOf(leavesBelowMovedBranches(t, t)), std::vector<int>{});
+    }
+
     // The screening families: the middle one of each equal stratum of the cost order.
     void screeningFamiliesSpanTheCosts() {
         auto data = simulated(simulatedSpeciesTree(8, 3), 8, 4);
@@ -515,6 +613,15 @@ class SpeciesSearch : public QObject {
             QCOMPARE(confirmed.logLikelihood[i], full.logLikelihood[more[i]]);
         QCOMPARE(scorer.confirmations(), 1);
         QCOMPARE(scorer.evaluations(), 1);
+        // At global rates a screen solves the families it is told are needed, the same bits, and
+        // leaves the others NaN.
+        const RateParameters global(RateMode::Global, data->species.size(), 12, {0.1, 0.1, 0.1});
+        const Evaluation all = scorer.evaluate(tree, global);
+        const Evaluation some = scorer.screen({tree}, global, {{0, 1, 1, 0}}).front();
+        QVERIFY(std::isnan(some.logLikelihood[0]) && std::isnan(some.logLikelihood[3]));
+        QCOMPARE(some.logLikelihood[1], all.logLikelihood[sample[1]]);
+        QCOMPARE(some.logLikelihood[2], all.logLikelihood[sample[2]]);
+        QCOMPARE(scorer.screen({tree}, global).front().logLikelihood[0], all.logLikelihood[sample[0]]);
     }
 
     // Several screening lanes screen the candidates the search takes next beside the one it needs:

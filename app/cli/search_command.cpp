@@ -359,6 +359,7 @@ void registerSearch(CLI::App& root) {
                        {"confirmed_out", result.confirmedOut},
                        {"confirming_z", result.confirmingZ},
                        {"screenings_unused", result.screeningsUnused},
+                       {"screened_families", result.screenedFamilies},
                        {"repeats_skipped", result.repeatsSkipped},
                        {"screening_z", result.screeningZ},
                        {"seconds", result.seconds},
@@ -404,9 +405,11 @@ void registerSearch(CLI::App& root) {
                     result.evaluation.totalLogLikelihood, result.startLogLikelihood, rates.c_str());
         if (settings.prescreen > 0)
             std::printf("pre-screening on %zu families in %d lanes: %d candidates screened (%d of them "
-                        "ahead and not needed), %d left there (z %.3g)\n",
+                        "ahead and not needed; %.1f families solved per screen), %d left there (z %.3g)\n",
                         scorer.screeningFamilies().size(), result.prescreenLanes, result.screenings,
-                        result.screeningsUnused, result.screenedOut, result.screeningZ);
+                        result.screeningsUnused,
+                        result.screenings > 0 ? double(result.screenedFamilies) / result.screenings : 0.0,
+                        result.screenedOut, result.screeningZ);
         if (result.confirmingFamilies > 0)
             std::printf("confirming stage on %d more families: %d candidates, %d left there (z %.3g)\n",
                         result.confirmingFamilies, result.confirmations, result.confirmedOut,

@@ -110,13 +110,15 @@ class LikelihoodBackend {
                                 const std::vector<double>* familyWeights = nullptr) = 0;
     // Forget cached E and Π (warm starts); results never depend on them beyond tolerance.
     virtual void clearWarmStarts() = 0;
-    // Which families a caller still needs from later evaluations whose rates are each family's own
-    // (genewise θ without highways): one flag per family, 0 for a family no longer needed (a
-    // genewise fit's families that have converged); empty: every family, as after construction.
-    // There the families not needed are not solved: their log-likelihoods are NaN and left out of
-    // the total, their gradient entries 0, and the needed ones' results are those of an evaluation
-    // of every family. Other θ evaluate every family. False: this backend always solves every
-    // family. Throws std::invalid_argument when the flags are not one per family.
+    // Which families a caller still needs from later evaluations without a gradient (the
+    // species-tree search's screens), or with one whose rates are each family's own (genewise θ
+    // without highways): one flag per family, 0 for a family not needed (a candidate's screen
+    // leaves out families its move does not touch; a genewise fit's families that have converged);
+    // empty: every family, as after construction. There the families not needed are not solved:
+    // their log-likelihoods are NaN and left out of the total, their gradient entries 0, and the
+    // needed ones' results are those of an evaluation of every family. A gradient at other θ sums
+    // over every family. False: this backend always solves every family. Throws
+    // std::invalid_argument when the flags are not one per family.
     virtual bool setNeededFamilies(const std::vector<char>& /*needed*/) { return false; }
     virtual void replan(const BatchLimits& limits) = 0;
     // The limits of the current plan (those of the last replan; the CPU's are the defaults).

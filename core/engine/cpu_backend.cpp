@@ -162,9 +162,9 @@ class CpuBackend final : public LikelihoodBackend {
                                      : familiesPerChunk(F, gradientNodes, rowsPerNode);
         const int chunks = (F + chunkSize - 1) / chunkSize;
         const int H = static_cast<int>(layouts_.full().highways.size());
-        // Genewise θ without highways: no sum over families, so the families no longer needed
-        // (setNeededFamilies) are left out without changing the others' results.
-        const bool restricted = leavesFamiliesOut(theta, needed_);
+        // No gradient, or genewise θ without highways: no sum over families, so the families no
+        // longer needed (setNeededFamilies) are left out without changing the others' results.
+        const bool restricted = leavesFamiliesOut(theta, needed_, withGradient);
         const auto skipped = [&](int f) { return restricted && !needed_[f]; };
         const int thetaSize = static_cast<int>(theta.theta().size());
         std::vector<ProbabilityGradient> chunkGrad(sharedGradient ? chunks : 0, ProbabilityGradient(n, H));

@@ -79,13 +79,16 @@ void requireNeededFlags(const Dataset& data, const std::vector<char>& needed) {
                                     std::to_string(data.families.size()) + " families");
 }
 
-bool leavesFamiliesOut(const RateParameters& theta, const std::vector<char>& needed) {
-    return !needed.empty() && theta.mode() == RateMode::Genewise && theta.highwayCount() == 0;
+bool leavesFamiliesOut(const RateParameters& theta, const std::vector<char>& needed, bool withGradient) {
+    // A forward evaluation's families are independent given E; a gradient is a sum over families
+    // unless every family has rates of its own.
+    return !needed.empty() &&
+           (!withGradient || (theta.mode() == RateMode::Genewise && theta.highwayCount() == 0));
 }
 
 void finishEvaluation(Evaluation& out, const RateParameters& theta, const std::vector<char>& needed,
                       const SolverOptions& options, std::chrono::steady_clock::time_point start) {
-    const bool leftOut = leavesFamiliesOut(theta, needed);
+    const bool leftOut = leavesFamiliesOut(theta, needed, !out.gradient.empty());
     const int F = static_cast<int>(out.logLikelihood.size());
     for (int f = 0; f < F && leftOut; ++f)
         if (!needed[f]) {

@@ -34,8 +34,9 @@ Evaluation emptyEvaluation(const Dataset& data, const RateParameters& theta, boo
 void finishEvaluation(Evaluation& out, const SolverOptions& options,
                       std::chrono::steady_clock::time_point start);
 // Whether an evaluation at θ leaves out the families `needed` does not flag
-// (LikelihoodBackend::setNeededFamilies: genewise θ without highways; empty: every family is needed).
-bool leavesFamiliesOut(const RateParameters& theta, const std::vector<char>& needed);
+// (LikelihoodBackend::setNeededFamilies: any θ without a gradient, genewise θ without highways with
+// one; empty: every family is needed).
+bool leavesFamiliesOut(const RateParameters& theta, const std::vector<char>& needed, bool withGradient);
 // finishEvaluation of such an evaluation: the families left out get a NaN log-likelihood, outside
 // the total, and zero gradient entries, whatever the backend left there.
 void finishEvaluation(Evaluation& out, const RateParameters& theta, const std::vector<char>& needed,

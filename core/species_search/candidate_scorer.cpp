@@ -29,8 +29,23 @@ CandidateScorer::CandidateScorer(std::shared_ptr<const Dataset> families, Backen
         ids.reserve(f.geneSpecies.size());
         for (int e : f.geneSpecies)
             ids.push_back(leafId[e]);
+        std::vector<int> leaves = ids;
+        std::sort(leaves.begin(), leaves.end());
+        leaves.erase(std::unique(leaves.begin(), leaves.end()), leaves.end());
         geneLeaf_.push_back(std::move(ids));
+        familyLeaf_.push_back(std::move(leaves));
     }
+}
+
+std::vector<char> CandidateScorer::familiesTouching(const Clade& leaves) const {
+    std::vector<char> out(familyLeaf_.size(), 0);
+    for (std::size_t f = 0; f < familyLeaf_.size(); ++f)
+        for (int id : familyLeaf_[f])
+            if (leaves[id / 64] >> (id % 64) & 1) {
+                out[f] = 1;
+                break;
+            }
+    return out;
 }
 
 SpeciesTopology CandidateScorer::topologyOf(const SpeciesTree& tree) const {
@@ -89,12 +104,14 @@ std::shared_ptr<const Dataset> CandidateScorer::candidateData(const SpeciesTopol
     return datasetOn(tree); // both still held (a caller kept a candidate's model): a copy
 }
 
-Evaluation CandidateScorer::evaluate(const SpeciesTopology& tree, const RateParameters& theta) {
+Evaluation CandidateScorer::evaluate(const SpeciesTopology& tree, const RateParameters& theta,
+                                     const std::vector<char>& needed) {
     if (theta.mode() == RateMode::Specieswise)
         throw std::invalid_argument(
             "per-species rates are tied to one species tree; candidates take global or "
             "per-family rates");
     std::shared_ptr<LikelihoodBackend> backend = backendOn(candidateData(tree));
+    backend->setNeededFamilies(needed);
     ++evaluations_;
     return backend->evaluate(theta, options_, false);
 }
@@ -188,9 +205,14 @@ RateParameters ratesOf(const RateParameters& theta, const std::vector<int>& fami
 } // namespace
 
 std::vector<Evaluation> CandidateScorer::screen(const std::vector<SpeciesTopology>& trees,
-                                                const RateParameters& theta) {
+                                                const RateParameters& theta,
+                                                const std::vector<std::vector<char>>& needed) {
     if (screening_.empty()) throw std::logic_error("CandidateScorer::screen without screening families");
     const RateParameters own = ratesOf(theta, screeningFamilies_);
+    for (std::size_t i = 0; i < trees.size(); ++i)
+        screenedFamilies_ += i < needed.size() && !needed[i].empty()
+                                 ? std::count(needed[i].begin(), needed[i].end(), 1)
+                                 : static_cast<long long>(screeningFamilies_.size());
     std::vector<Evaluation> results(trees.size());
     const std::size_t lanes = std::min(screening_.size(), trees.size());
     std::vector<std::exception_ptr> failures(lanes);
@@ -198,7 +220,8 @@ std::vector<Evaluation> CandidateScorer::screen(const std::vector<SpeciesTopolog
     auto runLane = [&](std::size_t lane) {
         try {
             for (std::size_t i = lane; i < trees.size(); i += lanes)
-                results[i] = screening_[lane]->evaluate(trees[i], own);
+                results[i] = screening_[lane]->evaluate(trees[i], own,
+                                                        i < needed.size() ? needed[i] : std::vector<char>{});
         } catch (...) {
             failures[lane] = std::current_exception();
         }
@@ -214,9 +237,10 @@ std::vector<Evaluation> CandidateScorer::screen(const std::vector<SpeciesTopolog
     return results;
 }
 
-Evaluation CandidateScorer::confirm(const SpeciesTopology& tree, const RateParameters& theta) {
+Evaluation CandidateScorer::confirm(const SpeciesTopology& tree, const RateParameters& theta,
+                                    const std::vector<char>& needed) {
     if (!confirming_) throw std::logic_error("CandidateScorer::confirm without confirming families");
-    return confirming_->evaluate(tree, ratesOf(theta, confirmingFamilies_));
+    return confirming_->evaluate(tree, ratesOf(theta, confirmingFamilies_), needed);
 }
 
 std::shared_ptr<LikelihoodBackend> CandidateScorer::backendOn(std::shared_ptr<const Dataset> data) {

@@ -38,7 +38,13 @@ class CandidateScorer {
     // The families on the candidate: same clade sets, genes mapped to the candidate's leaves.
     std::shared_ptr<const Dataset> datasetOn(const SpeciesTopology& tree) const;
     // Per-family and total log-likelihoods on the candidate at θ (global or per-family rates).
-    Evaluation evaluate(const SpeciesTopology& tree, const RateParameters& theta);
+    // `needed` (one flag per family; empty: every family): the families to solve, where the backend
+    // can leave the others out (LikelihoodBackend::setNeededFamilies; their values are then NaN).
+    Evaluation evaluate(const SpeciesTopology& tree, const RateParameters& theta,
+                        const std::vector<char>& needed = {});
+    // One flag per family: whether it has a gene on one of `leaves` (a move's touched leaves,
+    // leavesBelowMovedBranches).
+    std::vector<char> familiesTouching(const Clade& leaves) const;
     // Maximum-likelihood rates on the candidate from θ; the result's model evaluation is returned
     // in `evaluation`.
     OptimizationResult optimizeRates(const SpeciesTopology& tree, const RateParameters& theta,
@@ -60,16 +66,23 @@ class CandidateScorer {
     int screeningLanes() const { return static_cast<int>(screening_.size()); }
     // The screening families' log-likelihoods on each candidate at θ (global or per-family rates of
     // every family), in screeningFamilies() order; the lanes take the candidates side by side, and
-    // each result is the one a single lane gives.
-    std::vector<Evaluation> screen(const std::vector<SpeciesTopology>& trees, const RateParameters& theta);
+    // each result is the one a single lane gives. `needed`: per candidate, the screening families
+    // to solve (ScreenPlan::needed; empty, or an empty entry: all).
+    std::vector<Evaluation> screen(const std::vector<SpeciesTopology>& trees, const RateParameters& theta,
+                                   const std::vector<std::vector<char>>& needed = {});
     int screenings() const;
+    // The families the screens solved, all of them together (the sample, or the part of it a
+    // screen was told is needed).
+    long long screenedFamilies() const { return screenedFamilies_; }
     // The pre-screen's confirming stage: candidates can also be scored on these families alone
     // (indices, increasing; none of the screening families), by one more backend. Empty: none; none
     // either (confirmingFamilies() empty) where the device has no memory left for that backend.
     void setConfirmingFamilies(const std::vector<int>& families);
     const std::vector<int>& confirmingFamilies() const { return confirmingFamilies_; }
-    // The confirming families' log-likelihoods on the candidate at θ, in confirmingFamilies() order.
-    Evaluation confirm(const SpeciesTopology& tree, const RateParameters& theta);
+    // The confirming families' log-likelihoods on the candidate at θ, in confirmingFamilies() order
+    // (`needed`: of them; empty: all).
+    Evaluation confirm(const SpeciesTopology& tree, const RateParameters& theta,
+                       const std::vector<char>& needed = {});
     int confirmations() const;
 
   private:
@@ -78,7 +91,8 @@ class CandidateScorer {
     SolverOptions options_;
     FamilySampling sampling_;
     SpeciesTopology loaded_;
-    std::vector<std::vector<int>> geneLeaf_; // family -> gene -> topology leaf id
+    std::vector<std::vector<int>> geneLeaf_;   // family -> gene -> topology leaf id
+    std::vector<std::vector<int>> familyLeaf_; // family -> its genes' leaf ids, each once
     std::shared_ptr<LikelihoodBackend> backend_;
     std::shared_ptr<Dataset> scratch_[2]; // candidates' datasets, reused (candidateData)
     std::vector<int> screeningFamilies_;
@@ -98,6 +112,7 @@ class CandidateScorer {
     // datasetOn(tree) for the scorer's own use: one of two datasets rewritten in place, not a copy.
     std::shared_ptr<const Dataset> candidateData(const SpeciesTopology& tree);
     int evaluations_ = 0;
+    long long screenedFamilies_ = 0;
 };
 
 } // namespace gpurec

@@ -54,21 +54,94 @@ std::vector<int> confirmingFamilies(const Dataset& data, const std::vector<int>&
 Prescreen::Prescreen(std::vector<int> families, int familyCount)
     : families_(std::move(families)), familyCount_(familyCount) {}
 
-ScreeningEstimate Prescreen::estimate(const std::vector<double>& screened,
-                                      const std::vector<double>& current) const {
+int ScreenPlan::neededCount() const {
+    return static_cast<int>(std::count(needed.begin(), needed.end(), 1));
+}
+
+ScreenPlan Prescreen::plan(const std::vector<char>& touched) const {
+    ScreenPlan out;
+    if (touched.empty()) return out;
+    if (touched.size() != static_cast<std::size_t>(familyCount_))
+        throw std::invalid_argument("screen plan: " + std::to_string(touched.size()) + " flags for " +
+                                    std::to_string(familyCount_) + " families");
     const int n = static_cast<int>(families_.size());
-    std::vector<double> change(n);
+    out.touched.resize(n);
+    int sampledTouched = 0;
     for (int i = 0; i < n; ++i)
-        change[i] = screened.at(i) - current.at(families_[i]);
-    const double mean = n ? std::accumulate(change.begin(), change.end(), 0.0) / n : 0.0;
-    ScreeningEstimate e{mean * familyCount_, std::numeric_limits<double>::infinity()};
-    if (n >= 2 && std::isfinite(mean)) {
-        double squares = 0.0;
-        for (double c : change)
-            squares += (c - mean) * (c - mean);
-        const double finite = std::max(0.0, 1.0 - static_cast<double>(n) / familyCount_);
-        e.standardError = familyCount_ * std::sqrt(squares / (n - 1) / n * finite);
+        sampledTouched += out.touched[i] = touched[families_[i]] ? 1 : 0;
+    out.touchedFamilies = static_cast<int>(std::count(touched.begin(), touched.end(), 1));
+    const int untouchedFamilies = familyCount_ - out.touchedFamilies;
+    // Two untouched families at least, to estimate their spread; none when there are none.
+    const int untouchedSampled = n - sampledTouched;
+    const int untouchedNeeded =
+        untouchedFamilies == 0 ? 0 : std::max(2, (untouchedSampled + untouchedStride - 1) / untouchedStride);
+    if (sampledTouched < minimumTouched || untouchedSampled < untouchedNeeded) return ScreenPlan{};
+    out.needed.assign(n, 0);
+    int untouchedSeen = 0, untouchedTaken = 0;
+    for (int i = 0; i < n; ++i) {
+        if (out.touched[i]) {
+            out.needed[i] = 1;
+        } else if (untouchedTaken < untouchedNeeded && untouchedSeen++ % untouchedStride == 0) {
+            out.needed[i] = 1;
+            ++untouchedTaken;
+        }
     }
+    // Fewer than two every-stride-th (a small sample): the first ones not yet taken.
+    for (int i = 0; i < n && untouchedTaken < untouchedNeeded; ++i)
+        if (!out.touched[i] && !out.needed[i]) {
+            out.needed[i] = 1;
+            ++untouchedTaken;
+        }
+    return out;
+}
+
+namespace {
+
+// A stratum's estimated total and its standard error, from `values` sampled without replacement
+// out of `population`; an infinite error where fewer than two were sampled out of more.
+struct StratumTotal {
+    double total = 0.0, standardError = 0.0;
+};
+StratumTotal stratumTotal(const std::vector<double>& values, int population) {
+    const auto n = static_cast<int>(values.size());
+    const double unknown = std::numeric_limits<double>::infinity();
+    if (population == 0) return {};
+    if (n == 0) return {0.0, unknown};
+    const double mean = std::accumulate(values.begin(), values.end(), 0.0) / n;
+    StratumTotal out{mean * population, 0.0};
+    if (!std::isfinite(mean) || n >= population) return out;
+    if (n < 2) return {out.total, unknown};
+    double squares = 0.0;
+    for (double v : values)
+        squares += (v - mean) * (v - mean);
+    const double finite = std::max(0.0, 1.0 - static_cast<double>(n) / population);
+    out.standardError = population * std::sqrt(squares / (n - 1) / n * finite);
+    return out;
+}
+
+} // namespace
+
+ScreeningEstimate Prescreen::estimate(const std::vector<double>& screened, const std::vector<double>& current,
+                                      const ScreenPlan& plan) const {
+    const int n = static_cast<int>(families_.size());
+    std::vector<double> strata[2]; // 0: untouched (or the one stratum), 1: touched
+    for (int i = 0; i < n; ++i) {
+        if (!plan.needed.empty() && !plan.needed.at(i)) continue;
+        const double value = screened.at(i);
+        if (std::isnan(value))
+            throw std::logic_error("screening estimate: sampled family " + std::to_string(families_[i]) +
+                                   " was not evaluated");
+        strata[plan.touched.empty() ? 0 : plan.touched.at(i)].push_back(value - current.at(families_[i]));
+    }
+    const int touchedPopulation = plan.touched.empty() ? 0 : plan.touchedFamilies;
+    const StratumTotal untouched = stratumTotal(strata[0], familyCount_ - touchedPopulation);
+    const StratumTotal touched = stratumTotal(strata[1], touchedPopulation);
+    const double change = untouched.total + touched.total;
+    ScreeningEstimate e{change, std::numeric_limits<double>::infinity()};
+    // sqrt(x²) is x exactly: one stratum gives the unstratified error bit for bit.
+    if (n >= 2 && std::isfinite(change))
+        e.standardError = std::sqrt(untouched.standardError * untouched.standardError +
+                                    touched.standardError * touched.standardError);
     return e;
 }
 

@@ -25,19 +25,40 @@ struct ScreeningEstimate {
     double standardError = 0.0; // of that total (sampling without replacement); +inf below 2 families
 };
 
+// Which of the sampled families a candidate's screen evaluates, and how its estimate is formed.
+// A move changes the log-likelihood of the families with genes below the branches it moves by far
+// the most; the others change only through E, by little. The sample is then split into those two
+// strata (post-stratification, with the strata's sizes over all families known): every sampled
+// family of the touched stratum is evaluated, of the others every `untouchedStride`-th.
+struct ScreenPlan {
+    std::vector<char> needed;  // per sampled family (Prescreen::families() order); empty: every one
+    std::vector<char> touched; // per sampled family: in the touched stratum; empty: one stratum
+    int touchedFamilies = 0;   // of all families, in the touched stratum
+    int neededCount() const;   // the families the screen evaluates
+};
+
 class Prescreen {
   public:
     // Candidates scored both ways before the rule applies, and z's least value.
     static constexpr int calibrationCandidates = 20;
     static constexpr double minimumZ = 4.0;
+    // Below this many sampled families in the touched stratum its variance is too rough to trust:
+    // the screen evaluates the whole sample as one stratum.
+    static constexpr int minimumTouched = 10;
+    static constexpr int untouchedStride = 16;
 
     // `families`: the sampled families, in the order estimate() is given their values.
     Prescreen(std::vector<int> families, int familyCount);
     const std::vector<int>& families() const { return families_; }
 
+    // The screen of a candidate whose move touches the families flagged in `touched` (one flag per
+    // family of the dataset; empty: it touches every family, as a root move nearly does).
+    ScreenPlan plan(const std::vector<char>& touched) const;
     // From the screening families' log-likelihoods on the candidate (`screened`, in families()
-    // order) and on the current tree (`current`, every family's).
-    ScreeningEstimate estimate(const std::vector<double>& screened, const std::vector<double>& current) const;
+    // order; those the plan does not need are not read) and on the current tree (`current`, every
+    // family's). Throws std::logic_error when a family the plan needs is NaN (not evaluated).
+    ScreeningEstimate estimate(const std::vector<double>& screened, const std::vector<double>& current,
+                               const ScreenPlan& plan = {}) const;
     // Whether the candidate is scored on every family: always while calibrating, then when
     // change + z()·standardError > 0. A family impossible on the candidate (−inf) leaves it out.
     bool worthScoring(const ScreeningEstimate& e) const;

@@ -133,6 +133,7 @@ class Search {
             scorer_.setConfirmingFamilies({});
         }
         const int screeningsBefore = scorer_.screenings();
+        const long long screenedFamiliesBefore = scorer_.screenedFamilies();
         const int confirmationsBefore = scorer_.confirmations();
         // A family impossible at these rates would make every comparison meaningless.
         requireFiniteLikelihoods(*scorer_.datasetOn(start), theta, result_.evaluation);
@@ -168,6 +169,7 @@ class Search {
         forgetScreensAhead();
         result_.evaluations = scorer_.evaluations() - evaluationsBefore;
         result_.screenings = scorer_.screenings() - screeningsBefore;
+        result_.screenedFamilies = scorer_.screenedFamilies() - screenedFamiliesBefore;
         result_.confirmations = scorer_.confirmations() - confirmationsBefore;
         if (prescreen_) result_.screeningZ = prescreen_->z();
         if (confirming_) result_.confirmingZ = confirming_->z();
@@ -244,16 +246,26 @@ class Search {
             record(move, newick ? *newick : newickOf(candidate), ll() + e.change, false, true);
             return std::nullopt;
         };
-        const Evaluation screened = screenOf(candidate, newick);
-        const ScreeningEstimate predicted = prescreen_->estimate(screened.logLikelihood, perFamily());
+        const std::vector<char> touched = touchedFamilies(candidate);
+        const ScreenPlan plan = prescreen_->plan(touched);
+        const Evaluation screened = screenOf(candidate, newick, plan.needed);
+        const ScreeningEstimate predicted = prescreen_->estimate(screened.logLikelihood, perFamily(), plan);
         if (!prescreen_->worthScoring(predicted)) return leaveOut(predicted);
         std::optional<ScreeningEstimate> confirmed;
         if (confirming_) {
             if (stopping()) throw SearchInterrupted{};
-            std::vector<double> both = screened.logLikelihood;
-            const std::vector<double> added = scorer_.confirm(candidate, result_.theta).logLikelihood;
-            both.insert(both.end(), added.begin(), added.end());
-            confirmed = confirming_->estimate(both, perFamily());
+            // The sample's families come first in both: their part of the plan is the screen's.
+            const ScreenPlan both = confirming_->plan(touched);
+            std::vector<char> addedNeeded;
+            if (!both.needed.empty())
+                addedNeeded.assign(both.needed.begin() +
+                                       static_cast<std::ptrdiff_t>(prescreen_->families().size()),
+                                   both.needed.end());
+            std::vector<double> values = screened.logLikelihood;
+            const std::vector<double> added =
+                scorer_.confirm(candidate, result_.theta, addedNeeded).logLikelihood;
+            values.insert(values.end(), added.begin(), added.end());
+            confirmed = confirming_->estimate(values, perFamily(), both);
             if (!confirming_->worthScoring(*confirmed)) {
                 ++result_.confirmedOut;
                 return leaveOut(*confirmed);
@@ -265,17 +277,35 @@ class Search {
         return eval;
     }
 
-    // The candidate's screen: the one screened ahead, else screened now.
-    Evaluation screenOf(const SpeciesTopology& candidate, const std::string* newick) {
+    // The families a move from the current tree to `candidate` touches (one flag per family).
+    std::vector<char> touchedFamilies(const SpeciesTopology& candidate) const {
+        return scorer_.familiesTouching(leavesBelowMovedBranches(result_.best, candidate));
+    }
+
+    // The candidate's screen of the `needed` sampled families (empty: all): the one screened ahead
+    // when it solved them (it was planned against the tree of that time), else screened now.
+    Evaluation screenOf(const SpeciesTopology& candidate, const std::string* newick,
+                        const std::vector<char>& needed) {
         if (!screenedAhead_.empty()) {
             const auto ahead = screenedAhead_.find(topologyKey(newick ? *newick : newickOf(candidate)));
             if (ahead != screenedAhead_.end()) {
-                Evaluation screened = std::move(ahead->second);
+                const bool usable = solvesAll(ahead->second.needed, needed);
+                Evaluation screened = std::move(ahead->second.screen);
                 screenedAhead_.erase(ahead);
-                return screened;
+                if (usable) return screened;
+                ++result_.screeningsUnused;
             }
         }
-        return std::move(scorer_.screen({candidate}, result_.theta).front());
+        return std::move(scorer_.screen({candidate}, result_.theta, {needed}).front());
+    }
+
+    // Whether a screen of the families `solved` flags (empty: all) holds every one `needed` flags.
+    static bool solvesAll(const std::vector<char>& solved, const std::vector<char>& needed) {
+        if (solved.empty()) return true;
+        if (needed.empty()) return false;
+        for (std::size_t i = 0; i < needed.size(); ++i)
+            if (needed[i] && !solved[i]) return false;
+        return true;
     }
 
     // With several screening lanes: screens the candidate the search is about to score and those
@@ -288,6 +318,7 @@ class Search {
         const auto lanes = static_cast<std::size_t>(scorer_.screeningLanes());
         std::vector<SpeciesTopology> batch;
         std::vector<TopologyKey> keys;
+        std::vector<std::vector<char>> needed;
         auto add = [&](const SpeciesTopology& candidate) {
             const TopologyKey key = topologyKey(newickOf(candidate));
             if (screenedAhead_.count(key) || (memoised && settled_.count(key)) ||
@@ -295,6 +326,7 @@ class Search {
                 return false;
             batch.push_back(candidate);
             keys.push_back(key);
+            needed.push_back(prescreen_->plan(touchedFamilies(candidate)).needed);
             return true;
         };
         if (!add(now)) return; // screened already (or settled: it will not be scored)
@@ -307,9 +339,9 @@ class Search {
         // Candidates screened ahead and then not taken (an accepted move changed the course) stay
         // until the rates change; a bound keeps that waste from piling up.
         if (screenedAhead_.size() > 8 * lanes) forgetScreensAhead();
-        std::vector<Evaluation> screens = scorer_.screen(batch, result_.theta);
+        std::vector<Evaluation> screens = scorer_.screen(batch, result_.theta, needed);
         for (std::size_t k = 0; k < batch.size(); ++k)
-            screenedAhead_.emplace(keys[k], std::move(screens[k]));
+            screenedAhead_.emplace(keys[k], ScreenAhead{std::move(screens[k]), std::move(needed[k])});
     }
 
     bool screeningAhead() const { return prescreen_ && scorer_.screeningLanes() > 1; }
@@ -702,7 +734,11 @@ class Search {
     // log-likelihoods (trySpr), and the sum and count of their drops below the tree they were
     // offered against (the mean of cutOff).
     std::map<TopologyKey, double> settled_;
-    std::map<TopologyKey, Evaluation> screenedAhead_; // screens at the current rates not yet taken
+    struct ScreenAhead {
+        Evaluation screen;
+        std::vector<char> needed; // the sampled families it solved (empty: all)
+    };
+    std::map<TopologyKey, ScreenAhead> screenedAhead_; // screens at the current rates not yet taken
     // SPR moves scored in this search by their local shape (localMoveKey), with their drop below the
     // tree they were offered on (the latest one): the SPR memory, kept across rate fits.
     std::map<TopologyKey, double> rememberedDrops_;

@@ -100,19 +100,20 @@ struct SpeciesSearchResult {
     std::map<Clade, int> kh, bootstrap; // branch supports of best's splits (HYBRID only)
     int replicates = 0;
     int evaluations = 0;
-    int screenings = 0;         // candidates scored on the pre-screening families
-    int screenedOut = 0;        // of them, those left there
-    int screeningsUnused = 0;   // of them, those screened ahead that the search then did not need
-    int confirmingFamilies = 0; // the families the confirming stage adds (0: no such stage)
-    int confirmations = 0;      // candidates also scored on the confirming families
-    int confirmedOut = 0;       // of them, those left there (counted in screenedOut too)
-    int prescreenLanes = 0;     // the lanes the screenings ran in (0: no pre-screen; fewer than asked
-                                // where the device's memory ran out)
-    int repeatsSkipped = 0;     // SPR candidates not scored again: the same tree was, at the same rates
-    int sprCutoffSkipped = 0;   // SPR regrafts not tried: the one nearer on their way fell too far
-    int sprMemorySkipped = 0;   // SPR moves not tried: the same local move fell too far on an earlier tree
-    double screeningZ = 0;      // the pre-screen's z at the end (Prescreen::z)
-    double confirmingZ = 0;     // the confirming stage's
+    int screenings = 0;             // candidates scored on the pre-screening families
+    int screenedOut = 0;            // of them, those left there
+    int screeningsUnused = 0;       // of them, those screened ahead that the search then did not need
+    long long screenedFamilies = 0; // the families the screenings solved, all of them together
+    int confirmingFamilies = 0;     // the families the confirming stage adds (0: no such stage)
+    int confirmations = 0;          // candidates also scored on the confirming families
+    int confirmedOut = 0;           // of them, those left there (counted in screenedOut too)
+    int prescreenLanes = 0;         // the lanes the screenings ran in (0: no pre-screen; fewer than asked
+                                    // where the device's memory ran out)
+    int repeatsSkipped = 0;         // SPR candidates not scored again: the same tree was, at the same rates
+    int sprCutoffSkipped = 0;       // SPR regrafts not tried: the one nearer on their way fell too far
+    int sprMemorySkipped = 0; // SPR moves not tried: the same local move fell too far on an earlier tree
+    double screeningZ = 0;    // the pre-screen's z at the end (Prescreen::z)
+    double confirmingZ = 0;   // the confirming stage's
     bool interrupted = false;
     double seconds = 0.0;
     std::optional<SpeciationOrderResult> speciationOrder; // when it was inferred

@@ -305,4 +305,37 @@ int rootedRobinsonFoulds(const SpeciesTopology& a, const SpeciesTopology& b) {
     return static_cast<int>(diff.size());
 }
 
+Clade leavesBelowMovedBranches(const SpeciesTopology& a, const SpeciesTopology& b) {
+    if (a.nodeCount() != b.nodeCount() || a.leafCount() != b.leafCount())
+        throw std::invalid_argument("leavesBelowMovedBranches: the topologies have other nodes");
+    Clade out = emptyClade(a.leafCount());
+    std::vector<int> stack;
+    auto addBelow = [&](const SpeciesTopology& t, int x) {
+        stack.assign(1, x);
+        while (!stack.empty()) {
+            const int n = stack.back();
+            stack.pop_back();
+            if (t.isLeaf(n)) {
+                out[n / 64] |= std::uint64_t(1) << (n % 64);
+            } else {
+                stack.push_back(t.left(n));
+                stack.push_back(t.right(n));
+            }
+        }
+    };
+    std::vector<int> moved;
+    for (int x = 0; x < a.nodeCount(); ++x)
+        if (a.parent(x) != b.parent(x)) {
+            moved.push_back(x);
+            addBelow(a, x);
+            addBelow(b, x);
+        }
+    // Two nodes swapped (SPR(p, r) with r the other child of p's grandparent: p's parent keeps its
+    // own): p itself is found below their old parents.
+    if (moved.size() == 2)
+        for (int x : moved)
+            if (a.parent(x) >= 0) addBelow(a, a.parent(x));
+    return out;
+}
+
 } // namespace gpurec

@@ -95,5 +95,9 @@ class SpeciesTopology {
 // counted on both sides. The trees must share leaf ids.
 int rootedRobinsonFoulds(const SpeciesTopology& a, const SpeciesTopology& b);
 Clade complementClade(const Clade& c, int leafCount);
+// What a move from a to b touches: the leaves below every node whose parent differs between a and
+// b, in either tree (for SPR(p, r) the leaves of p, of r and of p's old sibling; for a root move
+// most of the tree). The trees must share node ids (throws std::invalid_argument otherwise).
+Clade leavesBelowMovedBranches(const SpeciesTopology& a, const SpeciesTopology& b);
 
 } // namespace gpurec

@@ -432,7 +432,7 @@ class CudaBackend final : public LikelihoodBackend, public BackendDiagnostics {
         std::exception_ptr failure;
         try {
             rows = evaluateFamilies(theta, options, withGradient, familyWeights,
-                                    leavesFamiliesOut(theta, needed) ? needed : none, out);
+                                    leavesFamiliesOut(theta, needed, withGradient) ? needed : none, out);
         } catch (...) {
             if (!share_) throw;
             failure = std::current_exception();

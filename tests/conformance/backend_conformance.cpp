@@ -177,6 +177,46 @@ void checkNeededFamilies(LikelihoodBackend& reference, LikelihoodBackend& candid
            name + ": every family again once every family is needed");
 }
 
+// Families not needed by an evaluation without a gradient at shared rates (the species-tree
+// search's screens): the needed ones' log-likelihoods are those of an evaluation of every family
+// bit for bit, the others NaN; a gradient at these rates still sums over every family.
+void checkNeededFamiliesForward(LikelihoodBackend& candidate, const Dataset& data, const std::string& name,
+                                std::mt19937_64& rng) {
+    const int F = static_cast<int>(data.families.size());
+    if (F < 3) return;
+    const RateParameters theta = randomRates(RateMode::Global, data, rng);
+    const SolverOptions options;
+    auto fresh = [&](bool withGradient) {
+        candidate.clearWarmStarts();
+        return candidate.evaluate(theta, options, withGradient);
+    };
+    const Evaluation all = fresh(false), allGradient = fresh(true);
+    std::vector<char> needed(F, 0);
+    for (int f = 2; f < F; f += 3)
+        needed[f] = 1;
+    if (!candidate.setNeededFamilies(needed)) return;
+    const Evaluation some = fresh(false);
+    bool same = true, leftOut = true;
+    double total = 0;
+    for (int f = 0; f < F; ++f)
+        if (needed[f]) {
+            same = same && some.logLikelihood[f] == all.logLikelihood[f];
+            total += all.logLikelihood[f];
+        } else {
+            leftOut = leftOut && std::isnan(some.logLikelihood[f]);
+        }
+    expect(same, name + ": forward at shared rates, the needed families bit for bit as with every family");
+    expect(leftOut, name + ": forward at shared rates, the families left out NaN");
+    expect(std::abs(some.totalLogLikelihood - total) <= 1e-12 * std::abs(total),
+           name + ": forward at shared rates, the total is the needed families'");
+    const Evaluation gradient = fresh(true);
+    expect(gradient.logLikelihood == allGradient.logLikelihood && gradient.gradient == allGradient.gradient,
+           name + ": a shared gradient solves every family whatever is needed");
+    candidate.setNeededFamilies({});
+    expect(fresh(false).logLikelihood == all.logLikelihood,
+           name + ": every family again once every family is needed");
+}
+
 // A shortage met while allocating the batch buffers re-plans with a smaller budget; the results
 // stay those of the CPU reference.
 void checkOutOfMemoryReplanning(LikelihoodBackend& reference, LikelihoodBackend& candidate,
@@ -322,6 +362,7 @@ int main(int argc, char** argv) {
             if (d.extendedParameters()) continue;
             checkOutOfMemoryReplanning(*reference, *candidate.backend, *set, name, rng);
             checkNeededFamilies(*reference, *candidate.backend, *set, name, rng);
+            checkNeededFamiliesForward(*candidate.backend, *set, name, rng);
             if (set->species.leafCount() >= 4) checkSpeciesTreeMoves(*candidate.backend, set, name, rng);
         }
     std::printf("%d comparisons on %zu device(s): %d failure(s)\n", rows, devices.size(), failures);
