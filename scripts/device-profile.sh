@@ -41,12 +41,21 @@ if [[ ${NCU:-1} != 0 && -n $ncu ]]; then
   for kernel in forwardWaveKernel:60 adjointWaveKernel:60 gradientGatherKernel:0; do
     name=${kernel%%:*}
     start=$EPOCHREALTIME
+    report=/tmp/ncu_$name
     "$ncu" --clock-control none --kernel-name "regex:$name" --launch-skip "${kernel##*:}" --launch-count 1 \
       --section LaunchStats --section Occupancy --section SpeedOfLight --section WarpStateStats \
       --section SchedulerStats --section MemoryWorkloadAnalysis --section SourceCounters \
+      --import-source yes -f -o "$report" \
       $gpurec bench -s "$data/species.nwk" -f "$data/families.txt" --device cuda --repeats 1 --warmup 0 \
-      -o "$out/ncu_bench.json" >"$out/ncu_$name.txt" 2>&1 || status=1
+      -o "$out/ncu_bench.json" >"$out/ncu_run_$name.txt" 2>&1 || status=1
+    "$ncu" -i "$report.ncu-rep" >"$out/ncu_$name.txt" 2>&1 || status=1
     echo "== ncu $name ($(since "$start"))"
+    # Which source lines and instructions the warps wait on (the build has line information).
+    for view in cuda sass; do
+      "$ncu" -i "$report.ncu-rep" --page source --csv --print-source "$view" >"/tmp/source_${name}_$view.csv" 2>&1 &&
+        python3 scripts/ncu_source_summary.py "/tmp/source_${name}_$view.csv" "${SOURCE_ROWS:-30}" ||
+        { status=1; head -n 5 "/tmp/source_${name}_$view.csv"; }
+    done
     grep -E "Block Size|Registers Per|Shared Memory Per Block|Achieved Occupancy|Theoretical Occupancy|Block Limit|Duration|Memory Throughput|DRAM Throughput|L1/TEX Hit|L2 Hit|Issued Ipc|No Eligible|Warp Cycles Per Issued|Stall|stall" \
       "$out/ncu_$name.txt" | head -40
   done
