@@ -44,6 +44,38 @@ class TestWaveSchedule : public QObject {
         }
     }
 
+    // Every cross-family wave lists its clades in family order, then by clade index (the CUDA
+    // backend's batchWaves finds a batch's clades by bisection on it), the roots of families of
+    // several clades last.
+    void crossFamilyWavesAreInFamilyOrder() {
+        const SpeciesTree species = test::simulatedSpeciesTree(12, 5);
+        auto data = test::simulatedDataset(
+            species, 9,
+            [](int) {
+                return Rates{0.3, 0.2, 0.2};
+            },
+            6);
+        const WaveSchedule schedule = computeWaveSchedule(*data);
+        QVERIFY(schedule.waves.size() > 2);
+        long long clades = 0;
+        for (const CrossFamilyWave& wave : schedule.waves) {
+            for (std::size_t i = 1; i < wave.clades.size(); ++i) {
+                const CladeRef &a = wave.clades[i - 1], &b = wave.clades[i];
+                QVERIFY(a.family < b.family || (a.family == b.family && a.clade < b.clade));
+            }
+            clades += static_cast<long long>(wave.clades.size());
+        }
+        long long expected = 0;
+        int rooted = 0; // families whose root is not their only clade (a single gene stays in wave 0)
+        for (const GeneFamily& f : data->families) {
+            expected += f.clades.cladeCount();
+            rooted += f.clades.cladeCount() > 1;
+        }
+        QCOMPARE(clades, expected);
+        QVERIFY(rooted > 0);
+        QCOMPARE(static_cast<int>(schedule.waves.back().clades.size()), rooted);
+    }
+
     void spreadStepsKeepsTheEndsEvenly() {
         std::vector<int> order(1000);
         for (int i = 0; i < 1000; ++i)
