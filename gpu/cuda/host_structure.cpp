@@ -8,7 +8,9 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <numeric>
 #include <stdexcept>
+#include <utility>
 
 namespace gpurec::gpu {
 
@@ -319,8 +321,51 @@ std::vector<int> cladeClasses(const WaveSchedule& schedule, const HostStructure&
     return classes;
 }
 
+namespace {
+
+// Internal wave offsets of a batch's families (see batchWaves): each family's internal clades, per
+// wave of its own (`counts[f][w]`: clades of internal wave w + 1 that a solve will not copy), move
+// later by one offset, chosen largest family first (ties: the earlier family) as the first offset at
+// which they add the fewest rounds of `cladesInFlight` clades to the waves already laid out.
+std::vector<int> balancedOffsets(const std::vector<std::vector<int>>& counts, int cladesInFlight) {
+    std::size_t span = 0;
+    std::vector<long long> work(counts.size(), 0);
+    for (std::size_t f = 0; f < counts.size(); ++f) {
+        span = std::max(span, counts[f].size());
+        for (int c : counts[f])
+            work[f] += c;
+    }
+    std::vector<int> order(counts.size());
+    std::iota(order.begin(), order.end(), 0);
+    std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return work[a] > work[b]; });
+    const long long cap = std::max(1, cladesInFlight);
+    auto rounds = [cap](long long clades) { return (clades + cap - 1) / cap; };
+    std::vector<long long> load(span, 0);
+    std::vector<int> offset(counts.size(), 0);
+    for (int f : order) {
+        const std::vector<int>& c = counts[f];
+        long long best = -1;
+        for (std::size_t o = 0; o + c.size() <= span; ++o) {
+            long long added = 0;
+            for (std::size_t w = 0; w < c.size(); ++w)
+                added += rounds(load[o + w] + c[w]) - rounds(load[o + w]);
+            if (best < 0 || added < best) {
+                best = added;
+                offset[f] = static_cast<int>(o);
+            }
+            if (added == 0) break;
+        }
+        for (std::size_t w = 0; w < c.size(); ++w)
+            load[offset[f] + w] += c[w];
+    }
+    return offset;
+}
+
+} // namespace
+
 BatchWaves batchWaves(const WaveSchedule& schedule, const HostStructure& structure, const BatchPlan& plan,
-                      const std::vector<int>& classes, int chunkSplits, const std::vector<char>* needed) {
+                      const std::vector<int>& classes, int cladesInFlight, int chunkSplits,
+                      const std::vector<char>* needed) {
     BatchWaves out;
     out.chunkSplits = chunkSplits;
     out.clades.reserve(structure.cladeCount());
@@ -328,10 +373,11 @@ BatchWaves batchWaves(const WaveSchedule& schedule, const HostStructure& structu
     out.waves.assign(plan.batches.size(), {});
     out.waveChunks.assign(plan.batches.size(), {});
     out.waveCopies.assign(plan.batches.size(), {});
-    // Per class: the clade solved for it in the current wave and batch (−1: none yet).
+    // Per class: the clade solved for it in the current batch (−1: none yet).
     std::vector<int> solvedOfClass(
         classes.empty() ? 0 : *std::max_element(classes.begin(), classes.end()) + 1, -1);
     std::vector<int> copies, solvedClasses;
+    const int W = static_cast<int>(schedule.waves.size());
     // A wave lists its clades in family order (computeWaveSchedule; test_wave_schedule): a batch's
     // are one range of it, found by bisection (a plan of one family per batch, which the search's
     // screening set-up asks for, would otherwise visit every clade once per family). Not checked
@@ -339,20 +385,50 @@ BatchWaves batchWaves(const WaveSchedule& schedule, const HostStructure& structu
     auto byFamily = [](const CladeRef& ref, int family) { return ref.family < family; };
     for (std::size_t b = 0; b < plan.batches.size(); ++b) {
         const Batch& batch = plan.batches[b];
+        std::vector<std::pair<std::vector<CladeRef>::const_iterator, std::vector<CladeRef>::const_iterator>>
+            ranges;
         for (const CrossFamilyWave& wave : schedule.waves) {
+            const auto first =
+                std::lower_bound(wave.clades.begin(), wave.clades.end(), batch.familyBegin, byFamily);
+            ranges.emplace_back(first, std::lower_bound(first, wave.clades.end(), batch.familyEnd, byFamily));
+        }
+        auto kept = [&](const CladeRef& ref) { return !needed || (*needed)[ref.family]; };
+        // The families' internal clades (waves 1 .. W − 2; each family's fill its first waves), per
+        // wave the ones a solve will run (a clade of a class met before is copied).
+        std::vector<std::vector<int>> counts(batch.families());
+        std::vector<char> classSeen(solvedOfClass.size(), 0);
+        for (int k = 1; k + 1 < W; ++k)
+            for (auto it = ranges[k].first; it != ranges[k].second; ++it) {
+                if (!kept(*it)) continue;
+                const int c = structure.familyCladeBegin[it->family] + it->clade;
+                std::vector<int>& mine = counts[it->family - batch.familyBegin];
+                mine.resize(static_cast<std::size_t>(k), 0);
+                if (classes.empty() || !std::exchange(classSeen[classes[c]], 1)) ++mine[k - 1];
+            }
+        const std::vector<int> offset = balancedOffsets(counts, cladesInFlight);
+        std::size_t span = 0;
+        for (const std::vector<int>& c : counts)
+            span = std::max(span, c.size());
+        // Leaves stay first and roots last; internal wave k of family f becomes wave k + offset[f].
+        std::vector<std::vector<int>> laidOut(span + 2);
+        for (int k = 0; k < W; ++k)
+            for (auto it = ranges[k].first; it != ranges[k].second; ++it) {
+                if (!kept(*it)) continue;
+                const int c = structure.familyCladeBegin[it->family] + it->clade;
+                const std::size_t at =
+                    schedule.phase[k] == WavePhase::Leaves ? 0
+                    : schedule.phase[k] == WavePhase::Root
+                        ? span + 1
+                        : static_cast<std::size_t>(k + offset[it->family - batch.familyBegin]);
+                laidOut[at].push_back(c);
+            }
+        for (const std::vector<int>& wave : laidOut) {
             const int start = static_cast<int>(out.clades.size());
             const int chunkStart = static_cast<int>(out.chunks.size());
             const int copyStart = static_cast<int>(out.copySources.size());
             copies.clear();
-            solvedClasses.clear();
             int slot = 0;
-            const auto first =
-                std::lower_bound(wave.clades.begin(), wave.clades.end(), batch.familyBegin, byFamily);
-            const auto last = std::lower_bound(first, wave.clades.end(), batch.familyEnd, byFamily);
-            for (auto it = first; it != last; ++it) {
-                const CladeRef& ref = *it;
-                if (needed && !(*needed)[ref.family]) continue;
-                const int c = structure.familyCladeBegin[ref.family] + ref.clade;
+            for (const int c : wave) {
                 if (!classes.empty()) {
                     int& solved = solvedOfClass[classes[c]];
                     if (solved >= 0) {
@@ -371,14 +447,15 @@ BatchWaves batchWaves(const WaveSchedule& schedule, const HostStructure& structu
                     out.chunks.push_back(SplitChunk{c, k, std::min(k + chunkSplits, k1), slot++});
             }
             out.clades.insert(out.clades.end(), copies.begin(), copies.end());
-            for (int k : solvedClasses)
-                solvedOfClass[k] = -1;
             if (static_cast<int>(out.clades.size()) == start) continue;
             out.waves[b].push_back({start, static_cast<int>(out.clades.size()) - start});
             out.waveChunks[b].push_back({chunkStart, static_cast<int>(out.chunks.size()) - chunkStart});
             out.waveCopies[b].push_back({copyStart, static_cast<int>(out.copySources.size()) - copyStart});
             out.maxWaveChunks = std::max<long long>(out.maxWaveChunks, slot);
         }
+        for (int k : solvedClasses)
+            solvedOfClass[k] = -1;
+        solvedClasses.clear();
     }
     return out;
 }
