@@ -347,7 +347,7 @@ std::vector<int> balancedOffsets(const std::vector<std::vector<int>>& counts, in
         long long best = -1;
         for (std::size_t o = 0; o + c.size() <= span; ++o) {
             long long added = 0;
-            for (std::size_t w = 0; w < c.size(); ++w)
+            for (std::size_t w = 0; w < c.size() && (best < 0 || added < best); ++w)
                 added += rounds(load[o + w] + c[w]) - rounds(load[o + w]);
             if (best < 0 || added < best) {
                 best = added;
@@ -376,7 +376,9 @@ BatchWaves batchWaves(const WaveSchedule& schedule, const HostStructure& structu
     // Per class: the clade solved for it in the current batch (−1: none yet).
     std::vector<int> solvedOfClass(
         classes.empty() ? 0 : *std::max_element(classes.begin(), classes.end()) + 1, -1);
-    std::vector<int> copies, solvedClasses;
+    std::vector<int> copies, solvedClasses, laidOut;
+    std::vector<char> classSeen(solvedOfClass.size(), 0);
+    std::vector<std::pair<int, int>> listed; // (clade, wave)
     const int W = static_cast<int>(schedule.waves.size());
     // A wave lists its clades in family order (computeWaveSchedule; test_wave_schedule): a batch's
     // are one range of it, found by bisection (a plan of one family per batch, which the search's
@@ -392,43 +394,50 @@ BatchWaves batchWaves(const WaveSchedule& schedule, const HostStructure& structu
                 std::lower_bound(wave.clades.begin(), wave.clades.end(), batch.familyBegin, byFamily);
             ranges.emplace_back(first, std::lower_bound(first, wave.clades.end(), batch.familyEnd, byFamily));
         }
-        auto kept = [&](const CladeRef& ref) { return !needed || (*needed)[ref.family]; };
-        // The families' internal clades (waves 1 .. W − 2; each family's fill its first waves), per
-        // wave the ones a solve will run (a clade of a class met before is copied).
+        // The batch's (needed) clades with their schedule waves, and per family its internal clades
+        // (waves 1 .. W − 2; each family's fill its first waves), per wave the ones a solve will run
+        // (a clade of a class met before is copied).
+        listed.clear();
         std::vector<std::vector<int>> counts(batch.families());
-        std::vector<char> classSeen(solvedOfClass.size(), 0);
-        for (int k = 1; k + 1 < W; ++k)
+        for (int k = 0; k < W; ++k)
             for (auto it = ranges[k].first; it != ranges[k].second; ++it) {
-                if (!kept(*it)) continue;
+                if (needed && !(*needed)[it->family]) continue;
                 const int c = structure.familyCladeBegin[it->family] + it->clade;
+                listed.emplace_back(c, k);
+                if (schedule.phase[k] != WavePhase::Internal) continue;
                 std::vector<int>& mine = counts[it->family - batch.familyBegin];
                 mine.resize(static_cast<std::size_t>(k), 0);
                 if (classes.empty() || !std::exchange(classSeen[classes[c]], 1)) ++mine[k - 1];
             }
+        for (const auto& [c, k] : listed)
+            if (!classes.empty()) classSeen[classes[c]] = 0;
         const std::vector<int> offset = balancedOffsets(counts, cladesInFlight);
         std::size_t span = 0;
         for (const std::vector<int>& c : counts)
             span = std::max(span, c.size());
-        // Leaves stay first and roots last; internal wave k of family f becomes wave k + offset[f].
-        std::vector<std::vector<int>> laidOut(span + 2);
-        for (int k = 0; k < W; ++k)
-            for (auto it = ranges[k].first; it != ranges[k].second; ++it) {
-                if (!kept(*it)) continue;
-                const int c = structure.familyCladeBegin[it->family] + it->clade;
-                const std::size_t at =
-                    schedule.phase[k] == WavePhase::Leaves ? 0
-                    : schedule.phase[k] == WavePhase::Root
-                        ? span + 1
-                        : static_cast<std::size_t>(k + offset[it->family - batch.familyBegin]);
-                laidOut[at].push_back(c);
-            }
-        for (const std::vector<int>& wave : laidOut) {
+        // Leaves stay first and roots last; internal wave k of family f becomes wave k + offset[f]
+        // (placed by a counting sort, each wave's clades in the schedule's order).
+        std::vector<int> waveStart(span + 3, 0);
+        for (auto& [c, k] : listed) {
+            k = schedule.phase[k] == WavePhase::Leaves ? 0
+                : schedule.phase[k] == WavePhase::Root
+                    ? static_cast<int>(span) + 1
+                    : k + offset[structure.cladeFamily[c] - batch.familyBegin];
+            ++waveStart[k + 1];
+        }
+        std::partial_sum(waveStart.begin(), waveStart.end(), waveStart.begin());
+        laidOut.resize(listed.size());
+        std::vector<int> next(waveStart.begin(), waveStart.end() - 1);
+        for (const auto& [c, k] : listed)
+            laidOut[next[k]++] = c;
+        for (std::size_t wave = 0; wave + 1 < waveStart.size(); ++wave) {
             const int start = static_cast<int>(out.clades.size());
             const int chunkStart = static_cast<int>(out.chunks.size());
             const int copyStart = static_cast<int>(out.copySources.size());
             copies.clear();
             int slot = 0;
-            for (const int c : wave) {
+            for (int i = waveStart[wave]; i < waveStart[wave + 1]; ++i) {
+                const int c = laidOut[i];
                 if (!classes.empty()) {
                     int& solved = solvedOfClass[classes[c]];
                     if (solved >= 0) {
