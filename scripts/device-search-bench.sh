@@ -7,7 +7,10 @@
 # candidates per second, the search's log-likelihood and the true tree's at the search's rates.
 #   scripts/device-search-bench.sh SPECIES FAMILIES LIMIT_S DEVICE...   (PRESET=hogenom-like: that preset;
 #   PRESCREEN=F: gpurec search --prescreen F; LANES=N: --prescreen-lanes N)
-# Needs the device build (scripts/device-check.sh builds it); output under $OUT or out/device.
+# Needs the device build (scripts/device-check.sh builds it). Each search runs under
+# /tmp/gpurec_search_runs; its log, result.json and trace (without the tree column, which is large at
+# genome scale) are copied to $OUT or out/device, and the trace's phases printed
+# (scripts/search_trace_summary.py).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 out=${OUT:-out/device}
@@ -25,8 +28,10 @@ if [[ ! -f $data/families.txt ]]; then
   fi
 fi
 for device in "$@"; do
-  run=$out/search_${PRESET:-$species}_${device//:/}${LANES:+_lanes$LANES}
+  name=search_${PRESET:-$species}_${device//:/}${LANES:+_lanes$LANES}
+  run=/tmp/gpurec_search_runs/$name
   rm -rf "$run"
+  mkdir -p /tmp/gpurec_search_runs
   timeout --foreground -s INT "$limit" "$gpurec" search -s MiniNJ -f "$data/families.txt" --device "$device" -p "$run" \
     --prescreen "${PRESCREEN:-0}" --prescreen-lanes "${LANES:-0}" \
     >"$run.txt" 2>&1
@@ -52,4 +57,16 @@ print(f'{label}, {len(j["input_files"]["families"])} families, '
          f'{s["steps"] / max(s["seconds"], 1e-9):.2f} steps per s; ' if s.get("prescreen", 0) > 0 else '') +
       f'LL {s["log_likelihood"]:.4f} (start {s["start_log_likelihood"]:.4f}, true tree {truth:.4f})')
 PY
+  cp "$run.txt" "$out/$name.txt"
+  cp "$run/result.json" "$out/${name}_result.json"
+  python3 - "$run/search_trace.csv" "$out/${name}_trace.csv" <<'PY'
+import csv, sys
+csv.field_size_limit(sys.maxsize)
+rows = csv.DictReader(open(sys.argv[1], newline=""))
+fields = [f for f in rows.fieldnames if f != "tree"]
+out = csv.DictWriter(open(sys.argv[2], "w", newline=""), fields, extrasaction="ignore")
+out.writeheader()
+out.writerows(rows)
+PY
+  python3 scripts/search_trace_summary.py "$out/${name}_trace.csv" --phases 30
 done
