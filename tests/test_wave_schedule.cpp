@@ -8,17 +8,25 @@
 
 using namespace gpurec;
 
+namespace {
+
+// Families simulated on a 12-species tree at D = 0.3, L = T = 0.2.
+std::shared_ptr<Dataset> simulatedFamilies(int families, std::uint64_t seed) {
+    return test::simulatedDataset(
+        test::simulatedSpeciesTree(12, 5), families,
+        [](int) {
+            return Rates{0.3, 0.2, 0.2};
+        },
+        seed);
+}
+
+} // namespace
+
 class TestWaveSchedule : public QObject {
     Q_OBJECT
   private slots:
     void waveOrderFinishesChildrenFirst() {
-        const SpeciesTree species = test::simulatedSpeciesTree(12, 5);
-        auto data = test::simulatedDataset(
-            species, 8,
-            [](int) {
-                return Rates{0.3, 0.2, 0.2};
-            },
-            5);
+        auto data = simulatedFamilies(8, 5);
         for (const GeneFamily& f : data->families) {
             const CladeSet& cs = f.clades;
             const FamilyWaves waves = computeFamilyWaves(cs);
@@ -48,13 +56,7 @@ class TestWaveSchedule : public QObject {
     // backend's batchWaves finds a batch's clades by bisection on it), the roots of families of
     // several clades last.
     void crossFamilyWavesAreInFamilyOrder() {
-        const SpeciesTree species = test::simulatedSpeciesTree(12, 5);
-        auto data = test::simulatedDataset(
-            species, 9,
-            [](int) {
-                return Rates{0.3, 0.2, 0.2};
-            },
-            6);
+        auto data = simulatedFamilies(9, 6);
         const WaveSchedule schedule = computeWaveSchedule(*data);
         QVERIFY(schedule.waves.size() > 2);
         long long clades = 0;

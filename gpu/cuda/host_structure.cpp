@@ -325,16 +325,14 @@ namespace {
 
 // Internal wave offsets of a batch's families (see batchWaves): each family's internal clades, per
 // wave of its own (`counts[f][w]`: clades of internal wave w + 1 that a solve will not copy), move
-// later by one offset, chosen largest family first (ties: the earlier family) as the first offset at
-// which they add the fewest rounds of `cladesInFlight` clades to the waves already laid out.
-std::vector<int> balancedOffsets(const std::vector<std::vector<int>>& counts, int cladesInFlight) {
-    std::size_t span = 0;
+// later by one offset, within `span` waves (the longest family's), chosen largest family first
+// (ties: the earlier family) as the first offset at which they add the fewest rounds of
+// `cladesInFlight` clades to the waves already laid out.
+std::vector<int> balancedOffsets(const std::vector<std::vector<int>>& counts, std::size_t span,
+                                 int cladesInFlight) {
     std::vector<long long> work(counts.size(), 0);
-    for (std::size_t f = 0; f < counts.size(); ++f) {
-        span = std::max(span, counts[f].size());
-        for (int c : counts[f])
-            work[f] += c;
-    }
+    for (std::size_t f = 0; f < counts.size(); ++f)
+        work[f] = std::accumulate(counts[f].begin(), counts[f].end(), 0LL);
     std::vector<int> order(counts.size());
     std::iota(order.begin(), order.end(), 0);
     std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return work[a] > work[b]; });
@@ -379,6 +377,9 @@ BatchWaves batchWaves(const WaveSchedule& schedule, const HostStructure& structu
     std::vector<int> copies, solvedClasses, laidOut;
     std::vector<char> classSeen(solvedOfClass.size(), 0);
     std::vector<std::pair<int, int>> listed; // (clade, wave)
+    // Per schedule wave, the batch's range of its clades.
+    std::vector<std::pair<std::vector<CladeRef>::const_iterator, std::vector<CladeRef>::const_iterator>>
+        ranges;
     const int W = static_cast<int>(schedule.waves.size());
     // A wave lists its clades in family order (computeWaveSchedule; test_wave_schedule): a batch's
     // are one range of it, found by bisection (a plan of one family per batch, which the search's
@@ -387,8 +388,7 @@ BatchWaves batchWaves(const WaveSchedule& schedule, const HostStructure& structu
     auto byFamily = [](const CladeRef& ref, int family) { return ref.family < family; };
     for (std::size_t b = 0; b < plan.batches.size(); ++b) {
         const Batch& batch = plan.batches[b];
-        std::vector<std::pair<std::vector<CladeRef>::const_iterator, std::vector<CladeRef>::const_iterator>>
-            ranges;
+        ranges.clear();
         for (const CrossFamilyWave& wave : schedule.waves) {
             const auto first =
                 std::lower_bound(wave.clades.begin(), wave.clades.end(), batch.familyBegin, byFamily);
@@ -409,12 +409,13 @@ BatchWaves batchWaves(const WaveSchedule& schedule, const HostStructure& structu
                 mine.resize(static_cast<std::size_t>(k), 0);
                 if (classes.empty() || !std::exchange(classSeen[classes[c]], 1)) ++mine[k - 1];
             }
-        for (const auto& [c, k] : listed)
-            if (!classes.empty()) classSeen[classes[c]] = 0;
-        const std::vector<int> offset = balancedOffsets(counts, cladesInFlight);
+        if (!classes.empty())
+            for (const auto& [c, k] : listed)
+                classSeen[classes[c]] = 0;
         std::size_t span = 0;
         for (const std::vector<int>& c : counts)
             span = std::max(span, c.size());
+        const std::vector<int> offset = balancedOffsets(counts, span, cladesInFlight);
         // Leaves stay first and roots last; internal wave k of family f becomes wave k + offset[f]
         // (placed by a counting sort, each wave's clades in the schedule's order).
         std::vector<int> waveStart(span + 3, 0);
