@@ -199,11 +199,8 @@ struct Emulation {
 // The backend's evaluate() with the host executor and host vectors in place of kernels and device
 // memory: p and E per set as the kernels compute them, then the batch loop of batch_driver.hpp.
 // Split chunks of 3 splits, so that clades with more splits take the chunked path and clades with
-// fewer the direct one, in every dataset; waves laid out for kEmulatedCladesInFlight clades at once,
-// so that families' internal waves move.
+// fewer the direct one, in every dataset.
 // familiesPerChunk: of the shared gradient's chunk rows (0: the backend's own choice).
-constexpr int kEmulatedCladesInFlight = 4;
-
 Emulation emulate(const Dataset& data, const RateParameters& theta, const SolverOptions& options,
                   bool withGradient, int maxFamiliesPerBatch = 0, int chunkSplits = 3,
                   const std::vector<double>* familyWeights = nullptr, int familiesPerChunk = 0,
@@ -293,7 +290,7 @@ Emulation emulate(const Dataset& data, const RateParameters& theta, const Solver
     const WaveSchedule schedule = computeWaveSchedule(data);
     const BatchWaves waves =
         batchWaves(schedule, h, plan, copyRepeatedClades ? cladeClasses(schedule, h) : std::vector<int>{},
-                   kEmulatedCladesInFlight, chunkSplits, needed);
+                   chunkSplits, needed);
     std::vector<double> partial(static_cast<std::size_t>(partialRows(
                                     plan.maxChunks, std::max(plan.maxSplitChunkRows, waves.maxWaveChunks), n,
                                     s.highways, nodeThetaRows)) *
@@ -1130,30 +1127,22 @@ class GpuSolverSteps : public QObject {
         plan.species = h.n;
         plan.familyClades = h.familyCladeCounts();
         plan.budgetBytes = 1e18;
-        const BatchWaves all = batchWaves(computeWaveSchedule(*in.dataset), h, planBatches(plan), {}, 8);
+        const BatchWaves all = batchWaves(computeWaveSchedule(*in.dataset), h, planBatches(plan), {});
         const BatchWaves some =
-            batchWaves(computeWaveSchedule(*in.dataset), h, planBatches(plan), {}, 8, 3, &needed);
+            batchWaves(computeWaveSchedule(*in.dataset), h, planBatches(plan), {}, 3, &needed);
         const int keptClades =
             h.familyCladeBegin[2] - h.familyCladeBegin[1] + h.familyCladeBegin[F] - h.familyCladeBegin[F - 1];
         QCOMPARE(static_cast<int>(some.clades.size()), keptClades);
         QVERIFY(some.waves[0].size() <= all.waves[0].size());
     }
 
-    // A batch's wave lists hold each of its families' clades once and no other: leaves first, roots
-    // last, each clade after its children, each family's internal waves in the schedule's order moved
-    // by one offset; whatever the families per batch (one each: the plan the search's screening
-    // set-up asks for, where each batch's clades are found by bisection in the waves). With room for
-    // every clade at once the layout is the schedule's; with room for few, the families' internal
-    // waves move to fill the deepest family's narrow ones: fewer rounds of that many clades.
-    void batchesListTheirFamiliesCladesInDependencyOrder() {
+    // A batch's wave lists hold its families' clades of each wave, in the schedule's order, and no
+    // other: whatever the families per batch (one each: the plan the search's screening set-up asks
+    // for, where each batch's clades are found by bisection in the waves).
+    void batchesListTheirFamiliesCladesWaveByWave() {
         LoadedInput in = loadShared("simulated_2", "species.nwk");
         const HostStructure h(*in.dataset);
         const WaveSchedule schedule = computeWaveSchedule(*in.dataset);
-        std::vector<int> scheduled(h.cladeCount()); // each clade's wave in the schedule
-        for (std::size_t k = 0; k < schedule.waves.size(); ++k)
-            for (const CladeRef& ref : schedule.waves[k].clades)
-                scheduled[h.familyCladeBegin[ref.family] + ref.clade] = static_cast<int>(k);
-        const int all = h.cladeCount(), few = 3;
         for (int maxFamilies : {1, 3, 0}) {
             BatchPlanInput input;
             input.species = h.n;
@@ -1162,44 +1151,28 @@ class GpuSolverSteps : public QObject {
             input.maxFamiliesPerBatch = maxFamilies;
             const BatchPlan plan = planBatches(input);
             if (maxFamilies == 1) QCOMPARE(plan.batches.size(), input.familyClades.size());
-            long long roundsWide = 0, roundsNarrow = 0;
-            for (const int inFlight : {all, few}) {
-                const BatchWaves out = batchWaves(schedule, h, plan, {}, inFlight);
-                int listed = 0;
-                for (std::size_t b = 0; b < plan.batches.size(); ++b) {
-                    const Batch& batch = plan.batches[b];
-                    std::vector<int> waveOf(h.cladeCount(), -1);
-                    const int waves = static_cast<int>(out.waves[b].size());
-                    for (int k = 0; k < waves; ++k) {
-                        const auto [offset, count] = out.waves[b][k];
-                        (inFlight == all ? roundsWide : roundsNarrow) += (count + few - 1) / few;
-                        for (int i = offset; i < offset + count; ++i) {
-                            const int c = out.clades[i];
-                            QVERIFY(c >= batch.cladeBegin && c < batch.cladeEnd);
-                            QCOMPARE(waveOf[c], -1);
-                            waveOf[c] = k;
-                            ++listed;
-                        }
-                    }
-                    std::vector<int> shift(batch.families(), -1);
-                    for (int c = batch.cladeBegin; c < batch.cladeEnd; ++c) {
-                        const int f = h.cladeFamily[c], k = waveOf[c];
-                        QVERIFY(k >= 0);
-                        for (int s = h.splitOffset[c]; s < h.splitOffset[c + 1]; ++s)
-                            QVERIFY(waveOf[h.splitLeft[s]] < k && waveOf[h.splitRight[s]] < k);
-                        const WavePhase phase = schedule.phase[scheduled[c]];
-                        if (phase == WavePhase::Leaves) QCOMPARE(k, 0);
-                        if (phase == WavePhase::Root) QCOMPARE(k, waves - 1);
-                        if (phase != WavePhase::Internal) continue;
-                        int& mine = shift[f - batch.familyBegin];
-                        if (mine < 0) mine = k - scheduled[c];
-                        QCOMPARE(k - scheduled[c], mine);
-                        if (inFlight == all) QCOMPARE(mine, 0);
-                    }
+            const BatchWaves out = batchWaves(schedule, h, plan, {});
+            int listed = 0;
+            for (std::size_t b = 0; b < plan.batches.size(); ++b) {
+                const Batch& batch = plan.batches[b];
+                std::vector<std::vector<int>> expected; // the schedule's waves, filtered by family
+                for (const CrossFamilyWave& wave : schedule.waves) {
+                    std::vector<int> clades;
+                    for (const CladeRef& ref : wave.clades)
+                        if (ref.family >= batch.familyBegin && ref.family < batch.familyEnd)
+                            clades.push_back(h.familyCladeBegin[ref.family] + ref.clade);
+                    if (!clades.empty()) expected.push_back(clades);
                 }
-                QCOMPARE(listed, h.cladeCount());
+                QCOMPARE(out.waves[b].size(), expected.size());
+                for (std::size_t k = 0; k < expected.size(); ++k) {
+                    const auto [offset, count] = out.waves[b][k];
+                    const std::vector<int> got(out.clades.begin() + offset,
+                                               out.clades.begin() + offset + count);
+                    QCOMPARE(got, expected[k]);
+                    listed += count;
+                }
             }
-            if (maxFamilies != 1) QVERIFY2(roundsNarrow < roundsWide, "no rounds saved by the layout");
+            QCOMPARE(listed, h.cladeCount());
         }
     }
 
@@ -1252,9 +1225,8 @@ class GpuSolverSteps : public QObject {
         QVERIFY(cladeClasses(computeWaveSchedule(*pruned.dataset), HostStructure(*pruned.dataset)).empty());
     }
 
-    // The wave lists with repeated clades copied: per batch, each class solved once, the copies last
-    // in their waves, each naming a clade of its class solved before in the same batch (in that wave
-    // or an earlier one); every clade listed once.
+    // The wave lists with repeated clades copied: per batch and wave, each class solved once, the
+    // copies last, each naming a solved clade of its class in the same batch; every clade listed once.
     // The evaluation's results are those of solving every clade, bit for bit (shared rates; the
     // genewise mode solves the copies too), over one batch and several.
     void repeatedCladesAreCopiedFromOneSolvedClade() {
@@ -1269,21 +1241,21 @@ class GpuSolverSteps : public QObject {
         plan.maxFamiliesPerBatch = 3;
         const BatchPlan batches = planBatches(plan);
         QVERIFY(batches.batches.size() > 1);
-        const BatchWaves waves = batchWaves(schedule, h, batches, classes, kEmulatedCladesInFlight);
+        const BatchWaves waves = batchWaves(schedule, h, batches, classes);
         QCOMPARE(static_cast<int>(waves.clades.size()), h.cladeCount());
         QCOMPARE(std::set<int>(waves.clades.begin(), waves.clades.end()).size(), std::size_t(h.cladeCount()));
         std::size_t copies = 0;
         for (std::size_t b = 0; b < batches.batches.size(); ++b) {
             QCOMPARE(waves.waveCopies[b].size(), waves.waves[b].size());
-            std::set<int> solvedClasses, solvedClades;
             for (std::size_t k = 0; k < waves.waves[b].size(); ++k) {
                 const auto [offset, count] = waves.waves[b][k];
                 const auto [copyOffset, copyCount] = waves.waveCopies[b][k];
                 QCOMPARE(copyOffset, static_cast<int>(copies));
                 const int solved = count - copyCount;
+                std::set<int> solvedClasses, solvedClades;
                 for (int i = 0; i < solved; ++i) {
                     const int c = waves.clades[offset + i];
-                    QVERIFY2(solvedClasses.insert(classes[c]).second, "a class solved twice in one batch");
+                    QVERIFY2(solvedClasses.insert(classes[c]).second, "a class solved twice in one wave");
                     solvedClades.insert(c);
                 }
                 for (int i = 0; i < copyCount; ++i) {

@@ -874,8 +874,8 @@ class CudaBackend final : public LikelihoodBackend, public BackendDiagnostics {
     // none of them has no waves. Fewer clades than the plan's need no more partial rows than it
     // allocated.
     void uploadWaves(const std::vector<char>& needed) {
-        BatchWaves waves = batchWaves(schedule_, host_, plan_, classes_, teamsPerSM_ * multiprocessors_,
-                                      kChunkSplits, needed.empty() ? nullptr : &needed);
+        BatchWaves waves =
+            batchWaves(schedule_, host_, plan_, classes_, kChunkSplits, needed.empty() ? nullptr : &needed);
         if (waves.maxWaveChunks > static_cast<long long>(batch_.partial.size() / layout_.size))
             throw std::logic_error("split chunks exceed the planned partial rows");
         batch_.waveClades.upload(waves.clades, memory_, "uploading the wave schedule");

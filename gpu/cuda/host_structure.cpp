@@ -8,9 +8,7 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
-#include <numeric>
 #include <stdexcept>
-#include <utility>
 
 namespace gpurec::gpu {
 
@@ -321,49 +319,8 @@ std::vector<int> cladeClasses(const WaveSchedule& schedule, const HostStructure&
     return classes;
 }
 
-namespace {
-
-// Internal wave offsets of a batch's families (see batchWaves): each family's internal clades, per
-// wave of its own (`counts[f][w]`: clades of internal wave w + 1 that a solve will not copy), move
-// later by one offset, within `span` waves (the longest family's), chosen largest family first
-// (ties: the earlier family) as the first offset at which they add the fewest rounds of
-// `cladesInFlight` clades to the waves already laid out.
-std::vector<int> balancedOffsets(const std::vector<std::vector<int>>& counts, std::size_t span,
-                                 int cladesInFlight) {
-    std::vector<long long> work(counts.size(), 0);
-    for (std::size_t f = 0; f < counts.size(); ++f)
-        work[f] = std::accumulate(counts[f].begin(), counts[f].end(), 0LL);
-    std::vector<int> order(counts.size());
-    std::iota(order.begin(), order.end(), 0);
-    std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return work[a] > work[b]; });
-    const long long cap = std::max(1, cladesInFlight);
-    auto rounds = [cap](long long clades) { return (clades + cap - 1) / cap; };
-    std::vector<long long> load(span, 0);
-    std::vector<int> offset(counts.size(), 0);
-    for (int f : order) {
-        const std::vector<int>& c = counts[f];
-        long long best = -1;
-        for (std::size_t o = 0; o + c.size() <= span; ++o) {
-            long long added = 0;
-            for (std::size_t w = 0; w < c.size() && (best < 0 || added < best); ++w)
-                added += rounds(load[o + w] + c[w]) - rounds(load[o + w]);
-            if (best < 0 || added < best) {
-                best = added;
-                offset[f] = static_cast<int>(o);
-            }
-            if (added == 0) break;
-        }
-        for (std::size_t w = 0; w < c.size(); ++w)
-            load[offset[f] + w] += c[w];
-    }
-    return offset;
-}
-
-} // namespace
-
 BatchWaves batchWaves(const WaveSchedule& schedule, const HostStructure& structure, const BatchPlan& plan,
-                      const std::vector<int>& classes, int cladesInFlight, int chunkSplits,
-                      const std::vector<char>* needed) {
+                      const std::vector<int>& classes, int chunkSplits, const std::vector<char>* needed) {
     BatchWaves out;
     out.chunkSplits = chunkSplits;
     out.clades.reserve(structure.cladeCount());
@@ -371,16 +328,10 @@ BatchWaves batchWaves(const WaveSchedule& schedule, const HostStructure& structu
     out.waves.assign(plan.batches.size(), {});
     out.waveChunks.assign(plan.batches.size(), {});
     out.waveCopies.assign(plan.batches.size(), {});
-    // Per class: the clade solved for it in the current batch (−1: none yet).
+    // Per class: the clade solved for it in the current wave and batch (−1: none yet).
     std::vector<int> solvedOfClass(
         classes.empty() ? 0 : *std::max_element(classes.begin(), classes.end()) + 1, -1);
-    std::vector<int> copies, solvedClasses, laidOut;
-    std::vector<char> classSeen(solvedOfClass.size(), 0);
-    std::vector<std::pair<int, int>> listed; // (clade, wave)
-    // Per schedule wave, the batch's range of its clades.
-    std::vector<std::pair<std::vector<CladeRef>::const_iterator, std::vector<CladeRef>::const_iterator>>
-        ranges;
-    const int W = static_cast<int>(schedule.waves.size());
+    std::vector<int> copies, solvedClasses;
     // A wave lists its clades in family order (computeWaveSchedule; test_wave_schedule): a batch's
     // are one range of it, found by bisection (a plan of one family per batch, which the search's
     // screening set-up asks for, would otherwise visit every clade once per family). Not checked
@@ -388,57 +339,20 @@ BatchWaves batchWaves(const WaveSchedule& schedule, const HostStructure& structu
     auto byFamily = [](const CladeRef& ref, int family) { return ref.family < family; };
     for (std::size_t b = 0; b < plan.batches.size(); ++b) {
         const Batch& batch = plan.batches[b];
-        ranges.clear();
         for (const CrossFamilyWave& wave : schedule.waves) {
-            const auto first =
-                std::lower_bound(wave.clades.begin(), wave.clades.end(), batch.familyBegin, byFamily);
-            ranges.emplace_back(first, std::lower_bound(first, wave.clades.end(), batch.familyEnd, byFamily));
-        }
-        // The batch's (needed) clades with their schedule waves, and per family its internal clades
-        // (waves 1 .. W − 2; each family's fill its first waves), per wave the ones a solve will run
-        // (a clade of a class met before is copied).
-        listed.clear();
-        std::vector<std::vector<int>> counts(batch.families());
-        for (int k = 0; k < W; ++k)
-            for (auto it = ranges[k].first; it != ranges[k].second; ++it) {
-                if (needed && !(*needed)[it->family]) continue;
-                const int c = structure.familyCladeBegin[it->family] + it->clade;
-                listed.emplace_back(c, k);
-                if (schedule.phase[k] != WavePhase::Internal) continue;
-                std::vector<int>& mine = counts[it->family - batch.familyBegin];
-                mine.resize(static_cast<std::size_t>(k), 0);
-                if (classes.empty() || !std::exchange(classSeen[classes[c]], 1)) ++mine[k - 1];
-            }
-        if (!classes.empty())
-            for (const auto& [c, k] : listed)
-                classSeen[classes[c]] = 0;
-        std::size_t span = 0;
-        for (const std::vector<int>& c : counts)
-            span = std::max(span, c.size());
-        const std::vector<int> offset = balancedOffsets(counts, span, cladesInFlight);
-        // Leaves stay first and roots last; internal wave k of family f becomes wave k + offset[f]
-        // (placed by a counting sort, each wave's clades in the schedule's order).
-        std::vector<int> waveStart(span + 3, 0);
-        for (auto& [c, k] : listed) {
-            k = schedule.phase[k] == WavePhase::Leaves ? 0
-                : schedule.phase[k] == WavePhase::Root
-                    ? static_cast<int>(span) + 1
-                    : k + offset[structure.cladeFamily[c] - batch.familyBegin];
-            ++waveStart[k + 1];
-        }
-        std::partial_sum(waveStart.begin(), waveStart.end(), waveStart.begin());
-        laidOut.resize(listed.size());
-        std::vector<int> next(waveStart.begin(), waveStart.end() - 1);
-        for (const auto& [c, k] : listed)
-            laidOut[next[k]++] = c;
-        for (std::size_t wave = 0; wave + 1 < waveStart.size(); ++wave) {
             const int start = static_cast<int>(out.clades.size());
             const int chunkStart = static_cast<int>(out.chunks.size());
             const int copyStart = static_cast<int>(out.copySources.size());
             copies.clear();
+            solvedClasses.clear();
             int slot = 0;
-            for (int i = waveStart[wave]; i < waveStart[wave + 1]; ++i) {
-                const int c = laidOut[i];
+            const auto first =
+                std::lower_bound(wave.clades.begin(), wave.clades.end(), batch.familyBegin, byFamily);
+            const auto last = std::lower_bound(first, wave.clades.end(), batch.familyEnd, byFamily);
+            for (auto it = first; it != last; ++it) {
+                const CladeRef& ref = *it;
+                if (needed && !(*needed)[ref.family]) continue;
+                const int c = structure.familyCladeBegin[ref.family] + ref.clade;
                 if (!classes.empty()) {
                     int& solved = solvedOfClass[classes[c]];
                     if (solved >= 0) {
@@ -457,15 +371,14 @@ BatchWaves batchWaves(const WaveSchedule& schedule, const HostStructure& structu
                     out.chunks.push_back(SplitChunk{c, k, std::min(k + chunkSplits, k1), slot++});
             }
             out.clades.insert(out.clades.end(), copies.begin(), copies.end());
+            for (int k : solvedClasses)
+                solvedOfClass[k] = -1;
             if (static_cast<int>(out.clades.size()) == start) continue;
             out.waves[b].push_back({start, static_cast<int>(out.clades.size()) - start});
             out.waveChunks[b].push_back({chunkStart, static_cast<int>(out.chunks.size()) - chunkStart});
             out.waveCopies[b].push_back({copyStart, static_cast<int>(out.copySources.size()) - copyStart});
             out.maxWaveChunks = std::max<long long>(out.maxWaveChunks, slot);
         }
-        for (int k : solvedClasses)
-            solvedOfClass[k] = -1;
-        solvedClasses.clear();
     }
     return out;
 }

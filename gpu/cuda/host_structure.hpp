@@ -79,9 +79,9 @@ struct HostStructure {
 // than chunkSplits splits have their split terms summed in chunks first: chunks[waveChunks[b][k]
 // .first ...] (waveChunks[b][k].second of them), each writing partial row `slot` of the wave.
 // Clades of one class (cladeClasses) have the same rows under shared rates: the clades of a wave
-// whose class a clade of that batch was solved for before (in that wave or an earlier one) come
-// last in its list, waveCopies[b][k].second of them, their rows copied from
-// copySources[waveCopies[b][k].first ...] instead of solved again.
+// whose class an earlier clade of that wave and batch has come last in its list,
+// waveCopies[b][k].second of them, their rows copied from copySources[waveCopies[b][k].first ...]
+// instead of solved again.
 struct BatchWaves {
     std::vector<int> clades;
     std::vector<std::vector<std::pair<int, int>>> waves;
@@ -112,17 +112,11 @@ HighwayRates highwayRates(const RateParameters& theta, const std::vector<Highway
 // which relabels the same leaves. Empty with pruned trees, which change with the species tree.
 std::vector<int> cladeClasses(const WaveSchedule& schedule, const HostStructure& structure);
 
-// From the families' cross-family waves (computeWaveSchedule): per batch, its families' leaves
-// first and their roots last, as there, and in between each family's internal waves in their order,
-// all moved later by one offset per family, chosen so that the waves fill rounds of `cladesInFlight`
-// clades (what the device runs at once): the deepest family sets the chain of waves, and the
-// others' clades fill its narrow later waves instead of crowding the first ones. Each clade's rows
-// and each family's order of waves are those of the schedule, so results do not change. `needed`,
-// when given (one flag per family), keeps the flagged families' clades only
-// (LikelihoodBackend::setNeededFamilies); waves left empty are dropped. `classes` (cladeClasses;
-// empty: none) lists repeated clades as copies.
+// From the families' cross-family waves (computeWaveSchedule). `needed`, when given (one flag per
+// family), keeps the flagged families' clades only (LikelihoodBackend::setNeededFamilies); waves
+// left empty are dropped. `classes` (cladeClasses; empty: none) lists repeated clades as copies.
 BatchWaves batchWaves(const WaveSchedule& schedule, const HostStructure& structure, const BatchPlan& plan,
-                      const std::vector<int>& classes, int cladesInFlight, int chunkSplits = kChunkSplits,
+                      const std::vector<int>& classes, int chunkSplits = kChunkSplits,
                       const std::vector<char>* needed = nullptr);
 
 } // namespace gpurec::gpu
