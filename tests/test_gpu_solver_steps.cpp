@@ -198,11 +198,14 @@ struct Emulation {
 
 // The backend's evaluate() with the host executor and host vectors in place of kernels and device
 // memory: p and E per set as the kernels compute them, then the batch loop of batch_driver.hpp.
-// Split chunks of 3 splits, so that clades with more splits take the chunked path and clades with
-// fewer the direct one, in every dataset.
+// The waves are cut into split chunks as for a device running 4 clades at once, of at most 5
+// splits, so that in every dataset clades with more splits take the chunked path, clades with fewer
+// the direct one, and the narrow waves near the roots chunks of 2 to 5 splits.
 // familiesPerChunk: of the shared gradient's chunk rows (0: the backend's own choice).
+constexpr SplitChunking kEmulatedChunking{4, 2, 5};
+
 Emulation emulate(const Dataset& data, const RateParameters& theta, const SolverOptions& options,
-                  bool withGradient, int maxFamiliesPerBatch = 0, int chunkSplits = 3,
+                  bool withGradient, int maxFamiliesPerBatch = 0, SplitChunking chunking = kEmulatedChunking,
                   const std::vector<double>* familyWeights = nullptr, int familiesPerChunk = 0,
                   const std::vector<char>* needed = nullptr, bool copyRepeatedClades = true) {
     const HostStructure h(data);
@@ -285,15 +288,18 @@ Emulation emulate(const Dataset& data, const RateParameters& theta, const Solver
     in.budgetBytes = 1e18;
     in.maxFamiliesPerBatch = maxFamiliesPerBatch;
     in.chunkClades = kChunkClades;
-    in.familySplitChunkRows = h.familySplitChunkRows(chunkSplits);
+    in.familySplitChunkRows = h.familySplitChunkRows(chunking.most);
+    in.narrowWaveChunkRows = chunking.narrowWaveRows();
     const BatchPlan plan = planBatches(in);
     const WaveSchedule schedule = computeWaveSchedule(data);
     const BatchWaves waves =
         batchWaves(schedule, h, plan, copyRepeatedClades ? cladeClasses(schedule, h) : std::vector<int>{},
-                   chunkSplits, needed);
-    std::vector<double> partial(static_cast<std::size_t>(partialRows(
-                                    plan.maxChunks, std::max(plan.maxSplitChunkRows, waves.maxWaveChunks), n,
-                                    s.highways, nodeThetaRows)) *
+                   chunking, needed);
+    // As the backend: the plan's partial rows hold every wave's chunks.
+    if (waves.maxWaveChunks > plan.maxSplitChunkRows)
+        throw std::logic_error("split chunks exceed the planned partial rows");
+    std::vector<double> partial(static_cast<std::size_t>(partialRows(plan.maxChunks, plan.maxSplitChunkRows,
+                                                                     n, s.highways, nodeThetaRows)) *
                                     n,
                                 std::nan(""));
 
@@ -320,7 +326,7 @@ Emulation emulate(const Dataset& data, const RateParameters& theta, const Solver
     j.sv = sv;
     j.extinctionLoop = eLoop;
     j.cv = cv;
-    j.chunks = waves.view(partial.data());
+    j.chunks = SplitChunkView{waves.cladeSlot.data(), partial.data()};
     j.gradientChunks = ChunkView{h.chunkFirst.data(), h.chunkEnd.data(), plan.familyChunkBegin.data(),
                                  nodeThetaRows, needed ? needed->data() : nullptr};
     j.fwd = ForwardSettings{!converged && data.events.cladeTransferLoss(), options.pi_iters, options.pi_tol,
@@ -394,7 +400,7 @@ RateParameters randomRates(RateMode mode, const Dataset& data, unsigned seed) {
 void matchesCpu(const std::shared_ptr<const Dataset>& data, const RateParameters& theta,
                 const SolverOptions& options, const std::vector<double>* familyWeights = nullptr) {
     Evaluation cpu = makeCpuBackend(data)->evaluate(theta, options, true, familyWeights);
-    const Emulation emulated = emulate(*data, theta, options, true, 0, 3, familyWeights);
+    const Emulation emulated = emulate(*data, theta, options, true, 0, kEmulatedChunking, familyWeights);
     const Evaluation& gpu = emulated.out;
     QCOMPARE(emulated.unwritten, 0ull);
     const double llError = worstRelativeError(gpu.logLikelihood, cpu.logLikelihood);
@@ -691,8 +697,8 @@ class GpuSolverSteps : public QObject {
         for (int f = 0; familyWeights && f < F; ++f)
             weights.push_back(0.25 + 0.125 * (f % 5));
         const SolverOptions options;
-        const Emulation one =
-            emulate(whole, theta, options, true, 3, 3, familyWeights ? &weights : nullptr, chunk);
+        const Emulation one = emulate(whole, theta, options, true, 3, kEmulatedChunking,
+                                      familyWeights ? &weights : nullptr, chunk);
         // Two shares, cut at a chunk boundary (a cut inside a chunk is not a share).
         const int cut = 2 * chunk;
         std::vector<int> first(cut), second(F - cut);
@@ -705,8 +711,8 @@ class GpuSolverSteps : public QObject {
             std::vector<double> partWeights;
             for (int f : share)
                 if (familyWeights) partWeights.push_back(weights[f]);
-            const Emulation e =
-                emulate(part, theta, options, true, 2, 3, familyWeights ? &partWeights : nullptr, chunk);
+            const Emulation e = emulate(part, theta, options, true, 2, kEmulatedChunking,
+                                        familyWeights ? &partWeights : nullptr, chunk);
             rows.insert(rows.end(), e.chunkRows.begin(), e.chunkRows.end());
             extinction = e.extinction;
         }
@@ -750,7 +756,8 @@ class GpuSolverSteps : public QObject {
         // The weights matter: the weighted gradient is not the plain one.
         const Evaluation plain = makeCpuBackend(in.dataset)->evaluate(theta, SolverOptions{}, true);
         QVERIFY(worstRelativeError(
-                    emulate(*in.dataset, theta, SolverOptions{}, true, 0, 3, &weights).out.gradient,
+                    emulate(*in.dataset, theta, SolverOptions{}, true, 0, kEmulatedChunking, &weights)
+                        .out.gradient,
                     plain.gradient) > 1e-3);
     }
 
@@ -1113,8 +1120,9 @@ class GpuSolverSteps : public QObject {
         needed[1] = needed[F - 1] = 1; // with 2 families per batch, batch 0 holds family 1 only
         for (int maxFamilies : {0, 2}) {
             const Evaluation whole = emulate(*in.dataset, theta, SolverOptions{}, true, maxFamilies).out;
-            const Evaluation some =
-                emulate(*in.dataset, theta, SolverOptions{}, true, maxFamilies, 3, nullptr, 0, &needed).out;
+            const Evaluation some = emulate(*in.dataset, theta, SolverOptions{}, true, maxFamilies,
+                                            kEmulatedChunking, nullptr, 0, &needed)
+                                        .out;
             for (int f = 0; f < F; ++f) {
                 if (!needed[f]) continue;
                 QCOMPARE(some.logLikelihood[f], whole.logLikelihood[f]);
@@ -1127,9 +1135,10 @@ class GpuSolverSteps : public QObject {
         plan.species = h.n;
         plan.familyClades = h.familyCladeCounts();
         plan.budgetBytes = 1e18;
-        const BatchWaves all = batchWaves(computeWaveSchedule(*in.dataset), h, planBatches(plan), {});
-        const BatchWaves some =
-            batchWaves(computeWaveSchedule(*in.dataset), h, planBatches(plan), {}, 3, &needed);
+        const BatchWaves all =
+            batchWaves(computeWaveSchedule(*in.dataset), h, planBatches(plan), {}, kEmulatedChunking);
+        const BatchWaves some = batchWaves(computeWaveSchedule(*in.dataset), h, planBatches(plan), {},
+                                           kEmulatedChunking, &needed);
         const int keptClades =
             h.familyCladeBegin[2] - h.familyCladeBegin[1] + h.familyCladeBegin[F] - h.familyCladeBegin[F - 1];
         QCOMPARE(static_cast<int>(some.clades.size()), keptClades);
@@ -1151,7 +1160,7 @@ class GpuSolverSteps : public QObject {
             input.maxFamiliesPerBatch = maxFamilies;
             const BatchPlan plan = planBatches(input);
             if (maxFamilies == 1) QCOMPARE(plan.batches.size(), input.familyClades.size());
-            const BatchWaves out = batchWaves(schedule, h, plan, {});
+            const BatchWaves out = batchWaves(schedule, h, plan, {}, kEmulatedChunking);
             int listed = 0;
             for (std::size_t b = 0; b < plan.batches.size(); ++b) {
                 const Batch& batch = plan.batches[b];
@@ -1174,6 +1183,75 @@ class GpuSolverSteps : public QObject {
             }
             QCOMPARE(listed, h.cladeCount());
         }
+    }
+
+    // Splits per chunk: waves that fill the device cut at `most`; narrower ones spread their splits
+    // over the clades in flight, within [fewest, most].
+    void narrowWavesSpreadTheirSplitsOverTheDevice() {
+        const SplitChunking device{1188, 8, 256};
+        QCOMPARE(device.splitsPerChunk(100, 13600), 12); // 500 species x 100 families: the roots
+        QCOMPARE(device.splitsPerChunk(100, 500), 8);
+        QCOMPARE(device.splitsPerChunk(100, 1000000), 256);
+        QCOMPARE(device.splitsPerChunk(1187, 13600), 12);
+        QCOMPARE(device.splitsPerChunk(1188, 13600), 256);
+        QCOMPARE(device.narrowWaveRows(), 2376LL);
+        QCOMPARE((SplitChunking{4, 8, 3}.splitsPerChunk(1, 100)), 3); // fewest never above most
+
+        // Each wave's chunks cover its cut clades' splits in order, in slots 0, 1, ..., within the
+        // plan's partial rows, whatever the device's width.
+        LoadedInput in = loadShared("simulated_2", "species.nwk");
+        const HostStructure h(*in.dataset);
+        const WaveSchedule schedule = computeWaveSchedule(*in.dataset);
+        bool narrowCut = false;
+        for (const SplitChunking chunking : {SplitChunking{1, 2, 5}, SplitChunking{4, 2, 5},
+                                             SplitChunking{64, 1, 9}, SplitChunking{1000, 2, 5}}) {
+            for (int maxFamilies : {1, 0}) {
+                BatchPlanInput input;
+                input.species = h.n;
+                input.familyClades = h.familyCladeCounts();
+                input.budgetBytes = 1e18;
+                input.maxFamiliesPerBatch = maxFamilies;
+                input.familySplitChunkRows = h.familySplitChunkRows(chunking.most);
+                input.narrowWaveChunkRows = chunking.narrowWaveRows();
+                const BatchPlan plan = planBatches(input);
+                const BatchWaves out = batchWaves(schedule, h, plan, {}, chunking);
+                QVERIFY(out.maxWaveChunks <= plan.maxSplitChunkRows);
+                for (std::size_t b = 0; b < plan.batches.size(); ++b)
+                    for (std::size_t k = 0; k < out.waves[b].size(); ++k) {
+                        const auto [offset, count] = out.waves[b][k];
+                        const WaveChunks cut = out.waveChunks[b][k];
+                        long long splits = 0;
+                        for (int i = offset; i < offset + count; ++i)
+                            splits += h.splitOffset[out.clades[i] + 1] - h.splitOffset[out.clades[i]];
+                        const int size =
+                            count >= chunking.cladesInFlight
+                                ? chunking.most
+                                : std::clamp<int>(static_cast<int>((splits + chunking.cladesInFlight - 1) /
+                                                                   chunking.cladesInFlight),
+                                                  std::min(chunking.fewest, chunking.most), chunking.most);
+                        QCOMPARE(cut.splits, size);
+                        int next = cut.offset, slot = 0;
+                        for (int i = offset; i < offset + count; ++i) {
+                            const int c = out.clades[i], k0 = h.splitOffset[c], k1 = h.splitOffset[c + 1];
+                            if (k1 - k0 <= size) {
+                                QCOMPARE(out.cladeSlot[c], -1);
+                                continue;
+                            }
+                            QCOMPARE(out.cladeSlot[c], slot);
+                            if (count < chunking.cladesInFlight && size < chunking.most) narrowCut = true;
+                            for (int at = k0; at < k1; at += size, ++next, ++slot) {
+                                const SplitChunk& chunk = out.chunks[next];
+                                QCOMPARE(chunk.clade, c);
+                                QCOMPARE(chunk.splitBegin, at);
+                                QCOMPARE(chunk.splitEnd, std::min(at + size, k1));
+                                QCOMPARE(chunk.slot, slot);
+                            }
+                        }
+                        QCOMPARE(next, cut.offset + cut.count);
+                    }
+            }
+        }
+        QVERIFY(narrowCut); // some narrow wave was cut finer than `most`
     }
 
     // Clade classes: two clades share one exactly when they are genes of one species or their splits
@@ -1241,7 +1319,7 @@ class GpuSolverSteps : public QObject {
         plan.maxFamiliesPerBatch = 3;
         const BatchPlan batches = planBatches(plan);
         QVERIFY(batches.batches.size() > 1);
-        const BatchWaves waves = batchWaves(schedule, h, batches, classes);
+        const BatchWaves waves = batchWaves(schedule, h, batches, classes, kEmulatedChunking);
         QCOMPARE(static_cast<int>(waves.clades.size()), h.cladeCount());
         QCOMPARE(std::set<int>(waves.clades.begin(), waves.clades.end()).size(), std::size_t(h.cladeCount()));
         std::size_t copies = 0;
@@ -1273,11 +1351,11 @@ class GpuSolverSteps : public QObject {
         for (const RateMode mode : {RateMode::Global, RateMode::Specieswise, RateMode::Genewise}) {
             const RateParameters theta = randomRates(mode, *in.dataset, 23);
             for (int maxFamilies : {0, 3}) {
-                const Evaluation copied = emulate(*in.dataset, theta, SolverOptions{}, true, maxFamilies, 3,
-                                                  nullptr, 0, nullptr, true)
+                const Evaluation copied = emulate(*in.dataset, theta, SolverOptions{}, true, maxFamilies,
+                                                  kEmulatedChunking, nullptr, 0, nullptr, true)
                                               .out;
-                const Evaluation solved = emulate(*in.dataset, theta, SolverOptions{}, true, maxFamilies, 3,
-                                                  nullptr, 0, nullptr, false)
+                const Evaluation solved = emulate(*in.dataset, theta, SolverOptions{}, true, maxFamilies,
+                                                  kEmulatedChunking, nullptr, 0, nullptr, false)
                                               .out;
                 QVERIFY(copied.logLikelihood == solved.logLikelihood);
                 QVERIFY(copied.gradient == solved.gradient);

@@ -38,7 +38,7 @@ struct BatchJob {
     const Batch* batch = nullptr;
     int index = 0;                                           // of the batch in the plan
     const std::vector<std::pair<int, int>>* waves = nullptr; // (offset, count) into waveClades
-    const std::vector<std::pair<int, int>>* waveChunks = nullptr;
+    const std::vector<WaveChunks>* waveChunks = nullptr;
     const std::vector<std::pair<int, int>>* waveCopies = nullptr; // (offset, count) into copySources
     const int* waveClades = nullptr;
     const int* copySources = nullptr;
@@ -71,13 +71,15 @@ template <class Executor> void runBatchSteps(Executor& x, const BatchJob& j) {
     if (j.poison) x.poison(b);
     for (std::size_t k = 0; k < j.waves->size(); ++k) {
         const auto& [offset, count] = (*j.waves)[k];
-        const auto& [chunkOffset, chunkCount] = (*j.waveChunks)[k];
+        const WaveChunks& cut = (*j.waveChunks)[k];
+        SplitChunkView chunks = j.chunks;
+        chunks.chunkSplits = cut.splits;
         // The genewise mode has a set per family: its repeated clades are solved like the others.
         const auto& [copyOffset, copyCount] = (*j.waveCopies)[k];
         const int copies = j.genewise ? 0 : copyCount;
-        x.splitChunks(j.s, j.sv, j.cv, j.tab, j.splitChunks + chunkOffset, chunkCount, j.chunks,
+        x.splitChunks(j.s, j.sv, j.cv, j.tab, j.splitChunks + cut.offset, cut.count, chunks,
                       j.fwd.pibarSideThreshold);
-        x.forwardWave(j.s, j.sv, j.cv, j.tab, j.chunks, j.waveClades + offset, count - copies, j.fwd);
+        x.forwardWave(j.s, j.sv, j.cv, j.tab, chunks, j.waveClades + offset, count - copies, j.fwd);
         if (copies > 0)
             x.copyRows(j.tab, j.waveClades + offset + count - copies, j.copySources + copyOffset, copies);
         x.endWave(EvaluationPhase::Forward, j.index, static_cast<int>(k), count);

@@ -49,8 +49,9 @@ BatchPlan packBatches(const BatchPlanInput& in, double limit) {
             std::max(1, (in.familyClades[f] + in.chunkClades - 1) / in.chunkClades);
     const double available = in.budgetBytes - in.fixedBytes;
     auto bytesOf = [&](const Batch& b) {
-        return batchBufferBytes(in.species, b.clades(), b.families(), b.chunks(), b.splitChunkRows,
-                                in.highways, in.nodeThetaRows);
+        return batchBufferBytes(in.species, b.clades(), b.families(), b.chunks(),
+                                std::max(b.splitChunkRows, in.narrowWaveChunkRows), in.highways,
+                                in.nodeThetaRows);
     };
     auto splitRowsOf = [&](int f) {
         return f < static_cast<int>(in.familySplitChunkRows.size()) ? in.familySplitChunkRows[f] : 0;
@@ -88,7 +89,8 @@ BatchPlan packBatches(const BatchPlanInput& in, double limit) {
         clade += in.familyClades[f];
     }
     if (current.families() > 0) plan.batches.push_back(current);
-    for (const Batch& b : plan.batches) {
+    for (Batch& b : plan.batches) {
+        b.splitChunkRows = std::max(b.splitChunkRows, in.narrowWaveChunkRows);
         plan.maxClades = std::max(plan.maxClades, b.clades());
         plan.maxFamilies = std::max(plan.maxFamilies, b.families());
         plan.maxChunks = std::max(plan.maxChunks, b.chunks());

@@ -21,6 +21,9 @@ struct BatchPlanInput {
     // Partial split-term rows a family's many-split clades need (HostStructure::familySplitChunkRows);
     // they share the gradient's partial-sum buffer, which is idle during the forward waves. Empty: none.
     std::vector<int> familySplitChunkRows;
+    // Partial rows a wave narrower than the device may need whatever its families
+    // (SplitChunking::narrowWaveRows): the fewest split-chunk rows of any batch.
+    long long narrowWaveChunkRows = 0;
 };
 
 struct Batch {

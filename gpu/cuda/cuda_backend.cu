@@ -825,7 +825,10 @@ class CudaBackend final : public LikelihoodBackend, public BackendDiagnostics {
         const double setBytes = static_cast<double>(std::max(F, setCount(false))) *
                                 ((6 * 8 + loopBytes * (ownExtinctionLoop() ? 2 : 1)) * n + 8 + 8 + 4 + 4);
         in.familySplitChunkRows = host_.familySplitChunkRows(kChunkSplits);
-        double splitChunks = 0;
+        in.narrowWaveChunkRows = splitChunking().narrowWaveRows();
+        // The chunks of clades of more than kChunkSplits splits, and at most narrowWaveRows() more
+        // per wave narrower than the device.
+        double splitChunks = static_cast<double>(in.narrowWaveChunkRows) * schedule_.waves.size();
         for (int rows : in.familySplitChunkRows)
             splitChunks += rows;
         // Wave lists, clades' chunk slots, the repeated clades' sources and the chunk list.
@@ -873,9 +876,12 @@ class CudaBackend final : public LikelihoodBackend, public BackendDiagnostics {
     // The wave lists of `needed`'s families (empty: every family's) on the device; a batch holding
     // none of them has no waves. Fewer clades than the plan's need no more partial rows than it
     // allocated.
+    // Narrow waves' split terms spread over the teams the device runs at once.
+    SplitChunking splitChunking() const { return SplitChunking{teamsPerSM_ * multiprocessors_}; }
+
     void uploadWaves(const std::vector<char>& needed) {
-        BatchWaves waves =
-            batchWaves(schedule_, host_, plan_, classes_, kChunkSplits, needed.empty() ? nullptr : &needed);
+        BatchWaves waves = batchWaves(schedule_, host_, plan_, classes_, splitChunking(),
+                                      needed.empty() ? nullptr : &needed);
         if (waves.maxWaveChunks > static_cast<long long>(batch_.partial.size() / layout_.size))
             throw std::logic_error("split chunks exceed the planned partial rows");
         batch_.waveClades.upload(waves.clades, memory_, "uploading the wave schedule");
@@ -1048,7 +1054,7 @@ class CudaBackend final : public LikelihoodBackend, public BackendDiagnostics {
         j.extinctionLoop = extinctionLoopView(sv);
         j.cv = cv;
         j.tab = tableView(b);
-        j.chunks = SplitChunkView{batch_.cladeSlot.get(), batch_.partial.get(), kChunkSplits};
+        j.chunks = SplitChunkView{batch_.cladeSlot.get(), batch_.partial.get()};
         j.gradientChunks = chunkView(genewise);
         j.fwd = fwd;
         j.adj = adj;
@@ -1249,7 +1255,7 @@ class CudaBackend final : public LikelihoodBackend, public BackendDiagnostics {
     DeviceArray<unsigned long long> counters_;
     BatchPlan plan_;
     std::vector<std::vector<std::pair<int, int>>> waves_;      // per batch: (offset, count) of each wave
-    std::vector<std::vector<std::pair<int, int>>> waveChunks_; // the same for the waves' split chunks
+    std::vector<std::vector<WaveChunks>> waveChunks_;          // the same for the waves' split chunks
     std::vector<std::vector<std::pair<int, int>>> waveCopies_; // and for their repeated clades' sources
     std::vector<int> classes_;                                 // cladeClasses: the same for any tree
     std::vector<char> needed_;               // per family (setNeededFamilies); empty: every family

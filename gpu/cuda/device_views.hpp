@@ -169,7 +169,8 @@ struct TableView {
 
 // Clades with many splits (the root clades of families with many sampled trees: thousands) would
 // keep one team busy long after the rest of their wave; their split terms are summed in chunks of
-// `chunkSplits` splits by separate teams first, into partial rows that the clade's team adds up.
+// `chunkSplits` splits by separate teams first, into partial rows that the clade's team adds up
+// (host_structure.hpp's SplitChunking says how many splits a wave's chunks take).
 // Gradient chunks [chunkBegin, chunkEnd) of the batch: partial row sets at partial[(chunk − chunkBegin) *
 // 5n].
 struct ChunkView {
@@ -188,10 +189,15 @@ struct SplitChunk {
     int clade, splitBegin, splitEnd;
     int slot; // partial row of this chunk within its wave
 };
+// One wave's split chunks: (offset, count) into the chunk list, each of `splits` splits (a clade's last
+// one fewer).
+struct WaveChunks {
+    int offset = 0, count = 0, splits = 0;
+};
 struct SplitChunkView {
     const int* cladeSlot = nullptr; // per clade: its first chunk's partial row in its wave, −1 when unsplit
     double* partial = nullptr;      // partial rows of n doubles
-    int chunkSplits = 0;
+    int chunkSplits = 0;            // the wave's (WaveChunks::splits)
     GPUREC_HD int chunksOf(int splits) const { return (splits + chunkSplits - 1) / chunkSplits; }
 };
 

@@ -319,10 +319,16 @@ std::vector<int> cladeClasses(const WaveSchedule& schedule, const HostStructure&
     return classes;
 }
 
+int SplitChunking::splitsPerChunk(long long clades, long long splits) const {
+    if (clades >= cladesInFlight) return most;
+    const long long even = (splits + cladesInFlight - 1) / cladesInFlight;
+    return static_cast<int>(std::clamp<long long>(even, std::min(fewest, most), most));
+}
+
 BatchWaves batchWaves(const WaveSchedule& schedule, const HostStructure& structure, const BatchPlan& plan,
-                      const std::vector<int>& classes, int chunkSplits, const std::vector<char>* needed) {
+                      const std::vector<int>& classes, const SplitChunking& chunking,
+                      const std::vector<char>* needed) {
     BatchWaves out;
-    out.chunkSplits = chunkSplits;
     out.clades.reserve(structure.cladeCount());
     out.cladeSlot.assign(structure.cladeCount(), -1);
     out.waves.assign(plan.batches.size(), {});
@@ -345,7 +351,7 @@ BatchWaves batchWaves(const WaveSchedule& schedule, const HostStructure& structu
             const int copyStart = static_cast<int>(out.copySources.size());
             copies.clear();
             solvedClasses.clear();
-            int slot = 0;
+            long long splits = 0;
             const auto first =
                 std::lower_bound(wave.clades.begin(), wave.clades.end(), batch.familyBegin, byFamily);
             const auto last = std::lower_bound(first, wave.clades.end(), batch.familyEnd, byFamily);
@@ -364,18 +370,25 @@ BatchWaves batchWaves(const WaveSchedule& schedule, const HostStructure& structu
                     solvedClasses.push_back(classes[c]);
                 }
                 out.clades.push_back(c);
+                splits += structure.splitOffset[c + 1] - structure.splitOffset[c];
+            }
+            const int solved = static_cast<int>(out.clades.size()) - start;
+            const int size = chunking.splitsPerChunk(solved, splits);
+            int slot = 0;
+            for (int i = start; i < start + solved; ++i) {
+                const int c = out.clades[i];
                 const int k0 = structure.splitOffset[c], k1 = structure.splitOffset[c + 1];
-                if (k1 - k0 <= chunkSplits) continue;
+                if (k1 - k0 <= size) continue;
                 out.cladeSlot[c] = slot;
-                for (int k = k0; k < k1; k += chunkSplits)
-                    out.chunks.push_back(SplitChunk{c, k, std::min(k + chunkSplits, k1), slot++});
+                for (int k = k0; k < k1; k += size)
+                    out.chunks.push_back(SplitChunk{c, k, std::min(k + size, k1), slot++});
             }
             out.clades.insert(out.clades.end(), copies.begin(), copies.end());
             for (int k : solvedClasses)
                 solvedOfClass[k] = -1;
             if (static_cast<int>(out.clades.size()) == start) continue;
             out.waves[b].push_back({start, static_cast<int>(out.clades.size()) - start});
-            out.waveChunks[b].push_back({chunkStart, static_cast<int>(out.chunks.size()) - chunkStart});
+            out.waveChunks[b].push_back({chunkStart, static_cast<int>(out.chunks.size()) - chunkStart, size});
             out.waveCopies[b].push_back({copyStart, static_cast<int>(out.copySources.size()) - copyStart});
             out.maxWaveChunks = std::max<long long>(out.maxWaveChunks, slot);
         }

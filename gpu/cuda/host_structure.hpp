@@ -15,8 +15,24 @@
 
 namespace gpurec::gpu {
 
-constexpr int kChunkClades = 1024; // clades per gradient chunk
-constexpr int kChunkSplits = 256;  // splits per chunk of a many-split clade's split terms
+constexpr int kChunkClades = 1024;     // clades per gradient chunk
+constexpr int kChunkSplits = 256;      // most splits per chunk of a many-split clade's split terms
+constexpr int kFewestChunkSplits = 32; // fewest, in a wave narrower than the device
+
+// How many splits a wave's chunks take. A wave that fills the device cuts only clades of more than
+// `most` splits, which would keep one team busy long after the others; in a narrower one the teams
+// left idle take the split terms instead (the root wave of a few large families: one team per root
+// summing hundreds of splits was half of a 500-species forward), the wave's splits spread over the
+// `cladesInFlight` teams the device runs at once, no chunk under `fewest` splits.
+struct SplitChunking {
+    int cladesInFlight = 1;
+    int fewest = kFewestChunkSplits, most = kChunkSplits;
+    // Splits per chunk of a wave solving `clades` clades of `splits` splits in all.
+    int splitsPerChunk(long long clades, long long splits) const;
+    // Partial rows a wave narrower than the device may need (its chunks of at least splits /
+    // cladesInFlight splits: at most cladesInFlight of them, and one more per clade cut).
+    long long narrowWaveRows() const { return 2LL * cladesInFlight; }
+};
 
 // Where one species tree's arrays start in HostStructure's concatenated species arrays.
 struct TreeOffsets {
@@ -63,8 +79,8 @@ struct HostStructure {
 
     int cladeCount() const { return familyCladeBegin.back(); }
     std::vector<int> familyCladeCounts() const;
-    // Per family: partial rows its clades with more than chunkSplits splits need (an upper bound for
-    // any one wave).
+    // Per family: partial rows its clades with more than chunkSplits splits need (with
+    // SplitChunking::narrowWaveRows, an upper bound for any one wave).
     std::vector<int> familySplitChunkRows(int chunkSplits) const;
     SpeciesView speciesView() const; // the full tree's view of these host vectors
     CladeView cladeView(bool genewise) const;
@@ -76,8 +92,8 @@ struct HostStructure {
 
 // Wave lists of every batch, batch-major: clades[waves[b][k].first ...] holds wave k of batch b
 // (waves[b][k].second clades), children always in earlier waves. The clades of a wave with more
-// than chunkSplits splits have their split terms summed in chunks first: chunks[waveChunks[b][k]
-// .first ...] (waveChunks[b][k].second of them), each writing partial row `slot` of the wave.
+// splits than waveChunks[b][k].splits (SplitChunking) have their split terms summed in chunks first,
+// each writing partial row `slot` of the wave.
 // Clades of one class (cladeClasses) have the same rows under shared rates: the clades of a wave
 // whose class an earlier clade of that wave and batch has come last in its list,
 // waveCopies[b][k].second of them, their rows copied from copySources[waveCopies[b][k].first ...]
@@ -88,13 +104,9 @@ struct BatchWaves {
     std::vector<int> copySources;
     std::vector<std::vector<std::pair<int, int>>> waveCopies;
     std::vector<SplitChunk> chunks;
-    std::vector<std::vector<std::pair<int, int>>> waveChunks;
-    std::vector<int> cladeSlot; // per clade: its first chunk's partial row, −1 when unsplit
-    int chunkSplits = kChunkSplits;
+    std::vector<std::vector<WaveChunks>> waveChunks;
+    std::vector<int> cladeSlot;  // per clade: its first chunk's partial row, −1 when unsplit
     long long maxWaveChunks = 0; // partial rows the largest wave needs
-    SplitChunkView view(double* partial) const {
-        return SplitChunkView{cladeSlot.data(), partial, chunkSplits};
-    }
 };
 // The transfer highways' rates ρ_h and each node's Σ ρ_h over the highways leaving it, summed as
 // RateParameters::probabilities sums them (SetView::highwayRate, highwayExtra; empty: no highways).
@@ -116,7 +128,7 @@ std::vector<int> cladeClasses(const WaveSchedule& schedule, const HostStructure&
 // family), keeps the flagged families' clades only (LikelihoodBackend::setNeededFamilies); waves
 // left empty are dropped. `classes` (cladeClasses; empty: none) lists repeated clades as copies.
 BatchWaves batchWaves(const WaveSchedule& schedule, const HostStructure& structure, const BatchPlan& plan,
-                      const std::vector<int>& classes, int chunkSplits = kChunkSplits,
+                      const std::vector<int>& classes, const SplitChunking& chunking,
                       const std::vector<char>* needed = nullptr);
 
 } // namespace gpurec::gpu
