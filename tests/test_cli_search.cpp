@@ -5,6 +5,7 @@
 #include "support.hpp"
 
 #include "io/newick.hpp"
+#include "species_search/search_files.hpp"
 #include "species_search/species_topology.hpp"
 
 #include <QtTest>
@@ -170,6 +171,11 @@ class CliSearch : public QObject {
         QVERIFY(!bool(stopped["finished"]));
         QCOMPARE(std::string(stopped["run"]["tree"]), std::string(j["search"]["inferred_tree"]));
         QCOMPARE(double(stopped["run"]["options"]["--prescreen-confirm"]), 2.5); // recorded, as it decides
+        // Where the search stood, and its tree's node ids, for --resume to go on there.
+        const std::string phase = stopped["run"]["position"]["phase"];
+        QVERIFY2(phase == "start" || phase == "transfer" || phase == "spr" || phase == "pass end",
+                 phase.c_str());
+        QCOMPARE(stopped["run"]["node_links"]["left"].size(), stopped["run"]["node_links"]["right"].size());
         const std::string start = readText(out + "/species_trees/starting_species_tree.newick");
         const std::string earlierTrace = readText(out + "/search_trace.csv");
         const int earlierRows = int(std::count(earlierTrace.begin(), earlierTrace.end(), '\n')) - 1;
@@ -196,6 +202,15 @@ class CliSearch : public QObject {
         const std::string trace = readText(out + "/search_trace.csv");
         QVERIFY(trace.starts_with(earlierTrace));
         QVERIFY(trace.find("\n" + std::to_string(earlierRows) + ",") != std::string::npos); // numbered on
+        // ... and timed on: the resumed rows' seconds go on from the earlier part's last row.
+        QVERIFY(lastTraceSeconds(trace) >= lastTraceSeconds(earlierTrace));
+        const std::string resumedStart =
+            trace.substr(trace.find("\n" + std::to_string(earlierRows) + ",") + 1);
+        QVERIFY(lastTraceSeconds(searchTraceHeader() + "\n" +
+                                 resumedStart.substr(0, resumedStart.find('\n') + 1)) >=
+                lastTraceSeconds(earlierTrace));
+        QVERIFY(
+            !readJson(out + "/checkpoint.json")["run"].contains("position")); // finished: nowhere to go on
         QVERIFY(bool(readJson(out + "/checkpoint.json")["finished"]));
         // The same LL as gpurec eval on the inferred tree at the written rates.
         const std::string check = temporaryFolder("cli_search_int_eval") + "/out";

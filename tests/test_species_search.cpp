@@ -8,6 +8,7 @@
 #include "io/gene_mapping.hpp"
 #include "io/input_error.hpp"
 #include "species_search/prescreen.hpp"
+#include "species_search/search_files.hpp"
 #include "species_search/species_search.hpp"
 #include "species_search/start_trees.hpp"
 #include "species_search/transfer_moves.hpp"
@@ -285,6 +286,121 @@ class SpeciesSearch : public QObject {
         for (const auto& [split, count] : r.kh)
             QVERIFY(count >= 0 && count <= 100);
         QCOMPARE(r.kh.size(), treeSplits(r.best).size());
+    }
+
+    // A HYBRID search interrupted inside an SPR round of radius 2 keeps its position (SearchPosition),
+    // and resumed there from its tree (its node ids carried over by links, as a checkpoint carries
+    // them) it skips the root search, the transfer-guided rounds and the rounds before, starts with
+    // the node it was pruning, and takes the same moves as the search that was never interrupted, to
+    // the same tree and log-likelihood. Without the heuristics whose statistics a resumed search
+    // starts afresh (SPR cutoff and memory), so that the two must agree move for move.
+    void interruptedHybridResumesAtItsPosition() {
+        const SpeciesTree species = simulatedSpeciesTree(12, 61);
+        auto data = simulated(species, 50, 62);
+        CandidateScorer scorer(data, cpuFactory(), SolverOptions{});
+        const SpeciesTopology start = sprMovesAway(scorer.loadedTopology(), 3, 63);
+        SpeciesSearchSettings settings;
+        settings.replicates = 20;
+        settings.rates.max_iter = 10;
+        settings.maxRadius = 2;
+        settings.sprCutoff = 0;
+        settings.sprMemory = 0;
+        const RateParameters theta(RateMode::Global, species.size(), 50, {0.1, 0.1, 0.1});
+        const SpeciesSearchResult whole = searchSpeciesTree(scorer, start, theta, settings);
+        QVERIFY(!whole.interrupted);
+        // A finished search ends at a pass's end that changed nothing.
+        QCOMPARE(toString(whole.position.phase), toString(SearchPosition::Phase::PassEnd));
+        QVERIFY(!whole.position.changed);
+        auto firstRow = [](const std::vector<SearchStep>& trace, const std::string& text) {
+            for (std::size_t i = 0; i < trace.size(); ++i)
+                if (trace[i].move.find(text) != std::string::npos) return static_cast<int>(i);
+            return -1;
+        };
+        const int radius2 = firstRow(whole.trace, "(radius 2)");
+        QVERIFY(radius2 > 0);
+
+        // Stopped a few candidates into that round.
+        int rows = 0;
+        SearchPosition seen;
+        SpeciesSearchSettings stopping = settings;
+        stopping.stopRequested = [&] { return rows >= radius2 + 3; };
+        const SpeciesSearchResult part =
+            searchSpeciesTree(scorer, start, theta, stopping, [&](const SearchStep& s) {
+                ++rows;
+                QVERIFY(s.position && s.tree);
+                seen = *s.position;
+            });
+        QVERIFY(part.interrupted);
+        QCOMPARE(toString(part.position.phase), toString(SearchPosition::Phase::Spr));
+        QCOMPARE(part.position.radius, 2);
+        QCOMPARE(part.position.prune, seen.prune);
+        QVERIFY(part.position.prune > 0);
+
+        // The tree as a checkpoint holds it: its Newick, read back, given the links of its node ids.
+        const SpeciesTopology read = scorer.topologyOf(parseTree(part.best.toSpeciesTree().toNewick(true)));
+        const SpeciesTopology relinked = read.relinked(part.best.links());
+        QCOMPARE(relinked.links().left, part.best.links().left);
+        QCOMPARE(relinked.links().right, part.best.links().right);
+        QCOMPARE(relinked.links().root, part.best.links().root);
+        for (int n = 0; n < relinked.nodeCount(); ++n)
+            QCOMPARE(relinked.parent(n), part.best.parent(n));
+
+        const SpeciesSearchResult resumed =
+            searchSpeciesTree(scorer, relinked, part.theta, settings, {}, part.position);
+        QVERIFY(!resumed.interrupted);
+        QCOMPARE(resumed.trace.front().move, std::string("start"));
+        // Its first candidate: the first regraft of the node the interrupted round was pruning.
+        const std::string pruned = "SPR " + nodeNames(relinked)[part.position.prune] + " -> ";
+        QVERIFY2(resumed.trace[1].move.starts_with(pruned) &&
+                     resumed.trace[1].move.find("(radius 2)") != std::string::npos,
+                 resumed.trace[1].move.c_str());
+        QCOMPARE(resumed.best.canonicalNewick(), whole.best.canonicalNewick());
+        QCOMPARE(resumed.evaluation.totalLogLikelihood, whole.evaluation.totalLogLikelihood);
+        std::vector<std::string> taken, takenInParts;
+        for (const SearchStep& step : whole.trace)
+            if (step.accepted) taken.push_back(step.move);
+        for (const std::vector<SearchStep>* trace : {&part.trace, &resumed.trace})
+            for (std::size_t i = trace == &part.trace ? 0 : 1; i < trace->size(); ++i)
+                if ((*trace)[i].accepted) takenInParts.push_back((*trace)[i].move);
+        QCOMPARE(takenInParts, taken);
+
+        // Positions a search cannot resume at, and links of another tree or of no tree, are refused.
+        SearchPosition far = part.position;
+        far.radius = 3;
+        QVERIFY_THROWS_EXCEPTION(std::invalid_argument,
+                                 searchSpeciesTree(scorer, relinked, part.theta, settings, {}, far));
+        far = part.position;
+        far.prune = relinked.nodeCount();
+        QVERIFY_THROWS_EXCEPTION(std::invalid_argument,
+                                 searchSpeciesTree(scorer, relinked, part.theta, settings, {}, far));
+        SpeciesSearchSettings reroot = settings;
+        reroot.strategy = SearchStrategy::Reroot;
+        QVERIFY_THROWS_EXCEPTION(std::invalid_argument,
+                                 searchSpeciesTree(scorer, relinked, part.theta, reroot, {}, part.position));
+        SpeciesTopology::Links links = part.best.links();
+        links.left.pop_back();
+        QVERIFY_THROWS_EXCEPTION(std::invalid_argument, read.relinked(links));
+        links = part.best.links();
+        links.left[links.root] = links.root; // a cycle
+        QVERIFY_THROWS_EXCEPTION(std::invalid_argument, read.relinked(links));
+        QVERIFY_THROWS_EXCEPTION(std::invalid_argument, read.relinked(start.links()));
+    }
+
+    // The seconds of a trace's last row, past a quoted move that holds commas.
+    void lastTraceSecondsReadsTheLastRow() {
+        const std::string header = searchTraceHeader() + "\n";
+        QCOMPARE(lastTraceSeconds(header), 0.0);
+        SearchStep a, b;
+        a.move = "start";
+        a.seconds = 1.5;
+        b.index = 1;
+        b.move = "speciation order: 3 datings scored, 2 by 5 sampled transfers";
+        b.seconds = 0.1 + 0.2;
+        b.newick = "(a,b);";
+        const std::string trace = header + searchTraceRow(a) + "\n" + searchTraceRow(b) + "\n";
+        QCOMPARE(lastTraceSeconds(trace), 0.1 + 0.2);
+        QCOMPARE(lastTraceSeconds(header + searchTraceRow(a) + "\n"), 1.5);
+        QVERIFY_THROWS_EXCEPTION(std::invalid_argument, lastTraceSeconds(header + "7,start\n"));
     }
 
     // An SPR candidate already scored at the current rates is not scored again (a round of radius 2

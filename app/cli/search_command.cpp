@@ -14,6 +14,7 @@
 #include "species_search/start_trees.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -58,6 +59,50 @@ nlohmann::json recordedOptions(const SearchOptions& o) {
                             {"--infer-speciation-order", o.inferSpeciationOrder},
                             {"--fix-rates", o.fixRates}});
     return j;
+}
+
+// Where a HYBRID search stands and its current tree's node ids, kept in checkpoint.json so that
+// --resume goes on there (SearchPosition) instead of from the start of the pass.
+void keepPosition(OptimizationCheckpoint& checkpoint, const SearchPosition& at, const SpeciesTopology& tree) {
+    const SpeciesTopology::Links links = tree.links();
+    checkpoint.run["position"] = {{"phase", toString(at.phase)},
+                                  {"radius", at.radius},
+                                  {"node", at.prune},
+                                  {"round_improved", at.roundImproved},
+                                  {"changed", at.changed}};
+    checkpoint.run["node_links"] = {{"left", links.left}, {"right", links.right}, {"root", links.root}};
+}
+
+// The position kept in the checkpoint at `path` (none: the search's start), `tree` given the node ids
+// kept with it.
+SearchPosition keptPosition(const OptimizationCheckpoint& checkpoint, SpeciesTopology& tree,
+                            const std::string& path) {
+    const nlohmann::json& run = checkpoint.run;
+    if (!run.contains("position") || !run.contains("node_links")) return {};
+    try {
+        const nlohmann::json &p = run.at("position"), &l = run.at("node_links");
+        tree = tree.relinked({l.at("left").get<std::vector<int>>(), l.at("right").get<std::vector<int>>(),
+                              l.at("root").get<int>()});
+        return {parseSearchPhase(p.at("phase").get<std::string>()), p.at("radius").get<int>(),
+                p.at("node").get<int>(), p.at("round_improved").get<bool>(), p.at("changed").get<bool>()};
+    } catch (const std::exception& e) { // a missing or mistyped entry, or links of another tree
+        throw std::invalid_argument(path + ": " + e.what());
+    }
+}
+
+std::string describe(const SearchPosition& at) {
+    switch (at.phase) {
+    case SearchPosition::Phase::Start:
+        return "from the start";
+    case SearchPosition::Phase::Transfer:
+        return "at a pass's transfer-guided rounds";
+    case SearchPosition::Phase::Spr:
+        return "in the SPR round of radius " + std::to_string(at.radius) + " at node " +
+               std::to_string(at.prune);
+    case SearchPosition::Phase::PassEnd:
+        return "at a pass's root search and rate fit";
+    }
+    return "";
 }
 
 // The options of the search recorded in `checkpoint`, with this command line's device and threads.
@@ -262,10 +307,12 @@ void registerSearch(CLI::App& root) {
         const RateParameters theta =
             resuming ? checkpointParameters(checkpoint, data, makeParameters(parametrization, data, {}))
                      : initialRates(o->rates, data, parametrization);
-        const SpeciesTopology from =
+        SpeciesTopology from =
             resuming ? scorer.topologyOf(SpeciesTree::fromNewick(
                            parseNewick(checkpoint.run.at("tree").get<std::string>(), checkpointPath).at(0)))
                      : scorer.loadedTopology();
+        const SearchPosition position =
+            resuming ? keptPosition(checkpoint, from, checkpointPath) : SearchPosition{};
         if (!resuming) {
             checkpoint = checkpointOf(theta, data);
             checkpoint.run = {{"command", "search"},
@@ -299,21 +346,33 @@ void registerSearch(CLI::App& root) {
             }
         }
         const int earlierSteps = static_cast<int>(std::count(traceText.begin(), traceText.end(), '\n')) - 1;
+        const double earlierSeconds = lastTraceSeconds(traceText); // the resumed rows' clock goes on
         std::ofstream trace;
         if (writer) trace.open(tracePath);
         if (writer && !(trace << traceText << std::flush))
             throw std::runtime_error("cannot write " + tracePath);
         if (resuming)
-            std::printf("resuming %s after %d steps, LL %.10f\n", outdir.c_str(), earlierSteps,
-                        -checkpoint.bestNllBits * std::numbers::ln2);
-        SpeciesSearchResult result =
-            searchSpeciesTree(scorer, from, theta, settings, [&](const SearchStep& s) {
+            std::printf("resuming %s after %d steps, LL %.10f, %s\n", outdir.c_str(), earlierSteps,
+                        -checkpoint.bestNllBits * std::numbers::ln2, describe(position).c_str());
+        // Besides every accepted step, the position is kept as the search moves on (at most every few
+        // seconds): a killed search then resumes near where it was.
+        auto kept = std::chrono::steady_clock::now();
+        SpeciesSearchResult result = searchSpeciesTree(
+            scorer, from, theta, settings,
+            [&](const SearchStep& s) {
                 SearchStep step = s;
                 step.index += earlierSteps;
+                step.seconds += earlierSeconds;
                 const std::string row = searchTraceRow(step);
                 traceText += row + "\n";
                 if (writer && !(trace << row << std::endl))
                     throw std::runtime_error("cannot write " + tracePath);
+                const auto now = std::chrono::steady_clock::now();
+                if (step.position && (step.accepted || now - kept > std::chrono::seconds(5))) {
+                    keepPosition(checkpoint, *step.position, *step.tree);
+                    if (!step.accepted && writer) writeCheckpoint(checkpointPath, checkpoint);
+                    kept = now;
+                }
                 if (step.accepted) {
                     // The best tree and its rates survive a kill: --resume starts from them.
                     checkpoint.theta = step.theta->theta();
@@ -327,7 +386,8 @@ void registerSearch(CLI::App& root) {
                     std::printf("step %d: %s, LL %.10f\n", step.index, step.move.c_str(), step.logLikelihood);
                     std::fflush(stdout);
                 }
-            });
+            },
+            position);
         trace.close();
         std::shared_ptr<const Dataset> onBest = scorer.datasetOn(result.best);
         if (writer) {
@@ -388,6 +448,12 @@ void registerSearch(CLI::App& root) {
         checkpoint.bestNllBits = -result.evaluation.totalLogLikelihood / std::numbers::ln2;
         checkpoint.run["tree"] = result.best.toSpeciesTree().toNewick(true);
         checkpoint.finished = !result.interrupted;
+        if (result.interrupted && settings.strategy == SearchStrategy::Hybrid) {
+            keepPosition(checkpoint, result.position, result.best);
+        } else {
+            checkpoint.run.erase("position");
+            checkpoint.run.erase("node_links");
+        }
         checkpoint.stopReason = result.interrupted ? "interrupted" : "no move improves the likelihood";
         if (writer) {
             writeJson(outdir + "/result.json", j);

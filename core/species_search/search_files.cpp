@@ -5,6 +5,7 @@
 #include "io/output_file.hpp"
 
 #include <functional>
+#include <stdexcept>
 
 namespace gpurec {
 
@@ -63,6 +64,25 @@ std::string searchTraceRow(const SearchStep& s) {
            (s.accepted ? "1" : "0") + "," + exactNumberText(s.seconds) + "," + exactNumberText(s.rates.d) +
            "," + exactNumberText(s.rates.l) + "," + exactNumberText(s.rates.t) + "," + csvField(s.newick) +
            "," + (s.screened ? "1" : "0");
+}
+
+double lastTraceSeconds(const std::string& traceText) {
+    const std::size_t end = traceText.find_last_not_of('\n');
+    if (end == std::string::npos) return 0.0;
+    const std::size_t begin = traceText.rfind('\n', end);
+    if (begin == std::string::npos) return 0.0; // the header alone
+    // The fifth field (step, move, log_likelihood, accepted, seconds); a quoted move may hold commas.
+    int field = 0;
+    bool quoted = false;
+    std::size_t start = begin + 1;
+    for (std::size_t i = begin + 1; i <= end; ++i) {
+        const char c = traceText[i];
+        if (c == '"') quoted = !quoted;
+        if (c != ',' || quoted) continue;
+        if (field++ == 4) return std::stod(traceText.substr(start, i - start));
+        start = i + 1;
+    }
+    throw std::invalid_argument("the search trace's last row has no seconds column");
 }
 
 void writeSearchTrees(const std::string& folder, const SpeciesSearchResult& result,

@@ -19,6 +19,9 @@ std::string rootRellNewick(const SpeciesTopology& tree, const std::vector<RootSu
 // search_trace.csv: header, then one row per step.
 std::string searchTraceHeader();
 std::string searchTraceRow(const SearchStep& step);
+// The seconds column of a trace's last row (0 for a trace of no rows): where a resumed search's
+// clock goes on from.
+double lastTraceSeconds(const std::string& traceText);
 
 // Writes the files under <folder> (species_trees/ must exist): inferred, support and root files.
 void writeSearchTrees(const std::string& speciesTreesFolder, const SpeciesSearchResult& result,

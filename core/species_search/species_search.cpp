@@ -40,6 +40,28 @@ std::string toString(SearchStrategy strategy) {
     return "";
 }
 
+std::string toString(SearchPosition::Phase phase) {
+    switch (phase) {
+    case SearchPosition::Phase::Start:
+        return "start";
+    case SearchPosition::Phase::Transfer:
+        return "transfer";
+    case SearchPosition::Phase::Spr:
+        return "spr";
+    case SearchPosition::Phase::PassEnd:
+        return "pass end";
+    }
+    return "";
+}
+
+SearchPosition::Phase parseSearchPhase(const std::string& text) {
+    for (const auto phase : {SearchPosition::Phase::Start, SearchPosition::Phase::Transfer,
+                             SearchPosition::Phase::Spr, SearchPosition::Phase::PassEnd})
+        if (toString(phase) == text) return phase;
+    throw std::invalid_argument("unknown search phase '" + text +
+                                "' (expected start, transfer, spr or pass end)");
+}
+
 void SpeciesSearchSettings::validate() const {
     auto bad = [](const std::string& name, double value, const std::string& range) {
         throw std::invalid_argument(name + " = " + std::to_string(value) + " must be " + range);
@@ -104,7 +126,9 @@ class Search {
           bpResampling_(familyCount(), settings.replicates, rng), kh_(khResampling_), bp_(bpResampling_),
           datingRng_(settings.seed) {}
 
-    SpeciesSearchResult run(const SpeciesTopology& start, const RateParameters& theta) {
+    SpeciesSearchResult run(const SpeciesTopology& start, const RateParameters& theta,
+                            const SearchPosition& from) {
+        position_ = from;
         result_.start = result_.best = start;
         result_.theta = theta;
         result_.replicates = settings_.replicates;
@@ -157,6 +181,7 @@ class Search {
         } catch (const SearchInterrupted&) {
             result_.interrupted = true;
         }
+        result_.position = position_;
         if (settings_.strategy == SearchStrategy::Hybrid)
             for (const Clade& s : splits_) {
                 result_.kh[s] = kh_.support(s);
@@ -206,6 +231,8 @@ class Search {
         step.seconds = elapsed();
         step.rates = result_.theta.rates(0);
         step.theta = &result_.theta;
+        step.tree = &result_.best;
+        if (settings_.strategy == SearchStrategy::Hybrid) step.position = &position_;
         result_.trace.push_back(step);
         if (observer_) observer_(result_.trace.back());
     }
@@ -219,6 +246,7 @@ class Search {
 
     void accept(const SpeciesTopology& tree, Evaluation eval, std::vector<Clade> splits) {
         const bool newSplits = splits != splits_;
+        position_.changed = true;
         result_.best = tree;
         bestClades_.clear();
         result_.evaluation = std::move(eval);
@@ -459,8 +487,9 @@ class Search {
     // (each after the one nearer on its way); after an improvement the round moves on to the next node.
     bool sprRound(int radius) {
         bp_.reference(splits_, perFamily());
-        bool improved = false;
-        for (int prune = 0; prune < result_.best.nodeCount(); ++prune) {
+        bool improved = position_.roundImproved;
+        for (int prune = position_.prune; prune < result_.best.nodeCount(); ++prune) {
+            position_.prune = prune;
             if (prune == result_.best.root()) continue;
             const std::vector<std::string> names = nodeNames(result_.best);
             // Per regraft target: the log-likelihood its candidate settled at (NaN: not tried).
@@ -497,7 +526,7 @@ class Search {
                            "SPR " + names[prune] + " -> " + names[regraft] + " (radius " +
                                std::to_string(radius) + ")",
                            &settledAt[regraft])) {
-                    improved = true;
+                    improved = position_.roundImproved = true;
                     break;
                 }
             }
@@ -700,22 +729,33 @@ class Search {
     // The rates are re-optimised only after a whole pass of SPR rounds: rates fitted to a tree far
     // from the truth (a random start) explain its conflicts by transfers and then hold the search
     // in that tree's neighbourhood.
+    // position_ follows the passes (SearchPosition), so that a search resumed from it goes on there.
     void hybrid() {
-        rootSearch(settings_.rootDepth);
+        using Phase = SearchPosition::Phase;
+        if (position_.phase == Phase::Start) {
+            rootSearch(settings_.rootDepth);
+            position_ = {Phase::Transfer};
+        }
         for (;;) {
-            bool changed = settings_.transferMoves && transferSearch();
-            for (int radius = 1; radius <= settings_.maxRadius;) {
-                if (sprRound(radius)) {
-                    changed = true;
+            // accept() marks the pass changed as soon as a move is taken.
+            if (position_.phase == Phase::Transfer) {
+                if (settings_.transferMoves) transferSearch();
+                position_ = {Phase::Spr, 1, 0, false, position_.changed};
+            }
+            while (position_.phase == Phase::Spr) {
+                if (sprRound(position_.radius)) {
+                    position_ = {Phase::Spr, 1, 0, false, true};
                     rootSearch(settings_.rootDepth);
-                    radius = 1;
+                } else if (position_.radius < settings_.maxRadius) {
+                    position_ = {Phase::Spr, position_.radius + 1, 0, false, position_.changed};
                 } else {
-                    ++radius;
+                    position_ = {Phase::PassEnd, 1, 0, false, position_.changed};
                 }
             }
-            changed = rootSearch(unlimitedDepth) || changed;
+            rootSearch(unlimitedDepth);
             optimizeRates();
-            if (!changed) break;
+            if (!position_.changed) break;
+            position_ = {Phase::Transfer};
         }
     }
 
@@ -746,6 +786,7 @@ class Search {
     double dropSum_ = 0;
     long drops_ = 0;
     std::uint64_t transferRounds_ = 0; // seeds the reconciliations of each transfer round
+    SearchPosition position_;          // HYBRID's
     std::mt19937_64 datingRng_;        // the perturbations of the root candidates' datings
     SpeciesSearchResult result_;
 };
@@ -768,8 +809,16 @@ void requireSearchAllowed(SearchStrategy strategy, TransferConstraint constraint
 
 SpeciesSearchResult searchSpeciesTree(CandidateScorer& scorer, const SpeciesTopology& start,
                                       const RateParameters& theta, const SpeciesSearchSettings& settings,
-                                      const SearchObserver& observer) {
+                                      const SearchObserver& observer, const SearchPosition& from) {
     settings.validate();
+    if (from.phase != SearchPosition::Phase::Start && settings.strategy != SearchStrategy::Hybrid)
+        throw std::invalid_argument("only a HYBRID search resumes at a position of its passes");
+    if (from.radius < 1 || from.radius > settings.maxRadius || from.prune < 0 ||
+        from.prune >= start.nodeCount())
+        throw std::invalid_argument("the search position (radius " + std::to_string(from.radius) + ", node " +
+                                    std::to_string(from.prune) + ") lies outside radius 1 to " +
+                                    std::to_string(settings.maxRadius) + " and nodes 0 to " +
+                                    std::to_string(start.nodeCount() - 1));
     requireSearchAllowed(settings.strategy, scorer.families().transferConstraint,
                          settings.inferSpeciationOrder);
     if (theta.mode() == RateMode::Specieswise)
@@ -778,7 +827,7 @@ SpeciesSearchResult searchSpeciesTree(CandidateScorer& scorer, const SpeciesTopo
             "global or per-family rates");
     RandomSource rng(settings.seed);
     Search search(scorer, settings, observer, rng);
-    return search.run(start, theta);
+    return search.run(start, theta, from);
 }
 
 } // namespace gpurec

@@ -67,6 +67,22 @@ struct SpeciesSearchSettings {
     void validate() const;
 };
 
+// Where a HYBRID search stands, so that a resumed search goes on there instead of from the start of
+// its pass. A pass: transfer-guided rounds, SPR rounds of radius 1 to maxRadius (back to 1 after each
+// round that improved, with a shallow root search), an unlimited root search and a rate fit; the
+// passes repeat until one changes nothing. Between the SPR rounds' shallow root searches and the
+// search's first root search, a resumed search skips what the position says was done.
+struct SearchPosition {
+    enum class Phase { Start, Transfer, Spr, PassEnd };
+    Phase phase = Phase::Start; // Start: the first root search, before the first pass
+    int radius = 1;             // Spr: the round's radius
+    int prune = 0;              // Spr: the node id the round prunes next (the ones before it are done)
+    bool roundImproved = false; // Spr: the round has improved the tree so far
+    bool changed = false;       // the pass has changed the tree so far
+};
+std::string toString(SearchPosition::Phase phase);
+SearchPosition::Phase parseSearchPhase(const std::string& text); // throws std::invalid_argument
+
 // One row of the search trace: a scored candidate (or a rate optimisation on the current tree).
 struct SearchStep {
     int index = 0;
@@ -82,6 +98,10 @@ struct SearchStep {
     // The rates the search holds after this step (valid during the observer's call): what a
     // checkpoint needs to resume with per-family rates.
     const RateParameters* theta = nullptr;
+    // The current tree and where the search stands (valid during the observer's call; the position
+    // only for HYBRID): what a checkpoint needs to resume there.
+    const SpeciesTopology* tree = nullptr;
+    const SearchPosition* position = nullptr;
 };
 
 struct RootSupport {
@@ -115,6 +135,7 @@ struct SpeciesSearchResult {
     double screeningZ = 0;    // the pre-screen's z at the end (Prescreen::z)
     double confirmingZ = 0;   // the confirming stage's
     bool interrupted = false;
+    SearchPosition position; // HYBRID: where the search stood at its end (an interrupted one resumes there)
     double seconds = 0.0;
     std::optional<SpeciationOrderResult> speciationOrder; // when it was inferred
 };
@@ -130,10 +151,11 @@ void requireSearchAllowed(SearchStrategy strategy, TransferConstraint constraint
 
 // Searches from `start` with the global or per-family rates θ. A SIGINT/SIGTERM or settings.stopRequested
 // stops it before the next candidate, with the best tree so far (the result's `interrupted` set).
-// Checks requireSearchAllowed.
+// Checks requireSearchAllowed. `from`: a HYBRID search goes on at that position of an interrupted
+// one (whose current tree, with its node ids, is `start`).
 SpeciesSearchResult searchSpeciesTree(CandidateScorer& scorer, const SpeciesTopology& start,
                                       const RateParameters& theta, const SpeciesSearchSettings& settings,
-                                      const SearchObserver& observer = {});
+                                      const SearchObserver& observer = {}, const SearchPosition& from = {});
 
 // A node's name as the species tree of `tree` names it (AleRax's Node_<a>_<b>_<k> for internal ones).
 std::vector<std::string> nodeNames(const SpeciesTopology& tree);

@@ -74,6 +74,48 @@ SpeciesTopology SpeciesTopology::fromSpeciesTree(const SpeciesTree& tree,
     return t;
 }
 
+SpeciesTopology::Links SpeciesTopology::links() const {
+    return {left_, right_, root_};
+}
+
+SpeciesTopology SpeciesTopology::relinked(const Links& links) const {
+    requireUndated();
+    const int size = nodeCount(), leaves = leafCount();
+    auto bad = [](const std::string& what) { throw std::invalid_argument("the node links " + what); };
+    if (static_cast<int>(links.left.size()) != size || static_cast<int>(links.right.size()) != size)
+        bad("list " + std::to_string(links.left.size()) + " and " + std::to_string(links.right.size()) +
+            " nodes; the tree has " + std::to_string(size));
+    if (links.root < leaves || links.root >= size) bad("name no internal node as the root");
+    SpeciesTopology t;
+    t.leafNames_ = leafNames_;
+    t.left_ = links.left;
+    t.right_ = links.right;
+    t.root_ = links.root;
+    t.parent_.assign(size, -1);
+    for (int n = 0; n < size; ++n) {
+        const int l = links.left[n], r = links.right[n];
+        if ((n < leaves) != (l < 0) || (n < leaves) != (r < 0))
+            bad("give node " + std::to_string(n) + (n < leaves ? " (a leaf) children" : " no two children"));
+        for (const int c : {l, r}) {
+            if (c < 0) continue;
+            if (c >= size || c == links.root || t.parent_[c] >= 0)
+                bad("give node " + std::to_string(c) + " a second parent or no place in the tree");
+            t.parent_[c] = n;
+        }
+    }
+    // Every node but the root has one parent; the tree is connected when the root reaches them all.
+    int reached = 0;
+    for (std::vector<int> stack{links.root}; !stack.empty();) {
+        const int n = stack.back();
+        stack.pop_back();
+        if (++reached > size) break;
+        if (n >= leaves) stack.insert(stack.end(), {links.left[n], links.right[n]});
+    }
+    if (reached != size) bad("do not make one tree");
+    if (t.canonicalNewick() != canonicalNewick()) bad("describe another tree than the checkpoint's");
+    return t;
+}
+
 void SpeciesTopology::requireUndated() const {
     if (!rank_.empty())
         throw std::logic_error("a dated species tree (--transfer-constraint RELDATED) cannot be rearranged");

@@ -79,6 +79,17 @@ class SpeciesTopology {
     // `dating` is another tree, std::logic_error when this topology is undated.
     SpeciesTopology datedBy(const SpeciesTree& dating) const;
 
+    // The children of every node id (−1 for leaves) and the root: what a checkpoint keeps to resume a
+    // search at a node id, since fromSpeciesTree numbers the internal nodes afresh.
+    struct Links {
+        std::vector<int> left, right;
+        int root = -1;
+    };
+    Links links() const;
+    // This undated topology with the node ids of `links`, which must describe the same rooted tree
+    // over the same leaf ids; throws std::invalid_argument saying what differs.
+    SpeciesTopology relinked(const Links& links) const;
+
   private:
     void replaceChild(int parent, int oldChild, int newChild);
     // The root moved onto the branch above x, a grandchild of the root.
