@@ -370,9 +370,8 @@ Emulation emulate(const Dataset& data, const RateParameters& theta, const Solver
         ext.E.assign(sv.E, sv.E + n);
         ext.Ebar.assign(sv.Ebar, sv.Ebar + n);
         result.rowLength = sharedRowLength(n, s.highways, !originWeights.empty(), nodeThetaRows);
-        result.chunkRows = sharedChunkRows(theta, ext.E, h.familyOrigin,
-                                           familyWeights ? *familyWeights : std::vector<double>{}, chunkSize,
-                                           total, originPosterior, nodeThetaRows, h.familyTree);
+        sharedChunkRows(theta, ext.E, h.familyOrigin, familyWeights ? *familyWeights : std::vector<double>{},
+                        chunkSize, total, originPosterior, result.chunkRows, nodeThetaRows, h.familyTree);
         addSharedModeGradient(SpeciesLayout(data), theta, options,
                               sumChunkRows(result.chunkRows, result.rowLength), ext,
                               data.events.presentRates(), out.gradient, nodeThetaRows);

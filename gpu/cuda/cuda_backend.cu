@@ -428,20 +428,20 @@ class CudaBackend final : public LikelihoodBackend, public BackendDiagnostics {
         const std::vector<char> none;
         const std::vector<char>& needed = poison_ ? none : needed_;
         // A share meets the others in the combine even when its own part failed: they would wait.
-        std::vector<double> rows;
         std::exception_ptr failure;
+        chunkRows_.clear();
         try {
-            rows = evaluateFamilies(theta, options, withGradient, familyWeights,
-                                    leavesFamiliesOut(theta, needed, withGradient) ? needed : none, out);
+            evaluateFamilies(theta, options, withGradient, familyWeights,
+                             leavesFamiliesOut(theta, needed, withGradient) ? needed : none, out);
         } catch (...) {
             if (!share_) throw;
             failure = std::current_exception();
         }
         std::vector<double> total;
         if (share_)
-            total = share_->combine(failure, out.stats, rows, rowLength);
+            total = share_->combine(failure, out.stats, chunkRows_, rowLength);
         else if (rowLength > 0)
-            total = sumChunkRows(rows, rowLength);
+            total = sumChunkRows(chunkRows_, rowLength);
         if (sharedGradient)
             finishSharedGradient(theta, options, total, out);
         else if (withGradient && H > 0)
@@ -1084,11 +1084,11 @@ class CudaBackend final : public LikelihoodBackend, public BackendDiagnostics {
 
     // This dataset's families on the device (`needed`'s only, when not empty: their results are
     // those of every family's evaluation, the others' are left as the device had them):
-    // log-likelihoods and statistics into `out`, with a gradient the genewise rows too; returns the
-    // shared gradient's chunk rows (sharedChunkRows).
-    std::vector<double> evaluateFamilies(const RateParameters& theta, const SolverOptions& options,
-                                         bool withGradient, const std::vector<double>* familyWeights,
-                                         const std::vector<char>& needed, Evaluation& out) {
+    // log-likelihoods and statistics into `out`, with a gradient the genewise rows too, and the
+    // gradient's chunk rows into chunkRows_ (readGradient).
+    void evaluateFamilies(const RateParameters& theta, const SolverOptions& options, bool withGradient,
+                          const std::vector<double>* familyWeights, const std::vector<char>& needed,
+                          Evaluation& out) {
         check(cudaSetDevice(device_), "selecting the CUDA device");
         const int F = familyCount(), n = layout_.size;
         const bool genewise = theta.mode() == RateMode::Genewise;
@@ -1135,9 +1135,8 @@ class CudaBackend final : public LikelihoodBackend, public BackendDiagnostics {
         check(cudaMemcpyAsync(out.logLikelihood.data(), logLikelihood_.get(), F * sizeof(double),
                               cudaMemcpyDeviceToHost, stream_),
               "reading the log-likelihoods");
-        std::vector<double> rows;
         if (withGradient) {
-            rows = readGradient(theta, genewise, out);
+            readGradient(theta, genewise, out);
             timing_->end(EvaluationPhase::Gradient);
         }
         check(cudaStreamSynchronize(stream_), "running the evaluation");
@@ -1163,7 +1162,6 @@ class CudaBackend final : public LikelihoodBackend, public BackendDiagnostics {
         last_.unwrittenEntries = poison_ ? static_cast<long long>(counters[Unwritten]) : -1;
         last_.tableBytesMoved = bytesMoved;
         last_.cladesInFlight = teamsPerSM_ * multiprocessors_;
-        return rows;
     }
 
     // Zeroed chunk rows of `count` doubles, grown when the chunks need more.
@@ -1172,10 +1170,10 @@ class CudaBackend final : public LikelihoodBackend, public BackendDiagnostics {
         check(cudaMemsetAsync(rows.get(), 0, count * sizeof(double), stream_), "clearing the gradient");
     }
 
-    // Queues the copies of the gradient: genewise rows into `out` (returned: the chunk rows of the
-    // highways' rates, if any); the shared modes' chunk rows, completed on the host (returned), and E
-    // for finishSharedGradient.
-    std::vector<double> readGradient(const RateParameters& theta, bool genewise, Evaluation& out) {
+    // Reads the gradient back: genewise rows into `out` (and the chunk rows of the highways' rates, if
+    // any, into chunkRows_); the shared modes' chunk rows, through a pinned buffer, completed on the
+    // host into chunkRows_, and E for finishSharedGradient.
+    void readGradient(const RateParameters& theta, bool genewise, Evaluation& out) {
         const int F = familyCount(), n = layout_.size, H = static_cast<int>(layout_.highways.size());
         const std::size_t chunks = (F + familiesPerChunk_ - 1) / familiesPerChunk_;
         if (genewise) {
@@ -1183,22 +1181,23 @@ class CudaBackend final : public LikelihoodBackend, public BackendDiagnostics {
                                   3 * static_cast<std::size_t>(F) * sizeof(double), cudaMemcpyDeviceToHost,
                                   stream_),
                   "reading the gradient");
-            std::vector<double> highwayRows(H > 0 ? chunks * H : 0);
-            if (!highwayRows.empty()) {
-                check(cudaMemcpyAsync(highwayRows.data(), sharedTotal_.get(),
-                                      highwayRows.size() * sizeof(double), cudaMemcpyDeviceToHost, stream_),
+            chunkRows_.resize(H > 0 ? chunks * H : 0);
+            if (!chunkRows_.empty()) {
+                check(cudaMemcpyAsync(chunkRows_.data(), sharedTotal_.get(),
+                                      chunkRows_.size() * sizeof(double), cudaMemcpyDeviceToHost, stream_),
                       "reading the gradient");
                 check(cudaStreamSynchronize(stream_), "computing the gradient");
             }
-            return highwayRows;
+            return;
         }
-        std::vector<double> deviceRows(chunks * gradientWidth(n, H, nodeThetaRows(false)));
+        const std::size_t count = chunks * gradientWidth(n, H, nodeThetaRows(false));
+        double* deviceRows = deviceChunkRows_.reserve(count, "allocating the gradient's host rows");
         std::vector<double> posterior(originOptimized_ ? chunks * n : 0);
         ExtinctionState& ext = sharedExtinction_;
         ext.E.resize(n);
         ext.Ebar.resize(n);
-        check(cudaMemcpyAsync(deviceRows.data(), sharedTotal_.get(), deviceRows.size() * sizeof(double),
-                              cudaMemcpyDeviceToHost, stream_),
+        check(cudaMemcpyAsync(deviceRows, sharedTotal_.get(), count * sizeof(double), cudaMemcpyDeviceToHost,
+                              stream_),
               "reading the gradient");
         check(
             cudaMemcpyAsync(ext.E.data(), sets_.E.get(), n * sizeof(double), cudaMemcpyDeviceToHost, stream_),
@@ -1211,8 +1210,8 @@ class CudaBackend final : public LikelihoodBackend, public BackendDiagnostics {
                                   cudaMemcpyDeviceToHost, stream_),
                   "reading the gradient");
         check(cudaStreamSynchronize(stream_), "computing the gradient");
-        return sharedChunkRows(theta, ext.E, host_.familyOrigin, familyWeights_, familiesPerChunk_,
-                               deviceRows, posterior, nodeThetaRows(false), host_.familyTree);
+        sharedChunkRows(theta, ext.E, host_.familyOrigin, familyWeights_, familiesPerChunk_,
+                        {deviceRows, count}, posterior, chunkRows_, nodeThetaRows(false), host_.familyTree);
     }
 
     // θ gradient of the shared modes from the whole dataset's summed chunk rows: E eliminated on the
@@ -1249,6 +1248,8 @@ class CudaBackend final : public LikelihoodBackend, public BackendDiagnostics {
     std::vector<double> familyWeights_;              // of the evaluation in progress (empty: 1 each)
     std::shared_ptr<FamilyShareExchange> share_;     // this dataset is one share of a larger one (joinShares)
     int familiesPerChunk_ = 1;                       // of the shared gradient's chunk rows
+    PinnedHostArray<double> deviceChunkRows_;        // those rows read back, reused
+    std::vector<double> chunkRows_;                  // and completed (sharedChunkRows), reused
     ExtinctionState sharedExtinction_;               // E of the shared modes' gradient in progress
     DeviceArray<int> entries_;                       // RateParameters::sharedEntries of the shared modes
     bool originOptimized_ = false;                   // θ of the last solveSets holds origination weights

@@ -97,4 +97,35 @@ template <class T> class DeviceArray {
     MemoryCounter* counter_ = nullptr;
 };
 
+// A pinned host buffer, grown when asked for more and kept: read back into pageable memory, results
+// go through the driver's staging and fault fresh pages in on every evaluation (4 MB of a
+// 500-species gradient's chunk rows took 6 ms of host time that way).
+template <class T> class PinnedHostArray {
+  public:
+    PinnedHostArray() = default;
+    PinnedHostArray(const PinnedHostArray&) = delete;
+    PinnedHostArray& operator=(const PinnedHostArray&) = delete;
+    ~PinnedHostArray() { release(); }
+    // At least `count` elements (their values undefined).
+    T* reserve(std::size_t count, const char* what) {
+        if (count > capacity_) {
+            release();
+            void* fresh = nullptr;
+            check(cudaMallocHost(&fresh, count * sizeof(T)), what);
+            ptr_ = static_cast<T*>(fresh);
+            capacity_ = count;
+        }
+        return ptr_;
+    }
+
+  private:
+    void release() {
+        if (ptr_) cudaFreeHost(ptr_);
+        ptr_ = nullptr;
+        capacity_ = 0;
+    }
+    T* ptr_ = nullptr;
+    std::size_t capacity_ = 0;
+};
+
 } // namespace gpurec::gpu

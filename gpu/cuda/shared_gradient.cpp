@@ -11,31 +11,32 @@ int sharedRowLength(int n, int highways, bool originWeights, int nodeThetaRows) 
     return static_cast<int>(gradientWidth(n, highways, nodeThetaRows)) + (originWeights ? n + 1 : 0);
 }
 
-std::vector<double> sharedChunkRows(const RateParameters& theta, const std::vector<double>& E,
-                                    const std::vector<int>& familyOrigins,
-                                    const std::vector<double>& familyWeights, int familiesPerChunk,
-                                    const std::vector<double>& deviceRows,
-                                    const std::vector<double>& devicePosterior, int nodeThetaRows,
-                                    const std::vector<int>& familyTree) {
+void sharedChunkRows(const RateParameters& theta, const std::vector<double>& E,
+                     const std::vector<int>& familyOrigins, const std::vector<double>& familyWeights,
+                     int familiesPerChunk, std::span<const double> deviceRows,
+                     std::span<const double> devicePosterior, std::vector<double>& rows, int nodeThetaRows,
+                     const std::vector<int>& familyTree) {
     const int n = static_cast<int>(E.size());
     const int F = static_cast<int>(familyOrigins.size());
     const std::vector<double> o = theta.originWeights();
     const int length = sharedRowLength(n, theta.highwayCount(), !o.empty(), nodeThetaRows);
     const int chunks = (F + familiesPerChunk - 1) / familiesPerChunk;
     const auto deviceLength = static_cast<std::size_t>(gradientWidth(n, theta.highwayCount(), nodeThetaRows));
-    std::vector<double> rows(static_cast<std::size_t>(chunks) * length);
+    rows.resize(static_cast<std::size_t>(chunks) * length); // every entry written below
+    std::vector<int> origins;
+    std::vector<double> weights, gE;
     for (int k = 0; k < chunks; ++k) {
         const int first = k * familiesPerChunk, end = std::min(F, first + familiesPerChunk);
         double* row = rows.data() + static_cast<std::size_t>(k) * length;
         std::copy_n(deviceRows.begin() + static_cast<std::ptrdiff_t>(k * deviceLength), deviceLength, row);
-        std::vector<int> origins;
-        std::vector<double> weights;
+        origins.clear();
+        weights.clear();
         for (int f = first; f < end; ++f) {
             if (!familyTree.empty() && familyTree[f] != 0) continue;
             origins.push_back(familyOrigins[f]);
             weights.push_back(familyWeights.empty() ? 1.0 : familyWeights[f]);
         }
-        std::vector<double> gE(row + RowE * n, row + (RowE + 1) * n);
+        gE.assign(row + RowE * n, row + (RowE + 1) * n);
         addConditioningGradient(E, origins, gE, o.empty() ? nullptr : &o, weights);
         std::copy(gE.begin(), gE.end(), row + RowE * n);
         if (!o.empty()) {
@@ -44,7 +45,6 @@ std::vector<double> sharedChunkRows(const RateParameters& theta, const std::vect
             row[length - 1] = std::accumulate(weights.begin(), weights.end(), 0.0);
         }
     }
-    return rows;
 }
 
 std::vector<double> sumChunkRows(const std::vector<double>& rows, int rowLength) {

@@ -8,6 +8,7 @@
 #include "engine/family_solver.hpp"
 #include "engine/krylov.hpp"
 
+#include <span>
 #include <vector>
 
 namespace gpurec::gpu {
@@ -17,17 +18,17 @@ namespace gpurec::gpu {
 // posterior's n (originPosteriorEntry) and the chunk's summed family weights.
 int sharedRowLength(int n, int highways, bool originWeights, int nodeThetaRows = 0);
 
-// The chunk rows of one dataset (or share), from what the device summed per chunk: `deviceRows`
-// (gradientWidth(n, highways, nodeThetaRows) per chunk) and `devicePosterior` (n per chunk, under
-// OPTIMIZE; else empty). Adds each chunk's families' conditioning terms (origins `familyOrigins`,
-// weights `familyWeights`, empty: 1 each), in family order, for the families on the full tree
-// (`familyTree` 0, or empty: all): those on pruned trees added theirs with their own E.
-std::vector<double> sharedChunkRows(const RateParameters& theta, const std::vector<double>& E,
-                                    const std::vector<int>& familyOrigins,
-                                    const std::vector<double>& familyWeights, int familiesPerChunk,
-                                    const std::vector<double>& deviceRows,
-                                    const std::vector<double>& devicePosterior, int nodeThetaRows = 0,
-                                    const std::vector<int>& familyTree = {});
+// The chunk rows of one dataset (or share) into `rows` (resized; its capacity reused), from what the
+// device summed per chunk: `deviceRows` (gradientWidth(n, highways, nodeThetaRows) per chunk) and
+// `devicePosterior` (n per chunk, under OPTIMIZE; else empty). Adds each chunk's families'
+// conditioning terms (origins `familyOrigins`, weights `familyWeights`, empty: 1 each), in family
+// order, for the families on the full tree (`familyTree` 0, or empty: all): those on pruned trees
+// added theirs with their own E.
+void sharedChunkRows(const RateParameters& theta, const std::vector<double>& E,
+                     const std::vector<int>& familyOrigins, const std::vector<double>& familyWeights,
+                     int familiesPerChunk, std::span<const double> deviceRows,
+                     std::span<const double> devicePosterior, std::vector<double>& rows,
+                     int nodeThetaRows = 0, const std::vector<int>& familyTree = {});
 
 // Σ of the chunk rows in chunk order (`rowLength` values each): one process's combine.
 std::vector<double> sumChunkRows(const std::vector<double>& rows, int rowLength);
