@@ -752,7 +752,9 @@ class Search {
                     position_ = {Phase::PassEnd, 1, 0, false, position_.changed};
                 }
             }
-            rootSearch(unlimitedDepth);
+            // Every root position only once a pass has changed nothing (AleRax's final root search):
+            // after a pass that did, the next pass's rounds move on from a shallow root search.
+            rootSearch(position_.changed ? settings_.rootDepth : unlimitedDepth);
             optimizeRates();
             if (!position_.changed) break;
             position_ = {Phase::Transfer};

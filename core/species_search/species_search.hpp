@@ -69,9 +69,9 @@ struct SpeciesSearchSettings {
 
 // Where a HYBRID search stands, so that a resumed search goes on there instead of from the start of
 // its pass. A pass: transfer-guided rounds, SPR rounds of radius 1 to maxRadius (back to 1 after each
-// round that improved, with a shallow root search), an unlimited root search and a rate fit; the
-// passes repeat until one changes nothing. Between the SPR rounds' shallow root searches and the
-// search's first root search, a resumed search skips what the position says was done.
+// round that improved, with a shallow root search), a root search (over every root position once a
+// pass has changed nothing) and a rate fit; the passes repeat until one changes nothing. A resumed
+// search skips what the position says was done (a shallow root search cut short is not run again).
 struct SearchPosition {
     enum class Phase { Start, Transfer, Spr, PassEnd };
     Phase phase = Phase::Start; // Start: the first root search, before the first pass
