@@ -8,9 +8,13 @@
 #   scripts/device-search-bench.sh SPECIES FAMILIES LIMIT_S DEVICE...   (PRESET=hogenom-like: that preset;
 #   PRESCREEN=F: gpurec search --prescreen F; LANES=N: --prescreen-lanes N)
 # Needs the device build (scripts/device-check.sh builds it). Each search runs under
-# /tmp/gpurec_search_runs; its log, result.json and trace (without the tree column, which is large at
+# /tmp/gpurec_search_runs; its log, result.json and trace (the tree column blanked: it is large at
 # genome scale) are copied to $OUT or out/device, and the trace's phases printed
-# (scripts/search_trace_summary.py).
+# (scripts/search_trace_summary.py). A search stopped at the limit can go on in a later call, on a
+# fresh machine: its state (checkpoint.json, the start tree and the blanked trace) is copied to
+# $OUT/NAME_state/; carry that folder back (e.g. as .device/NAME_state) and give it as RESUME=FOLDER
+# with the same arguments: the search then resumes there (gpurec search --resume) for LIMIT more
+# seconds, the families simulated again with the same seed.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 out=${OUT:-out/device}
@@ -32,9 +36,17 @@ for device in "$@"; do
   run=/tmp/gpurec_search_runs/$name
   rm -rf "$run"
   mkdir -p /tmp/gpurec_search_runs
-  timeout --foreground -s INT "$limit" "$gpurec" search -s MiniNJ -f "$data/families.txt" --device "$device" -p "$run" \
-    --prescreen "${PRESCREEN:-0}" --prescreen-lanes "${LANES:-0}" \
-    >"$run.txt" 2>&1
+  if [[ -n ${RESUME:-} ]]; then
+    mkdir -p "$run/species_trees"
+    cp "$RESUME/checkpoint.json" "$run/"
+    cp "$RESUME/starting_species_tree.newick" "$run/species_trees/"
+    cp "$RESUME/search_trace.csv" "$run/"
+    timeout --foreground -s INT "$limit" "$gpurec" search --resume "$run" --device "$device" \
+      --prescreen-lanes "${LANES:-0}" >"$run.txt" 2>&1
+  else
+    timeout --foreground -s INT "$limit" "$gpurec" search -s MiniNJ -f "$data/families.txt" --device "$device" \
+      -p "$run" --prescreen "${PRESCREEN:-0}" --prescreen-lanes "${LANES:-0}" >"$run.txt" 2>&1
+  fi
   python3 - "$run/result.json" "$data" "$device" "$gpurec" "${PRESET:-$species species}" <<'PY'
 import json, subprocess, sys
 result, data, device, gpurec, label = sys.argv[1:]
@@ -63,10 +75,14 @@ PY
 import csv, sys
 csv.field_size_limit(sys.maxsize)
 rows = csv.DictReader(open(sys.argv[1], newline=""))
-fields = [f for f in rows.fieldnames if f != "tree"]
-out = csv.DictWriter(open(sys.argv[2], "w", newline=""), fields, extrasaction="ignore")
+out = csv.DictWriter(open(sys.argv[2], "w", newline=""), rows.fieldnames, lineterminator="\n")
 out.writeheader()
-out.writerows(rows)
+for row in rows:
+    row["tree"] = ""
+    out.writerow(row)
 PY
+  mkdir -p "$out/${name}_state"
+  cp "$run/checkpoint.json" "$run/species_trees/starting_species_tree.newick" "$out/${name}_state/"
+  cp "$out/${name}_trace.csv" "$out/${name}_state/search_trace.csv"
   python3 scripts/search_trace_summary.py "$out/${name}_trace.csv" --phases 30
 done
