@@ -329,6 +329,13 @@ class SpeciesSearch : public QObject {
                 ++rows;
                 QVERIFY(s.position && s.tree);
                 seen = *s.position;
+                // An accepted move's row comes with the tree it made and a position that knows of it:
+                // what a checkpoint written there resumes from.
+                if (s.accepted && s.move != "rates") {
+                    QCOMPARE(s.tree->toSpeciesTree().toNewick(true), s.newick);
+                    if (s.move != "start") QVERIFY(s.position->changed);
+                    if (s.move.starts_with("SPR")) QVERIFY(s.position->roundImproved);
+                }
             });
         QVERIFY(part.interrupted);
         QCOMPARE(toString(part.position.phase), toString(SearchPosition::Phase::Spr));

@@ -231,7 +231,7 @@ class Search {
         step.seconds = elapsed();
         step.rates = result_.theta.rates(0);
         step.theta = &result_.theta;
-        step.tree = &result_.best;
+        step.tree = &result_.best; // after an accepted move, the tree it made
         if (settings_.strategy == SearchStrategy::Hybrid) step.position = &position_;
         result_.trace.push_back(step);
         if (observer_) observer_(result_.trace.back());
@@ -418,11 +418,15 @@ class Search {
         const std::vector<Clade> affected = destroyedSplits(splits_, splits);
         bp_.candidate(affected, eval.logLikelihood);
         const bool accepted = better(eval);
-        record(move, std::move(newick), eval.totalLogLikelihood, accepted, false);
-        if (accepted)
+        const double logLikelihood = eval.totalLogLikelihood;
+        // Taken before its row is recorded: the observer's checkpoint keeps the new tree and position.
+        if (accepted) {
+            if (position_.phase == SearchPosition::Phase::Spr) position_.roundImproved = true;
             accept(candidate, std::move(eval), std::move(splits));
-        else
+        } else {
             kh_.rejected(affected, eval.totalLogLikelihood, eval.logLikelihood);
+        }
+        record(move, std::move(newick), logLikelihood, accepted, false);
         return accepted;
     }
 
@@ -526,7 +530,7 @@ class Search {
                            "SPR " + names[prune] + " -> " + names[regraft] + " (radius " +
                                std::to_string(radius) + ")",
                            &settledAt[regraft])) {
-                    improved = position_.roundImproved = true;
+                    improved = true; // trySpr marked the round improved
                     break;
                 }
             }
@@ -617,13 +621,14 @@ class Search {
                 if (dating != Dating::None) move += date(candidate, eval, dating == Dating::Thorough);
                 roots_.add(candidate.rootSplitAbove(child), eval.totalLogLikelihood, eval.logLikelihood);
                 const bool accepted = better(eval);
-                record(move, candidate, eval, accepted);
+                const double logLikelihood = eval.totalLogLikelihood;
                 int left = budget - 1;
-                if (accepted) {
+                if (accepted) { // before its row: the observer's checkpoint keeps the new tree
                     accept(candidate, std::move(eval), splits_);
                     improved = true;
                     left = depth;
                 }
+                record(move, newickOf(candidate), logLikelihood, accepted, false);
                 if (left > 0) self(self, candidate, child, left);
             }
         };
@@ -702,11 +707,11 @@ class Search {
             gpurec::inferSpeciationOrder(scorer_, result_.best, result_.theta, ll(), settings_.seed,
                                          [&](const SpeciesTopology& tree) { return score(tree); });
         const bool accepted = better(found.evaluation);
+        if (accepted) accept(found.best, found.evaluation, splits_); // before its row, as trySpr
         record("speciation order: " + std::to_string(found.likelihoodDatings) + " datings scored, " +
                    std::to_string(found.transferDatings) + " by " + std::to_string(found.sampledTransfers) +
                    " sampled transfers",
                found.best, found.evaluation, accepted);
-        if (accepted) accept(found.best, found.evaluation, splits_);
         result_.speciationOrder = std::move(found);
         return accepted;
     }
