@@ -408,6 +408,8 @@ class SpeciesSearch : public QObject {
         QCOMPARE(lastTraceSeconds(trace), 0.1 + 0.2);
         QCOMPARE(lastTraceSeconds(header + searchTraceRow(a) + "\n"), 1.5);
         QVERIFY_THROWS_EXCEPTION(std::invalid_argument, lastTraceSeconds(header + "7,start\n"));
+        QVERIFY_THROWS_EXCEPTION(std::invalid_argument, lastTraceSeconds(header + "7,start,-1.5,1,x1,0.1\n"));
+        QVERIFY_THROWS_EXCEPTION(std::invalid_argument, lastTraceSeconds(header + "7,start,-1.5,1,2s,0.1\n"));
     }
 
     // An SPR candidate already scored at the current rates is not scored again (a round of radius 2

@@ -346,7 +346,12 @@ void registerSearch(CLI::App& root) {
             }
         }
         const int earlierSteps = static_cast<int>(std::count(traceText.begin(), traceText.end(), '\n')) - 1;
-        const double earlierSeconds = lastTraceSeconds(traceText); // the resumed rows' clock goes on
+        double earlierSeconds = 0; // the resumed rows' clock goes on from the earlier part's last row
+        try {
+            earlierSeconds = lastTraceSeconds(traceText);
+        } catch (const std::invalid_argument& e) {
+            throw std::invalid_argument(tracePath + ": " + e.what());
+        }
         std::ofstream trace;
         if (writer) trace.open(tracePath);
         if (writer && !(trace << traceText << std::flush))

@@ -79,7 +79,20 @@ double lastTraceSeconds(const std::string& traceText) {
         const char c = traceText[i];
         if (c == '"') quoted = !quoted;
         if (c != ',' || quoted) continue;
-        if (field++ == 4) return std::stod(traceText.substr(start, i - start));
+        if (field++ == 4) {
+            const std::string text = traceText.substr(start, i - start);
+            std::size_t used = 0;
+            double seconds = 0;
+            try {
+                seconds = std::stod(text, &used);
+            } catch (const std::exception&) {
+                used = 0;
+            }
+            if (used == 0 || used != text.size())
+                throw std::invalid_argument("the search trace's last row has seconds '" + text +
+                                            "', not a number");
+            return seconds;
+        }
         start = i + 1;
     }
     throw std::invalid_argument("the search trace's last row has no seconds column");
