@@ -189,8 +189,9 @@ class StreamAndEvents {
 // each with an event marking when the copies into it are done.
 class PinnedStaging {
   public:
-    explicit PinnedStaging(std::size_t halfDoubles) : halfDoubles_(halfDoubles) {
-        check(cudaMallocHost(&buffer_, 2 * halfDoubles * sizeof(double)), "allocating the staging buffer");
+    explicit PinnedStaging(std::size_t halfDoubles)
+        : halfDoubles_(halfDoubles),
+          buffer_(storage_.reserve(2 * halfDoubles, "allocating the staging buffer")) {
         try {
             for (cudaEvent_t& e : done_)
                 check(cudaEventCreateWithFlags(&e, cudaEventDisableTiming), "creating CUDA events");
@@ -210,10 +211,10 @@ class PinnedStaging {
     void release() {
         for (cudaEvent_t e : done_)
             if (e) cudaEventDestroy(e);
-        cudaFreeHost(buffer_);
     }
+    PinnedHostArray<double> storage_; // declared first: allocated before buffer_ points into it
     std::size_t halfDoubles_;
-    double* buffer_ = nullptr;
+    double* buffer_;
     cudaEvent_t done_[2] = {nullptr, nullptr};
 };
 
