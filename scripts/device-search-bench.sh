@@ -14,7 +14,8 @@
 # fresh machine: its state (checkpoint.json, the start tree and the blanked trace) is copied to
 # $OUT/NAME_state/; carry that folder back (e.g. as .device/NAME_state) and give it as RESUME=FOLDER
 # with the same arguments: the search then resumes there (gpurec search --resume) for LIMIT more
-# seconds, the families simulated again with the same seed.
+# seconds, the families simulated again with the same seed. TRUTH=stopped: the true tree is scored
+# only once the search has finished (saves a genome-scale evaluation per part of a search in parts).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 out=${OUT:-out/device}
@@ -47,12 +48,12 @@ for device in "$@"; do
     timeout --foreground -s INT "$limit" "$gpurec" search -s MiniNJ -f "$data/families.txt" --device "$device" \
       -p "$run" --prescreen "${PRESCREEN:-0}" --prescreen-lanes "${LANES:-0}" >"$run.txt" 2>&1
   fi
-  python3 - "$run/result.json" "$data" "$device" "$gpurec" "${PRESET:-$species species}" <<'PY'
+  python3 - "$run/result.json" "$data" "$device" "$gpurec" "${PRESET:-$species species}" "${TRUTH:-always}" <<'PY'
 import json, subprocess, sys
-result, data, device, gpurec, label = sys.argv[1:]
+result, data, device, gpurec, label, when = sys.argv[1:]
 j = json.load(open(result))
 s = j["search"]
-rates = s["rates"] if "D" in s["rates"] else None
+rates = s["rates"] if "D" in s["rates"] and (when != "stopped" or not s["interrupted"]) else None
 truth = float("nan")
 if rates:
     r = subprocess.run([gpurec, "eval", "-s", data + "/species.nwk", "-f", data + "/families.txt",
