@@ -10,7 +10,7 @@ seconds=${1:-30}
 shift || true
 targets=("$@")
 if [ ${#targets[@]} -eq 0 ]; then
-  targets=(fuzz_newick fuzz_families fuzz_recphyloxml fuzz_rates fuzz_loader fuzz_ale fuzz_cli fuzz_session)
+  targets=(fuzz_newick fuzz_families fuzz_recphyloxml fuzz_rates fuzz_loader fuzz_ale fuzz_checkpoint fuzz_cli fuzz_session)
 fi
 # The targets live in the sanitize build (clang, ASan + UBSan), which scripts/test.sh has built.
 cmake --preset sanitize >/dev/null

@@ -176,6 +176,21 @@ class CliSearch : public QObject {
         QVERIFY2(phase == "start" || phase == "transfer" || phase == "spr" || phase == "pass end",
                  phase.c_str());
         QCOMPARE(stopped["run"]["node_links"]["left"].size(), stopped["run"]["node_links"]["right"].size());
+        // ... and what it had learned (SearchMemory): the KH test's reference over the 50 replicates.
+        const nlohmann::json& memory = stopped["run"]["memory"];
+        QVERIFY(memory["settled"].is_array() && memory["spr_memory"].is_array());
+        QCOMPARE(memory["kh"]["reference_sums"].size(), std::size_t(50));
+        { // a damaged memory is refused, naming the checkpoint
+            const std::string damaged = temporaryFolder("cli_search_int_damaged") + "/out";
+            std::filesystem::copy(out, damaged, std::filesystem::copy_options::recursive);
+            nlohmann::json bad = stopped;
+            bad["run"]["memory"]["drops"] = -3;
+            std::ofstream(damaged + "/checkpoint.json") << bad.dump(1);
+            CliRun refused = runGpurec({"search", "--resume", q(damaged)});
+            QVERIFY(refused.exitCode != 0);
+            QVERIFY2(refused.err.contains("checkpoint.json") && refused.err.contains("drops"),
+                     qPrintable(refused.err));
+        }
         const std::string start = readText(out + "/species_trees/starting_species_tree.newick");
         const std::string earlierTrace = readText(out + "/search_trace.csv");
         const int earlierRows = int(std::count(earlierTrace.begin(), earlierTrace.end(), '\n')) - 1;

@@ -9,6 +9,7 @@
 #include "io/input_error.hpp"
 #include "species_search/prescreen.hpp"
 #include "species_search/search_files.hpp"
+#include "species_search/search_memory.hpp"
 #include "species_search/species_search.hpp"
 #include "species_search/start_trees.hpp"
 #include "species_search/transfer_moves.hpp"
@@ -16,7 +17,9 @@
 
 #include <QtTest>
 #include <algorithm>
+#include <bit>
 #include <cmath>
+#include <functional>
 #include <limits>
 #include <map>
 #include <numeric>
@@ -103,6 +106,17 @@ SpeciesTopology sprMovesAway(SpeciesTopology tree, int moves, std::uint64_t seed
     }
     return tree;
 }
+
+// The pre-screen's searches: 120 families of a 12-species tree, started 4 SPR moves from it.
+struct ScreenedSearchCase {
+    static constexpr int families = 120;
+    SpeciesTree species = simulatedSpeciesTree(12, 51);
+    std::shared_ptr<Dataset> data = simulated(species, families, 52);
+    CandidateScorer scorer{data, cpuFactory(), SolverOptions{}};
+    SpeciesTopology truth = scorer.loadedTopology();
+    SpeciesTopology start = sprMovesAway(truth, 4, 9);
+    RateParameters theta{RateMode::Global, species.size(), families, Rates{0.1, 0.1, 0.1}};
+};
 
 } // namespace
 
@@ -391,6 +405,149 @@ class SpeciesSearch : public QObject {
         links.left[links.root] = links.root; // a cycle
         QVERIFY_THROWS_EXCEPTION(std::invalid_argument, read.relinked(links));
         QVERIFY_THROWS_EXCEPTION(std::invalid_argument, read.relinked(start.links()));
+    }
+
+    // With the SPR cutoff, the SPR memory and the pre-screen on (the defaults at scale), a search
+    // stopped inside an SPR round and resumed with what it had learned (read back from its JSON form)
+    // scores, skips and accepts exactly as the uninterrupted one: the two parts' rows are its rows.
+    void interruptedSearchResumesWithWhatItLearned() {
+        ScreenedSearchCase c;
+        CandidateScorer& scorer = c.scorer;
+        const SpeciesTopology& start = c.start;
+        SpeciesSearchSettings settings;
+        settings.replicates = 50;
+        settings.rates.max_iter = 10;
+        settings.maxRadius = 2;
+        settings.prescreen = 0.5;
+        QVERIFY(settings.sprCutoff > 0 && settings.sprMemory > 0);
+        const RateParameters& theta = c.theta;
+        const SpeciesSearchResult whole = searchSpeciesTree(scorer, start, theta, settings);
+        QVERIFY(!whole.interrupted && whole.sprMemorySkipped + whole.sprCutoffSkipped > 0 &&
+                whole.screenedOut > 0);
+        // Stopped at an SPR row two thirds in, after a rate fit has reset what the rates settle.
+        int stopAt = static_cast<int>(whole.trace.size()) * 2 / 3;
+        while (stopAt < static_cast<int>(whole.trace.size()) && !whole.trace[stopAt].move.starts_with("SPR "))
+            ++stopAt;
+        QVERIFY(stopAt < static_cast<int>(whole.trace.size()));
+        int rows = 0;
+        SpeciesSearchSettings stopping = settings;
+        stopping.stopRequested = [&] { return rows >= stopAt; };
+        SearchMemory atLastRow;
+        const SpeciesSearchResult part =
+            searchSpeciesTree(scorer, start, theta, stopping, [&](const SearchStep& s) {
+                ++rows;
+                QVERIFY(s.memory);
+                atLastRow = (*s.memory)();
+            });
+        QVERIFY(part.interrupted);
+        QCOMPARE(toString(part.position.phase), toString(SearchPosition::Phase::Spr));
+        const SearchMemory& learned = part.memory;
+        QVERIFY(!learned.settled.empty() && !learned.sprMemory.empty() && learned.drops > 0);
+        QVERIFY(learned.screening && learned.screening->observed >= Prescreen::calibrationCandidates);
+        QCOMPARE(int(learned.kh.referenceSums.size()), settings.replicates);
+        QVERIFY(!learned.kh.counts.empty());
+        // What the observer was handed at the last row is what the stop kept (the stop scored nothing).
+        QCOMPARE(atLastRow.settled.size(), learned.settled.size());
+        QCOMPARE(atLastRow.drops, learned.drops);
+
+        // Through JSON, bit for bit.
+        const SearchMemory read =
+            searchMemoryFromJson(nlohmann::json::parse(searchMemoryJson(learned).dump()));
+        auto sameKeyed = [](const std::vector<KeyedValue>& a, const std::vector<KeyedValue>& b) {
+            if (a.size() != b.size()) return false;
+            for (std::size_t i = 0; i < a.size(); ++i)
+                if (a[i].first != b[i].first || a[i].second != b[i].second ||
+                    std::bit_cast<std::uint64_t>(a[i].value) != std::bit_cast<std::uint64_t>(b[i].value))
+                    return false;
+            return true;
+        };
+        QVERIFY(sameKeyed(read.settled, learned.settled));
+        QVERIFY(sameKeyed(read.sprMemory, learned.sprMemory));
+        QCOMPARE(read.dropSum, learned.dropSum);
+        QCOMPARE(read.drops, learned.drops);
+        QCOMPARE(read.transferRounds, learned.transferRounds);
+        QCOMPARE(read.screening->squaredErrors, learned.screening->squaredErrors);
+        QCOMPARE(read.kh.referenceSums, learned.kh.referenceSums);
+        QCOMPARE(read.kh.counts, learned.kh.counts);
+
+        const SpeciesSearchResult resumed =
+            searchSpeciesTree(scorer, part.best, part.theta, settings, {}, part.position, &read);
+        QVERIFY(!resumed.interrupted);
+        QCOMPARE(int(part.trace.size() + resumed.trace.size() - 1), int(whole.trace.size()));
+        for (std::size_t i = 0; i < whole.trace.size(); ++i) {
+            const SearchStep& in =
+                i < part.trace.size() ? part.trace[i] : resumed.trace[i - part.trace.size() + 1];
+            QCOMPARE(in.move, whole.trace[i].move);
+            QCOMPARE(in.logLikelihood, whole.trace[i].logLikelihood);
+            QCOMPARE(in.accepted, whole.trace[i].accepted);
+            QCOMPARE(in.screened, whole.trace[i].screened);
+        }
+        QCOMPARE(resumed.best.canonicalNewick(), whole.best.canonicalNewick());
+        QCOMPARE(resumed.evaluation.totalLogLikelihood, whole.evaluation.totalLogLikelihood);
+        QCOMPARE(resumed.kh, whole.kh);
+        QCOMPARE(resumed.screeningZ, whole.screeningZ);
+
+        // A memory of another shape is refused, naming what does not fit.
+        SearchMemory other = learned;
+        other.kh.referenceSums.pop_back();
+        QVERIFY_THROWS_EXCEPTION(
+            std::invalid_argument,
+            searchSpeciesTree(scorer, part.best, part.theta, settings, {}, part.position, &other));
+        other = learned;
+        other.screening.reset();
+        QVERIFY_THROWS_EXCEPTION(
+            std::invalid_argument,
+            searchSpeciesTree(scorer, part.best, part.theta, settings, {}, part.position, &other));
+        other = learned;
+        other.kh.counts.front().first.push_back(0);
+        QVERIFY_THROWS_EXCEPTION(
+            std::invalid_argument,
+            searchSpeciesTree(scorer, part.best, part.theta, settings, {}, part.position, &other));
+        other = learned;
+        other.screening->above = other.screening->observed + 1;
+        QVERIFY_THROWS_EXCEPTION(
+            std::invalid_argument,
+            searchSpeciesTree(scorer, part.best, part.theta, settings, {}, part.position, &other));
+    }
+
+    // The search memory's JSON form: infinities by name, and malformed entries refused.
+    void searchMemoryJsonRefusesWhatItCannotRead() {
+        SearchMemory m;
+        m.settled = {{1, 2, -std::numeric_limits<double>::infinity()}, {3, 4, -12.25}};
+        m.sprMemory = {{5, 6, std::numeric_limits<double>::infinity()}};
+        m.dropSum = 0.1 + 0.2;
+        m.drops = 7;
+        m.transferRounds = 3;
+        m.kh.referenceSums = {1.5, std::numeric_limits<double>::quiet_NaN()};
+        m.kh.counts = {{{0x5ull}, 2}};
+        const nlohmann::json j = searchMemoryJson(m);
+        QCOMPARE(QString::fromStdString(j.at("settled")[0][2].get<std::string>()), QString("-inf"));
+        const SearchMemory back = searchMemoryFromJson(nlohmann::json::parse(j.dump()));
+        QCOMPARE(back.settled[0].value, -std::numeric_limits<double>::infinity());
+        QCOMPARE(back.sprMemory[0].value, std::numeric_limits<double>::infinity());
+        QVERIFY(std::isnan(back.kh.referenceSums[1]));
+        QCOMPARE(back.dropSum, 0.1 + 0.2);
+        QVERIFY(!back.screening && !back.confirming);
+        auto refused = [&](const std::function<void(nlohmann::json&)>& damage) {
+            nlohmann::json bad = j;
+            damage(bad);
+            try {
+                searchMemoryFromJson(bad);
+            } catch (const std::invalid_argument&) {
+                return true;
+            }
+            return false;
+        };
+        QVERIFY(refused([](nlohmann::json& b) { b.erase("drops"); }));
+        QVERIFY(refused([](nlohmann::json& b) { b["drops"] = -1; }));
+        QVERIFY(refused([](nlohmann::json& b) { b["drops"] = 1.5; }));
+        QVERIFY(refused([](nlohmann::json& b) { b["settled"] = nlohmann::json::object(); }));
+        QVERIFY(refused([](nlohmann::json& b) { b["settled"][0] = {1, 2}; }));
+        QVERIFY(refused([](nlohmann::json& b) { b["settled"][0][0] = -1; }));
+        QVERIFY(refused([](nlohmann::json& b) { b["spr_memory"][0][2] = "infinity"; }));
+        QVERIFY(refused([](nlohmann::json& b) { b["kh"]["counts"][0] = {5, 2}; }));
+        QVERIFY(refused([](nlohmann::json& b) { b["kh"].erase("reference_sums"); }));
+        QVERIFY(refused([](nlohmann::json& b) { b["screening"] = {{"observed", 1}}; }));
     }
 
     // The seconds of a trace's last row, past a quoted move that holds commas.
@@ -834,18 +991,18 @@ class SpeciesSearch : public QObject {
     // A pre-screened search ends as high as a full one, scoring fewer candidates on every family;
     // its fully scored rows are exact and its screened rows are never accepted.
     void prescreenedSearchEndsAsHigh() {
-        const SpeciesTree species = simulatedSpeciesTree(12, 51);
-        const int families = 120;
-        auto data = simulated(species, families, 52);
-        CandidateScorer scorer(data, cpuFactory(), SolverOptions{});
-        const SpeciesTopology truth = scorer.loadedTopology();
-        const SpeciesTopology start = sprMovesAway(truth, 4, 9);
+        ScreenedSearchCase c;
+        const int families = c.families;
+        auto& data = c.data;
+        CandidateScorer& scorer = c.scorer;
+        const SpeciesTopology& start = c.start;
+        const SpeciesTopology& truth = c.truth;
         SpeciesSearchSettings settings;
         settings.replicates = 100;
         settings.rates.max_iter = 20;
         settings.maxRadius = 2;
         settings.prescreen = 0.5;
-        RateParameters theta(RateMode::Global, species.size(), families, {0.1, 0.1, 0.1});
+        const RateParameters& theta = c.theta;
         const SpeciesSearchResult screened = searchSpeciesTree(scorer, start, theta, settings);
         QCOMPARE(int(scorer.screeningFamilies().size()), families / 2);
         const double truthLL = scorer.evaluate(truth, screened.theta).totalLogLikelihood;
@@ -885,18 +1042,16 @@ class SpeciesSearch : public QObject {
     // The confirming stage leaves out candidates the pre-screen could not rule out, and the search
     // still ends as high as without it, with fewer evaluations of every family.
     void confirmingStageEndsAsHigh() {
-        const SpeciesTree species = simulatedSpeciesTree(12, 51);
-        const int families = 120;
-        auto data = simulated(species, families, 52);
-        CandidateScorer scorer(data, cpuFactory(), SolverOptions{});
-        const SpeciesTopology start = sprMovesAway(scorer.loadedTopology(), 4, 9);
+        ScreenedSearchCase c;
+        CandidateScorer& scorer = c.scorer;
+        const SpeciesTopology& start = c.start;
         SpeciesSearchSettings settings;
         settings.replicates = 100;
         settings.rates.max_iter = 20;
         settings.maxRadius = 2;
         settings.prescreen = 0.2;
         settings.prescreenConfirm = 0;
-        const RateParameters theta(RateMode::Global, species.size(), families, {0.1, 0.1, 0.1});
+        const RateParameters& theta = c.theta;
         const SpeciesSearchResult single = searchSpeciesTree(scorer, start, theta, settings);
         QVERIFY(scorer.confirmingFamilies().empty());
         QCOMPARE(single.confirmations, 0);

@@ -20,6 +20,7 @@
 #include <fstream>
 #include <iostream>
 #include <numbers>
+#include <optional>
 #include <set>
 #include <sstream>
 
@@ -61,9 +62,10 @@ nlohmann::json recordedOptions(const SearchOptions& o) {
     return j;
 }
 
-// Where a HYBRID search stands and its current tree's node ids, kept in checkpoint.json so that
-// --resume goes on there (SearchPosition) instead of from the start of the pass.
-void keepPosition(OptimizationCheckpoint& checkpoint, const SearchPosition& at, const SpeciesTopology& tree) {
+// Where a HYBRID search stands, its current tree's node ids and what it has learned, kept in
+// checkpoint.json so that --resume goes on there (SearchPosition) as the uninterrupted search would.
+void keepPosition(OptimizationCheckpoint& checkpoint, const SearchPosition& at, const SpeciesTopology& tree,
+                  const SearchMemory& memory) {
     const SpeciesTopology::Links links = tree.links();
     checkpoint.run["position"] = {{"phase", toString(at.phase)},
                                   {"radius", at.radius},
@@ -71,20 +73,30 @@ void keepPosition(OptimizationCheckpoint& checkpoint, const SearchPosition& at, 
                                   {"round_improved", at.roundImproved},
                                   {"changed", at.changed}};
     checkpoint.run["node_links"] = {{"left", links.left}, {"right", links.right}, {"root", links.root}};
+    checkpoint.run["memory"] = searchMemoryJson(memory);
 }
+
+struct KeptPosition {
+    SearchPosition position;
+    std::optional<SearchMemory> memory; // none in checkpoints from before it was kept
+};
 
 // The position kept in the checkpoint at `path` (none: the search's start), `tree` given the node ids
 // kept with it.
-SearchPosition keptPosition(const OptimizationCheckpoint& checkpoint, SpeciesTopology& tree,
-                            const std::string& path) {
+KeptPosition keptPosition(const OptimizationCheckpoint& checkpoint, SpeciesTopology& tree,
+                          const std::string& path) {
     const nlohmann::json& run = checkpoint.run;
     if (!run.contains("position") || !run.contains("node_links")) return {};
     try {
         const nlohmann::json &p = run.at("position"), &l = run.at("node_links");
         tree = tree.relinked({l.at("left").get<std::vector<int>>(), l.at("right").get<std::vector<int>>(),
                               l.at("root").get<int>()});
-        return {parseSearchPhase(p.at("phase").get<std::string>()), p.at("radius").get<int>(),
-                p.at("node").get<int>(), p.at("round_improved").get<bool>(), p.at("changed").get<bool>()};
+        KeptPosition kept{{parseSearchPhase(p.at("phase").get<std::string>()), p.at("radius").get<int>(),
+                           p.at("node").get<int>(), p.at("round_improved").get<bool>(),
+                           p.at("changed").get<bool>()},
+                          std::nullopt};
+        if (run.contains("memory")) kept.memory = searchMemoryFromJson(run.at("memory"));
+        return kept;
     } catch (const std::exception& e) { // a missing or mistyped entry, or links of another tree
         throw std::invalid_argument(path + ": " + e.what());
     }
@@ -311,8 +323,8 @@ void registerSearch(CLI::App& root) {
             resuming ? scorer.topologyOf(SpeciesTree::fromNewick(
                            parseNewick(checkpoint.run.at("tree").get<std::string>(), checkpointPath).at(0)))
                      : scorer.loadedTopology();
-        const SearchPosition position =
-            resuming ? keptPosition(checkpoint, from, checkpointPath) : SearchPosition{};
+        const KeptPosition kept = resuming ? keptPosition(checkpoint, from, checkpointPath) : KeptPosition{};
+        const SearchPosition& position = kept.position;
         if (!resuming) {
             checkpoint = checkpointOf(theta, data);
             checkpoint.run = {{"command", "search"},
@@ -361,7 +373,7 @@ void registerSearch(CLI::App& root) {
                         -checkpoint.bestNllBits * std::numbers::ln2, describe(position).c_str());
         // Besides every accepted step, the position is kept as the search moves on (at most every few
         // seconds): a killed search then resumes near where it was.
-        auto kept = std::chrono::steady_clock::now();
+        auto keptAt = std::chrono::steady_clock::now();
         SpeciesSearchResult result = searchSpeciesTree(
             scorer, from, theta, settings,
             [&](const SearchStep& s) {
@@ -373,10 +385,10 @@ void registerSearch(CLI::App& root) {
                 if (writer && !(trace << row << std::endl))
                     throw std::runtime_error("cannot write " + tracePath);
                 const auto now = std::chrono::steady_clock::now();
-                if (step.position && (step.accepted || now - kept > std::chrono::seconds(5))) {
-                    keepPosition(checkpoint, *step.position, *step.tree);
+                if (step.position && (step.accepted || now - keptAt > std::chrono::seconds(5))) {
+                    keepPosition(checkpoint, *step.position, *step.tree, (*step.memory)());
                     if (!step.accepted && writer) writeCheckpoint(checkpointPath, checkpoint);
-                    kept = now;
+                    keptAt = now;
                 }
                 if (step.accepted) {
                     // The best tree and its rates survive a kill: --resume starts from them.
@@ -392,7 +404,7 @@ void registerSearch(CLI::App& root) {
                     std::fflush(stdout);
                 }
             },
-            position);
+            position, kept.memory ? &*kept.memory : nullptr);
         trace.close();
         std::shared_ptr<const Dataset> onBest = scorer.datasetOn(result.best);
         if (writer) {
@@ -454,10 +466,11 @@ void registerSearch(CLI::App& root) {
         checkpoint.run["tree"] = result.best.toSpeciesTree().toNewick(true);
         checkpoint.finished = !result.interrupted;
         if (result.interrupted && settings.strategy == SearchStrategy::Hybrid) {
-            keepPosition(checkpoint, result.position, result.best);
+            keepPosition(checkpoint, result.position, result.best, result.memory);
         } else {
             checkpoint.run.erase("position");
             checkpoint.run.erase("node_links");
+            checkpoint.run.erase("memory");
         }
         checkpoint.stopReason = result.interrupted ? "interrupted" : "no move improves the likelihood";
         if (writer) {

@@ -5,6 +5,7 @@
 #include <limits>
 #include <numeric>
 #include <stdexcept>
+#include <string>
 
 namespace gpurec {
 
@@ -160,6 +161,18 @@ void Prescreen::observe(const ScreeningEstimate& e, double exact) {
     ++above_;
     // An exact estimate (every sampled family unchanged) counts as one standard error.
     squaredErrors_ += e.standardError > 0 ? (error / e.standardError) * (error / e.standardError) : 1.0;
+}
+
+void Prescreen::restore(const PrescreenCalibration& c) {
+    if (c.observed < 0 || c.above < 0 || c.above > c.observed || !(c.squaredErrors >= 0) ||
+        !std::isfinite(c.squaredErrors))
+        throw std::invalid_argument("a pre-screen calibration of " + std::to_string(c.observed) +
+                                    " candidates, " + std::to_string(c.above) +
+                                    " above their estimates and squared errors " +
+                                    std::to_string(c.squaredErrors) + " is not one a search makes");
+    observed_ = c.observed;
+    above_ = c.above;
+    squaredErrors_ = c.squaredErrors;
 }
 
 double Prescreen::z() const {

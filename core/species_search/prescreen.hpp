@@ -37,6 +37,14 @@ struct ScreenPlan {
     int neededCount() const;   // the families the screen evaluates
 };
 
+// What a Prescreen has learned from the candidates scored both ways (its z), kept with a search's
+// checkpoint so that a resumed search screens as the uninterrupted one.
+struct PrescreenCalibration {
+    int observed = 0;
+    int above = 0;
+    double squaredErrors = 0.0;
+};
+
 class Prescreen {
   public:
     // Candidates scored both ways before the rule applies, and z's least value.
@@ -69,6 +77,9 @@ class Prescreen {
     // improvement), where that is above 1.
     double z() const;
     int observed() const { return observed_; }
+    PrescreenCalibration calibration() const { return {observed_, above_, squaredErrors_}; }
+    // Throws std::invalid_argument for counts no sequence of observe() calls gives.
+    void restore(const PrescreenCalibration& c);
 
   private:
     std::vector<int> families_;

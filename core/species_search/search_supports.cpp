@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <bit>
 #include <limits>
+#include <stdexcept>
+#include <string>
 
 namespace gpurec {
 
@@ -92,6 +94,28 @@ void BranchKH::rejected(const std::vector<Clade>& affected, double logLikelihood
 int BranchKH::support(const Clade& split) const {
     auto it = counts_.find(split);
     return it == counts_.end() ? resampling_.replicates() : it->second;
+}
+
+BranchKH::State BranchKH::state() const {
+    return {referenceLL_, referenceSums_, {counts_.begin(), counts_.end()}};
+}
+
+void BranchKH::restore(State state) {
+    const int B = resampling_.replicates();
+    if (state.referenceSums.size() != static_cast<std::size_t>(B))
+        throw std::invalid_argument("the KH test's reference holds " +
+                                    std::to_string(state.referenceSums.size()) +
+                                    " replicate sums; the search has " + std::to_string(B) + " replicates");
+    std::map<Clade, int> counts;
+    for (auto& [split, count] : state.counts) {
+        if (count < 0 || count > B)
+            throw std::invalid_argument("a KH count of " + std::to_string(count) + " is outside [0, " +
+                                        std::to_string(B) + "]");
+        counts[std::move(split)] = count;
+    }
+    referenceLL_ = state.referenceLogLikelihood;
+    referenceSums_ = std::move(state.referenceSums);
+    counts_ = std::move(counts);
 }
 
 void BranchBootstrap::reference(const std::vector<Clade>& splits, const std::vector<double>& perFamily) {

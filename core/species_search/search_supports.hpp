@@ -44,6 +44,16 @@ class BranchKH {
                   const std::vector<double>& perFamily);
     int support(const Clade& split) const; // replicate count for a branch never tested
 
+    // What the test holds, kept with a search's checkpoint (the counts in split order).
+    struct State {
+        double referenceLogLikelihood = 0.0;
+        std::vector<double> referenceSums;
+        std::vector<std::pair<Clade, int>> counts;
+    };
+    State state() const;
+    // Throws std::invalid_argument for sums of another replicate count or counts outside [0, it].
+    void restore(State state);
+
   private:
     const FamilyResampling& resampling_;
     double referenceLL_ = 0.0;

@@ -127,7 +127,7 @@ class Search {
           datingRng_(settings.seed) {}
 
     SpeciesSearchResult run(const SpeciesTopology& start, const RateParameters& theta,
-                            const SearchPosition& from) {
+                            const SearchPosition& from, const SearchMemory* learned) {
         position_ = from;
         result_.start = result_.best = start;
         result_.theta = theta;
@@ -163,8 +163,16 @@ class Search {
         requireFiniteLikelihoods(*scorer_.datasetOn(start), theta, result_.evaluation);
         result_.startLogLikelihood = result_.evaluation.totalLogLikelihood;
         splits_ = treeSplits(start);
-        record("start", start, result_.evaluation, true);
         kh_.newTree(splits_, ll(), perFamily());
+        if (learned) { // before the start's row: its checkpoint keeps the memory
+            try {
+                restore(*learned);
+            } catch (const std::invalid_argument& e) {
+                throw std::invalid_argument(std::string("the kept search memory does not fit this search: ") +
+                                            e.what());
+            }
+        }
+        record("start", start, result_.evaluation, true);
         try {
             switch (settings_.strategy) {
             case SearchStrategy::Reroot:
@@ -182,6 +190,7 @@ class Search {
             result_.interrupted = true;
         }
         result_.position = position_;
+        if (settings_.strategy == SearchStrategy::Hybrid) result_.memory = memory();
         if (settings_.strategy == SearchStrategy::Hybrid)
             for (const Clade& s : splits_) {
                 result_.kh[s] = kh_.support(s);
@@ -232,9 +241,54 @@ class Search {
         step.rates = result_.theta.rates(0);
         step.theta = &result_.theta;
         step.tree = &result_.best; // after an accepted move, the tree it made
-        if (settings_.strategy == SearchStrategy::Hybrid) step.position = &position_;
+        if (settings_.strategy == SearchStrategy::Hybrid) {
+            step.position = &position_;
+            step.memory = &memoryOf_;
+        }
         result_.trace.push_back(step);
         if (observer_) observer_(result_.trace.back());
+    }
+
+    SearchMemory memory() const {
+        SearchMemory m;
+        for (const auto& [key, value] : settled_)
+            m.settled.push_back({key.first, key.second, value});
+        for (const auto& [key, value] : rememberedDrops_)
+            m.sprMemory.push_back({key.first, key.second, value});
+        m.dropSum = dropSum_;
+        m.drops = drops_;
+        m.transferRounds = transferRounds_;
+        if (prescreen_) m.screening = prescreen_->calibration();
+        if (confirming_) m.confirming = confirming_->calibration();
+        m.kh = kh_.state();
+        return m;
+    }
+
+    // What an interrupted search had learned, on its tree (the current one).
+    void restore(const SearchMemory& m) {
+        if (m.screening.has_value() != prescreen_.has_value())
+            throw std::invalid_argument(std::string("the search memory was kept by a search ") +
+                                        (m.screening ? "with" : "without") + " a pre-screen; this one has " +
+                                        (prescreen_ ? "one" : "none"));
+        const std::size_t words = splits_.empty() ? 0 : splits_.front().size();
+        for (const auto& [split, count] : m.kh.counts)
+            if (split.size() != words)
+                throw std::invalid_argument("a KH count of the search memory is for a branch of " +
+                                            std::to_string(split.size()) + " words; this tree's have " +
+                                            std::to_string(words));
+        if (m.screening) prescreen_->restore(*m.screening);
+        // The confirming stage is left out where a device has no memory for it: a part may differ.
+        if (m.confirming && confirming_) confirming_->restore(*m.confirming);
+        kh_.restore(m.kh);
+        settled_.clear();
+        for (const KeyedValue& v : m.settled)
+            settled_.emplace(TopologyKey{v.first, v.second}, v.value);
+        rememberedDrops_.clear();
+        for (const KeyedValue& v : m.sprMemory)
+            rememberedDrops_.emplace(TopologyKey{v.first, v.second}, v.value);
+        dropSum_ = m.dropSum;
+        drops_ = static_cast<long>(m.drops);
+        transferRounds_ = m.transferRounds;
     }
 
     Evaluation score(const SpeciesTopology& tree) {
@@ -259,18 +313,19 @@ class Search {
     }
 
     // The candidate on every family, or nothing when the pre-screen (or its confirming stage) leaves
-    // it out (its row is then recorded with the estimate, under `newick` when given, and the estimate
-    // goes to *estimate). What is left out is left out of the supports too: this far below the
-    // current tree it would hardly lower a KH count, win a replicate or be the best root.
+    // it out (its row is then recorded with the estimate, under `newick` when given, after `leftOut`
+    // is handed the estimate: what the search learns from it is then in the row's checkpoint). What is left
+    // out is left out of the supports too: this far below the current tree it would hardly lower a KH count,
+    // win a replicate or be the best root.
     std::optional<Evaluation> scoreUnlessScreenedOut(const SpeciesTopology& candidate,
                                                      const std::string& move,
                                                      const std::string* newick = nullptr,
-                                                     double* estimate = nullptr) {
+                                                     const std::function<void(double)>& leftOut = {}) {
         if (!prescreen_) return score(candidate);
         if (stopping()) throw SearchInterrupted{};
         const auto leaveOut = [&](const ScreeningEstimate& e) {
             ++result_.screenedOut;
-            if (estimate) *estimate = ll() + e.change;
+            if (leftOut) leftOut(ll() + e.change);
             record(move, newick ? *newick : newickOf(candidate), ll() + e.change, false, true);
             return std::nullopt;
         };
@@ -407,10 +462,12 @@ class Search {
             if (settledAt) *settledAt = ll() - *drop;
             return false;
         }
-        double estimate = 0;
-        std::optional<Evaluation> scored = scoreUnlessScreenedOut(candidate, move, &newick, &estimate);
-        settle(key, scored ? scored->totalLogLikelihood : estimate);
-        if (remembering()) rememberedDrops_[local] = ll() - settled_.at(key);
+        const auto settleAt = [&](double logLikelihood) {
+            settle(key, logLikelihood);
+            if (remembering()) rememberedDrops_[local] = ll() - logLikelihood;
+        };
+        std::optional<Evaluation> scored = scoreUnlessScreenedOut(candidate, move, &newick, settleAt);
+        if (scored) settleAt(scored->totalLogLikelihood);
         if (settledAt) *settledAt = settled_.at(key);
         if (!scored) return false;
         Evaluation eval = std::move(*scored);
@@ -794,7 +851,8 @@ class Search {
     long drops_ = 0;
     std::uint64_t transferRounds_ = 0; // seeds the reconciliations of each transfer round
     SearchPosition position_;          // HYBRID's
-    std::mt19937_64 datingRng_;        // the perturbations of the root candidates' datings
+    const std::function<SearchMemory()> memoryOf_ = [this] { return memory(); }; // SearchStep::memory
+    std::mt19937_64 datingRng_; // the perturbations of the root candidates' datings
     SpeciesSearchResult result_;
 };
 
@@ -816,7 +874,8 @@ void requireSearchAllowed(SearchStrategy strategy, TransferConstraint constraint
 
 SpeciesSearchResult searchSpeciesTree(CandidateScorer& scorer, const SpeciesTopology& start,
                                       const RateParameters& theta, const SpeciesSearchSettings& settings,
-                                      const SearchObserver& observer, const SearchPosition& from) {
+                                      const SearchObserver& observer, const SearchPosition& from,
+                                      const SearchMemory* memory) {
     settings.validate();
     if (from.phase != SearchPosition::Phase::Start && settings.strategy != SearchStrategy::Hybrid)
         throw std::invalid_argument("only a HYBRID search resumes at a position of its passes");
@@ -834,7 +893,9 @@ SpeciesSearchResult searchSpeciesTree(CandidateScorer& scorer, const SpeciesTopo
             "global or per-family rates");
     RandomSource rng(settings.seed);
     Search search(scorer, settings, observer, rng);
-    return search.run(start, theta, from);
+    if (memory && settings.strategy != SearchStrategy::Hybrid)
+        throw std::invalid_argument("only a HYBRID search resumes with what an earlier part learned");
+    return search.run(start, theta, from, memory);
 }
 
 } // namespace gpurec

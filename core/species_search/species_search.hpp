@@ -5,6 +5,7 @@
 // Candidates are scored at fixed rates; supports (KH, bootstrap, root LLR and RELL) are gathered
 // from the candidates' per-family log-likelihoods.
 #include "species_search/candidate_scorer.hpp"
+#include "species_search/search_memory.hpp"
 #include "species_search/search_supports.hpp"
 #include "species_search/speciation_order_search.hpp"
 
@@ -102,6 +103,8 @@ struct SearchStep {
     // only for HYBRID): what a checkpoint needs to resume there.
     const SpeciesTopology* tree = nullptr;
     const SearchPosition* position = nullptr;
+    // HYBRID: what the search has learned so far (made on demand: it holds thousands of candidates).
+    const std::function<SearchMemory()>* memory = nullptr;
 };
 
 struct RootSupport {
@@ -136,6 +139,7 @@ struct SpeciesSearchResult {
     double confirmingZ = 0;   // the confirming stage's
     bool interrupted = false;
     SearchPosition position; // HYBRID: where the search stood at its end (an interrupted one resumes there)
+    SearchMemory memory;     // HYBRID: what it had learned by then (an interrupted one resumes with it)
     double seconds = 0.0;
     std::optional<SpeciationOrderResult> speciationOrder; // when it was inferred
 };
@@ -152,10 +156,13 @@ void requireSearchAllowed(SearchStrategy strategy, TransferConstraint constraint
 // Searches from `start` with the global or per-family rates θ. A SIGINT/SIGTERM or settings.stopRequested
 // stops it before the next candidate, with the best tree so far (the result's `interrupted` set).
 // Checks requireSearchAllowed. `from`: a HYBRID search goes on at that position of an interrupted
-// one (whose current tree, with its node ids, is `start`).
+// one (whose current tree, with its node ids, is `start`), with what that one had learned (`memory`,
+// when given: then it decides as the uninterrupted search would; throws std::invalid_argument for a
+// memory of another search's shape).
 SpeciesSearchResult searchSpeciesTree(CandidateScorer& scorer, const SpeciesTopology& start,
                                       const RateParameters& theta, const SpeciesSearchSettings& settings,
-                                      const SearchObserver& observer = {}, const SearchPosition& from = {});
+                                      const SearchObserver& observer = {}, const SearchPosition& from = {},
+                                      const SearchMemory* memory = nullptr);
 
 // A node's name as the species tree of `tree` names it (AleRax's Node_<a>_<b>_<k> for internal ones).
 std::vector<std::string> nodeNames(const SpeciesTopology& tree);
