@@ -138,10 +138,15 @@ json checkpointToJson(const OptimizationCheckpoint& c) {
 }
 
 OptimizationCheckpoint checkpointFromJson(const json& j) {
-    if (!j.is_object() || j.value("format", std::string()) != kFormat)
+    if (!j.is_object() || !j.contains("format") || j.at("format") != kFormat)
         throw std::runtime_error("not a gpurec optimisation checkpoint (no \"format\": \"" +
                                  std::string(kFormat) + "\")");
-    const int version = integerField<int>(j, "version");
+    int version = 0;
+    try {
+        version = integerField<int>(j, "version");
+    } catch (const std::exception& e) { // missing, or not a whole number
+        throw std::runtime_error(std::string("bad checkpoint \"version\": ") + e.what());
+    }
     if (version != kCheckpointFormatVersion)
         throw std::runtime_error("checkpoint format " + std::to_string(version) +
                                  "; this gpurec reads format " + std::to_string(kCheckpointFormatVersion));
