@@ -14,12 +14,12 @@
 #include <QFile>
 #include <QProcess>
 #include <QtTest>
-#include <functional>
 #include <bit>
 #include <cmath>
 #include <csignal>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <map>
 #include <numbers>
 #include <set>
@@ -262,8 +262,7 @@ class Resume : public QObject {
         // A missing version, or a format that is not a string, is refused as bad input too (the
         // JSON library's own exceptions never reach the caller; found by fuzz_checkpoint).
         for (const auto& damage : std::vector<std::function<void(nlohmann::json&)>>{
-                 [](nlohmann::json& j) { j.erase("version"); },
-                 [](nlohmann::json& j) { j["version"] = "1"; },
+                 [](nlohmann::json& j) { j.erase("version"); }, [](nlohmann::json& j) { j["version"] = "1"; },
                  [](nlohmann::json& j) { j["format"] = 7; }}) {
             nlohmann::json j = checkpointToJson(c);
             damage(j);

@@ -50,7 +50,8 @@ std::vector<KeyedValue> keyedValuesFrom(const nlohmann::json& j) {
 
 nlohmann::json calibrationJson(const std::optional<PrescreenCalibration>& c) {
     if (!c) return nullptr;
-    return {{"observed", c->observed}, {"above", c->above}, {"squared_errors", exactNumber(c->squaredErrors)}};
+    return {
+        {"observed", c->observed}, {"above", c->above}, {"squared_errors", exactNumber(c->squaredErrors)}};
 }
 
 std::optional<PrescreenCalibration> calibrationFrom(const nlohmann::json& j) {

@@ -14,8 +14,8 @@ bool sameValues(const std::vector<gpurec::KeyedValue>& a, const std::vector<gpur
     if (a.size() != b.size()) return false;
     for (std::size_t i = 0; i < a.size(); ++i)
         if (a[i].first != b[i].first || a[i].second != b[i].second ||
-            (a[i].value == a[i].value && std::bit_cast<std::uint64_t>(a[i].value) !=
-                                             std::bit_cast<std::uint64_t>(b[i].value)))
+            (a[i].value == a[i].value &&
+             std::bit_cast<std::uint64_t>(a[i].value) != std::bit_cast<std::uint64_t>(b[i].value)))
             return false;
     return true;
 }
