@@ -81,6 +81,14 @@ class CliSearch : public QObject {
         QVERIFY(int(j["search"]["repeats_skipped"]) > 0);
         QCOMPARE(double(j["search"]["prescreen_confirm"]), 2.5); // the default, unused without a pre-screen
         QCOMPARE(int(j["search"]["confirmations"]), 0);
+        // Where the time went, as printed: no pre-screen, so no screens.
+        const nlohmann::json& in = j["search"]["seconds_in"];
+        QVERIFY(double(in["scoring"]) > 0 && double(in["rate_fits"]) > 0);
+        QCOMPARE(double(in["screening"]), 0.0);
+        QVERIFY(double(in["start"]) + double(in["scoring"]) + double(in["rate_fits"]) +
+                    double(in["transfer_rounds"]) <=
+                double(j["search"]["seconds"]));
+        QVERIFY2(r.out.contains("time: start "), qPrintable(r.out));
         const std::vector<std::string> rates = {"--d", std::to_string(double(j["search"]["rates"]["D"])),
                                                 "--l", std::to_string(double(j["search"]["rates"]["L"])),
                                                 "--t", std::to_string(double(j["search"]["rates"]["T"]))};

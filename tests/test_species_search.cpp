@@ -1011,6 +1011,12 @@ class SpeciesSearch : public QObject {
         QVERIFY(screened.screenedOut > 0);
         QVERIFY(screened.screenings > screened.screenedOut);
         QVERIFY(screened.screeningZ >= Prescreen::minimumZ);
+        // Where its time went: screens, scores and rate fits each took some, and the parts fit in the whole.
+        const SearchSeconds& in = screened.secondsIn;
+        QVERIFY(in.start > 0 && in.scoring > 0 && in.screening > 0 && in.rateFits > 0);
+        QVERIFY(in.confirming >= 0 && in.transferRounds > 0);
+        QVERIFY(in.start + in.scoring + in.screening + in.confirming + in.rateFits + in.transferRounds <=
+                screened.seconds);
         QVERIFY(!screened.roots.empty()); // the root positions scored on every family
         int rows = 0, screenedRows = 0;
         for (const SearchStep& step : screened.trace) {

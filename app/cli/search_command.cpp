@@ -440,6 +440,13 @@ void registerSearch(CLI::App& root) {
                        {"repeats_skipped", result.repeatsSkipped},
                        {"screening_z", result.screeningZ},
                        {"seconds", result.seconds},
+                       {"seconds_in",
+                        {{"start", result.secondsIn.start},
+                         {"scoring", result.secondsIn.scoring},
+                         {"screening", result.secondsIn.screening},
+                         {"confirming", result.secondsIn.confirming},
+                         {"rate_fits", result.secondsIn.rateFits},
+                         {"transfer_rounds", result.secondsIn.transferRounds}}},
                        {"max_radius", settings.maxRadius},
                        {"spr_cutoff", settings.sprCutoff},
                        {"spr_cutoff_skipped", result.sprCutoffSkipped},
@@ -501,6 +508,14 @@ void registerSearch(CLI::App& root) {
         else if (settings.prescreen > 0 && settings.prescreenConfirm > 0)
             std::printf("no confirming stage: it would add fewer than two families or reach all of them, "
                         "or the device had no memory left for it\n");
+        const SearchSeconds& spent = result.secondsIn;
+        std::printf(
+            "time: start %.2f s, scoring %.2f s, screening %.2f s, confirming %.2f s, rate fits %.2f s, "
+            "transfer rounds %.2f s, the rest %.2f s\n",
+            spent.start, spent.scoring, spent.screening, spent.confirming, spent.rateFits,
+            spent.transferRounds,
+            result.seconds - spent.start - spent.scoring - spent.screening - spent.confirming -
+                spent.rateFits - spent.transferRounds);
         printEarlyStops(result.evaluation.stats);
         std::printf("wrote %s/species_trees/, %s/per_fam_likelihoods.txt, %s/model_parameters/, "
                     "%s/search_trace.csv and %s/result.json\n",

@@ -115,6 +115,21 @@ TopologyKey topologyKey(std::string_view newick) {
     return {fnv, std::hash<std::string_view>{}(newick)};
 }
 
+// Adds the wall time of its scope to `seconds` (also when the scope ends by an exception).
+class Stopwatch {
+  public:
+    explicit Stopwatch(double& seconds) : seconds_(seconds), started_(std::chrono::steady_clock::now()) {}
+    ~Stopwatch() {
+        seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count();
+    }
+    Stopwatch(const Stopwatch&) = delete;
+    Stopwatch& operator=(const Stopwatch&) = delete;
+
+  private:
+    double& seconds_;
+    std::chrono::steady_clock::time_point started_;
+};
+
 class Search {
   public:
     Search(CandidateScorer& scorer, const SpeciesSearchSettings& settings, const SearchObserver& observer,
@@ -134,6 +149,7 @@ class Search {
         result_.replicates = settings_.replicates;
         // The scorer counts over its lifetime (a workbench session runs several searches on one).
         const int evaluationsBefore = scorer_.evaluations();
+        std::optional<Stopwatch> starting(std::in_place, result_.secondsIn.start);
         result_.evaluation = scorer_.evaluate(start, theta);
         if (settings_.prescreen > 0) { // after the first evaluation: the lanes follow its backend
             std::vector<int> families = screeningFamilies(scorer_.families(), settings_.prescreen);
@@ -156,6 +172,7 @@ class Search {
             scorer_.setScreeningFamilies({});
             scorer_.setConfirmingFamilies({});
         }
+        starting.reset();
         const int screeningsBefore = scorer_.screenings();
         const long long screenedFamiliesBefore = scorer_.screenedFamilies();
         const int confirmationsBefore = scorer_.confirmations();
@@ -293,6 +310,7 @@ class Search {
 
     Evaluation score(const SpeciesTopology& tree) {
         if (stopping()) throw SearchInterrupted{};
+        const Stopwatch timed(result_.secondsIn.scoring);
         return scorer_.evaluate(tree, result_.theta);
     }
 
@@ -345,8 +363,11 @@ class Search {
                                        static_cast<std::ptrdiff_t>(prescreen_->families().size()),
                                    both.needed.end());
             std::vector<double> values = screened.logLikelihood;
-            const std::vector<double> added =
-                scorer_.confirm(candidate, result_.theta, addedNeeded).logLikelihood;
+            std::vector<double> added;
+            {
+                const Stopwatch timed(result_.secondsIn.confirming);
+                added = scorer_.confirm(candidate, result_.theta, addedNeeded).logLikelihood;
+            }
             values.insert(values.end(), added.begin(), added.end());
             confirmed = confirming_->estimate(values, perFamily(), both);
             if (!confirming_->worthScoring(*confirmed)) {
@@ -379,6 +400,7 @@ class Search {
                 ++result_.screeningsUnused;
             }
         }
+        const Stopwatch timed(result_.secondsIn.screening);
         return std::move(scorer_.screen({candidate}, result_.theta, {needed}).front());
     }
 
@@ -422,7 +444,11 @@ class Search {
         // Candidates screened ahead and then not taken (an accepted move changed the course) stay
         // until the rates change; a bound keeps that waste from piling up.
         if (screenedAhead_.size() > 8 * lanes) forgetScreensAhead();
-        std::vector<Evaluation> screens = scorer_.screen(batch, result_.theta, needed);
+        std::vector<Evaluation> screens;
+        {
+            const Stopwatch timed(result_.secondsIn.screening);
+            screens = scorer_.screen(batch, result_.theta, needed);
+        }
         for (std::size_t k = 0; k < batch.size(); ++k)
             screenedAhead_.emplace(keys[k], ScreenAhead{std::move(screens[k]), std::move(needed[k])});
     }
@@ -603,8 +629,12 @@ class Search {
         std::set<std::tuple<int, int, double>> tried;
         for (;;) {
             if (stopping()) throw SearchInterrupted{};
-            const std::vector<TransferMove> moves =
-                transferMoves(scorer_, result_.best, result_.theta, settings_.seed + transferRounds_++);
+            std::vector<TransferMove> moves;
+            {
+                const Stopwatch timed(result_.secondsIn.transferRounds);
+                moves =
+                    transferMoves(scorer_, result_.best, result_.theta, settings_.seed + transferRounds_++);
+            }
             if (!transferRound(moves, tried)) break;
             improved = true;
         }
@@ -742,7 +772,11 @@ class Search {
         if (!settings_.optimizeRates) return;
         if (stopping()) throw SearchInterrupted{};
         Evaluation eval;
-        OptimizationResult r = scorer_.optimizeRates(result_.best, result_.theta, settings_.rates, eval);
+        OptimizationResult r;
+        {
+            const Stopwatch timed(result_.secondsIn.rateFits);
+            r = scorer_.optimizeRates(result_.best, result_.theta, settings_.rates, eval);
+        }
         const bool kept = eval.totalLogLikelihood > ll();
         if (kept) {
             result_.theta = r.best;

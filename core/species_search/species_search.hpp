@@ -113,6 +113,18 @@ struct RootSupport {
     int rell = 0;                    // replicates this root wins
 };
 
+// Where a search's wall time went (seconds). What is left of SpeciesSearchResult::seconds is the
+// search's own work: candidates' trees and keys, the supports, and the observer (the CLI's trace and
+// checkpoints).
+struct SearchSeconds {
+    double start = 0.0;          // the start tree's evaluation and the pre-screen's backends
+    double scoring = 0.0;        // candidates scored on every family (dated candidates' datings too)
+    double screening = 0.0;      // candidates' screens on the sampled families (those ahead too)
+    double confirming = 0.0;     // the confirming stage's families
+    double rateFits = 0.0;       // rate optimisations
+    double transferRounds = 0.0; // reconciliations sampled to propose transfer-guided moves
+};
+
 struct SpeciesSearchResult {
     SpeciesTopology start, best;
     RateParameters theta;  // the rates at the end
@@ -141,6 +153,7 @@ struct SpeciesSearchResult {
     SearchPosition position; // HYBRID: where the search stood at its end (an interrupted one resumes there)
     SearchMemory memory;     // HYBRID: what it had learned by then (an interrupted one resumes with it)
     double seconds = 0.0;
+    SearchSeconds secondsIn;                              // where they went
     std::optional<SpeciationOrderResult> speciationOrder; // when it was inferred
 };
 
