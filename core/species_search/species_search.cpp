@@ -632,10 +632,11 @@ class Search {
             std::vector<TransferMove> moves;
             {
                 const Stopwatch timed(result_.secondsIn.transferRounds);
-                moves =
-                    transferMoves(scorer_, result_.best, result_.theta, settings_.seed + transferRounds_++);
+                moves = transferMoves(scorer_, result_.best, result_.theta, settings_.seed + transferRounds_);
             }
-            if (!transferRound(moves, tried)) break;
+            const bool roundImproved = transferRound(moves, tried);
+            ++transferRounds_; // after the round: one stopped inside it draws the same moves on resuming
+            if (!roundImproved) break;
             improved = true;
         }
         return improved;
