@@ -69,8 +69,8 @@ print(f'{label}, {len(j["input_files"]["families"])} families, '
       + (f'{s["screenings"]} screenings in {s.get("prescreen_lanes", 1)} lanes ({s.get("screenings_unused", 0)} unused), '
          f'{s["steps"] / max(s["seconds"], 1e-9):.2f} steps per s; ' if s.get("prescreen", 0) > 0 else '') +
       f'LL {s["log_likelihood"]:.4f} (start {s["start_log_likelihood"]:.4f}, true tree {truth:.4f})')
-if "seconds_in" in s:
-    print("seconds in " + ", ".join(f"{k.replace('_', ' ')} {v:.1f}" for k, v in s["seconds_in"].items()))
+if "activity_seconds" in s:
+    print("seconds in " + ", ".join(f"{k.replace('_', ' ')} {v:.1f}" for k, v in s["activity_seconds"].items()))
 PY
   cp "$run.txt" "$out/$name.txt"
   cp "$run/result.json" "$out/${name}_result.json"

@@ -82,7 +82,7 @@ class CliSearch : public QObject {
         QCOMPARE(double(j["search"]["prescreen_confirm"]), 2.5); // the default, unused without a pre-screen
         QCOMPARE(int(j["search"]["confirmations"]), 0);
         // Where the time went, as printed: no pre-screen, so no screens.
-        const nlohmann::json& in = j["search"]["seconds_in"];
+        const nlohmann::json& in = j["search"]["activity_seconds"];
         QVERIFY(double(in["scoring"]) > 0 && double(in["rate_fits"]) > 0);
         QCOMPARE(double(in["screening"]), 0.0);
         QVERIFY(double(in["start"]) + double(in["scoring"]) + double(in["rate_fits"]) +

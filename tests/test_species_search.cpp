@@ -1012,7 +1012,7 @@ class SpeciesSearch : public QObject {
         QVERIFY(screened.screenings > screened.screenedOut);
         QVERIFY(screened.screeningZ >= Prescreen::minimumZ);
         // Where its time went: screens, scores and rate fits each took some, and the parts fit in the whole.
-        const SearchSeconds& in = screened.secondsIn;
+        const SearchSeconds& in = screened.activitySeconds;
         QVERIFY(in.start > 0 && in.scoring > 0 && in.screening > 0 && in.rateFits > 0);
         QVERIFY(in.confirming >= 0 && in.transferRounds > 0);
         QVERIFY(in.start + in.scoring + in.screening + in.confirming + in.rateFits + in.transferRounds <=

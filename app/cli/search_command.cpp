@@ -440,13 +440,13 @@ void registerSearch(CLI::App& root) {
                        {"repeats_skipped", result.repeatsSkipped},
                        {"screening_z", result.screeningZ},
                        {"seconds", result.seconds},
-                       {"seconds_in",
-                        {{"start", result.secondsIn.start},
-                         {"scoring", result.secondsIn.scoring},
-                         {"screening", result.secondsIn.screening},
-                         {"confirming", result.secondsIn.confirming},
-                         {"rate_fits", result.secondsIn.rateFits},
-                         {"transfer_rounds", result.secondsIn.transferRounds}}},
+                       {"activity_seconds",
+                        {{"start", result.activitySeconds.start},
+                         {"scoring", result.activitySeconds.scoring},
+                         {"screening", result.activitySeconds.screening},
+                         {"confirming", result.activitySeconds.confirming},
+                         {"rate_fits", result.activitySeconds.rateFits},
+                         {"transfer_rounds", result.activitySeconds.transferRounds}}},
                        {"max_radius", settings.maxRadius},
                        {"spr_cutoff", settings.sprCutoff},
                        {"spr_cutoff_skipped", result.sprCutoffSkipped},
@@ -508,7 +508,7 @@ void registerSearch(CLI::App& root) {
         else if (settings.prescreen > 0 && settings.prescreenConfirm > 0)
             std::printf("no confirming stage: it would add fewer than two families or reach all of them, "
                         "or the device had no memory left for it\n");
-        const SearchSeconds& spent = result.secondsIn;
+        const SearchSeconds& spent = result.activitySeconds;
         std::printf(
             "time: start %.2f s, scoring %.2f s, screening %.2f s, confirming %.2f s, rate fits %.2f s, "
             "transfer rounds %.2f s, the rest %.2f s\n",

@@ -149,7 +149,7 @@ class Search {
         result_.replicates = settings_.replicates;
         // The scorer counts over its lifetime (a workbench session runs several searches on one).
         const int evaluationsBefore = scorer_.evaluations();
-        std::optional<Stopwatch> starting(std::in_place, result_.secondsIn.start);
+        std::optional<Stopwatch> starting(std::in_place, result_.activitySeconds.start);
         result_.evaluation = scorer_.evaluate(start, theta);
         if (settings_.prescreen > 0) { // after the first evaluation: the lanes follow its backend
             std::vector<int> families = screeningFamilies(scorer_.families(), settings_.prescreen);
@@ -310,7 +310,7 @@ class Search {
 
     Evaluation score(const SpeciesTopology& tree) {
         if (stopping()) throw SearchInterrupted{};
-        const Stopwatch timed(result_.secondsIn.scoring);
+        const Stopwatch timed(result_.activitySeconds.scoring);
         return scorer_.evaluate(tree, result_.theta);
     }
 
@@ -365,7 +365,7 @@ class Search {
             std::vector<double> values = screened.logLikelihood;
             std::vector<double> added;
             {
-                const Stopwatch timed(result_.secondsIn.confirming);
+                const Stopwatch timed(result_.activitySeconds.confirming);
                 added = scorer_.confirm(candidate, result_.theta, addedNeeded).logLikelihood;
             }
             values.insert(values.end(), added.begin(), added.end());
@@ -400,7 +400,7 @@ class Search {
                 ++result_.screeningsUnused;
             }
         }
-        const Stopwatch timed(result_.secondsIn.screening);
+        const Stopwatch timed(result_.activitySeconds.screening);
         return std::move(scorer_.screen({candidate}, result_.theta, {needed}).front());
     }
 
@@ -446,7 +446,7 @@ class Search {
         if (screenedAhead_.size() > 8 * lanes) forgetScreensAhead();
         std::vector<Evaluation> screens;
         {
-            const Stopwatch timed(result_.secondsIn.screening);
+            const Stopwatch timed(result_.activitySeconds.screening);
             screens = scorer_.screen(batch, result_.theta, needed);
         }
         for (std::size_t k = 0; k < batch.size(); ++k)
@@ -631,7 +631,7 @@ class Search {
             if (stopping()) throw SearchInterrupted{};
             std::vector<TransferMove> moves;
             {
-                const Stopwatch timed(result_.secondsIn.transferRounds);
+                const Stopwatch timed(result_.activitySeconds.transferRounds);
                 moves = transferMoves(scorer_, result_.best, result_.theta, settings_.seed + transferRounds_);
             }
             const bool roundImproved = transferRound(moves, tried);
@@ -775,7 +775,7 @@ class Search {
         Evaluation eval;
         OptimizationResult r;
         {
-            const Stopwatch timed(result_.secondsIn.rateFits);
+            const Stopwatch timed(result_.activitySeconds.rateFits);
             r = scorer_.optimizeRates(result_.best, result_.theta, settings_.rates, eval);
         }
         const bool kept = eval.totalLogLikelihood > ll();

@@ -153,7 +153,7 @@ struct SpeciesSearchResult {
     SearchPosition position; // HYBRID: where the search stood at its end (an interrupted one resumes there)
     SearchMemory memory;     // HYBRID: what it had learned by then (an interrupted one resumes with it)
     double seconds = 0.0;
-    SearchSeconds secondsIn;                              // where they went
+    SearchSeconds activitySeconds;                        // where they went
     std::optional<SpeciationOrderResult> speciationOrder; // when it was inferred
 };
 
