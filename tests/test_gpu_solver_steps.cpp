@@ -203,12 +203,15 @@ struct Emulation {
 // the direct one, and the narrow waves near the roots chunks of 2 to 5 splits.
 // familiesPerChunk: of the shared gradient's chunk rows (0: the backend's own choice).
 constexpr SplitChunking kEmulatedChunking{4, 2, 5};
+// Gradient chunks of at most 7 clades and splits, so that every family is gathered in several chunks
+// and its many-split clades each in one of their own.
+constexpr int kEmulatedChunkWork = 7;
 
 Emulation emulate(const Dataset& data, const RateParameters& theta, const SolverOptions& options,
                   bool withGradient, int maxFamiliesPerBatch = 0, SplitChunking chunking = kEmulatedChunking,
                   const std::vector<double>* familyWeights = nullptr, int familiesPerChunk = 0,
                   const std::vector<char>* needed = nullptr, bool copyRepeatedClades = true) {
-    const HostStructure h(data);
+    const HostStructure h(data, kEmulatedChunkWork);
     const int n = h.n, F = static_cast<int>(data.families.size());
     const bool genewise = theta.mode() == RateMode::Genewise;
     const bool converged = options.schedule == Schedule::Converged;
@@ -287,7 +290,7 @@ Emulation emulate(const Dataset& data, const RateParameters& theta, const Solver
     in.familyClades = h.familyCladeCounts();
     in.budgetBytes = 1e18;
     in.maxFamiliesPerBatch = maxFamiliesPerBatch;
-    in.chunkClades = kChunkClades;
+    in.familyChunks = h.familyChunks;
     in.familySplitChunkRows = h.familySplitChunkRows(chunking.most);
     in.narrowWaveChunkRows = chunking.narrowWaveRows();
     const BatchPlan plan = planBatches(in);
@@ -1144,6 +1147,39 @@ class GpuSolverSteps : public QObject {
         QVERIFY(some.waves[0].size() <= all.waves[0].size());
     }
 
+    // Each family's clades are gathered in consecutive chunks, each as long as the work limit allows
+    // (a clade and each of its splits count one), a clade of more splits alone in its own.
+    void gradientChunksAreCutByWork() {
+        LoadedInput in = loadShared("simulated_2", "species.nwk");
+        for (int limit : {1, 7, 40, kChunkWork}) {
+            const HostStructure h(*in.dataset, limit);
+            const int F = static_cast<int>(in.dataset->families.size());
+            QCOMPARE(static_cast<int>(h.familyChunks.size()), F);
+            auto work = [&](int c) { return 1 + h.splitOffset[c + 1] - h.splitOffset[c]; };
+            int chunk = 0, alone = 0;
+            for (int f = 0; f < F; ++f) {
+                QVERIFY(h.familyChunks[f] >= 1);
+                int next = h.familyCladeBegin[f];
+                for (int k = 0; k < h.familyChunks[f]; ++k, ++chunk) {
+                    QCOMPARE(h.chunkFirst[chunk], next);
+                    QVERIFY(h.chunkEnd[chunk] > next);
+                    int sum = 0;
+                    for (int c = h.chunkFirst[chunk]; c < h.chunkEnd[chunk]; ++c)
+                        sum += work(c);
+                    const bool single = h.chunkEnd[chunk] - h.chunkFirst[chunk] == 1;
+                    QVERIFY(sum <= limit || single);
+                    if (single && sum > limit) ++alone;
+                    next = h.chunkEnd[chunk];
+                    // Cut only where the next clade would not have fitted.
+                    if (next < h.familyCladeBegin[f + 1]) QVERIFY(sum + work(next) > limit);
+                }
+                QCOMPARE(next, h.familyCladeBegin[f + 1]);
+            }
+            QCOMPARE(chunk, static_cast<int>(h.chunkFirst.size()));
+            if (limit == 1) QVERIFY(alone > 0);
+        }
+    }
+
     // A batch's wave lists hold its families' clades of each wave, in the schedule's order, and no
     // other: whatever the families per batch (one each: the plan the search's screening set-up asks
     // for, where each batch's clades are found by bisection in the waves).
@@ -1369,7 +1405,7 @@ class GpuSolverSteps : public QObject {
         const double perClade = batchBufferBytes(100, 1, 0, 0);
         in.fixedBytes = 1e6;
         in.budgetBytes = in.fixedBytes + 4000 * perClade;
-        in.chunkClades = 1024;
+        in.familyChunks = {1, 3, 1, 1, 3, 1};
         BatchPlan plan = planBatches(in);
         QVERIFY(plan.batches.size() >= 2);
         QVERIFY(plan.peakBytes() <= in.budgetBytes);

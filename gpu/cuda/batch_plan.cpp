@@ -45,8 +45,7 @@ BatchPlan packBatches(const BatchPlanInput& in, double limit) {
     plan.familyChunkBegin.assign(F + 1, 0);
     for (int f = 0; f < F; ++f)
         plan.familyChunkBegin[f + 1] =
-            plan.familyChunkBegin[f] +
-            std::max(1, (in.familyClades[f] + in.chunkClades - 1) / in.chunkClades);
+            plan.familyChunkBegin[f] + (in.familyChunks.empty() ? 1 : in.familyChunks[f]);
     const double available = in.budgetBytes - in.fixedBytes;
     auto bytesOf = [&](const Batch& b) {
         return batchBufferBytes(in.species, b.clades(), b.families(), b.chunks(),

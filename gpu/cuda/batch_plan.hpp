@@ -17,7 +17,9 @@ struct BatchPlanInput {
     double budgetBytes = 0;               // for everything the backend allocates
     double fixedBytes = 0;                // allocations independent of the batch shape (structure, rates, E)
     int maxFamiliesPerBatch = 0;          // 0: no limit
-    int chunkClades = 1024;               // gradient partial sums: one row set per chunk of a family's clades
+    // Gradient partial sums: one row set per chunk of a family's clades (HostStructure::
+    // familyChunks); empty: one per family.
+    std::vector<int> familyChunks;
     // Partial split-term rows a family's many-split clades need (HostStructure::familySplitChunkRows);
     // they share the gradient's partial-sum buffer, which is idle during the forward waves. Empty: none.
     std::vector<int> familySplitChunkRows;

@@ -836,7 +836,7 @@ class CudaBackend final : public LikelihoodBackend, public BackendDiagnostics {
         in.fixedBytes = memory_.current - setArrayBytes() + setBytes + 12.0 * host_.cladeCount() +
                         sizeof(SplitChunk) * splitChunks + 4.0 * (F + 1);
         in.maxFamiliesPerBatch = limits_.maxFamiliesPerBatch;
-        in.chunkClades = kChunkClades;
+        in.familyChunks = host_.familyChunks;
         return planBatches(in);
     }
 

@@ -43,7 +43,7 @@ template <class T> void append(std::vector<T>& to, const std::vector<T>& from) {
 
 } // namespace
 
-HostStructure::HostStructure(const Dataset& data) {
+HostStructure::HostStructure(const Dataset& data, int chunkWork) {
     const int F = static_cast<int>(data.families.size());
     long long clades = 0;
     for (const GeneFamily& f : data.families)
@@ -73,10 +73,19 @@ HostStructure::HostStructure(const Dataset& data) {
             cladeFamily.push_back(f);
         }
         familyRoot.push_back(base + cs.rootClade());
-        for (int c = 0; c < cs.cladeCount(); c += kChunkClades) {
-            chunkFirst.push_back(base + c);
-            chunkEnd.push_back(base + std::min(c + kChunkClades, cs.cladeCount()));
+        const int chunksBefore = static_cast<int>(chunkFirst.size());
+        chunkFirst.push_back(base); // one chunk at least, as BatchPlan counts them
+        for (int c = 0, work = 0; c < cs.cladeCount(); ++c) {
+            const int cladeWork = 1 + cs.splitOffset[c + 1] - cs.splitOffset[c];
+            if (work > 0 && work + cladeWork > chunkWork) {
+                chunkEnd.push_back(base + c);
+                chunkFirst.push_back(base + c);
+                work = 0;
+            }
+            work += cladeWork;
         }
+        chunkEnd.push_back(base + cs.cladeCount());
+        familyChunks.push_back(static_cast<int>(chunkFirst.size()) - chunksBefore);
     }
     parentOffset.assign(clades + 1, 0);
     for (long long c = 0; c < clades; ++c)

@@ -15,7 +15,11 @@
 
 namespace gpurec::gpu {
 
-constexpr int kChunkClades = 1024;     // clades per gradient chunk
+// Most work per gradient chunk, a clade and each of its splits counting one: the gather walks a
+// chunk's clades and their splits in turn, so a chunk of a family with many splits (a large sample
+// of gene trees) would set the kernel's length on its own (a clade with more splits is a chunk by
+// itself).
+constexpr int kChunkWork = 1024;
 constexpr int kChunkSplits = 256;      // most splits per chunk of a many-split clade's split terms
 constexpr int kFewestChunkSplits = 32; // fewest, in a wave narrower than the device
 
@@ -68,10 +72,12 @@ struct HostStructure {
     std::vector<double> splitWeight;
     // geneSpecies and familyOrigin are nodes of the family's own tree.
     std::vector<int> geneSpecies, cladeFamily, familyRoot, familyOrigin;
-    std::vector<int> chunkFirst, chunkEnd; // per gradient chunk
+    // Per gradient chunk: consecutive clades of one family, at most `chunkWork` work (kChunkWork).
+    std::vector<int> chunkFirst, chunkEnd;
+    std::vector<int> familyChunks; // per family: its gradient chunks (BatchPlanInput::familyChunks)
 
     // Throws std::runtime_error when the dataset exceeds 32-bit clade or split ids.
-    explicit HostStructure(const Dataset& data);
+    explicit HostStructure(const Dataset& data, int chunkWork = kChunkWork);
     // Recomputes what depends on the species tree (node records, levels, the clades' leaf species,
     // the families' origins) for `data`: the same families on another tree (LikelihoodBackend::
     // setSpeciesTree).
