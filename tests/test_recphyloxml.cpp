@@ -192,6 +192,52 @@ class RecPhyloXmlTest : public QObject {
                    "<leaf speciesLocation='A'/></eventsRec><clade/></clade></phylogeny></recGeneTree>"
                    "</recPhylo>"
             << "bad.xml:2:25: a clade ending with <leaf> has 1 child clades";
+        // Transfers leave their species, and the lineages go on where the events say.
+        const QString gene = QString(kHeader) + "<recGeneTree><phylogeny><clade><name>a</name><eventsRec>\n";
+        const QString end = "</phylogeny></recGeneTree></recPhylo>";
+        QTest::newRow("transfer-loss to its own species")
+            << gene +
+                   "<speciationOutLoss speciesLocation='A'/><transferBack destinationSpecies='A'/>"
+                   "<leaf speciesLocation='A'/></eventsRec></clade>" +
+                   end
+            << "bad.xml:3:41: a transfer must leave its species: <speciationOutLoss> in 'A' is followed by "
+               "<transferBack> to it";
+        QTest::newRow("arrival elsewhere")
+            << gene +
+                   "<speciationOutLoss speciesLocation='A'/><transferBack destinationSpecies='C'/>"
+                   "<leaf speciesLocation='B'/></eventsRec></clade>" +
+                   end
+            << "bad.xml:3:79: the lineage transferred to 'C' (<transferBack>) goes on in 'B'";
+        QTest::newRow("transferBack mid-branch")
+            << gene +
+                   "<speciationLoss speciesLocation='R'/><transferBack destinationSpecies='C'/>"
+                   "<leaf speciesLocation='C'/></eventsRec></clade>" +
+                   end
+            << "bad.xml:3:38: a <transferBack> must open its clade or follow a <speciationOutLoss>";
+        const QString transfer = gene + "<branchingOut speciesLocation='A'/></eventsRec>\n";
+        QTest::newRow("transfer to its own species")
+            << transfer +
+                   "<clade><name>x</name><eventsRec><leaf speciesLocation='A'/></eventsRec></clade>\n"
+                   "<clade><name>y</name><eventsRec><transferBack destinationSpecies='A'/>"
+                   "<leaf speciesLocation='A'/></eventsRec></clade></clade>" +
+                   end
+            << "bad.xml:5:1: a transfer must leave its species: <branchingOut> in 'A' has its "
+               "<transferBack> to it";
+        QTest::newRow("both children transferred")
+            << transfer +
+                   "<clade><name>x</name><eventsRec><transferBack destinationSpecies='B'/>"
+                   "<leaf speciesLocation='B'/></eventsRec></clade>\n"
+                   "<clade><name>y</name><eventsRec><transferBack destinationSpecies='C'/>"
+                   "<leaf speciesLocation='C'/></eventsRec></clade></clade>" +
+                   end
+            << "bad.xml:2:25: a transfer (branchingOut) with both child clades starting with <transferBack>";
+        QTest::newRow("staying lineage elsewhere")
+            << transfer +
+                   "<clade><name>x</name><eventsRec><leaf speciesLocation='B'/></eventsRec></clade>\n"
+                   "<clade><name>y</name><eventsRec><transferBack destinationSpecies='C'/>"
+                   "<leaf speciesLocation='C'/></eventsRec></clade></clade>" +
+                   end
+            << "bad.xml:4:1: the lineage staying at the <branchingOut> in 'A' goes on in 'B'";
     }
     void errorsAreLocated() {
         QFETCH(QString, xml);

@@ -378,8 +378,12 @@ class DocumentReader {
             c.name = trimmed(childNamed(element, "name").child_value());
             c.branchLength = branchLength(element);
             pugi::xml_node events = requireChild(element, "eventsRec");
+            std::vector<pugi::xml_node> eventElements;
             for (pugi::xml_node ev : events.children())
-                if (ev.type() == pugi::node_element) c.events.push_back(readEvent(ev));
+                if (ev.type() == pugi::node_element) {
+                    c.events.push_back(readEvent(ev));
+                    eventElements.push_back(ev);
+                }
             if (c.events.empty() || !isNodeEvent(c.events.back().kind))
                 fail(events,
                      "the last event of a clade must be leaf, speciation, duplication, branchingOut or loss");
@@ -388,6 +392,8 @@ class DocumentReader {
                     fail(events,
                          "a node event (leaf, speciation, duplication, branchingOut, loss) must be the last "
                          "event of its clade");
+            for (std::size_t i = 0; i + 1 < c.events.size(); ++i)
+                if (c.events[i].kind == XmlEvent::TransferBack) checkArrival(c.events, eventElements, i);
             std::vector<pugi::xml_node> kids = childrenNamed(element, "clade");
             bool leafLike = c.events.back().kind == XmlEvent::Leaf || c.events.back().kind == XmlEvent::Loss;
             if (leafLike != kids.empty() || kids.size() > 2)
@@ -400,6 +406,45 @@ class DocumentReader {
                 stack.emplace_back(*it, index);
         }
         return clades;
+    }
+
+    // A <transferBack> (events[i], not a clade's last event) opens its clade or follows a
+    // <speciationOutLoss> in another species, and the lineage's next event is where it arrived.
+    void checkArrival(const std::vector<RawEvent>& events, const std::vector<pugi::xml_node>& elements,
+                      std::size_t i) const {
+        const int to = events[i].species;
+        if (i > 0 && events[i - 1].kind != XmlEvent::SpeciationOutLoss)
+            fail(elements[i], "a <transferBack> must open its clade or follow a <speciationOutLoss>");
+        if (i > 0 && events[i - 1].species == to)
+            fail(elements[i], "a transfer must leave its species: <speciationOutLoss> in '" +
+                                  species_->name(to) + "' is followed by <transferBack> to it");
+        if (events[i + 1].species != to)
+            fail(elements[i + 1], "the lineage transferred to '" + species_->name(to) +
+                                      "' (<transferBack>) goes on in '" +
+                                      species_->name(events[i + 1].species) + "'");
+    }
+
+    // A <branchingOut> in species e: one child clade arrives elsewhere by <transferBack>, the other
+    // goes on in e.
+    void checkTransferChildren(const std::vector<RawClade>& raw, const RawClade& c) const {
+        const int e = c.events.back().species;
+        int arriving = 0;
+        for (int child : c.children)
+            if (raw[child].events.front().kind == XmlEvent::TransferBack) ++arriving;
+        if (arriving == 0)
+            fail(c.element, "a transfer (branchingOut) without a child clade starting with <transferBack>");
+        if (arriving == 2)
+            fail(c.element, "a transfer (branchingOut) with both child clades starting with <transferBack>");
+        for (int child : c.children) {
+            const RawEvent& first = raw[child].events.front();
+            if (first.kind == XmlEvent::TransferBack && first.species == e)
+                fail(raw[child].element, "a transfer must leave its species: <branchingOut> in '" +
+                                             species_->name(e) + "' has its <transferBack> to it");
+            if (first.kind != XmlEvent::TransferBack && first.species != e)
+                fail(raw[child].element, "the lineage staying at the <branchingOut> in '" +
+                                             species_->name(e) + "' goes on in '" +
+                                             species_->name(first.species) + "'");
+        }
     }
 
     static bool isLossClade(const RawClade& c) {
@@ -447,6 +492,7 @@ class DocumentReader {
                 }
             }
             const RawEvent& own = c.events.back();
+            if (own.kind == XmlEvent::BranchingOut) checkTransferChildren(raw, c);
             if ((own.kind == XmlEvent::Speciation || own.kind == XmlEvent::BranchingOut) &&
                 c.children.size() == 2 &&
                 isLossClade(raw[c.children[0]]) != isLossClade(raw[c.children[1]])) {
@@ -490,11 +536,12 @@ class DocumentReader {
         }
     }
 
-    int transferRecipient(const std::vector<RawClade>& raw, const RawClade& c) const {
+    // The destination of a <branchingOut> that checkTransferChildren accepted.
+    static int transferRecipient(const std::vector<RawClade>& raw, const RawClade& c) {
         for (int child : c.children)
             if (raw[child].events.front().kind == XmlEvent::TransferBack)
                 return raw[child].events.front().species;
-        fail(c.element, "a transfer (branchingOut) without a child clade starting with <transferBack>");
+        return -1;
     }
 };
 
