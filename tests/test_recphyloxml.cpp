@@ -238,6 +238,21 @@ class RecPhyloXmlTest : public QObject {
                    "<leaf speciesLocation='C'/></eventsRec></clade></clade>" +
                    end
             << "bad.xml:4:1: the lineage staying at the <branchingOut> in 'A' goes on in 'B'";
+        QTest::newRow("arrival under a speciation")
+            << gene +
+                   "<speciation speciesLocation='AB'/></eventsRec>\n"
+                   "<clade><name>x</name><eventsRec><leaf speciesLocation='A'/></eventsRec></clade>\n"
+                   "<clade><name>y</name><eventsRec><transferBack destinationSpecies='B'/>"
+                   "<leaf speciesLocation='B'/></eventsRec></clade></clade>" +
+                   end
+            << "bad.xml:2:25: a child clade starts with <transferBack>, but only a <branchingOut> sends a "
+               "gene "
+               "to another species";
+        QTest::newRow("arrival at the root")
+            << gene +
+                   "<transferBack destinationSpecies='A'/><leaf speciesLocation='A'/></eventsRec></clade>" +
+                   end
+            << "bad.xml:2:25: a gene tree's root clade starts with <transferBack>: it arrives from nowhere";
     }
     void errorsAreLocated() {
         QFETCH(QString, xml);

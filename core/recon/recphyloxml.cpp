@@ -424,17 +424,27 @@ class DocumentReader {
                                       species_->name(events[i + 1].species) + "'");
     }
 
-    // A <branchingOut> in species e: one child clade arrives elsewhere by <transferBack>, the other
-    // goes on in e.
-    void checkTransferChildren(const std::vector<RawClade>& raw, const RawClade& c) const {
-        const int e = c.events.back().species;
-        int arriving = 0;
+    // The species where c's child clades arrive by <transferBack> (−1: none). Only a <branchingOut> in e
+    // sends one there, and exactly one: to another species, the other child going on in e.
+    int arrivalOf(const std::vector<RawClade>& raw, const RawClade& c) const {
+        const RawEvent& own = c.events.back();
+        int arriving = 0, destination = -1;
         for (int child : c.children)
-            if (raw[child].events.front().kind == XmlEvent::TransferBack) ++arriving;
+            if (raw[child].events.front().kind == XmlEvent::TransferBack) {
+                ++arriving;
+                destination = raw[child].events.front().species;
+            }
+        if (own.kind != XmlEvent::BranchingOut) {
+            if (arriving > 0)
+                fail(c.element, "a child clade starts with <transferBack>, but only a <branchingOut> sends a "
+                                "gene to another species");
+            return -1;
+        }
         if (arriving == 0)
             fail(c.element, "a transfer (branchingOut) without a child clade starting with <transferBack>");
         if (arriving == 2)
             fail(c.element, "a transfer (branchingOut) with both child clades starting with <transferBack>");
+        const int e = own.species;
         for (int child : c.children) {
             const RawEvent& first = raw[child].events.front();
             if (first.kind == XmlEvent::TransferBack && first.species == e)
@@ -445,6 +455,7 @@ class DocumentReader {
                                              species_->name(e) + "' goes on in '" +
                                              species_->name(first.species) + "'");
         }
+        return destination;
     }
 
     static bool isLossClade(const RawClade& c) {
@@ -454,6 +465,9 @@ class DocumentReader {
     Reconciliation readGeneTree(pugi::xml_node gene) const {
         pugi::xml_node phylogeny = requireChild(gene, "phylogeny");
         std::vector<RawClade> raw = readClades(requireChild(phylogeny, "clade"));
+        if (raw[0].events.front().kind == XmlEvent::TransferBack)
+            fail(raw[0].element,
+                 "a gene tree's root clade starts with <transferBack>: it arrives from nowhere");
         Reconciliation rec;
         rec.family = trimmed(childNamed(phylogeny, "name").child_value());
         std::vector<std::pair<int, int>> stack{{0, -1}}; // (raw clade, parent gene node)
@@ -492,7 +506,7 @@ class DocumentReader {
                 }
             }
             const RawEvent& own = c.events.back();
-            if (own.kind == XmlEvent::BranchingOut) checkTransferChildren(raw, c);
+            const int destination = arrivalOf(raw, c);
             if ((own.kind == XmlEvent::Speciation || own.kind == XmlEvent::BranchingOut) &&
                 c.children.size() == 2 &&
                 isLossClade(raw[c.children[0]]) != isLossClade(raw[c.children[1]])) {
@@ -504,7 +518,7 @@ class DocumentReader {
                     continue;
                 }
                 if (first.kind == XmlEvent::TransferBack) {
-                    node.events.push_back({EventType::TransferLoss, own.species, first.species});
+                    node.events.push_back({EventType::TransferLoss, own.species, destination});
                     r = other;
                     continue;
                 }
@@ -526,7 +540,7 @@ class DocumentReader {
                 node.events.push_back({EventType::Duplication, own.species});
                 break;
             default:
-                node.events.push_back({EventType::Transfer, own.species, transferRecipient(raw, c)});
+                node.events.push_back({EventType::Transfer, own.species, destination});
                 break;
             }
             bool placeholder = own.kind == XmlEvent::Loss ? c.name == "loss"
@@ -534,14 +548,6 @@ class DocumentReader {
             node.name = placeholder ? std::string() : c.name;
             return r;
         }
-    }
-
-    // The destination of a <branchingOut> that checkTransferChildren accepted.
-    static int transferRecipient(const std::vector<RawClade>& raw, const RawClade& c) {
-        for (int child : c.children)
-            if (raw[child].events.front().kind == XmlEvent::TransferBack)
-                return raw[child].events.front().species;
-        return -1;
     }
 };
 
