@@ -361,8 +361,15 @@ Emulation emulate(const Dataset& data, const RateParameters& theta, const Solver
         j.waves = &waves.waves[bi];
         j.waveChunks = &waves.waveChunks[bi];
         j.waveCopies = &waves.waveCopies[bi];
-        j.tab = TableView{pi.data(),   pibar.data(),      adjoint.data(), scale.data(),
-                          peak.data(), iterations.data(), b.cladeBegin,   n};
+        j.tab = TableView{pi.data(),
+                          pibar.data(),
+                          adjoint.data(),
+                          scale.data(),
+                          peak.data(),
+                          iterations.data(),
+                          b.cladeBegin,
+                          n,
+                          genewise ? nullptr : waves.rowSource.data()};
         j.rootSum = rootSum.data();
         j.largestDone = largestDone.data();
         j.largestRunning = largestRunning.data();
@@ -1339,7 +1346,8 @@ class GpuSolverSteps : public QObject {
     }
 
     // The wave lists with repeated clades copied: per batch and wave, each class solved once, the
-    // copies last, each naming a solved clade of its class in the same batch; every clade listed once.
+    // copies last, each naming a solved clade of its class in the same batch, whose rows the split
+    // terms read for it (rowSource); every clade listed once.
     // The evaluation's results are those of solving every clade, bit for bit (shared rates; the
     // genewise mode solves the copies too), over one batch and several.
     void repeatedCladesAreCopiedFromOneSolvedClade() {
@@ -1369,12 +1377,14 @@ class GpuSolverSteps : public QObject {
                 for (int i = 0; i < solved; ++i) {
                     const int c = waves.clades[offset + i];
                     QVERIFY2(solvedClasses.insert(classes[c]).second, "a class solved twice in one wave");
+                    QCOMPARE(waves.rowSource[c], c);
                     solvedClades.insert(c);
                 }
                 for (int i = 0; i < copyCount; ++i) {
                     const int c = waves.clades[offset + solved + i], from = waves.copySources[copyOffset + i];
                     QVERIFY(solvedClades.count(from) == 1);
                     QCOMPARE(classes[c], classes[from]);
+                    QCOMPARE(waves.rowSource[c], from);
                     QVERIFY(c >= batches.batches[b].cladeBegin && c < batches.batches[b].cladeEnd);
                 }
                 copies += copyCount;

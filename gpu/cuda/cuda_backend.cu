@@ -120,7 +120,7 @@ struct BatchBuffers {
     DeviceArray<double> pi, pibar, adjoint, pibarPeak, partial, rootSum, largestDone, largestRunning;
     DeviceArray<int> scale;
     DeviceArray<long long> iterations;
-    DeviceArray<int> waveClades, copySources, familyChunkBegin, cladeSlot;
+    DeviceArray<int> waveClades, copySources, rowSource, familyChunkBegin, cladeSlot;
     DeviceArray<SplitChunk> splitChunks;
     void release() { *this = BatchBuffers{}; }
 };
@@ -832,8 +832,9 @@ class CudaBackend final : public LikelihoodBackend, public BackendDiagnostics {
         double splitChunks = static_cast<double>(in.narrowWaveChunkRows) * schedule_.waves.size();
         for (int rows : in.familySplitChunkRows)
             splitChunks += rows;
-        // Wave lists, clades' chunk slots, the repeated clades' sources and the chunk list.
-        in.fixedBytes = memory_.current - setArrayBytes() + setBytes + 12.0 * host_.cladeCount() +
+        // Wave lists, clades' chunk slots and row sources, the repeated clades' sources and the chunk
+        // list.
+        in.fixedBytes = memory_.current - setArrayBytes() + setBytes + 16.0 * host_.cladeCount() +
                         sizeof(SplitChunk) * splitChunks + 4.0 * (F + 1);
         in.maxFamiliesPerBatch = limits_.maxFamiliesPerBatch;
         in.familyChunks = host_.familyChunks;
@@ -887,6 +888,7 @@ class CudaBackend final : public LikelihoodBackend, public BackendDiagnostics {
             throw std::logic_error("split chunks exceed the planned partial rows");
         batch_.waveClades.upload(waves.clades, memory_, "uploading the wave schedule");
         batch_.copySources.upload(waves.copySources, memory_, "uploading the wave schedule");
+        batch_.rowSource.upload(waves.rowSource, memory_, "uploading the wave schedule");
         batch_.cladeSlot.upload(waves.cladeSlot, memory_, "uploading the wave schedule");
         batch_.splitChunks.upload(waves.chunks, memory_, "uploading the wave schedule");
         waves_ = std::move(waves.waves);
@@ -1031,10 +1033,12 @@ class CudaBackend final : public LikelihoodBackend, public BackendDiagnostics {
         }
     }
 
-    TableView tableView(const Batch& b) {
+    // The genewise mode solves the repeated clades too: each reads its own rows.
+    TableView tableView(const Batch& b, bool genewise) {
         return TableView{
-            batch_.pi.get(),        batch_.pibar.get(),      batch_.adjoint.get(), batch_.scale.get(),
-            batch_.pibarPeak.get(), batch_.iterations.get(), b.cladeBegin,         layout_.size};
+            batch_.pi.get(),    batch_.pibar.get(),     batch_.adjoint.get(),
+            batch_.scale.get(), batch_.pibarPeak.get(), batch_.iterations.get(),
+            b.cladeBegin,       layout_.size,           genewise ? nullptr : batch_.rowSource.get()};
     }
 
     // Forward (and adjoint) of one batch (batch_driver.hpp); returns the table bytes its kernels move.
@@ -1054,7 +1058,7 @@ class CudaBackend final : public LikelihoodBackend, public BackendDiagnostics {
         j.sv = sv;
         j.extinctionLoop = extinctionLoopView(sv);
         j.cv = cv;
-        j.tab = tableView(b);
+        j.tab = tableView(b, genewise);
         j.chunks = SplitChunkView{batch_.cladeSlot.get(), batch_.partial.get()};
         j.gradientChunks = chunkView(genewise);
         j.fwd = fwd;

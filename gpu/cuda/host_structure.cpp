@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <numeric>
 #include <stdexcept>
 
 namespace gpurec::gpu {
@@ -340,6 +341,8 @@ BatchWaves batchWaves(const WaveSchedule& schedule, const HostStructure& structu
     BatchWaves out;
     out.clades.reserve(structure.cladeCount());
     out.cladeSlot.assign(structure.cladeCount(), -1);
+    out.rowSource.resize(structure.cladeCount());
+    std::iota(out.rowSource.begin(), out.rowSource.end(), 0);
     out.waves.assign(plan.batches.size(), {});
     out.waveChunks.assign(plan.batches.size(), {});
     out.waveCopies.assign(plan.batches.size(), {});
@@ -373,6 +376,7 @@ BatchWaves batchWaves(const WaveSchedule& schedule, const HostStructure& structu
                     if (solved >= 0) {
                         copies.push_back(c);
                         out.copySources.push_back(solved);
+                        out.rowSource[c] = solved;
                         continue;
                     }
                     solved = c;

@@ -103,12 +103,14 @@ struct HostStructure {
 // Clades of one class (cladeClasses) have the same rows under shared rates: the clades of a wave
 // whose class an earlier clade of that wave and batch has come last in its list,
 // waveCopies[b][k].second of them, their rows copied from copySources[waveCopies[b][k].first ...]
-// instead of solved again.
+// instead of solved again; rowSource[c] names that solved clade for each copy c (c itself for the
+// others), whose rows the split terms read instead of the copy's (TableView::rowSource).
 struct BatchWaves {
     std::vector<int> clades;
     std::vector<std::vector<std::pair<int, int>>> waves;
     std::vector<int> copySources;
     std::vector<std::vector<std::pair<int, int>>> waveCopies;
+    std::vector<int> rowSource;
     std::vector<SplitChunk> chunks;
     std::vector<std::vector<WaveChunks>> waveChunks;
     std::vector<int> cladeSlot;  // per clade: its first chunk's partial row, −1 when unsplit

@@ -207,7 +207,7 @@ struct SplitWeight {
     bool transfers;
     GPUREC_HD SplitWeight(const CladeView& cv, const TableView& tab, int k, int rowScale,
                           double pibarSideThreshold) {
-        const int l = cv.splitLeft[k], r = cv.splitRight[k];
+        const int l = tab.source(cv.splitLeft[k]), r = tab.source(cv.splitRight[k]);
         fac = ldexp(cv.splitWeight[k], tab.scale[tab.local(l)] + tab.scale[tab.local(r)] - rowScale);
         // Rows peak in [1/2, 1): the transfer terms are bounded by the partners' Π̄ peaks.
         transfers = pibarSideThreshold <= 0 ||
@@ -222,7 +222,7 @@ struct SplitRows : SplitWeight {
     GPUREC_HD SplitRows(const CladeView& cv, const TableView& tab, int k, int rowScale,
                         double pibarSideThreshold)
         : SplitWeight(cv, tab, k, rowScale, pibarSideThreshold) {
-        const int l = cv.splitLeft[k], r = cv.splitRight[k];
+        const int l = tab.source(cv.splitLeft[k]), r = tab.source(cv.splitRight[k]);
         a = tab.pi + tab.row(l);
         b = tab.pi + tab.row(r);
         abar = tab.pibar + tab.row(l);
@@ -243,7 +243,7 @@ struct ParentSplitRows : SplitWeight {
                               double pibarSideThreshold)
         : SplitWeight(cv, tab, k, tab.scale[tab.local(cv.splitParent[k])], pibarSideThreshold) {
         const int l = cv.splitLeft[k], r = cv.splitRight[k], parent = cv.splitParent[k];
-        const int other = l == c ? r : l;
+        const int other = tab.source(l == c ? r : l);
         parentAdjoint = tab.adjoint + tab.row(parent);
         partner = tab.pi + tab.row(other);
         partnerBar = tab.pibar + tab.row(other);
@@ -802,7 +802,7 @@ GPUREC_HD inline double gatherHighwayGradient(const SpeciesView& s, const SetRef
         double terms = tl * (pi[e] * p.E[d] + pi[d] * p.E[e]);
         const int sc = tab.scale[tab.local(c)];
         for (int k = cv.splitOffset[c]; k < cv.splitOffset[c + 1]; ++k) {
-            const int l = cv.splitLeft[k], r = cv.splitRight[k];
+            const int l = tab.source(cv.splitLeft[k]), r = tab.source(cv.splitRight[k]);
             const double fac =
                 ldexp(cv.splitWeight[k], tab.scale[tab.local(l)] + tab.scale[tab.local(r)] - sc);
             if (fac == 0.0) continue;
