@@ -104,7 +104,12 @@ template <class Executor> void runBatchSteps(Executor& x, const BatchJob& j) {
         }
         x.countStats(j.tab.iterations, b.clades(), j.counters + AdjointSum);
         x.endPhase(EvaluationPhase::Adjoint);
-        x.gradientGather(j.s, j.sv, j.cv, j.tab, j.gradientChunks, b.chunkBegin, b.chunkEnd,
+        // The gathering reads each child's own rows: one thread per node walks the splits in turn,
+        // unstaged, where the row source's extra dependent load cost more than the shared rows
+        // saved (v26 in docs/performance.md).
+        TableView ownRows = j.tab;
+        ownRows.rowSource = nullptr;
+        x.gradientGather(j.s, j.sv, j.cv, ownRows, j.gradientChunks, b.chunkBegin, b.chunkEnd,
                          j.adj.pibarSideThreshold, j.partial);
         const long long width = gradientWidth(j.s.n, j.s.highways, j.gradientChunks.nodeThetaRows);
         x.foldChunks(j.gradientChunks, b.familyBegin, b.familyEnd, b.chunkBegin, width, j.partial);
