@@ -324,6 +324,7 @@ Emulation emulate(const Dataset& data, const RateParameters& theta, const Solver
     BatchJob j;
     j.waveClades = waves.clades.data();
     j.copySources = waves.copySources.data();
+    j.rowSource = waves.rowSource.data();
     j.splitChunks = waves.chunks.data();
     j.s = s;
     j.sv = sv;
@@ -361,15 +362,8 @@ Emulation emulate(const Dataset& data, const RateParameters& theta, const Solver
         j.waves = &waves.waves[bi];
         j.waveChunks = &waves.waveChunks[bi];
         j.waveCopies = &waves.waveCopies[bi];
-        j.tab = TableView{pi.data(),
-                          pibar.data(),
-                          adjoint.data(),
-                          scale.data(),
-                          peak.data(),
-                          iterations.data(),
-                          b.cladeBegin,
-                          n,
-                          genewise ? nullptr : waves.rowSource.data()};
+        j.tab = TableView{pi.data(),   pibar.data(),      adjoint.data(), scale.data(),
+                          peak.data(), iterations.data(), b.cladeBegin,   n};
         j.rootSum = rootSum.data();
         j.largestDone = largestDone.data();
         j.largestRunning = largestRunning.data();

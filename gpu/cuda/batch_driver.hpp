@@ -42,12 +42,13 @@ struct BatchJob {
     const std::vector<std::pair<int, int>>* waveCopies = nullptr; // (offset, count) into copySources
     const int* waveClades = nullptr;
     const int* copySources = nullptr;
+    const int* rowSource = nullptr; // BatchWaves::rowSource
     const SplitChunk* splitChunks = nullptr;
     SpeciesView s;
     SetView sv;
     SetView extinctionLoop; // sv with the E equations' loop constants (solveExtinctionSet), for the E adjoint
     CladeView cv;
-    TableView tab;
+    TableView tab; // without a row source (runBatchSteps adds it where it pays)
     SplitChunkView chunks;
     ChunkView gradientChunks;
     ForwardSettings fwd;
@@ -69,6 +70,13 @@ struct BatchJob {
 template <class Executor> void runBatchSteps(Executor& x, const BatchJob& j) {
     const Batch& b = *j.batch;
     if (j.poison) x.poison(b);
+    // The forward's and the adjoint's split terms read a repeated clade's rows from its solved
+    // clade (their staged split records pay the extra load once per team); the genewise mode solves
+    // the repeated clades too. The gathering walks a chunk's splits one thread per node, unstaged,
+    // where the extra dependent load cost more than the shared rows saved (v26 in
+    // docs/performance.md): it reads each child's own rows.
+    TableView splitTab = j.tab;
+    if (!j.genewise) splitTab.rowSource = j.rowSource;
     for (std::size_t k = 0; k < j.waves->size(); ++k) {
         const auto& [offset, count] = (*j.waves)[k];
         const WaveChunks& cut = (*j.waveChunks)[k];
@@ -77,9 +85,9 @@ template <class Executor> void runBatchSteps(Executor& x, const BatchJob& j) {
         // The genewise mode has a set per family: its repeated clades are solved like the others.
         const auto& [copyOffset, copyCount] = (*j.waveCopies)[k];
         const int copies = j.genewise ? 0 : copyCount;
-        x.splitChunks(j.s, j.sv, j.cv, j.tab, j.splitChunks + cut.offset, cut.count, chunks,
+        x.splitChunks(j.s, j.sv, j.cv, splitTab, j.splitChunks + cut.offset, cut.count, chunks,
                       j.fwd.pibarSideThreshold);
-        x.forwardWave(j.s, j.sv, j.cv, j.tab, chunks, j.waveClades + offset, count - copies, j.fwd);
+        x.forwardWave(j.s, j.sv, j.cv, splitTab, chunks, j.waveClades + offset, count - copies, j.fwd);
         if (copies > 0)
             x.copyRows(j.tab, j.waveClades + offset + count - copies, j.copySources + copyOffset, copies);
         x.endWave(EvaluationPhase::Forward, j.index, static_cast<int>(k), count);
@@ -97,19 +105,14 @@ template <class Executor> void runBatchSteps(Executor& x, const BatchJob& j) {
         x.zero(j.largestRunning, b.families());
         for (std::size_t k = j.waves->size(); k-- > 0;) {
             const auto& [offset, count] = (*j.waves)[k];
-            x.adjointWave(j.s, j.sv, j.cv, j.tab, j.waveClades + offset, count, b.familyBegin, j.rootSum,
+            x.adjointWave(j.s, j.sv, j.cv, splitTab, j.waveClades + offset, count, b.familyBegin, j.rootSum,
                           j.largestDone, j.largestRunning, j.adj);
             if (j.adj.pruning) x.copy(j.largestDone, j.largestRunning, b.families());
             x.endWave(EvaluationPhase::Adjoint, j.index, static_cast<int>(k), count);
         }
         x.countStats(j.tab.iterations, b.clades(), j.counters + AdjointSum);
         x.endPhase(EvaluationPhase::Adjoint);
-        // The gathering reads each child's own rows: one thread per node walks the splits in turn,
-        // unstaged, where the row source's extra dependent load cost more than the shared rows
-        // saved (v26 in docs/performance.md).
-        TableView ownRows = j.tab;
-        ownRows.rowSource = nullptr;
-        x.gradientGather(j.s, j.sv, j.cv, ownRows, j.gradientChunks, b.chunkBegin, b.chunkEnd,
+        x.gradientGather(j.s, j.sv, j.cv, j.tab, j.gradientChunks, b.chunkBegin, b.chunkEnd,
                          j.adj.pibarSideThreshold, j.partial);
         const long long width = gradientWidth(j.s.n, j.s.highways, j.gradientChunks.nodeThetaRows);
         x.foldChunks(j.gradientChunks, b.familyBegin, b.familyEnd, b.chunkBegin, width, j.partial);

@@ -1033,12 +1033,10 @@ class CudaBackend final : public LikelihoodBackend, public BackendDiagnostics {
         }
     }
 
-    // The genewise mode solves the repeated clades too: each reads its own rows.
-    TableView tableView(const Batch& b, bool genewise) {
+    TableView tableView(const Batch& b) {
         return TableView{
-            batch_.pi.get(),    batch_.pibar.get(),     batch_.adjoint.get(),
-            batch_.scale.get(), batch_.pibarPeak.get(), batch_.iterations.get(),
-            b.cladeBegin,       layout_.size,           genewise ? nullptr : batch_.rowSource.get()};
+            batch_.pi.get(),        batch_.pibar.get(),      batch_.adjoint.get(), batch_.scale.get(),
+            batch_.pibarPeak.get(), batch_.iterations.get(), b.cladeBegin,         layout_.size};
     }
 
     // Forward (and adjoint) of one batch (batch_driver.hpp); returns the table bytes its kernels move.
@@ -1053,12 +1051,13 @@ class CudaBackend final : public LikelihoodBackend, public BackendDiagnostics {
         j.waveCopies = &waveCopies_[index];
         j.waveClades = batch_.waveClades.get();
         j.copySources = batch_.copySources.get();
+        j.rowSource = batch_.rowSource.get();
         j.splitChunks = batch_.splitChunks.get();
         j.s = speciesView();
         j.sv = sv;
         j.extinctionLoop = extinctionLoopView(sv);
         j.cv = cv;
-        j.tab = tableView(b, genewise);
+        j.tab = tableView(b);
         j.chunks = SplitChunkView{batch_.cladeSlot.get(), batch_.partial.get()};
         j.gradientChunks = chunkView(genewise);
         j.fwd = fwd;

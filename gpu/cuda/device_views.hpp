@@ -164,9 +164,8 @@ struct TableView {
     int cladeBegin = 0;
     int n = 0;
     // Per clade: the clade whose rows, scale and Π̄ peak the split terms read for it, a repeated
-    // clade's solved one (BatchWaves::rowSource; shared rates only), else itself. The same bits
-    // from fewer distinct rows: the genes of one species are read from one row, which stays in L2.
-    // Null: every clade itself.
+    // clade's solved one (BatchWaves::rowSource; set by runBatchSteps where it pays), else itself.
+    // The same bits from fewer distinct rows. Null: every clade itself.
     const int* rowSource = nullptr;
     GPUREC_HD std::size_t row(int clade) const { return static_cast<std::size_t>(clade - cladeBegin) * n; }
     GPUREC_HD int local(int clade) const { return clade - cladeBegin; }

@@ -802,7 +802,7 @@ GPUREC_HD inline double gatherHighwayGradient(const SpeciesView& s, const SetRef
         double terms = tl * (pi[e] * p.E[d] + pi[d] * p.E[e]);
         const int sc = tab.scale[tab.local(c)];
         for (int k = cv.splitOffset[c]; k < cv.splitOffset[c + 1]; ++k) {
-            const int l = tab.source(cv.splitLeft[k]), r = tab.source(cv.splitRight[k]);
+            const int l = cv.splitLeft[k], r = cv.splitRight[k];
             const double fac =
                 ldexp(cv.splitWeight[k], tab.scale[tab.local(l)] + tab.scale[tab.local(r)] - sc);
             if (fac == 0.0) continue;
